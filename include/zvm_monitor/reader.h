@@ -1,0 +1,75 @@
+/*
+ * zvm_monitor - /dev/monreader reader: device I/O and data-set assembly.
+ *
+ * Knows fds, poll, read and the driver's errno semantics; knows nothing of
+ * record layouts or collectd. The glue calls zvm_reader_drain() from its
+ * read callback: it never blocks, reads every message that is ready, keeps
+ * an incomplete set for the next call, and hands each complete set (bytes
+ * up to its 0-byte read) to a callback.
+ */
+#ifndef ZVM_MONITOR_READER_H
+#define ZVM_MONITOR_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* System calls, replaceable by tests (a scripted fake device). */
+struct zvm_reader_io {
+  int (*open)(const char *path, int flags, void *ctx);
+  ssize_t (*read)(int fd, void *buf, size_t count, void *ctx);
+  /* poll one fd with timeout 0: returns revents (POLLIN/POLLERR/...), 0 if
+   * nothing is ready, -1 with errno on failure. */
+  int (*poll)(int fd, void *ctx);
+  int (*close)(int fd, void *ctx);
+  /* monotonic clock in milliseconds (re-open back-off) */
+  uint64_t (*now_ms)(void *ctx);
+  void *ctx;
+};
+
+/* Real system calls. */
+extern const struct zvm_reader_io zvm_reader_sysio;
+
+enum zvm_log_level { ZVM_LOG_ERR, ZVM_LOG_WARNING, ZVM_LOG_NOTICE, ZVM_LOG_INFO };
+
+/* The reader reports what an admin must know through this; the glue
+ * prefixes "zvm_monitor plugin: " and passes it to collectd's log. The
+ * reader itself rate-limits: one message per state change. */
+typedef void (*zvm_reader_log_fn)(enum zvm_log_level level, const char *msg,
+                                  void *ctx);
+
+struct zvm_reader_stats {
+  uint64_t bytes_read;   /* every byte any read() returned */
+  uint64_t sets;         /* data sets completed by a 0-byte read */
+  uint64_t eio;          /* read() failed with EIO */
+  uint64_t efault;       /* read() failed with EFAULT */
+  uint64_t eoverflow;    /* read() failed with EOVERFLOW */
+  uint64_t open_errors;  /* failed open() attempts */
+  uint64_t oversize;     /* sets discarded for exceeding max_set_size */
+  uint64_t discarded;    /* partial sets discarded (EIO/EFAULT/sever) */
+  uint64_t reopens;      /* successful re-opens after a severed path */
+};
+
+struct zvm_reader_config {
+  const char *device;  /* default "/dev/monreader" */
+  size_t max_set_size; /* default 64 MiB */
+  const struct zvm_reader_io *io; /* NULL: zvm_reader_sysio */
+  zvm_reader_log_fn log;
+  void *log_ctx;
+};
+
+struct zvm_reader;
+
+struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg);
+void zvm_reader_destroy(struct zvm_reader *r);
+
+typedef void (*zvm_set_fn)(const uint8_t *set, size_t len, void *ctx);
+
+/* Open if needed (honouring back-off), then read until EAGAIN; call fn for
+ * each complete set in arrival order. Never blocks. Returns 0 normally,
+ * -1 only if the reader cannot be used at all (allocation failure). */
+int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx);
+
+const struct zvm_reader_stats *zvm_reader_get_stats(const struct zvm_reader *r);
+
+#endif /* ZVM_MONITOR_READER_H */
