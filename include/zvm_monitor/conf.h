@@ -1,0 +1,75 @@
+/*
+ * zvm_monitor - plugin configuration as a plain struct.
+ *
+ * No collectd headers: the glue walks collectd's oconfig tree, extracts each
+ * option's value with cf_util_get_*, and hands it here. Everything that can
+ * be wrong with a value is decided here, so it can be unit-tested without a
+ * daemon. Error texts name the option and are meant for the admin's log.
+ */
+#ifndef ZVM_MONITOR_CONF_H
+#define ZVM_MONITOR_CONF_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zvm_monitor/decode.h"
+
+#define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
+#define ZVM_CONF_DEFAULT_MAX_SET_SIZE ((size_t)64 * 1024 * 1024)
+/* A set holds at least one 4 KB frame's worth of DCSS; the monitor DCSS is
+ * far below 2 GiB in practice, and a larger buffer would only hide bugs. */
+#define ZVM_CONF_MIN_SET_SIZE ((size_t)4096)
+#define ZVM_CONF_MAX_SET_SIZE ((size_t)2048 * 1024 * 1024)
+
+struct zvm_userid_rule {
+  char *text; /* as configured (a regex without its slashes) */
+  bool is_regex;
+  regex_t re; /* valid only if is_regex */
+};
+
+struct zvm_conf {
+  char *device;
+  zvm_domain_mask_t domains; /* handed to the decoder */
+  bool domains_given;        /* first Domain option replaces "all" */
+  struct zvm_userid_rule *userids;
+  size_t userids_num;
+  bool ignore_selected;
+  bool guests_as_hosts;
+  bool report_reader_stats;
+  size_t max_set_size;
+};
+
+/* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
+enum zvm_conf_kind {
+  ZVM_CONF_UNKNOWN = 0,
+  ZVM_CONF_STRING,
+  ZVM_CONF_BOOLEAN,
+  ZVM_CONF_NUMBER,
+  ZVM_CONF_STRING_OR_NUMBER, /* Domain "user" or Domain 4 */
+};
+
+/* Defaults. Returns 0, or -1 if out of memory. */
+int zvm_conf_init(struct zvm_conf *c);
+void zvm_conf_free(struct zvm_conf *c);
+
+/* Option names are matched case-insensitively, as collectd does. */
+enum zvm_conf_kind zvm_conf_option_kind(const char *key);
+
+/* Apply one option. On error write a one-line reason naming the option into
+ * err (err_size bytes) and return -1; the struct is left as it was. */
+int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
+                        char *err, size_t err_size);
+int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
+                         char *err, size_t err_size);
+int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
+                        char *err, size_t err_size);
+
+/* Selection of a user ID as it appears in identifiers (zvm_name_format()),
+ * with collectd's ignorelist semantics: no UserID entries selects all;
+ * otherwise a user matching any entry is selected, or with IgnoreSelected
+ * every user matching none. */
+bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid);
+
+#endif /* ZVM_MONITOR_CONF_H */

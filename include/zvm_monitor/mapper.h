@@ -1,0 +1,105 @@
+/*
+ * zvm_monitor - metric mapper: decoded records -> collectd identifiers.
+ *
+ * No collectd headers and no I/O. One read callback is one "pass":
+ *
+ *   zvm_mapper_add_set(m, set, len);    for every complete data set
+ *   zvm_mapper_finish(m, now_us, stats);
+ *   values = zvm_mapper_values(m, &n);  dispatch them
+ *   notifs = zvm_mapper_notifications(m, &k);
+ *
+ * Within a pass only the latest record per identifier group (a user for
+ * D4R10; a CPU type, or "system", for D5R21) is used, and a group is
+ * emitted only if its record time is strictly greater than the last time
+ * emitted for it, so collectd never sees a value twice or out of order.
+ */
+#ifndef ZVM_MONITOR_MAPPER_H
+#define ZVM_MONITOR_MAPPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zvm_monitor/conf.h"
+#include "zvm_monitor/reader.h"
+#include "zvm_monitor/records.h"
+
+/* Longest host/plugin_instance/type_instance the mapper produces, with the
+ * NUL; well below collectd's DATA_MAX_NAME_LEN (128). */
+#define ZVM_ID_MAX 64
+#define ZVM_NOTIF_MSG_MAX 256 /* collectd's NOTIF_MAX_MSG_LEN */
+
+/* Bytes of a D4R10 record kept for the end of the pass; every field of the
+ * table lies inside (a unit test checks). */
+#define ZVM_MAPPER_RECORD_COPY 256
+
+/* A user ID not seen for this long is forgotten (its transaction counter
+ * starts again at 0 if it comes back); the table is swept at most once
+ * per ZVM_MAPPER_SWEEP_US. */
+#define ZVM_MAPPER_EXPIRE_US (UINT64_C(24) * 3600 * 1000000)
+#define ZVM_MAPPER_SWEEP_US (UINT64_C(3600) * 1000000)
+/* Upper bound on distinct user IDs tracked at once (memory bound against
+ * a hostile stream); records of further users are dropped and counted. */
+#define ZVM_MAPPER_MAX_USERS 65536
+
+enum zvm_value_kind { ZVM_VALUE_DERIVE, ZVM_VALUE_GAUGE };
+
+struct zvm_value {
+  char host[ZVM_ID_MAX]; /* "" = the daemon's Hostname */
+  char plugin_instance[ZVM_ID_MAX];
+  const char *type; /* a types.db type: static string */
+  char type_instance[ZVM_ID_MAX];
+  enum zvm_value_kind kind;
+  int64_t derive;   /* kind == ZVM_VALUE_DERIVE */
+  double gauge;     /* kind == ZVM_VALUE_GAUGE */
+  uint64_t time_us; /* microseconds since the epoch; 0 = now */
+};
+
+enum zvm_notif_severity { ZVM_NOTIF_OKAY, ZVM_NOTIF_WARNING };
+
+struct zvm_notification {
+  enum zvm_notif_severity severity;
+  uint64_t time_us; /* the record's TOD */
+  const char *plugin_instance;
+  const char *type;
+  char message[ZVM_NOTIF_MSG_MAX];
+};
+
+/* What the mapper itself counted since start (for the glue's log). */
+struct zvm_mapper_stats {
+  uint64_t users_tracked; /* user IDs currently in the table */
+  uint64_t users_dropped; /* records dropped: table full or no memory */
+  uint64_t users_expired; /* user IDs forgotten after ZVM_MAPPER_EXPIRE_US */
+  uint64_t no_userid;     /* D4R10 records with a blank user ID */
+};
+
+struct zvm_mapper;
+
+/* conf must outlive the mapper. NULL if out of memory. */
+struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf);
+void zvm_mapper_destroy(struct zvm_mapper *m);
+
+/* Decode a complete data set (bytes up to its 0-byte read) with the
+ * configured Domain mask and remember what it contributes to this pass.
+ * The bytes need not stay valid after the call. */
+void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len);
+
+/* End the pass: build the values to dispatch. now_us is the wall clock
+ * (user expiry); rs the reader's counters (NULL: none). Returns 0, or -1
+ * if out of memory (the pass's values are then lost, state is kept). */
+int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
+                      const struct zvm_reader_stats *rs);
+
+/* The pass's output; valid until the next add_set or finish call. */
+const struct zvm_value *zvm_mapper_values(const struct zvm_mapper *m,
+                                          size_t *n);
+const struct zvm_notification *
+zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n);
+
+const struct zvm_mapper_stats *zvm_mapper_get_stats(const struct zvm_mapper *m);
+
+/* Decoder counts summed over all sets since start. */
+const struct zvm_decode_stats *
+zvm_mapper_decode_stats(const struct zvm_mapper *m);
+
+#endif /* ZVM_MONITOR_MAPPER_H */

@@ -1,0 +1,232 @@
+/*
+ * zvm_monitor - configuration values: validation and UserID selection.
+ * No collectd headers (see conf.h).
+ */
+#include "zvm_monitor/conf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const struct {
+  const char *key;
+  enum zvm_conf_kind kind;
+} options[] = {
+    {"Device", ZVM_CONF_STRING},
+    {"Domain", ZVM_CONF_STRING_OR_NUMBER},
+    {"UserID", ZVM_CONF_STRING},
+    {"IgnoreSelected", ZVM_CONF_BOOLEAN},
+    {"GuestsAsHosts", ZVM_CONF_BOOLEAN},
+    {"ReportReaderStats", ZVM_CONF_BOOLEAN},
+    {"MaxSetSize", ZVM_CONF_NUMBER},
+};
+
+__attribute__((format(printf, 3, 4))) static int
+conf_error(char *err, size_t err_size, const char *fmt, ...) {
+  if (err != NULL && err_size > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+int zvm_conf_init(struct zvm_conf *c) {
+  *c = (struct zvm_conf){
+      .domains = ZVM_DOMAINS_ALL,
+      .report_reader_stats = true,
+      .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
+  };
+  c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
+  return c->device == NULL ? -1 : 0;
+}
+
+void zvm_conf_free(struct zvm_conf *c) {
+  if (c == NULL)
+    return;
+  free(c->device);
+  for (size_t i = 0; i < c->userids_num; i++) {
+    if (c->userids[i].is_regex)
+      regfree(&c->userids[i].re);
+    free(c->userids[i].text);
+  }
+  free(c->userids);
+  *c = (struct zvm_conf){0};
+}
+
+enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
+  if (key == NULL)
+    return ZVM_CONF_UNKNOWN;
+  for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+    if (strcasecmp(key, options[i].key) == 0)
+      return options[i].kind;
+  return ZVM_CONF_UNKNOWN;
+}
+
+static int set_device(struct zvm_conf *c, const char *value, char *err,
+                      size_t err_size) {
+  if (value[0] != '/')
+    return conf_error(err, err_size,
+                      "Device \"%s\": an absolute path is required", value);
+  char *copy = strdup(value);
+  if (copy == NULL)
+    return conf_error(err, err_size, "Device: out of memory");
+  free(c->device);
+  c->device = copy;
+  return 0;
+}
+
+static int add_domain(struct zvm_conf *c, const char *value, char *err,
+                      size_t err_size) {
+  int d = zvm_domain_from_name(value);
+  if (d < 0)
+    return conf_error(err, err_size,
+                      "Domain \"%s\": unknown domain (use system, monitor, "
+                      "scheduler, storage, user, processor, i/o, seek, "
+                      "virtual_network, isfc, appldata, ssi or a number 0-15)",
+                      value);
+  /* The first Domain line replaces the default "all domains". */
+  if (!c->domains_given)
+    c->domains = 0;
+  c->domains_given = true;
+  c->domains |= ZVM_DOMAIN_BIT(d);
+  return 0;
+}
+
+static int add_userid(struct zvm_conf *c, const char *value, char *err,
+                      size_t err_size) {
+  size_t len = strlen(value);
+  struct zvm_userid_rule rule = {0};
+
+  if (len >= 2 && value[0] == '/' && value[len - 1] == '/') {
+    rule.is_regex = true;
+    rule.text = strndup(value + 1, len - 2);
+    if (rule.text == NULL)
+      return conf_error(err, err_size, "UserID: out of memory");
+    if (rule.text[0] == '\0') {
+      free(rule.text);
+      return conf_error(err, err_size,
+                        "UserID \"%s\": empty regular expression", value);
+    }
+    int status = regcomp(&rule.re, rule.text, REG_EXTENDED | REG_NOSUB);
+    if (status != 0) {
+      char msg[256];
+      regerror(status, &rule.re, msg, sizeof(msg));
+      free(rule.text);
+      return conf_error(err, err_size,
+                        "UserID \"%s\": bad regular expression: %s", value,
+                        msg);
+    }
+  } else {
+    /* Exact entries are compared with the blank-trimmed user ID. */
+    while (len > 0 && value[len - 1] == ' ')
+      len--;
+    if (len == 0)
+      return conf_error(err, err_size,
+                        "UserID \"%s\": empty user ID (use an exact user ID "
+                        "or /regex/)",
+                        value);
+    rule.text = strndup(value, len);
+    if (rule.text == NULL)
+      return conf_error(err, err_size, "UserID: out of memory");
+  }
+
+  struct zvm_userid_rule *tmp =
+      realloc(c->userids, (c->userids_num + 1) * sizeof(*tmp));
+  if (tmp == NULL) {
+    if (rule.is_regex)
+      regfree(&rule.re);
+    free(rule.text);
+    return conf_error(err, err_size, "UserID: out of memory");
+  }
+  c->userids = tmp;
+  c->userids[c->userids_num++] = rule;
+  return 0;
+}
+
+int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
+                        char *err, size_t err_size) {
+  enum zvm_conf_kind kind = zvm_conf_option_kind(key);
+  if (kind == ZVM_CONF_UNKNOWN)
+    return conf_error(err, err_size, "unknown option \"%s\"",
+                      key != NULL ? key : "");
+  if (kind != ZVM_CONF_STRING && kind != ZVM_CONF_STRING_OR_NUMBER)
+    return conf_error(err, err_size, "%s: a %s value is required, not a string",
+                      key, kind == ZVM_CONF_BOOLEAN ? "boolean" : "numeric");
+  if (value == NULL)
+    return conf_error(err, err_size, "%s: missing value", key);
+
+  if (strcasecmp(key, "Device") == 0)
+    return set_device(c, value, err, err_size);
+  if (strcasecmp(key, "Domain") == 0)
+    return add_domain(c, value, err, err_size);
+  return add_userid(c, value, err, err_size);
+}
+
+int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
+                         char *err, size_t err_size) {
+  enum zvm_conf_kind kind = zvm_conf_option_kind(key);
+  if (kind == ZVM_CONF_UNKNOWN)
+    return conf_error(err, err_size, "unknown option \"%s\"",
+                      key != NULL ? key : "");
+  if (kind != ZVM_CONF_BOOLEAN)
+    return conf_error(err, err_size, "%s: a boolean is not a valid value", key);
+
+  if (strcasecmp(key, "IgnoreSelected") == 0)
+    c->ignore_selected = value;
+  else if (strcasecmp(key, "GuestsAsHosts") == 0)
+    c->guests_as_hosts = value;
+  else
+    c->report_reader_stats = value;
+  return 0;
+}
+
+int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
+                        char *err, size_t err_size) {
+  enum zvm_conf_kind kind = zvm_conf_option_kind(key);
+  if (kind == ZVM_CONF_UNKNOWN)
+    return conf_error(err, err_size, "unknown option \"%s\"",
+                      key != NULL ? key : "");
+  if (kind != ZVM_CONF_NUMBER && kind != ZVM_CONF_STRING_OR_NUMBER)
+    return conf_error(err, err_size, "%s: a %s value is required, not a number",
+                      key, kind == ZVM_CONF_BOOLEAN ? "boolean" : "string");
+
+  if (strcasecmp(key, "Domain") == 0) {
+    /* Range first: NaN fails it, and the cast is then defined. */
+    if (!(value >= 0 && value < ZVM_DOMAIN_COUNT) || value != (int)value)
+      return conf_error(err, err_size,
+                        "Domain %g: a domain number must be 0-15", value);
+    char name[8];
+    snprintf(name, sizeof(name), "%d", (int)value);
+    return add_domain(c, name, err, err_size);
+  }
+
+  /* MaxSetSize */
+  if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
+        value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
+      value != (double)(uint64_t)value)
+    return conf_error(err, err_size,
+                      "MaxSetSize %g: must be a whole number of bytes from "
+                      "%zu to %zu",
+                      value, ZVM_CONF_MIN_SET_SIZE, ZVM_CONF_MAX_SET_SIZE);
+  c->max_set_size = (size_t)value;
+  return 0;
+}
+
+static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
+  if (r->is_regex)
+    return regexec(&r->re, userid, 0, NULL, 0) == 0;
+  return strcasecmp(r->text, userid) == 0;
+}
+
+bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid) {
+  if (c->userids_num == 0)
+    return true;
+  bool match = false;
+  for (size_t i = 0; i < c->userids_num && !match; i++)
+    match = rule_matches(&c->userids[i], userid);
+  return c->ignore_selected ? !match : match;
+}

@@ -1,0 +1,740 @@
+/*
+ * zvm_monitor - metric mapper. Turns decoded D4R10 and D5R21 records into
+ * collectd identifiers and values following the naming contract in
+ * design.md. No collectd headers, no I/O (see mapper.h).
+ */
+#include "zvm_monitor/mapper.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLUGIN_INSTANCE_READER "reader"
+#define PLUGIN_INSTANCE_SYSTEM "system"
+#define CPU_TYPES 256
+#define MT_STARTS_KEPT 4  /* pending changes remembered by RCCSMTSQ */
+#define MT_TYPES_KEPT 16  /* CPU types remembered per pending change */
+#define MT_VALUE_MAX 0xFF /* thread count X'FF' = MAX was specified */
+#define INITIAL_BUCKETS 256
+
+/* One dispatched value per field element of a record table. */
+struct slot {
+  const struct zvm_field *field;
+  unsigned idx;
+  const char *type;
+  enum zvm_value_kind kind;
+  char type_instance[ZVM_ID_MAX];
+};
+
+struct user {
+  struct user *next;         /* hash chain */
+  struct user *touched_next; /* users seen in this pass */
+  uint32_t hash;
+  bool touched;
+  bool selected; /* UserID rules, decided once */
+  long pending;  /* index into mapper.pend, -1: none */
+  uint64_t pend_us;
+  uint64_t last_us; /* time last emitted, 0: never */
+  uint64_t last_seen_us;
+  uint64_t transactions;
+  char name[ZVM_NAME_MAX];
+};
+
+struct pend_rec {
+  size_t len;
+  uint8_t data[ZVM_MAPPER_RECORD_COPY];
+};
+
+struct cpu_state {
+  bool pending;
+  uint64_t pend_us;
+  uint64_t last_us;
+  uint8_t activated, requested, hardware_max, zvm_max;
+};
+
+struct mt_start {
+  bool used;
+  uint32_t seq;
+  size_t n;
+  struct {
+    uint8_t type;
+    uint8_t activated;
+  } e[MT_TYPES_KEPT];
+};
+
+struct zvm_mapper {
+  const struct zvm_conf *conf;
+
+  struct slot *useite_slots;
+  size_t useite_nslots;
+
+  struct user **buckets;
+  size_t nbuckets;
+  struct user *touched;
+  struct pend_rec *pend;
+  size_t npend, cap_pend;
+
+  struct cpu_state cpu[CPU_TYPES];
+  struct {
+    bool pending;
+    uint64_t pend_us;
+    uint64_t last_us;
+    bool has_seq, has_maxtc;
+    uint32_t seq;
+    uint8_t maxtc;
+  } sys;
+  struct mt_start starts[MT_STARTS_KEPT];
+  size_t next_start;
+  uint64_t last_start_notif_us, last_end_notif_us;
+
+  struct zvm_value *values;
+  size_t nvalues, cap_values;
+  struct zvm_notification *notifs;
+  size_t nnotifs, cap_notifs;
+  bool output_done; /* the previous pass's output is still there */
+  bool oom;
+
+  struct zvm_decode_stats decode;
+  uint64_t userid_filtered;
+  uint64_t last_sweep_us;
+  struct zvm_mapper_stats stats;
+};
+
+/* ------------------------------------------------------------------------
+ * Output lists.
+ */
+static bool grow(void **array, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return true;
+  size_t new_cap = *cap ? 2 * *cap : 64;
+  void *tmp = realloc(*array, new_cap * size);
+  if (tmp == NULL)
+    return false;
+  *array = tmp;
+  *cap = new_cap;
+  return true;
+}
+
+static void output_begin(struct zvm_mapper *m) {
+  if (!m->output_done)
+    return;
+  m->nvalues = 0;
+  m->nnotifs = 0;
+  m->output_done = false;
+}
+
+static struct zvm_value *value_new(struct zvm_mapper *m, const char *host,
+                                   const char *plugin_instance,
+                                   const char *type, const char *type_instance,
+                                   uint64_t time_us) {
+  if (!grow((void **)&m->values, &m->cap_values, m->nvalues,
+            sizeof(*m->values))) {
+    m->oom = true;
+    return NULL;
+  }
+  struct zvm_value *v = &m->values[m->nvalues++];
+  *v = (struct zvm_value){.type = type, .time_us = time_us};
+  snprintf(v->host, sizeof(v->host), "%s", host);
+  snprintf(v->plugin_instance, sizeof(v->plugin_instance), "%s",
+           plugin_instance);
+  snprintf(v->type_instance, sizeof(v->type_instance), "%s", type_instance);
+  return v;
+}
+
+static void emit_derive(struct zvm_mapper *m, const char *host,
+                        const char *plugin_instance, const char *type,
+                        const char *type_instance, int64_t value,
+                        uint64_t time_us) {
+  struct zvm_value *v =
+      value_new(m, host, plugin_instance, type, type_instance, time_us);
+  if (v == NULL)
+    return;
+  v->kind = ZVM_VALUE_DERIVE;
+  v->derive = value;
+}
+
+static void emit_gauge(struct zvm_mapper *m, const char *host,
+                       const char *plugin_instance, const char *type,
+                       const char *type_instance, double value,
+                       uint64_t time_us) {
+  struct zvm_value *v =
+      value_new(m, host, plugin_instance, type, type_instance, time_us);
+  if (v == NULL)
+    return;
+  v->kind = ZVM_VALUE_GAUGE;
+  v->gauge = value;
+}
+
+/* Counters are unsigned 64-bit sums; derive_t is signed. */
+static int64_t counter(uint64_t v) {
+  return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static struct zvm_notification *notif_new(struct zvm_mapper *m,
+                                          enum zvm_notif_severity severity,
+                                          uint64_t time_us) {
+  if (!grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
+            sizeof(*m->notifs))) {
+    m->oom = true;
+    return NULL;
+  }
+  struct zvm_notification *n = &m->notifs[m->nnotifs++];
+  *n = (struct zvm_notification){
+      .severity = severity,
+      .time_us = time_us,
+      .plugin_instance = PLUGIN_INSTANCE_SYSTEM,
+      .type = "threads",
+  };
+  return n;
+}
+
+/* snprintf that appends and never overflows; a cut message ends in "...". */
+__attribute__((format(printf, 3, 4))) static void
+msg_append(char *buf, size_t size, const char *fmt, ...) {
+  size_t len = strlen(buf);
+  if (len + 1 >= size)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + len, size - len, fmt, ap);
+  va_end(ap);
+  if (n >= 0 && (size_t)n >= size - len && size >= 4)
+    memcpy(buf + size - 4, "...", 4);
+}
+
+/* ------------------------------------------------------------------------
+ * Users (D4R10): a chained hash table keyed by the formatted user ID.
+ */
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s != '\0'; s++) {
+    h ^= (uint8_t)*s;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+static bool table_resize(struct zvm_mapper *m, size_t nbuckets) {
+  struct user **b = calloc(nbuckets, sizeof(*b));
+  if (b == NULL)
+    return false;
+  for (size_t i = 0; i < m->nbuckets; i++) {
+    struct user *u = m->buckets[i];
+    while (u != NULL) {
+      struct user *next = u->next;
+      size_t j = u->hash & (nbuckets - 1);
+      u->next = b[j];
+      b[j] = u;
+      u = next;
+    }
+  }
+  free(m->buckets);
+  m->buckets = b;
+  m->nbuckets = nbuckets;
+  return true;
+}
+
+static struct user *user_find(const struct zvm_mapper *m, const char *name,
+                              uint32_t hash) {
+  for (struct user *u = m->buckets[hash & (m->nbuckets - 1)]; u != NULL;
+       u = u->next)
+    if (u->hash == hash && strcmp(u->name, name) == 0)
+      return u;
+  return NULL;
+}
+
+static struct user *user_insert(struct zvm_mapper *m, const char *name,
+                                uint32_t hash) {
+  if (m->stats.users_tracked >= ZVM_MAPPER_MAX_USERS)
+    return NULL;
+  if (m->stats.users_tracked >= m->nbuckets)
+    (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
+  struct user *u = calloc(1, sizeof(*u));
+  if (u == NULL)
+    return NULL;
+  u->hash = hash;
+  u->pending = -1;
+  u->selected = zvm_conf_user_selected(m->conf, name);
+  snprintf(u->name, sizeof(u->name), "%s", name);
+  size_t j = hash & (m->nbuckets - 1);
+  u->next = m->buckets[j];
+  m->buckets[j] = u;
+  m->stats.users_tracked++;
+  return u;
+}
+
+/* Forget users not seen for ZVM_MAPPER_EXPIRE_US. */
+static void users_expire(struct zvm_mapper *m, uint64_t now_us) {
+  for (size_t i = 0; i < m->nbuckets; i++) {
+    struct user **pp = &m->buckets[i];
+    while (*pp != NULL) {
+      struct user *u = *pp;
+      if (!u->touched && now_us > u->last_seen_us &&
+          now_us - u->last_seen_us > ZVM_MAPPER_EXPIRE_US) {
+        *pp = u->next;
+        free(u);
+        m->stats.users_tracked--;
+        m->stats.users_expired++;
+      } else {
+        pp = &u->next;
+      }
+    }
+  }
+}
+
+static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
+  char name[ZVM_NAME_MAX];
+  const struct zvm_field *f = zvm_useite_vmduser;
+  if (!zvm_field_present(f, rec->len, 0) ||
+      zvm_name_format(rec->data + f->offset, f->width, name, sizeof(name)) <
+          0) {
+    m->stats.no_userid++;
+    return;
+  }
+
+  uint32_t hash = name_hash(name);
+  struct user *u = user_find(m, name, hash);
+  if (u == NULL)
+    u = user_insert(m, name, hash);
+  if (u == NULL) {
+    /* Table full or no memory: still honour the selection for counting. */
+    if (zvm_conf_user_selected(m->conf, name))
+      m->stats.users_dropped++;
+    else
+      m->userid_filtered++;
+    return;
+  }
+  if (!u->touched) {
+    u->touched = true;
+    u->touched_next = m->touched;
+    m->touched = u;
+  }
+  if (!u->selected) {
+    m->userid_filtered++;
+    return;
+  }
+
+  /* Every transaction counts, also one whose values are superseded. */
+  u->transactions++;
+
+  uint64_t us;
+  if (!zvm_tod_to_unix_us(rec->tod, &us))
+    return;
+  if (u->pending >= 0 && us < u->pend_us)
+    return; /* an older record than the one kept */
+
+  if (u->pending < 0) {
+    if (!grow((void **)&m->pend, &m->cap_pend, m->npend, sizeof(*m->pend))) {
+      m->oom = true;
+      return;
+    }
+    u->pending = (long)m->npend++;
+  }
+  struct pend_rec *p = &m->pend[u->pending];
+  p->len = rec->len < sizeof(p->data) ? rec->len : sizeof(p->data);
+  memcpy(p->data, rec->data, p->len);
+  u->pend_us = us;
+}
+
+static void emit_user(struct zvm_mapper *m, const struct user *u) {
+  const struct pend_rec *p = &m->pend[u->pending];
+  char host[ZVM_ID_MAX] = "";
+  const char *plugin_instance = u->name;
+
+  if (m->conf->guests_as_hosts) {
+    size_t i;
+    for (i = 0; u->name[i] != '\0' && i + 1 < sizeof(host); i++)
+      host[i] = (char)tolower((unsigned char)u->name[i]);
+    host[i] = '\0';
+    plugin_instance = "";
+  }
+
+  emit_derive(m, host, plugin_instance, "total_events", "transactions",
+              counter(u->transactions), u->pend_us);
+  for (size_t i = 0; i < m->useite_nslots; i++) {
+    const struct slot *s = &m->useite_slots[i];
+    int64_t v;
+    if (!zvm_field_i64(s->field, p->data, p->len, s->idx, &v))
+      continue; /* a shorter (older) record: field absent */
+    if (s->kind == ZVM_VALUE_DERIVE)
+      emit_derive(m, host, plugin_instance, s->type, s->type_instance, v,
+                  u->pend_us);
+    else
+      emit_gauge(m, host, plugin_instance, s->type, s->type_instance, (double)v,
+                 u->pend_us);
+  }
+}
+
+/* ------------------------------------------------------------------------
+ * Multithreading configuration (D5R21).
+ */
+static const char *cpu_name(uint8_t type, char *buf, size_t size) {
+  const char *name = zvm_cpu_type_name(type);
+  if (name != NULL)
+    return name;
+  snprintf(buf, size, "type%u", (unsigned)type);
+  return buf;
+}
+
+static void thread_count(char *buf, size_t size, uint8_t v) {
+  if (v == MT_VALUE_MAX)
+    snprintf(buf, size, "MAX");
+  else
+    snprintf(buf, size, "%u", (unsigned)v);
+}
+
+static struct mt_start *start_find(struct zvm_mapper *m, uint32_t seq) {
+  for (size_t i = 0; i < MT_STARTS_KEPT; i++)
+    if (m->starts[i].used && m->starts[i].seq == seq)
+      return &m->starts[i];
+  return NULL;
+}
+
+static void notify_start(struct zvm_mapper *m, uint32_t seq, uint64_t us,
+                         const struct zvm_array_view *cpus) {
+  if (us <= m->last_start_notif_us)
+    return; /* a repeated or stale start record: already reported */
+  m->last_start_notif_us = us;
+
+  /* Remember the activated counts from before the change (seed 004: the
+   * start record holds the old RCCACMNT) to name old -> new at the end. */
+  struct mt_start *s = start_find(m, seq);
+  if (s == NULL) {
+    s = &m->starts[m->next_start];
+    m->next_start = (m->next_start + 1) % MT_STARTS_KEPT;
+  }
+  *s = (struct mt_start){.used = true, .seq = seq};
+  for (size_t i = 0; i < cpus->count && s->n < MT_TYPES_KEPT; i++) {
+    const uint8_t *e = zvm_array_entry(cpus, i);
+    uint64_t type, act;
+    if (zvm_field_u64(zvm_cputinfo_cputype, e, cpus->entry_size, 0, &type) &&
+        zvm_field_u64(zvm_cputinfo_rccacmnt, e, cpus->entry_size, 0, &act)) {
+      s->e[s->n].type = (uint8_t)type;
+      s->e[s->n].activated = (uint8_t)act;
+      s->n++;
+    }
+  }
+
+  struct zvm_notification *n = notif_new(m, ZVM_NOTIF_WARNING, us);
+  if (n == NULL)
+    return;
+  snprintf(n->message, sizeof(n->message),
+           "multithreading configuration change %u started (RCCSMTSQ %u); "
+           "activated threads per core before the change:",
+           (unsigned)((seq + 1) / 2), (unsigned)seq);
+  for (size_t i = 0; i < s->n; i++) {
+    char name[16], act[8];
+    thread_count(act, sizeof(act), s->e[i].activated);
+    msg_append(n->message, sizeof(n->message), "%s %s %s", i ? "," : "",
+               cpu_name(s->e[i].type, name, sizeof(name)), act);
+  }
+  if (s->n == 0)
+    msg_append(n->message, sizeof(n->message), " none listed");
+  msg_append(n->message, sizeof(n->message),
+             "; data until the change ends spans two configurations");
+}
+
+static void notify_end(struct zvm_mapper *m, uint32_t seq, uint64_t us,
+                       const struct zvm_array_view *cpus) {
+  struct mt_start *s = start_find(m, seq);
+  if (us > m->last_end_notif_us) {
+    m->last_end_notif_us = us;
+    struct zvm_notification *n = notif_new(m, ZVM_NOTIF_OKAY, us);
+    if (n != NULL) {
+      snprintf(n->message, sizeof(n->message),
+               "multithreading configuration change %u ended (RCCSMTSQ %u); "
+               "activated threads per core:",
+               (unsigned)((seq + 1) / 2), (unsigned)seq);
+      size_t listed = 0;
+      for (size_t i = 0; i < cpus->count; i++) {
+        const uint8_t *e = zvm_array_entry(cpus, i);
+        uint64_t type, act;
+        if (!zvm_field_u64(zvm_cputinfo_cputype, e, cpus->entry_size, 0,
+                           &type) ||
+            !zvm_field_u64(zvm_cputinfo_rccacmnt, e, cpus->entry_size, 0, &act))
+          continue;
+        char name[16], before[8] = "?", after[8];
+        for (size_t j = 0; s != NULL && j < s->n; j++)
+          if (s->e[j].type == type)
+            thread_count(before, sizeof(before), s->e[j].activated);
+        thread_count(after, sizeof(after), (uint8_t)act);
+        msg_append(n->message, sizeof(n->message), "%s %s %s -> %s",
+                   listed++ ? "," : "",
+                   cpu_name((uint8_t)type, name, sizeof(name)), before, after);
+      }
+      if (listed == 0)
+        msg_append(n->message, sizeof(n->message), " none listed");
+      if (s == NULL)
+        msg_append(n->message, sizeof(n->message),
+                   "; the start of this change was not seen");
+    }
+  }
+  if (s != NULL)
+    s->used = false;
+}
+
+static void map_prcsmt(struct zvm_mapper *m, const struct zvm_record *rec) {
+  uint64_t us;
+  if (!zvm_tod_to_unix_us(rec->tod, &us))
+    return;
+
+  uint64_t seq = 0, maxtc = 0, status = 0;
+  bool has_seq =
+      zvm_field_u64(zvm_prcsmt_rccsmtsq, rec->data, rec->len, 0, &seq);
+  bool has_maxtc =
+      zvm_field_u64(zvm_prcsmt_calmaxtc, rec->data, rec->len, 0, &maxtc);
+  (void)zvm_field_u64(zvm_prcsmt_cal_status, rec->data, rec->len, 0, &status);
+
+  if ((has_seq || has_maxtc) && (!m->sys.pending || us >= m->sys.pend_us)) {
+    m->sys.pending = true;
+    m->sys.pend_us = us;
+    m->sys.has_seq = has_seq;
+    m->sys.has_maxtc = has_maxtc;
+    m->sys.seq = (uint32_t)seq;
+    m->sys.maxtc = (uint8_t)maxtc;
+  }
+
+  struct zvm_array_view cpus = {.count = 0};
+  if (zvm_array_locate(zvm_rec_prcsmt.array, rec->data, rec->len, &cpus) !=
+      ZVM_ARRAY_OK)
+    cpus.count = 0;
+  for (size_t i = 0; i < cpus.count; i++) {
+    const uint8_t *e = zvm_array_entry(&cpus, i);
+    size_t len = cpus.entry_size;
+    uint64_t type, act, req, hw, sy;
+    /* An entry must hold all four counts: a half-known type is skipped. */
+    if (!zvm_field_u64(zvm_cputinfo_cputype, e, len, 0, &type) ||
+        !zvm_field_u64(zvm_cputinfo_rccacmnt, e, len, 0, &act) ||
+        !zvm_field_u64(zvm_cputinfo_rcccrmnt, e, len, 0, &req) ||
+        !zvm_field_u64(zvm_cputinfo_rcchwmnt, e, len, 0, &hw) ||
+        !zvm_field_u64(zvm_cputinfo_rccsymnt, e, len, 0, &sy))
+      continue;
+    struct cpu_state *c = &m->cpu[type & 0xFF];
+    if (c->pending && us < c->pend_us)
+      continue;
+    c->pending = true;
+    c->pend_us = us;
+    c->activated = (uint8_t)act;
+    c->requested = (uint8_t)req;
+    c->hardware_max = (uint8_t)hw;
+    c->zvm_max = (uint8_t)sy;
+  }
+
+  if (!has_seq)
+    return;
+  if (status & ZVM_PRCSMT_CAL_START)
+    notify_start(m, (uint32_t)seq, us, &cpus);
+  if (status & ZVM_PRCSMT_CAL_END)
+    notify_end(m, (uint32_t)seq, us, &cpus);
+}
+
+static void emit_mt(struct zvm_mapper *m) {
+  for (unsigned t = 0; t < CPU_TYPES; t++) {
+    struct cpu_state *c = &m->cpu[t];
+    if (!c->pending)
+      continue;
+    c->pending = false;
+    if (c->pend_us <= c->last_us)
+      continue;
+    c->last_us = c->pend_us;
+    char buf[16];
+    const char *pi = cpu_name((uint8_t)t, buf, sizeof(buf));
+    /* X'FF' (MAX) is dispatched as the raw 255, as documented. */
+    emit_gauge(m, "", pi, "threads", "activated", c->activated, c->pend_us);
+    emit_gauge(m, "", pi, "threads", "requested", c->requested, c->pend_us);
+    emit_gauge(m, "", pi, "threads", "hardware_max", c->hardware_max,
+               c->pend_us);
+    emit_gauge(m, "", pi, "threads", "zvm_max", c->zvm_max, c->pend_us);
+  }
+
+  if (m->sys.pending) {
+    m->sys.pending = false;
+    if (m->sys.pend_us > m->sys.last_us) {
+      m->sys.last_us = m->sys.pend_us;
+      if (m->sys.has_seq)
+        emit_gauge(m, "", PLUGIN_INSTANCE_SYSTEM, "gauge", "mt_config_seq",
+                   m->sys.seq, m->sys.pend_us);
+      if (m->sys.has_maxtc)
+        emit_gauge(m, "", PLUGIN_INSTANCE_SYSTEM, "gauge", "mt_max_threads",
+                   m->sys.maxtc, m->sys.pend_us);
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------
+ * Passes.
+ */
+static void record_cb(const struct zvm_record *rec,
+                      const struct zvm_record_desc *desc, void *ctx) {
+  struct zvm_mapper *m = ctx;
+  if (desc == &zvm_rec_useite)
+    map_useite(m, rec);
+  else if (desc == &zvm_rec_prcsmt)
+    map_prcsmt(m, rec);
+  /* D1R11/D1R13 only structure the stream. */
+}
+
+void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
+  output_begin(m);
+  zvm_decode_set(set, len, m->conf->domains, record_cb, m, &m->decode);
+}
+
+static void emit_reader(struct zvm_mapper *m,
+                        const struct zvm_reader_stats *rs) {
+  static const struct zvm_reader_stats none;
+  if (rs == NULL)
+    rs = &none;
+  const struct zvm_decode_stats *d = &m->decode;
+  const char *pi = PLUGIN_INSTANCE_READER;
+  uint64_t malformed = d->walk.malformed + d->walk.mce_rejected +
+                       d->array_rejected + rs->oversize;
+  uint64_t skipped = d->unknown + d->walk.filtered + m->userid_filtered +
+                     m->stats.no_userid + m->stats.users_dropped;
+
+  /* time 0: the daemon stamps these with the time of dispatch. */
+  emit_derive(m, "", pi, "errors", "eoverflow", counter(rs->eoverflow), 0);
+  emit_derive(m, "", pi, "errors", "eio", counter(rs->eio), 0);
+  emit_derive(m, "", pi, "errors", "efault", counter(rs->efault), 0);
+  emit_derive(m, "", pi, "errors", "open", counter(rs->open_errors), 0);
+  emit_derive(m, "", pi, "errors", "malformed", counter(malformed), 0);
+  emit_derive(m, "", pi, "total_objects", "sets", counter(rs->sets), 0);
+  emit_derive(m, "", pi, "total_objects", "records", counter(d->walk.records),
+              0);
+  emit_derive(m, "", pi, "total_objects", "skipped", counter(skipped), 0);
+  emit_derive(m, "", pi, "total_bytes", "read", counter(rs->bytes_read), 0);
+}
+
+int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
+                      const struct zvm_reader_stats *rs) {
+  output_begin(m);
+
+  if (m->conf->report_reader_stats)
+    emit_reader(m, rs);
+
+  for (struct user *u = m->touched; u != NULL;) {
+    struct user *next = u->touched_next;
+    if (u->pending >= 0 && u->pend_us > u->last_us) {
+      emit_user(m, u);
+      u->last_us = u->pend_us;
+    }
+    u->pending = -1;
+    u->touched = false;
+    u->touched_next = NULL;
+    u->last_seen_us = now_us;
+    u = next;
+  }
+  m->touched = NULL;
+  m->npend = 0;
+
+  emit_mt(m);
+
+  if (m->last_sweep_us == 0 || now_us < m->last_sweep_us) {
+    m->last_sweep_us = now_us;
+  } else if (now_us - m->last_sweep_us >= ZVM_MAPPER_SWEEP_US) {
+    users_expire(m, now_us);
+    m->last_sweep_us = now_us;
+  }
+
+  m->output_done = true;
+  bool oom = m->oom;
+  m->oom = false;
+  return oom ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Life cycle and accessors.
+ */
+static int slots_build(struct zvm_mapper *m, const struct zvm_record_desc *d) {
+  size_t n = 0;
+  for (size_t i = 0; i < d->nfields; i++)
+    if (d->fields[i].kind == ZVM_FIELD_COUNTER ||
+        d->fields[i].kind == ZVM_FIELD_GAUGE)
+      n += d->fields[i].count;
+  m->useite_slots = calloc(n ? n : 1, sizeof(*m->useite_slots));
+  if (m->useite_slots == NULL)
+    return -1;
+
+  for (size_t i = 0; i < d->nfields; i++) {
+    const struct zvm_field *f = &d->fields[i];
+    if (f->kind != ZVM_FIELD_COUNTER && f->kind != ZVM_FIELD_GAUGE)
+      continue;
+    for (unsigned idx = 0; idx < f->count; idx++) {
+      struct slot *s = &m->useite_slots[m->useite_nslots++];
+      s->field = f;
+      s->idx = idx;
+      if (f->kind == ZVM_FIELD_COUNTER) {
+        s->type = "derive";
+        s->kind = ZVM_VALUE_DERIVE;
+      } else {
+        s->type = "gauge";
+        s->kind = ZVM_VALUE_GAUGE;
+      }
+      /* 4-element arrays are per dispatch queue Q0..Q3 (seed 002). */
+      if (f->count == 1)
+        snprintf(s->type_instance, sizeof(s->type_instance), "%s", f->metric);
+      else if (f->count == 4)
+        snprintf(s->type_instance, sizeof(s->type_instance), "%s_q%u",
+                 f->metric, idx);
+      else
+        snprintf(s->type_instance, sizeof(s->type_instance), "%s_%u", f->metric,
+                 idx);
+    }
+  }
+  return 0;
+}
+
+struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
+  struct zvm_mapper *m = calloc(1, sizeof(*m));
+  if (m == NULL)
+    return NULL;
+  m->conf = conf;
+  if (slots_build(m, &zvm_rec_useite) != 0 ||
+      !table_resize(m, INITIAL_BUCKETS)) {
+    zvm_mapper_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+void zvm_mapper_destroy(struct zvm_mapper *m) {
+  if (m == NULL)
+    return;
+  for (size_t i = 0; i < m->nbuckets; i++) {
+    struct user *u = m->buckets[i];
+    while (u != NULL) {
+      struct user *next = u->next;
+      free(u);
+      u = next;
+    }
+  }
+  free(m->buckets);
+  free(m->useite_slots);
+  free(m->pend);
+  free(m->values);
+  free(m->notifs);
+  free(m);
+}
+
+const struct zvm_value *zvm_mapper_values(const struct zvm_mapper *m,
+                                          size_t *n) {
+  *n = m->nvalues;
+  return m->values;
+}
+
+const struct zvm_notification *
+zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n) {
+  *n = m->nnotifs;
+  return m->notifs;
+}
+
+const struct zvm_mapper_stats *
+zvm_mapper_get_stats(const struct zvm_mapper *m) {
+  return &m->stats;
+}
+
+const struct zvm_decode_stats *
+zvm_mapper_decode_stats(const struct zvm_mapper *m) {
+  return &m->decode;
+}

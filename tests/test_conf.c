@@ -1,0 +1,305 @@
+/*
+ * Configuration values (plugin/conf.c): defaults, every option, every
+ * error, and UserID selection with collectd's ignorelist semantics.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zvm_monitor/conf.h"
+
+struct fx {
+  struct zvm_conf c;
+  char err[512];
+};
+
+static int setup(void **state) {
+  struct fx *f = calloc(1, sizeof(*f));
+  assert_non_null(f);
+  assert_int_equal(zvm_conf_init(&f->c), 0);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  struct fx *f = *state;
+  zvm_conf_free(&f->c);
+  free(f);
+  return 0;
+}
+
+#define ERR_CONTAINS(f, text)                                                  \
+  do {                                                                         \
+    if (strstr((f)->err, (text)) == NULL)                                      \
+      fail_msg("error \"%s\" lacks \"%s\"", (f)->err, (text));                 \
+  } while (0)
+
+static void test_defaults(void **state) {
+  struct fx *f = *state;
+  assert_string_equal(f->c.device, "/dev/monreader");
+  assert_int_equal(f->c.domains, 0xFFFF);
+  assert_false(f->c.domains_given);
+  assert_int_equal(f->c.userids_num, 0);
+  assert_false(f->c.ignore_selected);
+  assert_false(f->c.guests_as_hosts);
+  assert_true(f->c.report_reader_stats);
+  assert_int_equal(f->c.max_set_size, 64 * 1024 * 1024);
+}
+
+static void test_option_kinds(void **state) {
+  (void)state;
+  assert_int_equal(zvm_conf_option_kind("Device"), ZVM_CONF_STRING);
+  assert_int_equal(zvm_conf_option_kind("domain"), ZVM_CONF_STRING_OR_NUMBER);
+  assert_int_equal(zvm_conf_option_kind("USERID"), ZVM_CONF_STRING);
+  assert_int_equal(zvm_conf_option_kind("IgnoreSelected"), ZVM_CONF_BOOLEAN);
+  assert_int_equal(zvm_conf_option_kind("GuestsAsHosts"), ZVM_CONF_BOOLEAN);
+  assert_int_equal(zvm_conf_option_kind("ReportReaderStats"), ZVM_CONF_BOOLEAN);
+  assert_int_equal(zvm_conf_option_kind("MaxSetSize"), ZVM_CONF_NUMBER);
+  assert_int_equal(zvm_conf_option_kind("Interval2"), ZVM_CONF_UNKNOWN);
+  assert_int_equal(zvm_conf_option_kind(""), ZVM_CONF_UNKNOWN);
+  assert_int_equal(zvm_conf_option_kind(NULL), ZVM_CONF_UNKNOWN);
+}
+
+static void test_unknown_option(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Devise", "/dev/x", f->err, sizeof(f->err)),
+      -1);
+  ERR_CONTAINS(f, "unknown option \"Devise\"");
+  assert_int_equal(
+      zvm_conf_set_boolean(&f->c, "Verbose", true, f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "\"Verbose\"");
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "Size", 1, f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "\"Size\"");
+  assert_string_equal(f->c.device, "/dev/monreader");
+}
+
+static void test_device(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(zvm_conf_set_string(&f->c, "device", "/tmp/monreader",
+                                       f->err, sizeof(f->err)),
+                   0);
+  assert_string_equal(f->c.device, "/tmp/monreader");
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Device", "", f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "Device");
+  assert_int_equal(zvm_conf_set_string(&f->c, "Device", "dev/monreader", f->err,
+                                       sizeof(f->err)),
+                   -1);
+  ERR_CONTAINS(f, "Device \"dev/monreader\"");
+  assert_string_equal(f->c.device, "/tmp/monreader");
+}
+
+static void test_domain_names_and_numbers(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Domain", "user", f->err, sizeof(f->err)), 0);
+  /* The first Domain replaces "all". */
+  assert_true(f->c.domains_given);
+  assert_int_equal(f->c.domains, 0x0800);
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Domain", "PROCESSOR", f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Domain", "I/O", f->err, sizeof(f->err)), 0);
+  assert_int_equal(f->c.domains, 0x0800 | 0x0400 | 0x0200);
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "Domain", 0, f->err, sizeof(f->err)), 0);
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Domain", "11", f->err, sizeof(f->err)), 0);
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "Domain", 15, f->err, sizeof(f->err)), 0);
+  assert_int_equal(f->c.domains,
+                   0x8000 | 0x0800 | 0x0400 | 0x0200 | 0x0010 | 0x0001);
+}
+
+static void test_domain_errors(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Domain", "users", f->err, sizeof(f->err)),
+      -1);
+  ERR_CONTAINS(f, "Domain \"users\": unknown domain");
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Domain", "16", f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "Domain \"16\"");
+  static const double bad[] = {16, -1, 4.5, NAN, INFINITY};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    f->err[0] = '\0';
+    assert_int_equal(
+        zvm_conf_set_number(&f->c, "Domain", bad[i], f->err, sizeof(f->err)),
+        -1);
+    ERR_CONTAINS(f, "Domain");
+  }
+  /* Errors leave the default untouched. */
+  assert_false(f->c.domains_given);
+  assert_int_equal(f->c.domains, 0xFFFF);
+}
+
+static void test_userid_entries(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserID", "LINUX07", f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserID", "/^WEB/", f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(f->c.userids_num, 2);
+  assert_false(f->c.userids[0].is_regex);
+  assert_string_equal(f->c.userids[0].text, "LINUX07");
+  assert_true(f->c.userids[1].is_regex);
+  assert_string_equal(f->c.userids[1].text, "^WEB");
+}
+
+static void test_userid_errors(void **state) {
+  struct fx *f = *state;
+  char expect[256];
+  regex_t re;
+  int rc = regcomp(&re, "[A-Z", REG_EXTENDED | REG_NOSUB);
+  assert_int_not_equal(rc, 0);
+  regerror(rc, &re, expect, sizeof(expect));
+
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserID", "/[A-Z/", f->err, sizeof(f->err)),
+      -1);
+  ERR_CONTAINS(f, "UserID \"/[A-Z/\": bad regular expression: ");
+  ERR_CONTAINS(f, expect);
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserID", "//", f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "empty regular expression");
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserID", "", f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "UserID");
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserID", "   ", f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "empty user ID");
+  assert_int_equal(f->c.userids_num, 0);
+}
+
+static void test_booleans(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "IgnoreSelected", true, f->err,
+                                        sizeof(f->err)),
+                   0);
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "guestsashosts", true, f->err,
+                                        sizeof(f->err)),
+                   0);
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "ReportReaderStats", false,
+                                        f->err, sizeof(f->err)),
+                   0);
+  assert_true(f->c.ignore_selected);
+  assert_true(f->c.guests_as_hosts);
+  assert_false(f->c.report_reader_stats);
+}
+
+static void test_wrong_value_types(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(
+      zvm_conf_set_boolean(&f->c, "Device", true, f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "Device");
+  assert_int_equal(zvm_conf_set_string(&f->c, "GuestsAsHosts", "yes", f->err,
+                                       sizeof(f->err)),
+                   -1);
+  ERR_CONTAINS(f, "GuestsAsHosts: a boolean value is required");
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "UserID", 7, f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "UserID: a string value is required");
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "MaxSetSize", "64M", f->err, sizeof(f->err)),
+      -1);
+  ERR_CONTAINS(f, "MaxSetSize: a numeric value is required");
+  assert_int_equal(zvm_conf_set_number(&f->c, "ReportReaderStats", 1, f->err,
+                                       sizeof(f->err)),
+                   -1);
+  ERR_CONTAINS(f, "ReportReaderStats");
+  assert_true(f->c.report_reader_stats);
+}
+
+static void test_max_set_size(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "MaxSetSize", 4096, f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(f->c.max_set_size, 4096);
+  assert_int_equal(zvm_conf_set_number(&f->c, "MaxSetSize", 2147483648.0,
+                                       f->err, sizeof(f->err)),
+                   0);
+  assert_int_equal(f->c.max_set_size, (size_t)2147483648u);
+  assert_int_equal(zvm_conf_set_number(&f->c, "MaxSetSize", 16777216, f->err,
+                                       sizeof(f->err)),
+                   0);
+
+  static const double bad[] = {0,        -1,  4095,     2147483649.0, 1e18,
+                               100000.5, NAN, INFINITY, -INFINITY};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    f->err[0] = '\0';
+    assert_int_equal(zvm_conf_set_number(&f->c, "MaxSetSize", bad[i], f->err,
+                                         sizeof(f->err)),
+                     -1);
+    ERR_CONTAINS(f, "MaxSetSize");
+  }
+  assert_int_equal(f->c.max_set_size, 16777216);
+}
+
+static void test_selection_default_all(void **state) {
+  struct fx *f = *state;
+  assert_true(zvm_conf_user_selected(&f->c, "LINUX07"));
+  /* IgnoreSelected with no entries still collects everything. */
+  f->c.ignore_selected = true;
+  assert_true(zvm_conf_user_selected(&f->c, "LINUX07"));
+}
+
+static void test_selection_rules(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserID", "linux07 ", f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(zvm_conf_set_string(&f->c, "UserID", "/^WEB0[12]$/", f->err,
+                                       sizeof(f->err)),
+                   0);
+  /* Exact entries: trimmed, case-insensitive, whole ID only. */
+  assert_true(zvm_conf_user_selected(&f->c, "LINUX07"));
+  assert_false(zvm_conf_user_selected(&f->c, "LINUX0"));
+  assert_false(zvm_conf_user_selected(&f->c, "LINUX077"));
+  /* Regexes: extended syntax, as written. */
+  assert_true(zvm_conf_user_selected(&f->c, "WEB01"));
+  assert_true(zvm_conf_user_selected(&f->c, "WEB02"));
+  assert_false(zvm_conf_user_selected(&f->c, "WEB03"));
+  assert_false(zvm_conf_user_selected(&f->c, "XWEB01"));
+  assert_false(zvm_conf_user_selected(&f->c, "DB2"));
+
+  f->c.ignore_selected = true;
+  assert_false(zvm_conf_user_selected(&f->c, "LINUX07"));
+  assert_false(zvm_conf_user_selected(&f->c, "WEB01"));
+  assert_true(zvm_conf_user_selected(&f->c, "WEB03"));
+  assert_true(zvm_conf_user_selected(&f->c, "DB2"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+      T(test_defaults),
+      T(test_option_kinds),
+      T(test_unknown_option),
+      T(test_device),
+      T(test_domain_names_and_numbers),
+      T(test_domain_errors),
+      T(test_userid_entries),
+      T(test_userid_errors),
+      T(test_booleans),
+      T(test_wrong_value_types),
+      T(test_max_set_size),
+      T(test_selection_default_all),
+      T(test_selection_rules),
+#undef T
+  };
+  return cmocka_run_group_tests_name("conf", tests, NULL, NULL);
+}

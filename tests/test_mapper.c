@@ -1,0 +1,822 @@
+/*
+ * Metric mapper (plugin/mapper.c): identifiers, values, times and
+ * notifications from data sets built byte by byte with tests/builder.h.
+ * Expected names and offsets are written out from the seeds (002 for
+ * D4R10, 004 for D5R21), not taken from the record tables.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "zvm_monitor/conf.h"
+#include "zvm_monitor/mapper.h"
+
+#define SEC 1700000000u /* 2023-11-14 */
+#define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
+#define NOW US(SEC + 100, 0)
+#define DCSS_ADDR 0x00400000u
+
+/* ------------------------------------------------------------------------
+ * Expected D4R10 values (seed 002, MRUSEITE z/VM V6R2.0).
+ */
+struct exp_field {
+  unsigned off;
+  unsigned width;
+  bool is_signed;
+  const char *type;
+  const char *type_instance;
+};
+
+static const struct exp_field useite_exp[] = {
+    {30, 2, true, "gauge", "vmdslcnt"},
+    {32, 4, false, "derive", "vmdsvmfx"},
+    {48, 4, false, "derive", "hfquct"},
+    {52, 4, false, "derive", "hfdisp0"},
+    {56, 4, false, "derive", "hfdisp1"},
+    {60, 4, false, "derive", "hfdisp2"},
+    {64, 4, false, "derive", "hfdisp3"},
+    {68, 4, false, "derive", "hfelig0"},
+    {72, 4, false, "derive", "hfelig1"},
+    {76, 4, false, "derive", "hfelig2"},
+    {80, 4, false, "derive", "hfelig3"},
+    {84, 4, false, "derive", "hfstct"},
+    {88, 4, false, "derive", "hftidl"},
+    {92, 4, false, "derive", "hftsvm"},
+    {96, 4, false, "derive", "hfiowt"},
+    {100, 4, false, "derive", "hfcfwt"},
+    {104, 4, false, "derive", "hfsimwt"},
+    {108, 4, false, "derive", "hfwtpag"},
+    {112, 4, false, "derive", "hfcpuwt"},
+    {116, 4, false, "derive", "hfcpurn"},
+    {120, 4, false, "derive", "hfesvm"},
+    {124, 4, false, "derive", "hfload"},
+    {128, 4, false, "derive", "hfdorm"},
+    {132, 4, true, "derive", "hfdsvm"},
+    {136, 4, false, "derive", "hfothr"},
+    {140, 2, false, "derive", "vmdcntid"},
+    {142, 2, false, "derive", "vmdctidl"},
+    {144, 4, false, "gauge", "vmddfrwk"},
+    {152, 2, false, "derive", "vmdcprmd_q0"},
+    {154, 2, false, "derive", "vmdcprmd_q1"},
+    {156, 2, false, "derive", "vmdcprmd_q2"},
+    {158, 2, false, "derive", "vmdcprmd_q3"},
+    {160, 2, false, "derive", "vmdcwsgd_q0"},
+    {162, 2, false, "derive", "vmdcwsgd_q1"},
+    {164, 2, false, "derive", "vmdcwsgd_q2"},
+    {166, 2, false, "derive", "vmdcwsgd_q3"},
+    {168, 2, false, "derive", "vmdcetsd_q0"},
+    {170, 2, false, "derive", "vmdcetsd_q1"},
+    {172, 2, false, "derive", "vmdcetsd_q2"},
+    {174, 2, false, "derive", "vmdcetsd_q3"},
+    {176, 2, false, "derive", "vmdcidld_q0"},
+    {178, 2, false, "derive", "vmdcidld_q1"},
+    {180, 2, false, "derive", "vmdcidld_q2"},
+    {182, 2, false, "derive", "vmdcidld_q3"},
+    {184, 4, false, "derive", "hfioact"},
+    {188, 4, false, "derive", "hfllist"},
+    {192, 4, false, "derive", "hfpgact"},
+};
+#define USEITE_NEXP (sizeof(useite_exp) / sizeof(useite_exp[0]))
+
+/* Raw field value: distinct per field and per record ("salt"); a few are
+ * chosen to exercise sign handling. */
+static uint32_t raw_value(const struct exp_field *e, unsigned salt) {
+  if (strcmp(e->type_instance, "hfcpurn") == 0)
+    return 0x80000005u + salt; /* unsigned above 2^31 stays positive */
+  if (strcmp(e->type_instance, "hfdsvm") == 0)
+    return 0xFFFFFFFEu - salt; /* Signed: -2 - salt */
+  if (strcmp(e->type_instance, "vmdslcnt") == 0)
+    return 0xFFFDu - salt; /* Signed 2 bytes: -3 - salt */
+  return e->off * 1000u + e->width * 10u + salt;
+}
+
+static int64_t field_value(const struct exp_field *e, unsigned salt) {
+  uint32_t raw = raw_value(e, salt);
+  if (!e->is_signed)
+    return e->width == 2 ? (int64_t)(raw & 0xFFFF) : (int64_t)raw;
+  if (e->width == 2)
+    return (int64_t)(int16_t)(uint16_t)raw;
+  return (int64_t)(int32_t)raw;
+}
+
+/* Append one D4R10 record (200 bytes, or len) to a record set. */
+static void add_useite(struct tb *rs, const char *user, uint64_t tod,
+                       unsigned salt, uint16_t len) {
+  size_t rec = tb_record(rs, len, 4, 10, tod);
+  tb_put_ebcdic(rs, rec + 20, user, 8);
+  if (len >= 30)
+    tb_put_u16(rs, rec + 28, 0x0102); /* VMDCPUAD: an ID, not dispatched */
+  if (len >= 197)
+    tb_put_u8(rs, rec + 196, 3); /* VMDPUTYP: a code, not dispatched */
+  for (size_t i = 0; i < USEITE_NEXP; i++) {
+    const struct exp_field *e = &useite_exp[i];
+    if (e->off + e->width > len)
+      continue;
+    if (e->width == 2)
+      tb_put_u16(rs, rec + e->off, (uint16_t)raw_value(e, salt));
+    else
+      tb_put_u32(rs, rec + e->off, raw_value(e, salt));
+  }
+}
+
+struct cputinfo {
+  uint8_t type, hw, sy, act, crmnt;
+};
+
+static void add_prcsmt(struct tb *rs, uint64_t tod, uint32_t seq,
+                       uint8_t status, uint8_t maxtc,
+                       const struct cputinfo *cpus, size_t n) {
+  size_t rec = tb_record(rs, (uint16_t)(36 + 8 * n), 5, 21, tod);
+  tb_put_u32(rs, rec + 20, seq);
+  tb_put_u8(rs, rec + 24, status);
+  tb_put_u8(rs, rec + 25, maxtc);
+  tb_put_u8(rs, rec + 29, (uint8_t)n); /* CAL_CPUTACNT */
+  tb_put_u16(rs, rec + 30, 8);         /* CAL_CPUTAESZ */
+  tb_put_u16(rs, rec + 32, 36);        /* CAL_CPUTAOFF */
+  for (size_t i = 0; i < n; i++) {
+    size_t e = rec + 36 + 8 * i;
+    tb_put_u8(rs, e + 0, cpus[i].type);
+    tb_put_u8(rs, e + 1, 1); /* RCCCOMNT */
+    tb_put_u8(rs, e + 2, cpus[i].hw);
+    tb_put_u8(rs, e + 3, cpus[i].sy);
+    tb_put_u8(rs, e + 4, cpus[i].act);
+    tb_put_u8(rs, e + 5, 0); /* RCCSMMNT */
+    tb_put_u8(rs, e + 6, cpus[i].crmnt);
+  }
+}
+
+/* A complete data set: one event MCE with the given record set. */
+static void make_set(struct tb *set, uint16_t domains, const struct tb *rs) {
+  tb_reset(set);
+  tb_record_set(set, 0xC5, domains, DCSS_ADDR, rs);
+}
+
+/* ------------------------------------------------------------------------
+ * Fixture and lookups.
+ */
+struct fx {
+  struct zvm_conf conf;
+  struct zvm_mapper *m;
+  struct tb rs, set;
+  const struct zvm_value *v;
+  size_t nv;
+  const struct zvm_notification *n;
+  size_t nn;
+  /* Identifiers and times seen in earlier passes, to prove strictly
+   * increasing times and no duplicates across the whole test. */
+  struct seen {
+    char id[4 * ZVM_ID_MAX];
+    uint64_t time_us;
+  } * seen;
+  size_t nseen;
+};
+
+static int setup(void **state) {
+  struct fx *f = calloc(1, sizeof(*f));
+  assert_non_null(f);
+  assert_int_equal(zvm_conf_init(&f->conf), 0);
+  tb_init(&f->rs);
+  tb_init(&f->set);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  struct fx *f = *state;
+  zvm_mapper_destroy(f->m);
+  zvm_conf_free(&f->conf);
+  tb_free(&f->rs);
+  tb_free(&f->set);
+  free(f->seen);
+  free(f);
+  return 0;
+}
+
+static void conf_string(struct fx *f, const char *key, const char *value) {
+  char err[256];
+  if (zvm_conf_set_string(&f->conf, key, value, err, sizeof(err)) != 0)
+    fail_msg("%s", err);
+}
+
+static void start(struct fx *f) {
+  f->m = zvm_mapper_create(&f->conf);
+  assert_non_null(f->m);
+}
+
+static void id_of(const struct zvm_value *v, char *buf, size_t size) {
+  snprintf(buf, size, "%s/%s/%s/%s", v->host, v->plugin_instance, v->type,
+           v->type_instance);
+}
+
+/* End a pass; check that no identifier repeats within it and that every
+ * timed identifier's time is above all earlier ones. */
+static void finish(struct fx *f, const struct zvm_reader_stats *rs) {
+  assert_int_equal(zvm_mapper_finish(f->m, NOW, rs), 0);
+  f->v = zvm_mapper_values(f->m, &f->nv);
+  f->n = zvm_mapper_notifications(f->m, &f->nn);
+  for (size_t i = 0; i < f->nv; i++) {
+    char a[4 * ZVM_ID_MAX], b[4 * ZVM_ID_MAX];
+    id_of(&f->v[i], a, sizeof(a));
+    for (size_t j = i + 1; j < f->nv; j++) {
+      id_of(&f->v[j], b, sizeof(b));
+      if (strcmp(a, b) == 0)
+        fail_msg("%s dispatched twice in one pass", a);
+    }
+    if (f->v[i].time_us == 0)
+      continue;
+    bool found = false;
+    for (size_t j = 0; j < f->nseen; j++) {
+      if (strcmp(f->seen[j].id, a) != 0)
+        continue;
+      found = true;
+      if (f->v[i].time_us <= f->seen[j].time_us)
+        fail_msg("%s: time %llu not after %llu", a,
+                 (unsigned long long)f->v[i].time_us,
+                 (unsigned long long)f->seen[j].time_us);
+      f->seen[j].time_us = f->v[i].time_us;
+    }
+    if (!found) {
+      f->seen = realloc(f->seen, (f->nseen + 1) * sizeof(*f->seen));
+      assert_non_null(f->seen);
+      snprintf(f->seen[f->nseen].id, sizeof(f->seen[f->nseen].id), "%s", a);
+      f->seen[f->nseen++].time_us = f->v[i].time_us;
+    }
+  }
+}
+
+/* One pass with the record set in f->rs as a single data set. */
+static void pass(struct fx *f, uint16_t domains) {
+  make_set(&f->set, domains, &f->rs);
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  tb_reset(&f->rs);
+  finish(f, NULL);
+}
+
+static const struct zvm_value *find(const struct fx *f, const char *host,
+                                    const char *pi, const char *type,
+                                    const char *ti) {
+  const struct zvm_value *hit = NULL;
+  for (size_t i = 0; i < f->nv; i++) {
+    const struct zvm_value *v = &f->v[i];
+    if (strcmp(v->host, host) == 0 && strcmp(v->plugin_instance, pi) == 0 &&
+        strcmp(v->type, type) == 0 && strcmp(v->type_instance, ti) == 0) {
+      if (hit != NULL)
+        fail_msg("%s/%s/%s-%s twice", host, pi, type, ti);
+      hit = v;
+    }
+  }
+  return hit;
+}
+
+static size_t count_pi(const struct fx *f, const char *host, const char *pi) {
+  size_t n = 0;
+  for (size_t i = 0; i < f->nv; i++)
+    if (strcmp(f->v[i].host, host) == 0 &&
+        strcmp(f->v[i].plugin_instance, pi) == 0)
+      n++;
+  return n;
+}
+
+static void expect_derive(const struct fx *f, const char *host, const char *pi,
+                          const char *type, const char *ti, int64_t value,
+                          uint64_t time_us) {
+  const struct zvm_value *v = find(f, host, pi, type, ti);
+  if (v == NULL)
+    fail_msg("missing %s/%s/%s-%s", host, pi, type, ti);
+  assert_int_equal(v->kind, ZVM_VALUE_DERIVE);
+  if (v->derive != value)
+    fail_msg("%s/%s-%s: %lld, want %lld", pi, type, ti, (long long)v->derive,
+             (long long)value);
+  assert_int_equal(v->time_us, time_us);
+}
+
+static void expect_gauge(const struct fx *f, const char *host, const char *pi,
+                         const char *type, const char *ti, double value,
+                         uint64_t time_us) {
+  const struct zvm_value *v = find(f, host, pi, type, ti);
+  if (v == NULL)
+    fail_msg("missing %s/%s/%s-%s", host, pi, type, ti);
+  assert_int_equal(v->kind, ZVM_VALUE_GAUGE);
+  if (v->gauge != value)
+    fail_msg("%s/%s-%s: %g, want %g", pi, type, ti, v->gauge, value);
+  assert_int_equal(v->time_us, time_us);
+}
+
+/* Every value of a user record, exactly, and nothing else for that user. */
+static void expect_user(const struct fx *f, const char *host, const char *pi,
+                        unsigned salt, uint64_t transactions,
+                        uint64_t time_us) {
+  expect_derive(f, host, pi, "total_events", "transactions",
+                (int64_t)transactions, time_us);
+  for (size_t i = 0; i < USEITE_NEXP; i++) {
+    const struct exp_field *e = &useite_exp[i];
+    if (strcmp(e->type, "derive") == 0)
+      expect_derive(f, host, pi, "derive", e->type_instance,
+                    field_value(e, salt), time_us);
+    else
+      expect_gauge(f, host, pi, "gauge", e->type_instance,
+                   (double)field_value(e, salt), time_us);
+  }
+  assert_int_equal(count_pi(f, host, pi), 1 + USEITE_NEXP);
+}
+
+static uint64_t reader_value(const struct fx *f, const char *type,
+                             const char *ti) {
+  const struct zvm_value *v = find(f, "", "reader", type, ti);
+  if (v == NULL)
+    fail_msg("missing reader/%s-%s", type, ti);
+  assert_int_equal(v->kind, ZVM_VALUE_DERIVE);
+  assert_int_equal(v->time_us, 0); /* stamped "now" by the daemon */
+  return (uint64_t)v->derive;
+}
+
+/* ------------------------------------------------------------------------
+ * D4R10.
+ */
+static void test_useite_every_field(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 123456), 0, 200);
+  pass(f, TB_DOM(4));
+
+  expect_user(f, "", "LINUX07", 0, 1, US(SEC, 123456));
+  /* The sign rules, spelled out. */
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 2147483653,
+                US(SEC, 123456));
+  expect_derive(f, "", "LINUX07", "derive", "hfdsvm", -2, US(SEC, 123456));
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", -3, US(SEC, 123456));
+  /* IDs, codes, flags and text are not values. */
+  assert_null(find(f, "", "LINUX07", "derive", "vmdcpuad"));
+  assert_null(find(f, "", "LINUX07", "gauge", "vmdputyp"));
+  /* Reader counters come along (ReportReaderStats defaults to true). */
+  assert_int_equal(count_pi(f, "", "reader"), 9);
+  assert_int_equal(f->nv, 1 + USEITE_NEXP + 9);
+  assert_int_equal(f->nn, 0);
+}
+
+static void test_useite_short_record(void **state) {
+  struct fx *f = *state;
+  start(f);
+  /* An older, shorter layout: only fields it fully contains. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 0), 0, 102);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfiowt",
+                field_value(&useite_exp[14], 0), US(SEC, 0));
+  assert_null(find(f, "", "LINUX07", "derive", "hfcfwt"));
+  /* transactions + vmdslcnt, vmdsvmfx, hfquct .. hfiowt */
+  assert_int_equal(count_pi(f, "", "LINUX07"), 1 + 15);
+}
+
+static void test_guests_as_hosts(void **state) {
+  struct fx *f = *state;
+  f->conf.guests_as_hosts = true;
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 5), 3, 200);
+  add_prcsmt(&f->rs, tb_tod(SEC, 6), 2, 0, 2,
+             (const struct cputinfo[]){{3, 2, 2, 2, 2}}, 1);
+  pass(f, TB_DOM(4) | TB_DOM(5));
+  expect_user(f, "linux07", "", 3, 1, US(SEC, 5));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 0);
+  /* Hypervisor-wide values stay under the daemon's host. */
+  expect_gauge(f, "", "ifl", "threads", "activated", 2, US(SEC, 6));
+  expect_derive(f, "", "reader", "total_objects", "records", 2, 0);
+}
+
+static void test_hostile_userid(void **state) {
+  struct fx *f = *state;
+  f->conf.guests_as_hosts = true;
+  start(f);
+  size_t rec = tb_record(&f->rs, 200, 4, 10, tb_tod(SEC, 1));
+  /* "A./ B", then lower-case 'a' (X'81'), a NUL and a quote (X'7F'). */
+  static const uint8_t id[8] = {0xC1, 0x4B, 0x61, 0x40, 0xC2, 0x81, 0x00, 0x7F};
+  memcpy(f->rs.data + rec + 20, id, sizeof(id));
+  pass(f, TB_DOM(4));
+  /* Escaped by EBCDIC byte; lower-casing keeps distinct IDs distinct. */
+  expect_derive(f, "a%4b%61%40b%81%00%7f", "", "total_events", "transactions",
+                1, US(SEC, 1));
+  for (size_t i = 0; i < f->nv; i++)
+    assert_null(strpbrk(f->v[i].host, " ./\\\"'\n,:;=()"));
+
+  zvm_mapper_destroy(f->m);
+  f->conf.guests_as_hosts = false;
+  start(f);
+  rec = tb_record(&f->rs, 200, 4, 10, tb_tod(SEC, 2));
+  memcpy(f->rs.data + rec + 20, id, sizeof(id));
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "A%4B%61%40B%81%00%7F", "total_events", "transactions",
+                1, US(SEC, 2));
+}
+
+static void test_blank_userid(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_useite(&f->rs, "", tb_tod(SEC, 1), 0, 200);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  pass(f, TB_DOM(4));
+  assert_int_equal(f->nv, 9 + 1 + USEITE_NEXP);
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 1);
+}
+
+/* ------------------------------------------------------------------------
+ * Selection.
+ */
+static void add_four_users(struct fx *f, uint64_t tod) {
+  add_useite(&f->rs, "LINUX07", tod, 1, 200);
+  add_useite(&f->rs, "WEB01", tod, 2, 200);
+  add_useite(&f->rs, "WEB02", tod, 3, 200);
+  add_useite(&f->rs, "DB2", tod, 4, 200);
+}
+
+static void test_userid_exact_and_regex(void **state) {
+  struct fx *f = *state;
+  conf_string(f, "UserID", "linux07");
+  conf_string(f, "UserID", "/^WEB0[1]$/");
+  start(f);
+  add_four_users(f, tb_tod(SEC, 9));
+  pass(f, TB_DOM(4));
+  expect_user(f, "", "LINUX07", 1, 1, US(SEC, 9));
+  expect_user(f, "", "WEB01", 2, 1, US(SEC, 9));
+  assert_int_equal(count_pi(f, "", "WEB02"), 0);
+  assert_int_equal(count_pi(f, "", "DB2"), 0);
+  assert_int_equal(reader_value(f, "total_objects", "records"), 4);
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 2);
+
+  /* The decision is cached per user: still right on the next pass. */
+  add_four_users(f, tb_tod(SEC, 10));
+  pass(f, TB_DOM(4));
+  assert_int_equal(count_pi(f, "", "WEB02"), 0);
+  expect_user(f, "", "WEB01", 2, 2, US(SEC, 10));
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 4);
+}
+
+static void test_userid_ignore_selected(void **state) {
+  struct fx *f = *state;
+  conf_string(f, "UserID", "LINUX07");
+  conf_string(f, "UserID", "/^WEB0[1]$/");
+  f->conf.ignore_selected = true;
+  start(f);
+  add_four_users(f, tb_tod(SEC, 9));
+  pass(f, TB_DOM(4));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 0);
+  assert_int_equal(count_pi(f, "", "WEB01"), 0);
+  expect_user(f, "", "WEB02", 3, 1, US(SEC, 9));
+  expect_user(f, "", "DB2", 4, 1, US(SEC, 9));
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 2);
+}
+
+static void test_domain_selection(void **state) {
+  struct fx *f = *state;
+  conf_string(f, "Domain", "processor");
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  add_prcsmt(&f->rs, tb_tod(SEC, 2), 4, 0, 2,
+             (const struct cputinfo[]){{3, 2, 2, 1, 1}}, 1);
+  pass(f, TB_DOM(4) | TB_DOM(5));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 0);
+  expect_gauge(f, "", "ifl", "threads", "activated", 1, US(SEC, 2));
+  /* Filtered records are still records, and skipped. */
+  assert_int_equal(reader_value(f, "total_objects", "records"), 2);
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 1);
+
+  /* A record set whose MCE names only unselected domains. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, 200);
+  add_useite(&f->rs, "LINUX08", tb_tod(SEC, 3), 0, 200);
+  pass(f, TB_DOM(4));
+  assert_int_equal(f->nv, 9);
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 3);
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation and time order.
+ */
+static void test_aggregation_latest_wins(void **state) {
+  struct fx *f = *state;
+  start(f);
+  /* Stream order is not time order: the later TOD wins either way. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 2, 200);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 10), 1, 200);
+  add_useite(&f->rs, "LINUX08", tb_tod(SEC, 10), 5, 200);
+  make_set(&f->set, TB_DOM(4), &f->rs);
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  /* A second set in the same pass. */
+  tb_reset(&f->rs);
+  add_useite(&f->rs, "LINUX08", tb_tod(SEC, 30), 6, 200);
+  pass(f, TB_DOM(4));
+
+  expect_user(f, "", "LINUX07", 2, 2, US(SEC, 20));
+  expect_user(f, "", "LINUX08", 6, 2, US(SEC, 30));
+}
+
+static void test_strictly_increasing_times(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 1, 200);
+  pass(f, TB_DOM(4));
+  expect_user(f, "", "LINUX07", 1, 1, US(SEC, 20));
+
+  /* The same TOD again (e.g. a repeated set), then an older one: counted
+   * as transactions, but nothing is dispatched for the user. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 2, 200);
+  pass(f, TB_DOM(4));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 0);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 19), 3, 200);
+  pass(f, TB_DOM(4));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 0);
+
+  /* A pass without records dispatches only the reader counters. */
+  finish(f, NULL);
+  assert_int_equal(f->nv, 9);
+
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 21), 4, 200);
+  pass(f, TB_DOM(4));
+  expect_user(f, "", "LINUX07", 4, 4, US(SEC, 21));
+}
+
+static void test_truncated_set_yields_nothing(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  make_set(&f->set, TB_DOM(4), &f->rs);
+  /* The set ends before the record set its MCE announces. */
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len - 1);
+  finish(f, NULL);
+  assert_int_equal(count_pi(f, "", "LINUX07"), 0);
+  assert_int_equal(reader_value(f, "errors", "malformed"), 1);
+  assert_int_equal(reader_value(f, "total_objects", "records"), 0);
+}
+
+static void test_expiry(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 2), 0, 200);
+  make_set(&f->set, TB_DOM(4), &f->rs);
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  assert_int_equal(zvm_mapper_finish(f->m, NOW, NULL), 0);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->users_tracked, 1);
+
+  /* Not yet: 23 hours later. */
+  assert_int_equal(
+      zvm_mapper_finish(f->m, NOW + 23 * 3600 * UINT64_C(1000000), NULL), 0);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->users_tracked, 1);
+  /* 25 hours after it was last seen it is forgotten. */
+  assert_int_equal(
+      zvm_mapper_finish(f->m, NOW + 25 * 3600 * UINT64_C(1000000), NULL), 0);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->users_tracked, 0);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->users_expired, 1);
+
+  /* Coming back, its counter starts again. */
+  tb_reset(&f->rs);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC + 90000, 0), 0, 200);
+  make_set(&f->set, TB_DOM(4), &f->rs);
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  assert_int_equal(
+      zvm_mapper_finish(f->m, NOW + 26 * 3600 * UINT64_C(1000000), NULL), 0);
+  f->v = zvm_mapper_values(f->m, &f->nv);
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
+                US(SEC + 90000, 0));
+}
+
+/* ------------------------------------------------------------------------
+ * D5R21.
+ */
+static void test_prcsmt_start_and_end(void **state) {
+  struct fx *f = *state;
+  start(f);
+  /* Start of change 2 (RCCSMTSQ 3): counts from before the change. */
+  add_prcsmt(&f->rs, tb_tod(SEC, 100), 3, 0x80, 2,
+             (const struct cputinfo[]){
+                 {0x00, 1, 1, 1, 1}, /* cp */
+                 {0x03, 2, 2, 1, 1}, /* ifl */
+                 {0x09, 2, 1, 1, 0}, /* unnamed type */
+             },
+             3);
+  pass(f, TB_DOM(5));
+  expect_gauge(f, "", "cp", "threads", "activated", 1, US(SEC, 100));
+  expect_gauge(f, "", "cp", "threads", "requested", 1, US(SEC, 100));
+  expect_gauge(f, "", "cp", "threads", "hardware_max", 1, US(SEC, 100));
+  expect_gauge(f, "", "cp", "threads", "zvm_max", 1, US(SEC, 100));
+  expect_gauge(f, "", "ifl", "threads", "hardware_max", 2, US(SEC, 100));
+  expect_gauge(f, "", "type9", "threads", "requested", 0, US(SEC, 100));
+  expect_gauge(f, "", "type9", "threads", "hardware_max", 2, US(SEC, 100));
+  expect_gauge(f, "", "system", "gauge", "mt_config_seq", 3, US(SEC, 100));
+  expect_gauge(f, "", "system", "gauge", "mt_max_threads", 2, US(SEC, 100));
+  assert_int_equal(count_pi(f, "", "system"), 2);
+  assert_int_equal(f->nv, 9 + 3 * 4 + 2);
+
+  assert_int_equal(f->nn, 1);
+  assert_int_equal(f->n[0].severity, ZVM_NOTIF_WARNING);
+  assert_int_equal(f->n[0].time_us, US(SEC, 100));
+  assert_string_equal(f->n[0].plugin_instance, "system");
+  assert_string_equal(f->n[0].type, "threads");
+  assert_string_equal(f->n[0].message,
+                      "multithreading configuration change 2 started "
+                      "(RCCSMTSQ 3); activated threads per core before the "
+                      "change: cp 1, ifl 1, type9 1; data until the change "
+                      "ends spans two configurations");
+
+  /* The start record delivered again: nothing new to say or dispatch. */
+  add_prcsmt(&f->rs, tb_tod(SEC, 100), 3, 0x80, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 1, 1}}, 1);
+  pass(f, TB_DOM(5));
+  assert_int_equal(f->nn, 0);
+  assert_int_equal(f->nv, 9);
+
+  /* End: new counts; ifl requested MAX (X'FF') is dispatched raw. */
+  add_prcsmt(&f->rs, tb_tod(SEC, 250), 3, 0x40, 2,
+             (const struct cputinfo[]){
+                 {0x00, 1, 1, 1, 1},
+                 {0x03, 2, 2, 2, 0xFF},
+                 {0x09, 2, 1, 1, 0},
+             },
+             3);
+  pass(f, TB_DOM(5));
+  expect_gauge(f, "", "ifl", "threads", "activated", 2, US(SEC, 250));
+  expect_gauge(f, "", "ifl", "threads", "requested", 255, US(SEC, 250));
+  expect_gauge(f, "", "cp", "threads", "activated", 1, US(SEC, 250));
+  assert_int_equal(f->nn, 1);
+  assert_int_equal(f->n[0].severity, ZVM_NOTIF_OKAY);
+  assert_int_equal(f->n[0].time_us, US(SEC, 250));
+  assert_string_equal(f->n[0].message,
+                      "multithreading configuration change 2 ended "
+                      "(RCCSMTSQ 3); activated threads per core: cp 1 -> 1, "
+                      "ifl 1 -> 2, type9 1 -> 1");
+
+  /* The same end record again: no second notification, no values. */
+  add_prcsmt(&f->rs, tb_tod(SEC, 250), 3, 0x40, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 2, 0xFF}}, 1);
+  pass(f, TB_DOM(5));
+  assert_int_equal(f->nn, 0);
+  assert_int_equal(f->nv, 9);
+}
+
+static void test_prcsmt_one_pass(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_prcsmt(&f->rs, tb_tod(SEC, 100), 5, 0x80, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
+  add_prcsmt(&f->rs, tb_tod(SEC, 101), 5, 0x40, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 1, 1}}, 1);
+  pass(f, TB_DOM(5));
+  /* One value per identifier, from the end record... */
+  expect_gauge(f, "", "ifl", "threads", "activated", 1, US(SEC, 101));
+  expect_gauge(f, "", "system", "gauge", "mt_config_seq", 5, US(SEC, 101));
+  /* ...and both notifications, in stream order. */
+  assert_int_equal(f->nn, 2);
+  assert_int_equal(f->n[0].severity, ZVM_NOTIF_WARNING);
+  assert_int_equal(f->n[0].time_us, US(SEC, 100));
+  assert_int_equal(f->n[1].severity, ZVM_NOTIF_OKAY);
+  assert_int_equal(f->n[1].time_us, US(SEC, 101));
+  assert_string_equal(f->n[1].message,
+                      "multithreading configuration change 3 ended "
+                      "(RCCSMTSQ 5); activated threads per core: ifl 2 -> 1");
+}
+
+static void test_prcsmt_end_without_start(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_prcsmt(&f->rs, tb_tod(SEC, 7), 1, 0x40, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
+  pass(f, TB_DOM(5));
+  assert_int_equal(f->nn, 1);
+  assert_string_equal(f->n[0].message,
+                      "multithreading configuration change 1 ended "
+                      "(RCCSMTSQ 1); activated threads per core: ifl ? -> 2; "
+                      "the start of this change was not seen");
+}
+
+/* ------------------------------------------------------------------------
+ * Reader counters.
+ */
+static void test_reader_counters(void **state) {
+  struct fx *f = *state;
+  conf_string(f, "UserID", "LINUX07");
+  start(f);
+
+  /* Set 1: two record sets. The first: a D4R10 of a filtered user, an
+   * unknown D0R1, a D5R21 whose array lies outside it, D1R13 plus
+   * padding, then a record with MRHDRLEN 8 (malformed: rest skipped). */
+  struct tb_frames fr;
+  struct tb rec;
+  tb_init(&rec);
+  tb_frames_init(&fr, DCSS_ADDR, 0xEE, tb_tod(SEC, 1));
+  add_useite(&rec, "DB2", tb_tod(SEC, 1), 0, 200);
+  tb_frames_add(&fr, &rec);
+  tb_reset(&rec);
+  tb_record(&rec, 116, 0, 1, tb_tod(SEC, 1));
+  tb_frames_add(&fr, &rec);
+  tb_reset(&rec);
+  add_prcsmt(&rec, tb_tod(SEC, 1), 2, 0, 2,
+             (const struct cputinfo[]){{3, 2, 2, 2, 2}}, 1);
+  tb_put_u16(&rec, 32, 40); /* CPUTAOFF: entry 0 would end at 48 > 44 */
+  tb_frames_add(&fr, &rec);
+  tb_reset(&rec);
+  /* Fill the frame so the next record needs a D1R13 before it. */
+  tb_record(&rec, 3700, 1, 99, tb_tod(SEC, 1)); /* unknown D1 record */
+  tb_frames_add(&fr, &rec);
+  tb_reset(&rec);
+  add_useite(&rec, "LINUX07", tb_tod(SEC, 1), 7, 200);
+  tb_frames_add(&fr, &rec); /* after D1R13 + padding */
+  tb_reset(&rec);
+  tb_record(&rec, 20, 4, 10, 0);
+  tb_put_u16(&rec, 0, 8);
+  tb_frames_add(&fr, &rec);
+  tb_reset(&rec);
+  add_useite(&rec, "LINUX07", tb_tod(SEC, 2), 8, 200); /* never reached */
+  tb_frames_add(&fr, &rec);
+
+  tb_reset(&f->set);
+  tb_record_set(&f->set, 0xC5, TB_DOM(0) | TB_DOM(1) | TB_DOM(4) | TB_DOM(5),
+                DCSS_ADDR, &fr.rs);
+  /* Second record set: an MCE with no domain bits is rejected. */
+  tb_reset(&rec);
+  add_useite(&rec, "LINUX07", tb_tod(SEC, 3), 9, 200);
+  tb_record_set(&f->set, 0xC5, 0, DCSS_ADDR + 0x10000, &rec);
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+
+  struct zvm_reader_stats rs = {
+      .bytes_read = 123456789,
+      .sets = 7,
+      .eio = 3,
+      .efault = 4,
+      .eoverflow = 5,
+      .open_errors = 6,
+      .oversize = 2,
+      .discarded = 1,
+  };
+  finish(f, &rs);
+
+  expect_user(f, "", "LINUX07", 7, 1, US(SEC, 1));
+  assert_int_equal(reader_value(f, "errors", "eoverflow"), 5);
+  assert_int_equal(reader_value(f, "errors", "eio"), 3);
+  assert_int_equal(reader_value(f, "errors", "efault"), 4);
+  assert_int_equal(reader_value(f, "errors", "open"), 6);
+  /* bad MRHDRLEN + rejected MCE + array outside + 2 oversize sets */
+  assert_int_equal(reader_value(f, "errors", "malformed"), 5);
+  assert_int_equal(reader_value(f, "total_objects", "sets"), 7);
+  /* DB2, D0R1, D5R21, D1R99, D1R13, LINUX07 */
+  assert_int_equal(reader_value(f, "total_objects", "records"), 6);
+  /* DB2 (UserID), D0R1 and D1R99 (unknown) */
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 3);
+  assert_int_equal(reader_value(f, "total_bytes", "read"), 123456789);
+  assert_int_equal(count_pi(f, "", "ifl"), 0);
+  assert_int_equal(f->nv, 9 + 1 + USEITE_NEXP);
+
+  tb_free(&rec);
+  tb_frames_free(&fr);
+}
+
+static void test_reader_counters_off(void **state) {
+  struct fx *f = *state;
+  f->conf.report_reader_stats = false;
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  pass(f, TB_DOM(4));
+  assert_int_equal(count_pi(f, "", "reader"), 0);
+  expect_user(f, "", "LINUX07", 0, 1, US(SEC, 1));
+  assert_int_equal(f->nv, 1 + USEITE_NEXP);
+}
+
+static void test_record_copy_holds_table(void **state) {
+  (void)state;
+  for (size_t i = 0; i < zvm_rec_useite.nfields; i++) {
+    const struct zvm_field *fl = &zvm_rec_useite.fields[i];
+    assert_true((size_t)fl->offset + (size_t)fl->width * fl->count <=
+                ZVM_MAPPER_RECORD_COPY);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+      T(test_useite_every_field),
+      T(test_useite_short_record),
+      T(test_guests_as_hosts),
+      T(test_hostile_userid),
+      T(test_blank_userid),
+      T(test_userid_exact_and_regex),
+      T(test_userid_ignore_selected),
+      T(test_domain_selection),
+      T(test_aggregation_latest_wins),
+      T(test_strictly_increasing_times),
+      T(test_truncated_set_yields_nothing),
+      T(test_expiry),
+      T(test_prcsmt_start_and_end),
+      T(test_prcsmt_one_pass),
+      T(test_prcsmt_end_without_start),
+      T(test_reader_counters),
+      T(test_reader_counters_off),
+      cmocka_unit_test(test_record_copy_holds_table),
+#undef T
+  };
+  return cmocka_run_group_tests_name("mapper", tests, NULL, NULL);
+}
