@@ -1,0 +1,575 @@
+/*
+ * collectd glue (plugin/zvm_monitor.c) against a fake daemon and a fake
+ * reader: registration, configuration walking and errors, logging, value
+ * lists and notifications as the daemon receives them.
+ *
+ * The fake daemon defines the few symbols the glue uses with collectd
+ * 5.12's behaviour; check-plugin-symbols.sh proves the real daemon
+ * exports them.
+ */
+#include "collectd/core/daemon/collectd.h"
+
+#include "collectd/core/daemon/plugin.h"
+#include "collectd/core/daemon/utils_complain.h"
+#include "collectd/core/utils/common/common.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "builder.h"
+#include "zvm_monitor/reader.h"
+
+#define SEC 1700000000u
+#define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
+
+/* ------------------------------------------------------------------------
+ * Fake daemon.
+ */
+static char hostname_buf[] = "zvmhost";
+char *hostname_g = hostname_buf;
+
+static int (*cb_config)(oconfig_item_t *);
+static plugin_init_cb cb_init;
+static plugin_shutdown_cb cb_shutdown;
+static plugin_read_cb cb_read;
+static char reg_names[4][64];
+static int read_registrations;
+static int dispatch_status;
+
+#define MAX_LOGS 64
+static struct {
+  int level;
+  char msg[1024];
+} logs[MAX_LOGS];
+static size_t nlogs;
+
+#define MAX_VALUES 512
+static value_list_t vls[MAX_VALUES];
+static value_t vl_values[MAX_VALUES];
+static size_t nvls;
+
+static notification_t notifs[8];
+static size_t nnotifs;
+
+int plugin_register_complex_config(const char *type,
+                                   int (*callback)(oconfig_item_t *)) {
+  sstrncpy(reg_names[0], type, sizeof(reg_names[0]));
+  cb_config = callback;
+  return 0;
+}
+
+int plugin_register_init(const char *name, plugin_init_cb callback) {
+  sstrncpy(reg_names[1], name, sizeof(reg_names[1]));
+  cb_init = callback;
+  return 0;
+}
+
+int plugin_register_shutdown(const char *name, plugin_shutdown_cb callback) {
+  sstrncpy(reg_names[2], name, sizeof(reg_names[2]));
+  cb_shutdown = callback;
+  return 0;
+}
+
+int plugin_register_complex_read(const char *group, const char *name,
+                                 plugin_read_cb callback, cdtime_t interval,
+                                 user_data_t const *user_data) {
+  (void)group;
+  (void)interval;
+  (void)user_data;
+  sstrncpy(reg_names[3], name, sizeof(reg_names[3]));
+  cb_read = callback;
+  read_registrations++;
+  return 0;
+}
+
+void plugin_log(int level, const char *format, ...) {
+  if (nlogs >= MAX_LOGS)
+    return;
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(logs[nlogs].msg, sizeof(logs[nlogs].msg), format, ap);
+  va_end(ap);
+  logs[nlogs++].level = level;
+}
+
+/* collectd 5.12 semantics, reduced: complain once until released. */
+void c_complain(int level, c_complain_t *c, const char *format, ...) {
+  if (c->interval != 0)
+    return;
+  c->interval = 1;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(msg, sizeof(msg), format, ap);
+  va_end(ap);
+  plugin_log(level, "%s", msg);
+}
+
+void c_do_release(int level, c_complain_t *c, const char *format, ...) {
+  c->interval = 0;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(msg, sizeof(msg), format, ap);
+  va_end(ap);
+  plugin_log(level, "%s", msg);
+}
+
+int plugin_dispatch_values(value_list_t const *vl) {
+  if (dispatch_status != 0)
+    return dispatch_status;
+  assert_true(nvls < MAX_VALUES);
+  assert_int_equal(vl->values_len, 1);
+  vls[nvls] = *vl;
+  vl_values[nvls] = vl->values[0];
+  vls[nvls].values = &vl_values[nvls];
+  nvls++;
+  return 0;
+}
+
+int plugin_dispatch_notification(const notification_t *notif) {
+  assert_true(nnotifs < 8);
+  notifs[nnotifs++] = *notif;
+  return 0;
+}
+
+char *sstrncpy(char *dest, const char *src, size_t n) {
+  snprintf(dest, n, "%s", src);
+  return dest;
+}
+
+cdtime_t cdtime(void) { return TIME_T_TO_CDTIME_T(SEC + 1000); }
+
+static int get_value(const oconfig_item_t *ci, int type) {
+  if (ci->values_num != 1 || ci->values[0].type != type) {
+    plugin_log(LOG_ERR, "The %s option requires exactly one argument.",
+               ci->key);
+    return -1;
+  }
+  return 0;
+}
+
+int cf_util_get_string(const oconfig_item_t *ci, char **ret_string) {
+  if (get_value(ci, OCONFIG_TYPE_STRING) != 0)
+    return -1;
+  *ret_string = strdup(ci->values[0].value.string);
+  return *ret_string == NULL ? -1 : 0;
+}
+
+int cf_util_get_boolean(const oconfig_item_t *ci, bool *ret_bool) {
+  if (get_value(ci, OCONFIG_TYPE_BOOLEAN) != 0)
+    return -1;
+  *ret_bool = ci->values[0].value.boolean != 0;
+  return 0;
+}
+
+int cf_util_get_double(const oconfig_item_t *ci, double *ret_value) {
+  if (get_value(ci, OCONFIG_TYPE_NUMBER) != 0)
+    return -1;
+  *ret_value = ci->values[0].value.number;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Fake reader: hands over scripted sets, logs a scripted message.
+ */
+static struct zvm_reader { int dummy; } the_reader;
+static struct zvm_reader_config reader_cfg;
+static char reader_device[256];
+static int reader_created, reader_destroyed;
+static struct zvm_reader_stats reader_stats;
+static struct tb script_set;
+static bool script_has_set;
+static const char *script_log;
+static int script_status;
+
+struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
+  reader_cfg = *cfg;
+  sstrncpy(reader_device, cfg->device, sizeof(reader_device));
+  reader_created++;
+  return &the_reader;
+}
+
+void zvm_reader_destroy(struct zvm_reader *r) {
+  assert_ptr_equal(r, &the_reader);
+  reader_destroyed++;
+}
+
+int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
+  assert_ptr_equal(r, &the_reader);
+  if (script_log != NULL)
+    reader_cfg.log(ZVM_LOG_ERR, script_log, reader_cfg.log_ctx);
+  if (script_has_set)
+    fn(script_set.data, script_set.len, ctx);
+  script_has_set = false;
+  return script_status;
+}
+
+const struct zvm_reader_stats *
+zvm_reader_get_stats(const struct zvm_reader *r) {
+  assert_ptr_equal(r, &the_reader);
+  return &reader_stats;
+}
+
+/* ------------------------------------------------------------------------
+ * Helpers.
+ */
+static int setup(void **state) {
+  (void)state;
+  cb_config = NULL;
+  cb_init = NULL;
+  cb_shutdown = NULL;
+  cb_read = NULL;
+  memset(reg_names, 0, sizeof(reg_names));
+  read_registrations = 0;
+  dispatch_status = 0;
+  nlogs = nvls = nnotifs = 0;
+  reader_created = reader_destroyed = 0;
+  memset(&reader_stats, 0, sizeof(reader_stats));
+  tb_init(&script_set);
+  script_has_set = false;
+  script_log = NULL;
+  script_status = 0;
+  module_register();
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  assert_non_null(cb_shutdown);
+  assert_int_equal(cb_shutdown(), 0);
+  assert_int_equal(reader_destroyed, reader_created);
+  tb_free(&script_set);
+  /* Whatever was logged carries the plugin's prefix. */
+  for (size_t i = 0; i < nlogs; i++)
+    if (strncmp(logs[i].msg, "zvm_monitor plugin: ", 20) != 0 &&
+        strncmp(logs[i].msg, "The ", 4) != 0) /* the fake cf_util's own */
+      fail_msg("log line without prefix: %s", logs[i].msg);
+  return 0;
+}
+
+/* A config block built by hand, as liboconfig would. */
+struct cfg {
+  oconfig_item_t root;
+  oconfig_item_t items[16];
+  oconfig_value_t values[16][2];
+};
+
+static void cfg_init(struct cfg *c) {
+  memset(c, 0, sizeof(*c));
+  c->root.key = "Plugin";
+  c->root.children = c->items;
+}
+
+static oconfig_item_t *cfg_item(struct cfg *c, const char *key) {
+  int i = c->root.children_num++;
+  c->items[i].key = (char *)key;
+  c->items[i].values = c->values[i];
+  c->items[i].values_num = 1;
+  c->items[i].parent = &c->root;
+  return &c->items[i];
+}
+
+static void cfg_string(struct cfg *c, const char *key, const char *v) {
+  oconfig_item_t *it = cfg_item(c, key);
+  it->values[0].type = OCONFIG_TYPE_STRING;
+  it->values[0].value.string = (char *)v;
+}
+
+static void cfg_number(struct cfg *c, const char *key, double v) {
+  oconfig_item_t *it = cfg_item(c, key);
+  it->values[0].type = OCONFIG_TYPE_NUMBER;
+  it->values[0].value.number = v;
+}
+
+static void cfg_bool(struct cfg *c, const char *key, bool v) {
+  oconfig_item_t *it = cfg_item(c, key);
+  it->values[0].type = OCONFIG_TYPE_BOOLEAN;
+  it->values[0].value.boolean = v;
+}
+
+static const value_list_t *find_vl(const char *host, const char *pi,
+                                   const char *type, const char *ti) {
+  const value_list_t *hit = NULL;
+  for (size_t i = 0; i < nvls; i++)
+    if (strcmp(vls[i].host, host) == 0 &&
+        strcmp(vls[i].plugin_instance, pi) == 0 &&
+        strcmp(vls[i].type, type) == 0 &&
+        strcmp(vls[i].type_instance, ti) == 0) {
+      assert_null(hit);
+      hit = &vls[i];
+    }
+  if (hit == NULL)
+    fail_msg("no value list %s/%s/%s-%s", host, pi, type, ti);
+  assert_string_equal(hit->plugin, "zvm_monitor");
+  return hit;
+}
+
+static bool logged(int level, const char *text) {
+  for (size_t i = 0; i < nlogs; i++)
+    if (logs[i].level == level && strstr(logs[i].msg, text) != NULL)
+      return true;
+  return false;
+}
+
+/* A data set with one D4R10 record per user and one D5R21 start record. */
+static void script_users(const char *const *users, size_t n, uint64_t tod) {
+  struct tb rs;
+  tb_init(&rs);
+  for (size_t i = 0; i < n; i++) {
+    size_t rec = tb_record(&rs, 200, 4, 10, tod);
+    tb_put_ebcdic(&rs, rec + 20, users[i], 8);
+    tb_put_u32(&rs, rec + 116, 0x80000000u + (uint32_t)i); /* HFCPURN */
+    tb_put_u16(&rs, rec + 30, 0xFFFF);                     /* VMDSLCNT */
+  }
+  size_t rec = tb_record(&rs, 44, 5, 21, tod + (UINT64_C(5) << 12));
+  tb_put_u32(&rs, rec + 20, 7);   /* RCCSMTSQ */
+  tb_put_u8(&rs, rec + 24, 0x80); /* start */
+  tb_put_u8(&rs, rec + 25, 2);    /* CALMAXTC */
+  tb_put_u8(&rs, rec + 29, 1);    /* one CPUTINFO entry */
+  tb_put_u16(&rs, rec + 30, 8);
+  tb_put_u16(&rs, rec + 32, 36);
+  tb_put_u8(&rs, rec + 36 + 0, 3); /* ifl */
+  tb_put_u8(&rs, rec + 36 + 2, 2); /* hardware max */
+  tb_put_u8(&rs, rec + 36 + 3, 2); /* z/VM max */
+  tb_put_u8(&rs, rec + 36 + 4, 1); /* activated */
+  tb_put_u8(&rs, rec + 36 + 6, 1); /* requested */
+  tb_reset(&script_set);
+  tb_record_set(&script_set, 0xC5, TB_DOM(4) | TB_DOM(5), 0x00200000, &rs);
+  script_has_set = true;
+  tb_free(&rs);
+}
+
+/* ------------------------------------------------------------------------
+ * Tests.
+ */
+static void test_registration(void **state) {
+  (void)state;
+  assert_non_null(cb_config);
+  assert_non_null(cb_init);
+  assert_non_null(cb_shutdown);
+  assert_string_equal(reg_names[0], "zvm_monitor");
+  assert_string_equal(reg_names[1], "zvm_monitor");
+  assert_string_equal(reg_names[2], "zvm_monitor");
+  /* The read callback exists only once init succeeded. */
+  assert_null(cb_read);
+  assert_int_equal(cb_init(), 0);
+  assert_int_equal(read_registrations, 1);
+  assert_string_equal(reg_names[3], "zvm_monitor");
+  assert_int_equal(reader_created, 1);
+}
+
+static void test_defaults_without_config(void **state) {
+  (void)state;
+  assert_int_equal(cb_init(), 0);
+  assert_string_equal(reader_device, "/dev/monreader");
+  assert_int_equal(reader_cfg.max_set_size, 64 * 1024 * 1024);
+  assert_null(reader_cfg.io);
+  assert_non_null(reader_cfg.log);
+  assert_true(logged(LOG_INFO, "zvm_monitor plugin: reading /dev/monreader; "
+                               "domains: all; 0 UserID rule(s); "
+                               "GuestsAsHosts false"));
+
+  static const char *const users[] = {"LINUX07"};
+  script_users(users, 1, tb_tod(SEC, 250));
+  reader_stats = (struct zvm_reader_stats){.bytes_read = 4242, .sets = 1};
+  assert_int_equal(cb_read(NULL), 0);
+
+  const value_list_t *vl = find_vl("", "LINUX07", "derive", "hfcpurn");
+  assert_int_equal(vl->values[0].derive, 2147483648);
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 250)));
+  assert_int_equal(vl->interval, 0); /* the plugin's interval */
+  vl = find_vl("", "LINUX07", "gauge", "vmdslcnt");
+  assert_true(vl->values[0].gauge == -1.0);
+  vl = find_vl("", "LINUX07", "total_events", "transactions");
+  assert_int_equal(vl->values[0].derive, 1);
+  vl = find_vl("", "ifl", "threads", "activated");
+  assert_true(vl->values[0].gauge == 1.0);
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 255)));
+  vl = find_vl("", "system", "gauge", "mt_max_threads");
+  assert_true(vl->values[0].gauge == 2.0);
+  /* Reader counters: stamped by the daemon (time 0). */
+  vl = find_vl("", "reader", "total_bytes", "read");
+  assert_int_equal(vl->values[0].derive, 4242);
+  assert_int_equal(vl->time, 0);
+  vl = find_vl("", "reader", "total_objects", "records");
+  assert_int_equal(vl->values[0].derive, 2);
+
+  assert_int_equal(nnotifs, 1);
+  assert_int_equal(notifs[0].severity, NOTIF_WARNING);
+  assert_int_equal(notifs[0].time, US_TO_CDTIME_T(US(SEC, 255)));
+  assert_string_equal(notifs[0].host, "zvmhost");
+  assert_string_equal(notifs[0].plugin, "zvm_monitor");
+  assert_string_equal(notifs[0].plugin_instance, "system");
+  assert_string_equal(notifs[0].type, "threads");
+  assert_string_equal(notifs[0].message,
+                      "multithreading configuration change 4 started "
+                      "(RCCSMTSQ 7); activated threads per core before the "
+                      "change: ifl 1; data until the change ends spans two "
+                      "configurations");
+  assert_true(logged(LOG_NOTICE, "zvm_monitor plugin: multithreading "
+                                 "configuration change 4 started"));
+
+  /* The next interval without data: reader counters only. */
+  nvls = 0;
+  assert_int_equal(cb_read(NULL), 0);
+  assert_int_equal(nvls, 9);
+}
+
+static void test_every_option(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_string(&c, "Device", "/run/monreader");
+  cfg_string(&c, "Domain", "user");
+  cfg_number(&c, "domain", 5);
+  cfg_string(&c, "UserID", "LINUX07");
+  cfg_string(&c, "UserID", "/^WEB/");
+  cfg_bool(&c, "IgnoreSelected", false);
+  cfg_bool(&c, "GuestsAsHosts", true);
+  cfg_bool(&c, "ReportReaderStats", false);
+  cfg_number(&c, "MaxSetSize", 1048576);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+  assert_string_equal(reader_device, "/run/monreader");
+  assert_int_equal(reader_cfg.max_set_size, 1048576);
+  assert_true(logged(LOG_INFO, "reading /run/monreader; domains: "
+                               "user,processor; 2 UserID rule(s); "
+                               "GuestsAsHosts true"));
+
+  static const char *const users[] = {"LINUX07", "WEB1", "DB2"};
+  script_users(users, 3, tb_tod(SEC, 1));
+  assert_int_equal(cb_read(NULL), 0);
+  const value_list_t *vl = find_vl("linux07", "", "derive", "hfcpurn");
+  assert_int_equal(vl->values[0].derive, 2147483648);
+  vl = find_vl("web1", "", "derive", "hfcpurn");
+  assert_int_equal(vl->values[0].derive, 2147483649);
+  for (size_t i = 0; i < nvls; i++) {
+    assert_string_not_equal(vls[i].host, "db2");
+    assert_string_not_equal(vls[i].plugin_instance, "reader");
+  }
+  find_vl("", "ifl", "threads", "zvm_max");
+}
+
+static void test_config_errors(void **state) {
+  (void)state;
+  static const struct {
+    const char *key;
+    int type;
+    const char *s;
+    double n;
+    const char *want;
+  } cases[] = {
+      {"Foo", OCONFIG_TYPE_STRING, "x", 0, "unknown option \"Foo\""},
+      {"Domain", OCONFIG_TYPE_STRING, "bogus", 0,
+       "Domain \"bogus\": unknown domain"},
+      {"Domain", OCONFIG_TYPE_NUMBER, NULL, 12.5, "Domain 12.5"},
+      {"Domain", OCONFIG_TYPE_BOOLEAN, NULL, 1,
+       "Domain: exactly one string or numeric value is required"},
+      {"UserID", OCONFIG_TYPE_STRING, "/(/", 0,
+       "UserID \"/(/\": bad regular expression: "},
+      {"MaxSetSize", OCONFIG_TYPE_NUMBER, NULL, 0, "MaxSetSize 0"},
+      {"MaxSetSize", OCONFIG_TYPE_NUMBER, NULL, -5, "MaxSetSize -5"},
+      {"MaxSetSize", OCONFIG_TYPE_STRING, "64M", 0,
+       "MaxSetSize: exactly one numeric value is required"},
+      {"GuestsAsHosts", OCONFIG_TYPE_NUMBER, NULL, 1,
+       "GuestsAsHosts: exactly one boolean value is required"},
+      {"Device", OCONFIG_TYPE_BOOLEAN, NULL, 1,
+       "Device: exactly one string value is required"},
+      {"Device", OCONFIG_TYPE_STRING, "monreader", 0,
+       "Device \"monreader\": an absolute path is required"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    struct cfg c;
+    cfg_init(&c);
+    oconfig_item_t *it = cfg_item(&c, cases[i].key);
+    it->values[0].type = cases[i].type;
+    if (cases[i].type == OCONFIG_TYPE_STRING)
+      it->values[0].value.string = (char *)cases[i].s;
+    else if (cases[i].type == OCONFIG_TYPE_NUMBER)
+      it->values[0].value.number = cases[i].n;
+    else
+      it->values[0].value.boolean = (int)cases[i].n;
+    nlogs = 0;
+    assert_int_equal(cb_config(&c.root), -1);
+    char want[256];
+    snprintf(want, sizeof(want), "zvm_monitor plugin: %s", cases[i].want);
+    if (!logged(LOG_ERR, want))
+      fail_msg("case %zu: no error \"%s\" (got \"%s\")", i, want,
+               nlogs ? logs[nlogs - 1].msg : "");
+  }
+
+  /* Two values for a single-valued option. */
+  struct cfg c;
+  cfg_init(&c);
+  oconfig_item_t *it = cfg_item(&c, "Device");
+  it->values_num = 2;
+  it->values[0].type = it->values[1].type = OCONFIG_TYPE_STRING;
+  it->values[0].value.string = it->values[1].value.string = "/dev/x";
+  assert_int_equal(cb_config(&c.root), -1);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: Device: exactly one"));
+}
+
+static void test_reader_log_and_failure(void **state) {
+  (void)state;
+  assert_int_equal(cb_init(), 0);
+  script_log = "another process holds /dev/monreader (only one reader is "
+               "allowed)";
+  assert_int_equal(cb_read(NULL), 0);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: another process holds "
+                              "/dev/monreader (only one reader is allowed)"));
+  /* The reader cannot go on: the read callback reports it (back-off). */
+  script_log = NULL;
+  script_status = -1;
+  assert_int_equal(cb_read(NULL), -1);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: the reader of "
+                              "/dev/monreader cannot continue"));
+}
+
+static void test_dispatch_failure_rate_limited(void **state) {
+  (void)state;
+  assert_int_equal(cb_init(), 0);
+  dispatch_status = -1;
+  nlogs = 0;
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(cb_read(NULL), 0); /* 45 failed dispatches */
+  size_t complaints = 0;
+  for (size_t i = 0; i < nlogs; i++)
+    if (strstr(logs[i].msg, "plugin_dispatch_values failed") != NULL)
+      complaints++;
+  assert_int_equal(complaints, 1);
+  dispatch_status = 0;
+  assert_int_equal(cb_read(NULL), 0);
+  assert_true(logged(LOG_INFO, "plugin_dispatch_values works again"));
+}
+
+static void test_shutdown_and_restart(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_string(&c, "Device", "/run/other");
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+  assert_int_equal(cb_shutdown(), 0);
+  assert_int_equal(reader_destroyed, 1);
+  /* Shutdown freed the configuration: defaults again. */
+  assert_int_equal(cb_init(), 0);
+  assert_string_equal(reader_device, "/dev/monreader");
+  /* Shutdown twice is harmless (teardown calls it again). */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+      T(test_registration),           T(test_defaults_without_config),
+      T(test_every_option),           T(test_config_errors),
+      T(test_reader_log_and_failure), T(test_dispatch_failure_rate_limited),
+      T(test_shutdown_and_restart),
+#undef T
+  };
+  return cmocka_run_group_tests_name("glue", tests, NULL, NULL);
+}
