@@ -144,8 +144,7 @@ bool zvm_walk_next(struct zvm_walk *w, struct zvm_record *rec) {
         advance = (size_t)skip;
       }
       w->stats.end_of_frame++;
-    } else if (domain == ZVM_DOMAIN_MONITOR &&
-               number == ZVM_MTR_INTERVAL_END) {
+    } else if (domain == ZVM_DOMAIN_MONITOR && number == ZVM_MTR_INTERVAL_END) {
       w->stats.interval_end++;
     }
     w->pos += advance;
@@ -164,7 +163,7 @@ bool zvm_walk_next(struct zvm_walk *w, struct zvm_record *rec) {
         .number = number,
         .tod = zvm_load_be64(p + 8),
         .addr = (uint32_t)addr,
-        .mce = &w->mce,
+        .mce = w->mce,
     };
     return true;
   }

@@ -9,9 +9,11 @@
 #include "zvm_monitor/be.h"
 
 #define FIELD(ibm, metric, off, width, count, sign, kind)                      \
-  {ibm, metric, off, width, count, sign, ZVM_FIELD_##kind}
-#define U(ibm, metric, off, width, kind) FIELD(ibm, metric, off, width, 1, false, kind)
-#define S(ibm, metric, off, width, kind) FIELD(ibm, metric, off, width, 1, true, kind)
+  { ibm, metric, off, width, count, sign, ZVM_FIELD_##kind }
+#define U(ibm, metric, off, width, kind)                                       \
+  FIELD(ibm, metric, off, width, 1, false, kind)
+#define S(ibm, metric, off, width, kind)                                       \
+  FIELD(ibm, metric, off, width, 1, true, kind)
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------------
@@ -109,7 +111,8 @@ const struct zvm_record_desc zvm_rec_useite = {
     .nfields = COUNT_OF(useite_fields),
 };
 
-const struct zvm_field *const zvm_useite_vmduser = &useite_fields[USEITE_VMDUSER];
+const struct zvm_field *const zvm_useite_vmduser =
+    &useite_fields[USEITE_VMDUSER];
 const struct zvm_field *const zvm_useite_vmdputyp =
     &useite_fields[USEITE_VMDPUTYP];
 
@@ -226,8 +229,7 @@ static const struct zvm_record_desc
         [ZVM_DOMAIN_PROCESSOR][21] = &zvm_rec_prcsmt,
 };
 
-const struct zvm_record_desc *zvm_record_find(uint8_t domain,
-                                              uint16_t number) {
+const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number) {
   if (domain >= ZVM_DOMAIN_COUNT || number >= RECORD_NUMBER_SLOTS)
     return NULL;
   return by_number[domain][number];
@@ -322,7 +324,8 @@ void zvm_decode_set(const uint8_t *buf, size_t len, zvm_domain_mask_t select,
   struct zvm_record rec;
   zvm_walk_init(&walk, buf, len, select);
   while (zvm_walk_next(&walk, &rec)) {
-    const struct zvm_record_desc *desc = zvm_record_find(rec.domain, rec.number);
+    const struct zvm_record_desc *desc =
+        zvm_record_find(rec.domain, rec.number);
     if (desc == NULL) {
       stats->unknown++;
       continue;

@@ -92,9 +92,9 @@ struct zvm_record {
   uint16_t len; /* MRHDRLEN, >= 20 */
   uint8_t domain;
   uint16_t number;
-  uint64_t tod;            /* MRHDRTOD */
-  uint32_t addr;           /* DCSS address of the record */
-  const struct zvm_mce *mce; /* the MCE of its record set */
+  uint64_t tod;       /* MRHDRTOD */
+  uint32_t addr;      /* DCSS address of the record */
+  struct zvm_mce mce; /* the MCE of its record set (a copy) */
 };
 
 /* What one walk over a set counted; add these to long-running totals. */
@@ -113,9 +113,9 @@ struct zvm_walk_stats {
 struct zvm_walk {
   const uint8_t *buf;
   size_t len;
-  size_t pos;        /* next MCE, or next record while in a record set */
-  size_t rs_begin;   /* offset of the current record set's first byte */
-  size_t rs_end;     /* offset one past its last byte */
+  size_t pos;      /* next MCE, or next record while in a record set */
+  size_t rs_begin; /* offset of the current record set's first byte */
+  size_t rs_end;   /* offset one past its last byte */
   bool in_record_set;
   bool done;
   zvm_domain_mask_t select; /* domains whose records are yielded */

@@ -30,7 +30,12 @@ struct zvm_reader_io {
 /* Real system calls. */
 extern const struct zvm_reader_io zvm_reader_sysio;
 
-enum zvm_log_level { ZVM_LOG_ERR, ZVM_LOG_WARNING, ZVM_LOG_NOTICE, ZVM_LOG_INFO };
+enum zvm_log_level {
+  ZVM_LOG_ERR,
+  ZVM_LOG_WARNING,
+  ZVM_LOG_NOTICE,
+  ZVM_LOG_INFO
+};
 
 /* The reader reports what an admin must know through this; the glue
  * prefixes "zvm_monitor plugin: " and passes it to collectd's log. The
@@ -39,20 +44,20 @@ typedef void (*zvm_reader_log_fn)(enum zvm_log_level level, const char *msg,
                                   void *ctx);
 
 struct zvm_reader_stats {
-  uint64_t bytes_read;   /* every byte any read() returned */
-  uint64_t sets;         /* data sets completed by a 0-byte read */
-  uint64_t eio;          /* read() failed with EIO */
-  uint64_t efault;       /* read() failed with EFAULT */
-  uint64_t eoverflow;    /* read() failed with EOVERFLOW */
-  uint64_t open_errors;  /* failed open() attempts */
-  uint64_t oversize;     /* sets discarded for exceeding max_set_size */
-  uint64_t discarded;    /* partial sets discarded (EIO/EFAULT/sever) */
-  uint64_t reopens;      /* successful re-opens after a severed path */
+  uint64_t bytes_read;  /* every byte any read() returned */
+  uint64_t sets;        /* data sets completed by a 0-byte read */
+  uint64_t eio;         /* read() failed with EIO */
+  uint64_t efault;      /* read() failed with EFAULT */
+  uint64_t eoverflow;   /* read() failed with EOVERFLOW */
+  uint64_t open_errors; /* failed open() attempts */
+  uint64_t oversize;    /* sets discarded for exceeding max_set_size */
+  uint64_t discarded;   /* partial sets discarded (EIO/EFAULT/sever) */
+  uint64_t reopens;     /* successful re-opens after a severed path */
 };
 
 struct zvm_reader_config {
-  const char *device;  /* default "/dev/monreader" */
-  size_t max_set_size; /* default 64 MiB */
+  const char *device;             /* default "/dev/monreader" */
+  size_t max_set_size;            /* default 64 MiB */
   const struct zvm_reader_io *io; /* NULL: zvm_reader_sysio */
   zvm_reader_log_fn log;
   void *log_ctx;

@@ -1,0 +1,1103 @@
+/*
+ * Device reader tests: a scripted fake /dev/monreader behind struct
+ * zvm_reader_io, a fake clock, and heap accounting through ld --wrap.
+ *
+ * The script is a list of steps. Read steps (DATA, ZERO, ERR, FOREVER) are
+ * consumed by read(); a POLL step by poll(); an OPEN_FAIL step by open().
+ * DATA serves the next n bytes of one byte stream, at most `chunk` bytes
+ * (and at most what the reader asked) per read. A pending POLL or OPEN_FAIL
+ * step is a barrier: read() says EAGAIN until it is consumed. Without a POLL
+ * step, poll() says POLLIN while read steps remain, else 0. An exhausted
+ * script reads as EAGAIN.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h> /* needs the four headers above */
+
+#include "zvm_monitor/reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEV "/dev/test-monreader"
+#define FAKE_FD 7
+
+/* ---- heap accounting (the test itself never allocates) ------------------- */
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t m, size_t n);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t m, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+
+static struct {
+  long live;           /* blocks allocated and not freed */
+  size_t max_realloc;  /* largest realloc() request (the set buffer) */
+  int realloc_ok_left; /* < 0: unlimited; else reallocs before failing */
+} heap = {0, 0, -1};
+
+void *__wrap_malloc(size_t n) {
+  void *p = __real_malloc(n);
+  if (p != NULL)
+    heap.live++;
+  return p;
+}
+
+void *__wrap_calloc(size_t m, size_t n) {
+  void *p = __real_calloc(m, n);
+  if (p != NULL)
+    heap.live++;
+  return p;
+}
+
+void *__wrap_realloc(void *p, size_t n) {
+  if (heap.realloc_ok_left == 0)
+    return NULL;
+  if (heap.realloc_ok_left > 0)
+    heap.realloc_ok_left--;
+  if (n > heap.max_realloc)
+    heap.max_realloc = n;
+  void *q = __real_realloc(p, n);
+  if (q != NULL && p == NULL)
+    heap.live++;
+  return q;
+}
+
+void __wrap_free(void *p) {
+  if (p != NULL)
+    heap.live--;
+  __real_free(p);
+}
+
+/* ---- fake device --------------------------------------------------------- */
+
+enum step_kind { ST_DATA, ST_ZERO, ST_ERR, ST_FOREVER, ST_POLL, ST_OPEN_FAIL };
+
+struct step {
+  enum step_kind kind;
+  size_t n;     /* DATA: bytes left */
+  size_t chunk; /* DATA: max bytes per read, 0 = no limit */
+  int e;        /* ERR, OPEN_FAIL: errno */
+  int revents;  /* POLL */
+};
+
+#define MAX_STEPS 4096
+#define STREAM_MAX (1u << 20)
+
+struct fake {
+  struct step steps[MAX_STEPS];
+  size_t nsteps;
+  size_t next;
+  uint8_t stream[STREAM_MAX];
+  size_t stream_len; /* bytes placed in the stream */
+  size_t pos;        /* bytes served */
+  uint64_t now;
+  bool is_open;
+  unsigned n_open, n_read, n_poll, n_close;
+  int last_flags;
+  char last_path[128];
+  unsigned bad_calls; /* read/poll on a closed fd, close twice, ... */
+};
+
+/* What the callback received. */
+#define MAX_SETS 64
+struct got {
+  size_t n;
+  size_t off[MAX_SETS];
+  size_t len[MAX_SETS];
+  uint8_t data[STREAM_MAX];
+  size_t used;
+};
+
+#define MAX_LOGS 64
+struct logs {
+  int n;
+  enum zvm_log_level level[MAX_LOGS];
+  char msg[MAX_LOGS][512];
+};
+
+static struct fake F;
+static struct got G;
+static struct logs L;
+
+static bool is_read_step(const struct step *s) {
+  return s->kind == ST_DATA || s->kind == ST_ZERO || s->kind == ST_ERR ||
+         s->kind == ST_FOREVER;
+}
+
+static int fake_open(const char *path, int flags, void *ctx) {
+  struct fake *f = ctx;
+  f->n_open++;
+  f->last_flags = flags;
+  snprintf(f->last_path, sizeof(f->last_path), "%s", path);
+  if (f->is_open) {
+    f->bad_calls++;
+    errno = EBUSY;
+    return -1;
+  }
+  if (f->next < f->nsteps && f->steps[f->next].kind == ST_OPEN_FAIL) {
+    errno = f->steps[f->next++].e;
+    return -1;
+  }
+  f->is_open = true;
+  return FAKE_FD;
+}
+
+static ssize_t fake_read(int fd, void *buf, size_t count, void *ctx) {
+  struct fake *f = ctx;
+  f->n_read++;
+  if (!f->is_open || fd != FAKE_FD || count == 0) {
+    f->bad_calls++;
+    errno = EBADF;
+    return -1;
+  }
+  if (f->next == f->nsteps || !is_read_step(&f->steps[f->next])) {
+    errno = EAGAIN;
+    return -1;
+  }
+  struct step *s = &f->steps[f->next];
+  size_t n;
+  switch (s->kind) {
+  case ST_DATA:
+    n = s->n < count ? s->n : count;
+    if (s->chunk > 0 && n > s->chunk)
+      n = s->chunk;
+    memcpy(buf, f->stream + f->pos, n);
+    f->pos += n;
+    s->n -= n;
+    if (s->n == 0)
+      f->next++;
+    return (ssize_t)n;
+  case ST_ZERO:
+    f->next++;
+    return 0;
+  case ST_ERR:
+    f->next++;
+    errno = s->e;
+    return -1;
+  default: /* ST_FOREVER */
+    ((uint8_t *)buf)[0] = 0xAB;
+    return 1;
+  }
+}
+
+static int fake_poll(int fd, void *ctx) {
+  struct fake *f = ctx;
+  f->n_poll++;
+  if (!f->is_open || fd != FAKE_FD) {
+    f->bad_calls++;
+    return POLLNVAL;
+  }
+  if (f->next < f->nsteps && f->steps[f->next].kind == ST_POLL)
+    return f->steps[f->next++].revents;
+  return f->next < f->nsteps && is_read_step(&f->steps[f->next]) ? POLLIN : 0;
+}
+
+static int fake_close(int fd, void *ctx) {
+  struct fake *f = ctx;
+  f->n_close++;
+  if (!f->is_open || fd != FAKE_FD)
+    f->bad_calls++;
+  f->is_open = false;
+  return 0;
+}
+
+static uint64_t fake_now(void *ctx) { return ((struct fake *)ctx)->now; }
+
+static void on_set(const uint8_t *set, size_t len, void *ctx) {
+  struct got *g = ctx;
+  assert_non_null(set);
+  assert_true(g->n < MAX_SETS);
+  assert_true(g->used + len <= sizeof(g->data));
+  memcpy(g->data + g->used, set, len);
+  g->off[g->n] = g->used;
+  g->len[g->n] = len;
+  g->used += len;
+  g->n++;
+}
+
+static void on_log(enum zvm_log_level level, const char *msg, void *ctx) {
+  struct logs *l = ctx;
+  assert_true(l->n < MAX_LOGS);
+  l->level[l->n] = level;
+  snprintf(l->msg[l->n], sizeof(l->msg[0]), "%s", msg);
+  l->n++;
+}
+
+/* ---- script building ----------------------------------------------------- */
+
+static struct step *push(enum step_kind kind) {
+  assert_true(F.nsteps < MAX_STEPS);
+  struct step *s = &F.steps[F.nsteps++];
+  memset(s, 0, sizeof(*s));
+  s->kind = kind;
+  return s;
+}
+
+static uint32_t rng = 0x12345678u;
+
+static uint8_t next_byte(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 17;
+  rng ^= rng << 5;
+  return (uint8_t)(rng >> 11);
+}
+
+/* n new stream bytes, served in reads of at most `chunk` bytes. Returns the
+ * stream offset of the first one. */
+static size_t push_data_chunked(size_t n, size_t chunk) {
+  size_t off = F.stream_len;
+  assert_true(F.stream_len + n <= STREAM_MAX);
+  for (size_t i = 0; i < n; i++)
+    F.stream[F.stream_len++] = next_byte();
+  struct step *s = push(ST_DATA);
+  s->n = n;
+  s->chunk = chunk;
+  return off;
+}
+
+static size_t push_data(size_t n) { return push_data_chunked(n, 0); }
+static void push_zero(void) { push(ST_ZERO); }
+static void push_err(int e) { push(ST_ERR)->e = e; }
+static void push_poll(int revents) { push(ST_POLL)->revents = revents; }
+static void push_open_fail(int e) { push(ST_OPEN_FAIL)->e = e; }
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static int setup(void **state) {
+  (void)state;
+  memset(&F, 0, sizeof(F));
+  memset(&G, 0, sizeof(G));
+  memset(&L, 0, sizeof(L));
+  F.now = 1000000;
+  heap.max_realloc = 0;
+  heap.realloc_ok_left = -1;
+  rng = 0x12345678u;
+  return 0;
+}
+
+/* The io struct lives on this stack frame only: the reader must copy it. */
+static struct zvm_reader *mk_dev(const char *device, size_t max_set) {
+  struct zvm_reader_io io = {fake_open,  fake_read, fake_poll,
+                             fake_close, fake_now,  &F};
+  struct zvm_reader_config cfg = {.device = device,
+                                  .max_set_size = max_set,
+                                  .io = &io,
+                                  .log = on_log,
+                                  .log_ctx = &L};
+  struct zvm_reader *r = zvm_reader_create(&cfg);
+  assert_non_null(r);
+  return r;
+}
+
+static struct zvm_reader *mk(size_t max_set) { return mk_dev(DEV, max_set); }
+
+static const struct zvm_reader_stats *st(const struct zvm_reader *r) {
+  return zvm_reader_get_stats(r);
+}
+
+static void drain(struct zvm_reader *r) {
+  assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
+}
+
+/* Delivered set i is exactly stream[off, off + len). */
+static void assert_set(size_t i, size_t off, size_t len) {
+  assert_true(i < G.n);
+  assert_int_equal(G.len[i], len);
+  assert_true(off + len <= F.stream_len);
+  assert_memory_equal(G.data + G.off[i], F.stream + off, len);
+}
+
+static int count_logs(enum zvm_log_level level, const char *needle) {
+  int n = 0;
+  for (int i = 0; i < L.n; i++)
+    if (L.level[i] == level && strstr(L.msg[i], needle) != NULL)
+      n++;
+  return n;
+}
+
+static void assert_no_prefix(void) {
+  for (int i = 0; i < L.n; i++)
+    assert_null(strstr(L.msg[i], "zvm_monitor plugin"));
+}
+
+/* ---- chunking ------------------------------------------------------------ */
+
+static const size_t set_sizes[] = {12, 4108, 1, 70000, 9000, 13};
+#define NSETS (sizeof(set_sizes) / sizeof(set_sizes[0]))
+
+/* Same sets, served with the chunk sizes in pattern (cycled per step; a step
+ * is one whole chunk when mixed, else a whole set). */
+static void run_chunking(size_t fixed, const size_t *pattern, size_t npat) {
+  struct zvm_reader *r = mk(0);
+  size_t offs[NSETS], total = 0, expect_reads = 0, p = 0;
+
+  for (size_t i = 0; i < NSETS; i++) {
+    if (fixed > 0) {
+      offs[i] = push_data_chunked(set_sizes[i], fixed);
+      expect_reads += (set_sizes[i] + fixed - 1) / fixed;
+    } else {
+      offs[i] = F.stream_len;
+      for (size_t left = set_sizes[i]; left > 0;) {
+        size_t c = pattern[p++ % npat];
+        if (c > left)
+          c = left;
+        push_data_chunked(c, c);
+        left -= c;
+      }
+    }
+    push_zero();
+    total += set_sizes[i];
+  }
+
+  drain(r);
+  assert_int_equal(G.n, NSETS);
+  for (size_t i = 0; i < NSETS; i++)
+    assert_set(i, offs[i], set_sizes[i]);
+  assert_int_equal(st(r)->sets, NSETS);
+  assert_int_equal(st(r)->bytes_read, total);
+  assert_int_equal(F.next, F.nsteps);
+  if (fixed > 0) /* data reads + 0-byte reads + the final EAGAIN */
+    assert_int_equal(F.n_read, expect_reads + NSETS + 1);
+  assert_int_equal(F.bad_calls, 0);
+  zvm_reader_destroy(r);
+}
+
+static void chunk_1(void **s) {
+  (void)s;
+  run_chunking(1, NULL, 0);
+}
+
+static void chunk_7(void **s) {
+  (void)s;
+  run_chunking(7, NULL, 0);
+}
+
+static void chunk_12(void **s) {
+  (void)s;
+  run_chunking(12, NULL, 0);
+}
+
+static void chunk_4096(void **s) {
+  (void)s;
+  run_chunking(4096, NULL, 0);
+}
+
+static void chunk_mixed(void **s) {
+  static const size_t pat[] = {12, 1, 4096, 7, 3, 65536, 5, 7, 20000, 2};
+  (void)s;
+  run_chunking(0, pat, sizeof(pat) / sizeof(pat[0]));
+}
+
+/* ---- assembly ------------------------------------------------------------ */
+
+static void carry_over(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t off = push_data(5000);
+
+  drain(r);
+  assert_int_equal(G.n, 0);
+  assert_int_equal(st(r)->sets, 0);
+  assert_int_equal(st(r)->bytes_read, 5000);
+
+  push_data_chunked(4000, 333);
+  push_zero();
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, off, 9000);
+  assert_int_equal(st(r)->sets, 1);
+
+  drain(r); /* nothing new: not delivered again */
+  assert_int_equal(G.n, 1);
+  assert_int_equal(st(r)->sets, 1);
+  assert_int_equal(st(r)->bytes_read, 9000);
+  zvm_reader_destroy(r);
+}
+
+static void sets_in_order(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t a = push_data(300);
+  push_zero();
+  size_t b = push_data(12);
+  push_zero();
+  size_t c = push_data(5000);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 3);
+  assert_set(0, a, 300);
+  assert_set(1, b, 12);
+  assert_set(2, c, 5000);
+  assert_int_equal(st(r)->sets, 3);
+  zvm_reader_destroy(r);
+}
+
+/* The driver answers an MCA it rejects with a bare 0-byte read. */
+static void empty_set_counted_and_delivered(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_zero();
+  size_t a = push_data(5);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 2);
+  assert_int_equal(G.len[0], 0);
+  assert_set(1, a, 5);
+  assert_int_equal(st(r)->sets, 2);
+  zvm_reader_destroy(r);
+}
+
+/* ---- read errors --------------------------------------------------------- */
+
+static void eio_discards_set(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_data(50);
+  push_err(EIO);
+  push_poll(POLLIN); /* the path is healthy */
+  size_t b = push_data(40);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, b, 40);
+  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(st(r)->sets, 1);
+  assert_int_equal(st(r)->bytes_read, 90);
+  assert_int_equal(F.n_close, 0);
+  assert_int_equal(F.n_poll, 2); /* drain start, after EIO */
+  assert_int_equal(F.next, F.nsteps);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "EIO"), 1);
+  zvm_reader_destroy(r);
+}
+
+/* EIO where the 0-byte read was due (reply failed): nothing to discard. */
+static void eio_at_set_boundary(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t a = push_data(30);
+  push_zero();
+  push_err(EIO);
+  size_t b = push_data(10);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 2);
+  assert_set(0, a, 30);
+  assert_set(1, b, 10);
+  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->discarded, 0);
+  zvm_reader_destroy(r);
+}
+
+static void efault_discards_set(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t a = push_data(25);
+  push_zero();
+  push_data(12);
+  push_data(70);
+  push_err(EFAULT);
+  size_t b = push_data(33);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 2);
+  assert_set(0, a, 25);
+  assert_set(1, b, 33);
+  assert_int_equal(st(r)->efault, 1);
+  assert_int_equal(st(r)->eio, 0);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(st(r)->sets, 2);
+  assert_int_equal(st(r)->bytes_read, 25 + 12 + 70 + 33);
+  assert_int_equal(F.n_close, 0);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "EFAULT"), 1);
+  zvm_reader_destroy(r);
+}
+
+static void eoverflow_keeps_set(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t a = push_data(30);
+  push_err(EOVERFLOW);
+  push_data(20);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, a, 50);
+  assert_int_equal(st(r)->eoverflow, 1);
+  assert_int_equal(st(r)->discarded, 0);
+  assert_int_equal(st(r)->sets, 1);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "EOVERFLOW"), 1);
+  zvm_reader_destroy(r);
+}
+
+/* Logged once while overflows continue; again after a clean drain. */
+static void eoverflow_logged_per_state_change(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t a = push_data(8);
+  push_zero();
+  push_err(EOVERFLOW); /* where the driver puts it: at a set boundary */
+  size_t b = push_data(9);
+  push_zero();
+  drain(r);
+  assert_int_equal(G.n, 2);
+  assert_set(0, a, 8);
+  assert_set(1, b, 9);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "EOVERFLOW"), 1);
+
+  push_err(EOVERFLOW);
+  push_data(3);
+  push_zero();
+  drain(r);
+  assert_int_equal(G.n, 3);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "EOVERFLOW"), 1);
+
+  push_data(4);
+  push_zero();
+  drain(r); /* clean */
+  push_err(EOVERFLOW);
+  size_t e = push_data(5);
+  push_zero();
+  drain(r);
+  assert_int_equal(G.n, 5);
+  assert_set(4, e, 5);
+  assert_int_equal(st(r)->eoverflow, 3);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "EOVERFLOW"), 2);
+  zvm_reader_destroy(r);
+}
+
+static void eagain_keeps_partial(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t a = push_data(30);
+  push_err(EAGAIN);
+  push_data(20);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 0);
+  assert_int_equal(F.n_read, 2); /* stopped at EAGAIN */
+  assert_int_equal(F.next, 2);
+  assert_int_equal(st(r)->bytes_read, 30);
+
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, a, 50);
+  assert_int_equal(st(r)->sets, 1);
+  assert_int_equal(st(r)->eio + st(r)->efault + st(r)->eoverflow, 0);
+  assert_int_equal(L.n, 1); /* "opened" only: EAGAIN is not an error */
+  zvm_reader_destroy(r);
+}
+
+static void eintr_retried(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t a = push_data(30);
+  push_err(EINTR);
+  push_data(20);
+  push_err(EINTR);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, a, 50);
+  assert_int_equal(st(r)->discarded, 0);
+  assert_int_equal(F.next, F.nsteps);
+  assert_int_equal(L.n, 1);
+  zvm_reader_destroy(r);
+}
+
+static void poll_nothing_ready_no_read(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_poll(0);
+  size_t a = push_data(10);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(F.n_read, 0);
+  assert_int_equal(G.n, 0);
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, a, 10);
+  zvm_reader_destroy(r);
+}
+
+/* ---- open errors --------------------------------------------------------- */
+
+static void open_errors_logged_once(void **s) {
+  static const struct {
+    int e;
+    const char *needle;
+  } cases[] = {
+      {EBUSY, "another process holds " DEV " (only one reader is allowed)"},
+      {ENOENT, DEV " does not exist: load the monreader module (modprobe "
+                   "monreader mondcss=<DCSS>)"},
+      {EIO, "cannot open " DEV ": the IUCV connection to *MONITOR failed: "
+            "check 'IUCV *MONITOR' in the guest's directory entry and syslog "
+            "for the IPUSER SEVER code"},
+      {EACCES, "permission denied opening " DEV},
+  };
+  (void)s;
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+    setup(NULL);
+    struct zvm_reader *r = mk(0);
+    for (unsigned i = 1; i <= 3; i++) {
+      push_open_fail(cases[c].e);
+      drain(r);
+      assert_int_equal(F.n_open, i);
+      assert_int_equal(st(r)->open_errors, i);
+      F.now += 60000; /* past any back-off */
+    }
+    assert_int_equal(L.n, 1);
+    assert_int_equal(L.level[0], ZVM_LOG_ERR);
+    assert_non_null(strstr(L.msg[0], cases[c].needle));
+
+    drain(r); /* opens */
+    assert_true(F.is_open);
+    assert_int_equal(st(r)->open_errors, 3);
+    assert_int_equal(st(r)->reopens, 0);
+    assert_int_equal(L.n, 2);
+    assert_int_equal(L.level[1], ZVM_LOG_INFO);
+    assert_string_equal(L.msg[1], "opened " DEV);
+    assert_int_equal(F.last_flags & O_ACCMODE, O_RDONLY);
+    assert_true((F.last_flags & O_NONBLOCK) != 0);
+    assert_string_equal(F.last_path, DEV);
+    assert_no_prefix();
+    assert_int_equal(F.bad_calls, 0);
+    zvm_reader_destroy(r);
+  }
+}
+
+static void open_error_transitions(void **s) {
+  static const int seq[] = {EBUSY, EBUSY, ENOENT, ENOENT, ENOENT, EBUSY, EIO};
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+    push_open_fail(seq[i]);
+    drain(r);
+    F.now += 60000;
+  }
+  assert_int_equal(st(r)->open_errors, 7);
+  assert_int_equal(L.n, 4);
+  assert_non_null(strstr(L.msg[0], "another process holds"));
+  assert_non_null(strstr(L.msg[1], "does not exist"));
+  assert_non_null(strstr(L.msg[2], "another process holds"));
+  assert_non_null(strstr(L.msg[3], "IUCV connection"));
+
+  drain(r); /* success ends the state ... */
+  assert_true(F.is_open);
+  assert_int_equal(L.n, 5);
+  zvm_reader_destroy(r);
+
+  /* ... so the same errno after a success is logged again. */
+  setup(NULL);
+  r = mk(0);
+  push_open_fail(EBUSY);
+  drain(r);
+  F.now += 60000;
+  drain(r);
+  push_poll(POLLERR);
+  drain(r);
+  F.now += 60000;
+  push_open_fail(EBUSY);
+  drain(r);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "another process holds"), 2);
+  zvm_reader_destroy(r);
+}
+
+/* Open failures back off as severs do, and no open() happens early. */
+static void open_backoff(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_open_fail(ENOENT);
+  drain(r);
+  F.now += 999;
+  drain(r);
+  assert_int_equal(F.n_open, 1);
+  F.now += 1;
+  push_open_fail(ENOENT);
+  drain(r);
+  assert_int_equal(F.n_open, 2);
+  F.now += 1999;
+  drain(r);
+  assert_int_equal(F.n_open, 2);
+  F.now += 1;
+  drain(r);
+  assert_int_equal(F.n_open, 3);
+  assert_true(F.is_open);
+  assert_int_equal(st(r)->open_errors, 2);
+  assert_int_equal(st(r)->reopens, 0);
+  zvm_reader_destroy(r);
+}
+
+static void default_device(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk_dev(NULL, 0);
+  push_open_fail(ENOENT);
+  drain(r);
+  assert_string_equal(F.last_path, "/dev/monreader");
+  assert_string_equal(L.msg[0], "/dev/monreader does not exist: load the "
+                                "monreader module (modprobe monreader "
+                                "mondcss=<DCSS>)");
+  zvm_reader_destroy(r);
+}
+
+/* ---- sever and re-open --------------------------------------------------- */
+
+static void sever_backoff(void **s) {
+  static const uint64_t delays[] = {2000,  4000,  8000, 16000,
+                                    32000, 60000, 60000};
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_data(100); /* partial set */
+  drain(r);
+  assert_int_equal(F.n_open, 1);
+
+  push_poll(POLLERR);
+  drain(r);
+  assert_false(F.is_open);
+  assert_int_equal(F.n_close, 1);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "severed"), 1);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "will re-open (back-off 1 s)"),
+                   1);
+
+  F.now += 999;
+  drain(r);
+  assert_int_equal(F.n_open, 1);
+  F.now += 1;
+  push_open_fail(EIO);
+  drain(r);
+  assert_int_equal(F.n_open, 2);
+
+  for (size_t i = 0; i < sizeof(delays) / sizeof(delays[0]); i++) {
+    unsigned opens = F.n_open;
+    F.now += delays[i] - 1;
+    drain(r);
+    assert_int_equal(F.n_open, opens);
+    F.now += 1;
+    push_open_fail(EIO);
+    drain(r);
+    assert_int_equal(F.n_open, opens + 1);
+  }
+  assert_int_equal(st(r)->open_errors, 8);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "IUCV connection"), 1);
+
+  F.now += 60000;
+  drain(r);
+  assert_true(F.is_open);
+  assert_int_equal(st(r)->reopens, 1);
+  assert_string_equal(L.msg[L.n - 1], "re-opened " DEV);
+
+  size_t a = push_data(64);
+  push_zero();
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, a, 64); /* nothing of the severed set leaks in */
+
+  /* Back-off starts again at 1 s after a success. */
+  push_poll(POLLERR);
+  drain(r);
+  assert_false(F.is_open);
+  F.now += 999;
+  drain(r);
+  assert_false(F.is_open);
+  F.now += 1;
+  drain(r);
+  assert_true(F.is_open);
+  assert_int_equal(st(r)->reopens, 2);
+  assert_int_equal(st(r)->discarded, 1); /* the 2nd sever had no partial set */
+  assert_int_equal(F.bad_calls, 0);
+  zvm_reader_destroy(r);
+}
+
+static void eio_then_pollerr_is_sever(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_data(50);
+  push_err(EIO);
+  push_poll(POLLERR);
+  size_t b = push_data(30); /* after the re-open */
+  push_zero();
+
+  drain(r);
+  assert_false(F.is_open);
+  assert_int_equal(F.n_close, 1);
+  assert_int_equal(F.n_read, 2);
+  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "severed"), 1);
+
+  F.now += 1000;
+  drain(r);
+  assert_int_equal(st(r)->reopens, 1);
+  assert_int_equal(G.n, 1);
+  assert_set(0, b, 30);
+  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->discarded, 1);
+  zvm_reader_destroy(r);
+}
+
+static void unexpected_errno_reopens(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_data(20);
+  push_err(EINVAL);
+  size_t b = push_data(7);
+  push_zero();
+
+  drain(r);
+  assert_false(F.is_open);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "reading " DEV " failed"), 1);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "(back-off 1 s)"), 1);
+  F.now += 1000;
+  drain(r);
+  assert_int_equal(st(r)->reopens, 1);
+  assert_int_equal(G.n, 1);
+  assert_set(0, b, 7);
+  zvm_reader_destroy(r);
+}
+
+/* ---- oversize ------------------------------------------------------------ */
+
+static void oversize_discarded(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(100);
+  push_data_chunked(250, 40);
+  push_zero();
+  size_t fits = push_data(100); /* exactly the cap */
+  push_zero();
+  push_data(101);
+  push_zero();
+  push_data_chunked(300, 64);
+  push_zero();
+  size_t small = push_data(10);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 2);
+  assert_set(0, fits, 100);
+  assert_set(1, small, 10);
+  assert_int_equal(st(r)->sets, 5);
+  assert_int_equal(st(r)->oversize, 3);
+  assert_int_equal(st(r)->discarded, 0);
+  assert_int_equal(st(r)->bytes_read, 250 + 100 + 101 + 300 + 10);
+  /* logged for the 1st, again for the 3rd (a set fit in between), not for
+   * the 4th */
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "larger than 100 bytes"), 2);
+  assert_int_equal(heap.max_realloc, 100);
+  assert_int_equal(F.next, F.nsteps);
+  zvm_reader_destroy(r);
+}
+
+/* An oversize set still being skipped when a drain ends stays skipped. */
+static void oversize_across_drains(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(100);
+  push_data(150);
+  drain(r);
+  push_data(500);
+  push_zero();
+  size_t b = push_data(60);
+  push_zero();
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, b, 60);
+  assert_int_equal(st(r)->oversize, 1);
+  assert_int_equal(st(r)->sets, 2);
+  assert_true(heap.max_realloc <= 100);
+  zvm_reader_destroy(r);
+}
+
+static void bytes_read_counts_discarded(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(100);
+  push_data(90);
+  push_err(EIO);
+  push_data(10);
+  push_err(EFAULT);
+  push_data_chunked(250, 50);
+  push_zero();
+  size_t d = push_data(50);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, d, 50);
+  assert_int_equal(st(r)->bytes_read, 90 + 10 + 250 + 50);
+  assert_int_equal(st(r)->discarded, 2);
+  assert_int_equal(st(r)->oversize, 1);
+  assert_int_equal(st(r)->sets, 2);
+  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->efault, 1);
+  zvm_reader_destroy(r);
+}
+
+/* ---- bounds and resources ------------------------------------------------ */
+
+static void read_cap_bounds_one_drain(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push(ST_FOREVER);
+
+  drain(r);
+  unsigned reads = F.n_read;
+  assert_true(reads >= 100000);
+  assert_true(reads <= (1u << 20));
+  assert_int_equal(st(r)->bytes_read, reads);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "still had data"), 1);
+
+  drain(r);
+  assert_int_equal(F.n_read, 2 * reads);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "still had data"), 1);
+  assert_int_equal(G.n, 0);
+  zvm_reader_destroy(r);
+}
+
+static void alloc_failure_keeps_partial(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  size_t a = push_data(70000);
+  push_zero();
+
+  heap.realloc_ok_left = 1; /* first buffer ok, growing it fails */
+  assert_int_equal(zvm_reader_drain(r, on_set, &G), -1);
+  assert_int_equal(G.n, 0);
+  assert_true(st(r)->bytes_read > 0);
+  assert_true(st(r)->bytes_read < 70000);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "cannot allocate"), 1);
+
+  heap.realloc_ok_left = -1;
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, a, 70000);
+  assert_int_equal(st(r)->bytes_read, 70000);
+  assert_int_equal(st(r)->discarded, 0);
+  zvm_reader_destroy(r);
+}
+
+static void destroy_frees_and_closes(void **s) {
+  (void)s;
+  long before = heap.live;
+  struct zvm_reader *r = mk(0);
+  push_data(5000); /* partial set in the buffer */
+  drain(r);
+  assert_true(F.is_open);
+  assert_true(heap.live >= before + 3); /* reader, device name, buffer */
+
+  zvm_reader_destroy(r);
+  assert_int_equal(heap.live, before);
+  assert_false(F.is_open);
+  assert_int_equal(F.n_close, 1);
+  assert_int_equal(F.bad_calls, 0);
+  zvm_reader_destroy(NULL);
+}
+
+static void create_rejects_bad_config(void **s) {
+  (void)s;
+  long before = heap.live;
+  struct zvm_reader_io io = {fake_open,  fake_read, NULL,
+                             fake_close, fake_now,  &F};
+  struct zvm_reader_config cfg = {.device = DEV, .io = &io};
+  assert_null(zvm_reader_create(&cfg));
+  io.poll = fake_poll;
+  cfg.device = "";
+  assert_null(zvm_reader_create(&cfg));
+  assert_int_equal(heap.live, before);
+}
+
+/* The real system calls on a FIFO: open, poll, read, EAGAIN, and POLLHUP
+ * once the writer is gone (treated like the driver's POLLERR). */
+static void sysio_smoke(void **s) {
+  (void)s;
+  char dir[] = "/tmp/zvm_reader_XXXXXX";
+  char path[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof(path), "%s/missing", dir);
+  struct zvm_reader_config cfg = {.device = path, .log = on_log, .log_ctx = &L};
+  struct zvm_reader *r = zvm_reader_create(&cfg);
+  assert_non_null(r);
+  assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
+  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "missing does not exist"), 1);
+  zvm_reader_destroy(r);
+
+  snprintf(path, sizeof(path), "%s/fifo", dir);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  r = zvm_reader_create(&cfg);
+  assert_non_null(r);
+  assert_int_equal(zvm_reader_drain(r, on_set, &G), 0); /* opens */
+  assert_int_equal(st(r)->open_errors, 0);
+  int w = open(path, O_WRONLY | O_NONBLOCK);
+  assert_true(w >= 0);
+  assert_int_equal(write(w, "MCE+records", 11), 11);
+  assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
+  assert_int_equal(st(r)->bytes_read, 11);
+  assert_int_equal(G.n, 0);
+  close(w);
+  assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(count_logs(ZVM_LOG_WARNING, "severed"), 1);
+  zvm_reader_destroy(r);
+  unlink(path);
+  rmdir(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(chunk_1, setup),
+      cmocka_unit_test_setup(chunk_7, setup),
+      cmocka_unit_test_setup(chunk_12, setup),
+      cmocka_unit_test_setup(chunk_4096, setup),
+      cmocka_unit_test_setup(chunk_mixed, setup),
+      cmocka_unit_test_setup(carry_over, setup),
+      cmocka_unit_test_setup(sets_in_order, setup),
+      cmocka_unit_test_setup(empty_set_counted_and_delivered, setup),
+      cmocka_unit_test_setup(eio_discards_set, setup),
+      cmocka_unit_test_setup(eio_at_set_boundary, setup),
+      cmocka_unit_test_setup(efault_discards_set, setup),
+      cmocka_unit_test_setup(eoverflow_keeps_set, setup),
+      cmocka_unit_test_setup(eoverflow_logged_per_state_change, setup),
+      cmocka_unit_test_setup(eagain_keeps_partial, setup),
+      cmocka_unit_test_setup(eintr_retried, setup),
+      cmocka_unit_test_setup(poll_nothing_ready_no_read, setup),
+      cmocka_unit_test_setup(open_errors_logged_once, setup),
+      cmocka_unit_test_setup(open_error_transitions, setup),
+      cmocka_unit_test_setup(open_backoff, setup),
+      cmocka_unit_test_setup(default_device, setup),
+      cmocka_unit_test_setup(sever_backoff, setup),
+      cmocka_unit_test_setup(eio_then_pollerr_is_sever, setup),
+      cmocka_unit_test_setup(unexpected_errno_reopens, setup),
+      cmocka_unit_test_setup(oversize_discarded, setup),
+      cmocka_unit_test_setup(oversize_across_drains, setup),
+      cmocka_unit_test_setup(bytes_read_counts_discarded, setup),
+      cmocka_unit_test_setup(read_cap_bounds_one_drain, setup),
+      cmocka_unit_test_setup(alloc_failure_keeps_partial, setup),
+      cmocka_unit_test_setup(destroy_frees_and_closes, setup),
+      cmocka_unit_test_setup(create_rejects_bad_config, setup),
+      cmocka_unit_test_setup(sysio_smoke, setup),
+  };
+  return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
+}
