@@ -204,6 +204,11 @@ msg_append(char *buf, size_t size, const char *fmt, ...) {
     memcpy(buf + size - 4, "...", 4);
 }
 
+/* A record's TOD in microseconds; 0 is reserved for "now" in zvm_value. */
+static bool record_time(const struct zvm_record *rec, uint64_t *us) {
+  return zvm_tod_to_unix_us(rec->tod, us) && *us != 0;
+}
+
 /* ------------------------------------------------------------------------
  * Users (D4R10): a chained hash table keyed by the formatted user ID.
  */
@@ -320,7 +325,7 @@ static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
   u->transactions++;
 
   uint64_t us;
-  if (!zvm_tod_to_unix_us(rec->tod, &us))
+  if (!record_time(rec, &us))
     return;
   if (u->pending >= 0 && us < u->pend_us)
     return; /* an older record than the one kept */
@@ -477,7 +482,7 @@ static void notify_end(struct zvm_mapper *m, uint32_t seq, uint64_t us,
 
 static void map_prcsmt(struct zvm_mapper *m, const struct zvm_record *rec) {
   uint64_t us;
-  if (!zvm_tod_to_unix_us(rec->tod, &us))
+  if (!record_time(rec, &us))
     return;
 
   uint64_t seq = 0, maxtc = 0, status = 0;

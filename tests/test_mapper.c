@@ -541,6 +541,23 @@ static void test_strictly_increasing_times(void **state) {
   expect_user(f, "", "LINUX07", 4, 4, US(SEC, 21));
 }
 
+static void test_unusable_tod(void **state) {
+  struct fx *f = *state;
+  start(f);
+  /* Before 1970, and exactly the epoch (0 would read as "now"). */
+  add_useite(&f->rs, "LINUX07", 0x1000, 0, 200);
+  add_useite(&f->rs, "LINUX08", tb_tod(0, 0), 0, 200);
+  add_prcsmt(&f->rs, tb_tod(0, 0), 1, 0x80, 2,
+             (const struct cputinfo[]){{3, 2, 2, 2, 2}}, 1);
+  pass(f, TB_DOM(4) | TB_DOM(5));
+  assert_int_equal(f->nv, 9);
+  assert_int_equal(f->nn, 0);
+  /* Still transactions: a later record carries the count. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  pass(f, TB_DOM(4));
+  expect_user(f, "", "LINUX07", 0, 2, US(SEC, 1));
+}
+
 static void test_truncated_set_yields_nothing(void **state) {
   struct fx *f = *state;
   start(f);
@@ -808,6 +825,7 @@ int main(void) {
       T(test_domain_selection),
       T(test_aggregation_latest_wins),
       T(test_strictly_increasing_times),
+      T(test_unusable_tod),
       T(test_truncated_set_yields_nothing),
       T(test_expiry),
       T(test_prcsmt_start_and_end),
