@@ -1,0 +1,905 @@
+/*
+ * zvm-stream-gen - generate a realistic, deterministic z/VM *MONITOR stream
+ * as /dev/monreader would deliver it, as a scenario file for the emulated
+ * device (libmonreader-emu.so) or as plain data sets for benchmarks and
+ * fuzz corpora. See README.md in this directory.
+ *
+ * Model: the monitor DCSS is split into an event area (first half) and a
+ * sample area (second half), each used as a ring. Records are placed in
+ * 4 KB frames and never cross one: when a record does not fit (keeping 20
+ * bytes for the end-of-frame record), a D1R13 is written and the rest of
+ * the frame is padding (non-zero garbage, delivered by read() like any
+ * byte of the record-set range). Per interval one event stream (D5R21
+ * start, D2R1, D4R10 per guest, D5R21 end) and one sample stream (D0R1 per
+ * CPU, D3R2, D8R1 per NIC, D1R11 last) are written; a stream is cut into
+ * record sets of at most --set-frames frames and messages of at most
+ * --mces record sets.
+ */
+#define _GNU_SOURCE
+#include "scenario.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define MRHDR_LEN 20
+#define TOD_UNIX_EPOCH UINT64_C(0x7D91048BCA000000)
+
+#define MCE_SAMPLE 0xE2
+#define MCE_EVENT 0xC5
+
+/* Record lengths. D4R10 and D5R21 follow seeds 002/004; the others are
+ * records the plugin does not decode (skipped by MRHDRLEN). */
+#define USEITE_LEN 200
+#define PRCSMT_FIXED_LEN 36
+#define PRCSMT_ENTRY_LEN 8
+#define PRCSMT_ENTRIES 2
+#define PRCSMT_LEN (PRCSMT_FIXED_LEN + PRCSMT_ENTRIES * PRCSMT_ENTRY_LEN)
+#define SYTSYP_LEN 116 /* D0R1 */
+#define STO_R2_LEN 72  /* D3R2 */
+#define VNDSES_LEN 316 /* D8R1 */
+#define SCL_R1_LEN 64  /* D2R1 */
+
+#define CPU_CP 0x00
+#define CPU_IFL 0x03
+
+enum out_format { FMT_SCENARIO, FMT_RAW, FMT_SETS };
+
+struct opts {
+  uint64_t seed;
+  unsigned guests;
+  unsigned intervals;
+  unsigned events; /* D4R10 per guest per interval */
+  unsigned cpus;
+  unsigned nics;
+  unsigned unknown_events; /* D2R1 per interval */
+  unsigned smt_every;      /* D5R21 pair every N intervals (0: never) */
+  uint32_t dcss_base;
+  uint32_t dcss_size;
+  unsigned set_frames; /* max frames per record set (0: unlimited) */
+  unsigned mces;       /* max record sets per message */
+  bool align_sets;
+  uint64_t start; /* Unix seconds of the first interval */
+  unsigned interval_s;
+  const char *prefix;
+  uint64_t counter_offset;
+  unsigned gap_ms;
+  enum out_format format;
+  const char *out;
+  const char *split_dir;
+  struct scn_fault *faults;
+  size_t nfaults;
+  bool stats;
+};
+
+/* ---- growable output buffer ------------------------------------------- */
+struct obuf {
+  uint8_t *p;
+  size_t len, cap;
+};
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("zvm-stream-gen: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(2);
+}
+
+static uint8_t *ob_grow(struct obuf *b, size_t n) {
+  if (n > b->cap - b->len) {
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap - b->len < n)
+      cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (p == NULL)
+      die("out of memory");
+    b->p = p;
+    b->cap = cap;
+  }
+  uint8_t *r = b->p + b->len;
+  b->len += n;
+  return r;
+}
+
+/* Bounds-checked big-endian store into a record of len bytes: a write
+ * outside the record is a bug in this program, so it aborts. */
+static void put(uint8_t *rec, size_t len, size_t off, unsigned width,
+                uint64_t v) {
+  if (!scn_put_be(rec, len, off, width, v))
+    abort();
+}
+
+static uint8_t ascii_to_ebcdic(char c) {
+  if (c >= 'A' && c <= 'I')
+    return (uint8_t)(0xC1 + (c - 'A'));
+  if (c >= 'J' && c <= 'R')
+    return (uint8_t)(0xD1 + (c - 'J'));
+  if (c >= 'S' && c <= 'Z')
+    return (uint8_t)(0xE2 + (c - 'S'));
+  if (c >= '0' && c <= '9')
+    return (uint8_t)(0xF0 + (c - '0'));
+  switch (c) {
+  case '$':
+    return 0x5B;
+  case '#':
+    return 0x7B;
+  case '@':
+    return 0x7C;
+  default:
+    return 0x40; /* blank */
+  }
+}
+
+static void put_ebcdic(uint8_t *rec, size_t len, size_t off, const char *s,
+                       size_t width) {
+  if (off > len || width > len - off)
+    abort();
+  size_t n = strlen(s);
+  for (size_t i = 0; i < width; i++)
+    rec[off + i] = i < n ? ascii_to_ebcdic(s[i]) : 0x40;
+}
+
+/* ---- deterministic values --------------------------------------------- */
+static uint64_t splitmix64(uint64_t x) {
+  uint64_t z = x + UINT64_C(0x9E3779B97F4A7C15);
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+/* Counter at record offset off of guest g after its k-th D4R10 record:
+ *   h = splitmix64(seed << 32 ^ g << 8 ^ off)
+ *   value = (h % 1000000 + counter_offset + k * (1 + (h >> 40) % 1000))
+ *           mod 2^(8 * width)
+ * (documented in README.md; the tests recompute it independently). */
+static uint64_t counter_value(const struct opts *o, unsigned g, unsigned off,
+                              unsigned width, uint64_t k) {
+  uint64_t h = splitmix64((o->seed << 32) ^ ((uint64_t)g << 8) ^ off);
+  uint64_t v = h % 1000000 + o->counter_offset + k * (1 + (h >> 40) % 1000);
+  return width >= 8 ? v : v & ((UINT64_C(1) << (8 * width)) - 1);
+}
+
+static uint64_t tod_from_us(uint64_t unix_us) {
+  return TOD_UNIX_EPOCH + (unix_us << 12);
+}
+
+/* ---- DCSS areas, record sets, messages -------------------------------- */
+struct area {
+  uint32_t start, end; /* inclusive */
+  uint32_t cur;        /* where the next record set starts */
+};
+
+struct gen {
+  const struct opts *o;
+  struct area ev, sa;
+  struct area *a; /* area of the stream being written */
+  uint8_t type;   /* MCE type of the stream */
+  struct obuf msg;
+  unsigned msg_mces;
+  uint64_t msg_area_bytes;
+  bool rs_open;
+  size_t rs_mce_off;
+  uint32_t rs_start, rs_addr;
+  unsigned rs_frames;
+  uint16_t rs_mask;
+  uint64_t rng;
+  size_t msg_index;
+  FILE *fp;
+  /* statistics */
+  uint64_t n_sets, n_records, n_eof, n_bytes;
+  /* multithreading state */
+  unsigned smt_changes;
+};
+
+static void set_open(struct gen *g) {
+  struct area *a = g->a;
+  if (g->o->align_sets && (a->cur & (SCN_FRAME - 1)) != 0)
+    a->cur = (a->cur | (SCN_FRAME - 1)) + 1;
+  if ((uint64_t)(a->cur & ~(SCN_FRAME - 1)) + SCN_FRAME - 1 > a->end)
+    a->cur = a->start;
+  g->rs_mce_off = g->msg.len;
+  ob_grow(&g->msg, SCN_MCE_LEN);
+  g->rs_start = g->rs_addr = a->cur;
+  g->rs_frames = 1;
+  g->rs_mask = 0;
+  g->rs_open = true;
+}
+
+static void set_close(struct gen *g) {
+  uint8_t *mce = g->msg.p + g->rs_mce_off;
+  uint32_t end = g->rs_addr - 1;
+  mce[0] = g->type;
+  mce[1] = (uint8_t)(g->rs_mask >> 8);
+  mce[2] = (uint8_t)g->rs_mask;
+  mce[3] = 0;
+  put(mce, SCN_MCE_LEN, 4, 4, g->rs_start);
+  put(mce, SCN_MCE_LEN, 8, 4, end);
+  g->msg_area_bytes += (uint64_t)end - g->rs_start + 1;
+  if (g->msg_area_bytes > (uint64_t)g->a->end - g->a->start + 1)
+    die("one message needs more than its DCSS area (%u bytes): raise "
+        "--dcss-size or lower --set-frames/--mces",
+        (unsigned)(g->a->end - g->a->start + 1));
+  g->a->cur = g->rs_addr;
+  g->rs_open = false;
+  g->msg_mces++;
+  g->n_sets++;
+}
+
+static bool fault_at(const struct gen *g, enum scn_fault_kind kind,
+                     const struct scn_fault **f) {
+  for (size_t i = 0; i < g->o->nfaults; i++)
+    if (g->o->faults[i].kind == kind && g->o->faults[i].msg == g->msg_index) {
+      *f = &g->o->faults[i];
+      return true;
+    }
+  return false;
+}
+
+static void write_or_die(struct gen *g, int rc) {
+  if (rc != 0 || ferror(g->fp))
+    die("write failed: %s", strerror(errno));
+}
+
+static void emit_split(struct gen *g) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/set-%06zu.bin", g->o->split_dir,
+           g->msg_index);
+  FILE *fp = fopen(path, "wb");
+  if (fp == NULL)
+    die("%s: %s", path, strerror(errno));
+  if (fwrite(g->msg.p, 1, g->msg.len, fp) != g->msg.len || fclose(fp) != 0)
+    die("%s: write failed", path);
+}
+
+static void msg_flush(struct gen *g) {
+  if (g->rs_open)
+    set_close(g);
+  if (g->msg_mces == 0)
+    return;
+  const struct scn_fault *f;
+  const struct opts *o = g->o;
+
+  /* badmca: make MCE k fail the driver's check (type byte 0). */
+  if (fault_at(g, SCN_F_BADMCA, &f)) {
+    uint64_t k = f->arg == SCN_NONE ? 0 : f->arg, off = 0;
+    if (k >= g->msg_mces)
+      die("badmca@%zu: message has %u MCEs", g->msg_index, g->msg_mces);
+    for (uint64_t j = 0; j < k; j++)
+      off += SCN_MCE_LEN + scn_load_be32(g->msg.p + off + 8) -
+             scn_load_be32(g->msg.p + off + 4) + 1;
+    g->msg.p[off] = 0;
+  }
+
+  if (o->split_dir != NULL)
+    emit_split(g);
+  if (o->format == FMT_SCENARIO) {
+    FILE *fp = g->fp;
+    if (fault_at(g, SCN_F_OPEN, &f))
+      write_or_die(g, scn_write_item_u32(fp, SCN_OPEN_ERROR, 2,
+                                         (uint32_t)f->arg, (uint32_t)f->arg2));
+    if (fault_at(g, SCN_F_DELAY, &f))
+      write_or_die(g,
+                   scn_write_item_u32(fp, SCN_DELAY, 1, (uint32_t)f->arg, 0));
+    else if (o->gap_ms > 0 && g->msg_index > 0)
+      write_or_die(g, scn_write_item_u32(fp, SCN_DELAY, 1, o->gap_ms, 0));
+    if (fault_at(g, SCN_F_EIO, &f))
+      write_or_die(g, scn_write_item_u32(fp, SCN_EIO, 1,
+                                         f->arg == SCN_NONE ? SCN_AT_END
+                                                            : (uint32_t)f->arg,
+                                         0));
+    if (fault_at(g, SCN_F_EFAULT, &f))
+      write_or_die(
+          g, scn_write_item_u32(fp, SCN_EFAULT, 1,
+                                f->arg == SCN_NONE ? 0 : (uint32_t)f->arg, 0));
+    write_or_die(
+        g, scn_write_item(fp, SCN_MESSAGE, g->msg.p, (uint32_t)g->msg.len));
+    if (fault_at(g, SCN_F_EOVERFLOW, &f))
+      write_or_die(g, scn_write_item(fp, SCN_EOVERFLOW, NULL, 0));
+    if (fault_at(g, SCN_F_SEVER, &f))
+      write_or_die(g, scn_write_item(fp, SCN_SEVER, NULL, 0));
+  } else if (o->format == FMT_SETS) {
+    uint8_t h[4];
+    put(h, sizeof(h), 0, 4, g->msg.len);
+    if (fwrite(h, 1, 4, g->fp) != 4)
+      die("write failed");
+    if (fwrite(g->msg.p, 1, g->msg.len, g->fp) != g->msg.len)
+      die("write failed");
+  } else if (o->format == FMT_RAW) {
+    if (fwrite(g->msg.p, 1, g->msg.len, g->fp) != g->msg.len)
+      die("write failed");
+  }
+  g->n_bytes += g->msg.len;
+  g->msg.len = 0;
+  g->msg_mces = 0;
+  g->msg_area_bytes = 0;
+  g->msg_index++;
+}
+
+static void stream_begin(struct gen *g, struct area *a, uint8_t type) {
+  g->a = a;
+  g->type = type;
+  g->msg.len = 0;
+  g->msg_mces = 0;
+  g->msg_area_bytes = 0;
+  g->rs_open = false;
+}
+
+static void stream_end(struct gen *g) { msg_flush(g); }
+
+static void fill_padding(struct gen *g, uint8_t *p, size_t n) {
+  /* xorshift64 garbage with no zero byte, so a parser that ignores D1R13
+   * reads a header with a non-zero MRHDRZER and a nonsense length. */
+  uint64_t x = g->rng;
+  for (size_t i = 0; i < n; i++) {
+    if ((i & 7) == 0) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+    }
+    uint8_t b = (uint8_t)(x >> ((i & 7) * 8));
+    p[i] = b != 0 ? b : 0xA5;
+  }
+  g->rng = x;
+}
+
+static void write_header(uint8_t *r, uint16_t len, uint8_t domain,
+                         uint16_t number, uint64_t tod) {
+  put(r, len, 0, 2, len);    /* MRHDRLEN */
+  put(r, len, 2, 2, 0);      /* MRHDRZER */
+  put(r, len, 4, 1, domain); /* MRHDRDM */
+  put(r, len, 5, 1, 0);
+  put(r, len, 6, 2, number); /* MRHDRRC */
+  put(r, len, 8, 8, tod);    /* MRHDRTOD */
+  put(r, len, 16, 4, 0);
+}
+
+/* Place a record of len bytes in the current stream; returns its bytes
+ * (header written, body zeroed), valid until the next call. */
+static uint8_t *rec_alloc(struct gen *g, uint16_t len, uint8_t domain,
+                          uint16_t number, uint64_t tod) {
+  if (!g->rs_open)
+    set_open(g);
+  uint32_t left = SCN_FRAME - (g->rs_addr & (SCN_FRAME - 1));
+  if ((uint32_t)len + MRHDR_LEN > left) {
+    /* End of frame: D1R13, then padding up to the frame boundary. (A set
+     * that starts in a frame another set left may begin with one.) */
+    bool empty = g->rs_addr == g->rs_start;
+    uint8_t *eof = ob_grow(&g->msg, left);
+    write_header(eof, MRHDR_LEN, 1, 13, tod);
+    fill_padding(g, eof + MRHDR_LEN, left - MRHDR_LEN);
+    g->rs_addr += left;
+    bool area_full = (uint64_t)g->rs_addr + SCN_FRAME - 1 > g->a->end;
+    if (empty && area_full) {
+      /* Nothing but padding before the end of the area: drop this set and
+       * start again at the beginning of the area. */
+      g->msg.len = g->rs_mce_off;
+      g->rs_open = false;
+      g->a->cur = g->a->start;
+      set_open(g);
+    } else {
+      g->n_eof++;
+      g->n_records++;
+      if (area_full ||
+          (!empty && g->o->set_frames && g->rs_frames >= g->o->set_frames)) {
+        set_close(g);
+        if (area_full)
+          g->a->cur = g->a->start;
+        if (g->msg_mces >= g->o->mces)
+          msg_flush(g);
+        set_open(g);
+      } else {
+        g->rs_frames++;
+      }
+    }
+  }
+  uint8_t *r = ob_grow(&g->msg, len);
+  memset(r + MRHDR_LEN, 0, (size_t)len - MRHDR_LEN);
+  write_header(r, len, domain, number, tod);
+  g->rs_addr += len;
+  if (domain < 16)
+    g->rs_mask |= (uint16_t)(0x8000u >> domain);
+  g->n_records++;
+  return r;
+}
+
+/* ---- records ----------------------------------------------------------- */
+static void user_name(const struct opts *o, unsigned g, char out[9]) {
+  unsigned digits = 3, n = o->guests;
+  while (n >= 1000) {
+    digits++;
+    n /= 10;
+  }
+  size_t plen = strlen(o->prefix);
+  if (plen > 8 - digits)
+    plen = 8 - digits;
+  snprintf(out, 9, "%.*s%0*u", (int)plen, o->prefix, (int)digits, g + 1);
+}
+
+/* D4R10 MRUSEITE (seed 002): counters of guest g after its k-th record. */
+static void put_useite(const struct opts *o, uint8_t *r, unsigned g,
+                       uint64_t k) {
+  const size_t L = USEITE_LEN;
+  char name[9];
+  user_name(o, g, name);
+  put_ebcdic(r, L, 20, name, 8);                      /* VMDUSER */
+  put(r, L, 28, 2, g % (o->cpus ? o->cpus : 1));      /* VMDCPUAD */
+  put(r, L, 30, 2, k % 7);                            /* VMDSLCNT */
+  put(r, L, 32, 4, counter_value(o, g, 32, 4, k));    /* VMDSVMFX */
+  put_ebcdic(r, L, 36, g % 3 == 0 ? "TCPIP" : "", 8); /* VMDSVMID */
+  put(r, L, 47, 1, 0x80);                             /* CALFLAG1: base */
+  for (unsigned off = 48; off <= 136; off += 4)       /* HFQUCT..HFOTHR */
+    put(r, L, off, 4, counter_value(o, g, off == 84 ? 48 : off, 4, k));
+  put(r, L, 140, 2, counter_value(o, g, 140, 2, k)); /* VMDCNTID */
+  put(r, L, 142, 2, counter_value(o, g, 142, 2, k)); /* VMDCTIDL */
+  static const uint8_t states[4] = {0x2C, 0x4D, 0x42, 0x08};
+  put(r, L, 148, 1, states[k % 4]);                    /* VMDSTATE */
+  put(r, L, 149, 1, 0x40 | (g % 2 ? 0x04 : 0));        /* CALOSTAT */
+  for (unsigned off = 152; off < 184; off += 2)        /* 4 x (4) */
+    put(r, L, off, 2, counter_value(o, g, off, 2, k)); /* VMDC*D */
+  for (unsigned off = 184; off <= 192; off += 4)       /* HFIOACT.. */
+    put(r, L, off, 4, counter_value(o, g, off, 4, k)); /* ..HFPGACT */
+  put(r, L, 196, 1, CPU_IFL);                          /* VMDPUTYP */
+}
+
+/* D5R21 MRPRCSMT (seed 004): start (X'80') or end (X'40') record of
+ * multithreading change number c (0-based). */
+static void put_prcsmt(uint8_t *r, bool start, unsigned c) {
+  const size_t L = PRCSMT_LEN;
+  unsigned old_ifl = c % 2 == 0 ? 1 : 2, new_ifl = c % 2 == 0 ? 2 : 1;
+  unsigned ifl = start ? old_ifl : new_ifl;
+  put(r, L, 20, 4, 2 * (uint64_t)c + 1); /* RCCSMTSQ: odd, same pair */
+  put(r, L, 24, 1, start ? 0x80 : 0x40); /* CAL_STATUS */
+  put(r, L, 25, 1, 2);                   /* CALMAXTC */
+  put(r, L, 29, 1, PRCSMT_ENTRIES);      /* CAL_CPUTACNT */
+  put(r, L, 30, 2, PRCSMT_ENTRY_LEN);    /* CAL_CPUTAESZ */
+  put(r, L, 32, 2, PRCSMT_FIXED_LEN);    /* CAL_CPUTAOFF */
+  size_t e = PRCSMT_FIXED_LEN;           /* CP entry */
+  put(r, L, e + 0, 1, CPU_CP);           /* CPUTYPE */
+  put(r, L, e + 1, 1, 1);                /* RCCCOMNT */
+  put(r, L, e + 2, 1, 2);                /* RCCHWMNT */
+  put(r, L, e + 3, 1, 1);                /* RCCSYMNT */
+  put(r, L, e + 4, 1, 1);                /* RCCACMNT */
+  put(r, L, e + 5, 1, 0);                /* RCCSMMNT */
+  put(r, L, e + 6, 1, 1);                /* RCCCRMNT */
+  e += PRCSMT_ENTRY_LEN;                 /* IFL entry */
+  put(r, L, e + 0, 1, CPU_IFL);
+  put(r, L, e + 1, 1, 2);
+  put(r, L, e + 2, 1, 2);
+  put(r, L, e + 3, 1, 2);
+  put(r, L, e + 4, 1, ifl); /* old in start, new in end */
+  put(r, L, e + 5, 1, new_ifl);
+  put(r, L, e + 6, 1, ifl);
+}
+
+static void put_pattern(uint8_t *r, size_t len, size_t from, uint64_t salt) {
+  for (size_t off = from; off + 4 <= len; off += 4)
+    put(r, len, off, 4, (salt * 1000 + off) & 0xFFFFFFFF);
+}
+
+static void gen_events(struct gen *g, unsigned i) {
+  const struct opts *o = g->o;
+  bool smt = o->smt_every != 0 && (i + 1) % o->smt_every == 0;
+  uint64_t nev =
+      (uint64_t)o->guests * o->events + o->unknown_events + (smt ? 2 : 0);
+  if (nev == 0)
+    return;
+  uint64_t t0 = (o->start + (uint64_t)i * o->interval_s) * 1000000;
+  uint64_t span = (uint64_t)o->interval_s * 1000000;
+  uint64_t j = 0;
+#define NEXT_TOD() tod_from_us(t0 + (++j) * span / (nev + 1))
+
+  stream_begin(g, &g->ev, MCE_EVENT);
+  if (smt)
+    put_prcsmt(rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD()), true,
+               g->smt_changes);
+  for (unsigned u = 0; u < o->unknown_events; u++) {
+    uint8_t *r = rec_alloc(g, SCL_R1_LEN, 2, 1, NEXT_TOD());
+    char name[9];
+    user_name(o, u % (o->guests ? o->guests : 1), name);
+    put_ebcdic(r, SCL_R1_LEN, 20, name, 8);
+    put_pattern(r, SCL_R1_LEN, 28, i + u);
+  }
+  for (unsigned e = 0; e < o->events; e++)
+    for (unsigned u = 0; u < o->guests; u++)
+      put_useite(o, rec_alloc(g, USEITE_LEN, 4, 10, NEXT_TOD()), u,
+                 (uint64_t)i * o->events + e + 1);
+  if (smt) {
+    put_prcsmt(rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD()), false,
+               g->smt_changes);
+    g->smt_changes++;
+  }
+#undef NEXT_TOD
+  stream_end(g);
+}
+
+static void gen_sample(struct gen *g, unsigned i) {
+  const struct opts *o = g->o;
+  uint64_t t = (o->start + (uint64_t)(i + 1) * o->interval_s) * 1000000;
+  uint64_t j = 0;
+  stream_begin(g, &g->sa, MCE_SAMPLE);
+  for (unsigned c = 0; c < o->cpus; c++) {
+    uint8_t *r = rec_alloc(g, SYTSYP_LEN, 0, 1, tod_from_us(t + j++));
+    put(r, SYTSYP_LEN, 20, 2, c); /* processor address */
+    put_pattern(r, SYTSYP_LEN, 24, (uint64_t)i * 64 + c);
+  }
+  put_pattern(rec_alloc(g, STO_R2_LEN, 3, 2, tod_from_us(t + j++)), STO_R2_LEN,
+              20, i);
+  for (unsigned n = 0; n < o->nics; n++) {
+    uint8_t *r = rec_alloc(g, VNDSES_LEN, 8, 1, tod_from_us(t + j++));
+    put_ebcdic(r, VNDSES_LEN, 24, "TCPIP", 8);
+    put(r, VNDSES_LEN, 32, 2, 0x0600 + 3 * n);
+    put_pattern(r, VNDSES_LEN, 96, (uint64_t)i * 16 + n);
+  }
+  rec_alloc(g, MRHDR_LEN, 1, 11, tod_from_us(t + j++)); /* interval end */
+  stream_end(g);
+}
+
+/* ---- --describe -------------------------------------------------------- */
+static int describe(const char *path) {
+  struct scenario s;
+  char err[256];
+  if (scn_load(path, &s, err, sizeof(err)) != 0) {
+    fprintf(stderr, "zvm-stream-gen: %s\n", err);
+    return 1;
+  }
+  printf("scenario %s: dcss=%08x-%08x span_us=%llu messages=%zu\n", path,
+         s.dcss_start, s.dcss_end, (unsigned long long)s.span_us, s.nmsgs);
+  for (size_t m = 0; m <= s.nmsgs; m++) {
+    const struct scn_msg *msg = &s.msgs[m];
+    if (msg->open_count)
+      printf("open-error %s x%u\n", scn_errno_name(msg->open_errno),
+             msg->open_count);
+    if (m == s.nmsgs)
+      break;
+    if (msg->delay_ms != SCN_NONE)
+      printf("delay %llu ms\n", (unsigned long long)msg->delay_ms);
+    printf("message %zu: bytes=%zu deliver=%zu mces=%u%s", m, msg->len,
+           msg->deliver_len, msg->nmce, msg->bad_mce ? " bad-mce" : "");
+    for (size_t off = 0; off < msg->deliver_len;) {
+      const uint8_t *mce = msg->data + off;
+      uint32_t st = scn_load_be32(mce + 4), en = scn_load_be32(mce + 8);
+      printf(" %c:%04x:%08x-%08x",
+             mce[0] == 0xE2   ? 'S'
+             : mce[0] == 0xC5 ? 'E'
+                              : '?',
+             scn_load_be16(mce + 1), st, en);
+      off += SCN_MCE_LEN + (size_t)(en - st) + 1;
+    }
+    if (msg->eio_at != SCN_NONE)
+      printf(" eio@%llu", (unsigned long long)msg->eio_at);
+    if (msg->efault_at != SCN_NONE)
+      printf(" efault@%llu", (unsigned long long)msg->efault_at);
+    printf("\n");
+    if (msg->eoverflow)
+      printf("eoverflow\n");
+    if (msg->sever)
+      printf("sever\n");
+  }
+  scn_free(&s);
+  return 0;
+}
+
+/* ---- options ----------------------------------------------------------- */
+static void usage(FILE *fp) {
+  fputs(
+      "Usage: zvm-stream-gen [OPTION]... [-o FILE]\n"
+      "       zvm-stream-gen --describe SCENARIO\n"
+      "Generate a deterministic z/VM *MONITOR stream as /dev/monreader "
+      "delivers it.\n\n"
+      "Output:\n"
+      "  -o, --output FILE      write to FILE (default: stdout)\n"
+      "  -f, --format FMT       scenario (default; for libmonreader-emu.so),\n"
+      "                         raw  (data sets concatenated, no framing),\n"
+      "                         sets (each data set as u32 BE length + "
+      "bytes)\n"
+      "      --split DIR        also write each data set to "
+      "DIR/set-NNNNNN.bin\n"
+      "      --describe FILE    print a scenario file's contents and exit\n"
+      "      --stats            print counts and generation time to stderr\n"
+      "Data:\n"
+      "  -s, --seed N           seed for counters and padding (default 1)\n"
+      "  -g, --guests N         guests with D4R10 records (default 10)\n"
+      "  -i, --intervals N      sample intervals (default 3)\n"
+      "  -e, --events N         D4R10 records per guest per interval "
+      "(default 1)\n"
+      "      --cpus N           D0R1 records per sample (default 4)\n"
+      "      --nics N           D8R1 records per sample (default 2)\n"
+      "      --unknown-events N D2R1 records per interval (default 2)\n"
+      "      --smt-every N      D5R21 start/end pair every N intervals "
+      "(default 2, 0 = none)\n"
+      "      --prefix STR       user ID prefix (default LINUX)\n"
+      "      --counter-offset N add N to every counter base (default 0)\n"
+      "      --start SECONDS    Unix time of the first interval "
+      "(default 1700000000)\n"
+      "      --interval SECONDS sample interval (default 60)\n"
+      "Layout:\n"
+      "      --dcss-base ADDR   DCSS start address (default 0x09000000)\n"
+      "      --dcss-size BYTES  DCSS size (default 0x04000000); events use\n"
+      "                         the first half, samples the second\n"
+      "      --set-frames N     max 4 KB frames per record set (default 16, "
+      "0 = no limit)\n"
+      "      --mces N           max record sets (MCEs) per message "
+      "(default 4)\n"
+      "      --align-sets       start every record set on a frame boundary\n"
+      "Scenario directives (scenario format only):\n"
+      "      --gap-ms N         delay item of N ms before every message but "
+      "the first\n"
+      "      --fault SPEC       eio@M[:OFF] efault@M[:OFF] eoverflow@M "
+      "sever@M\n"
+      "                         open@M:ERRNO[:N] delay@M:MS badmca@M[:K] "
+      "(repeatable,\n"
+      "                         comma separated; badmca also applies to raw/"
+      "sets)\n",
+      fp);
+}
+
+static uint64_t num_arg(const char *s, const char *what, uint64_t max) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno != 0 || *s == '\0' || *end != '\0' || *s == '-' || v > max)
+    die("bad %s '%s'", what, s);
+  return v;
+}
+
+enum {
+  OPT_CPUS = 256,
+  OPT_NICS,
+  OPT_UNKNOWN,
+  OPT_SMT,
+  OPT_PREFIX,
+  OPT_COFF,
+  OPT_START,
+  OPT_INTERVAL,
+  OPT_DBASE,
+  OPT_DSIZE,
+  OPT_SETFRAMES,
+  OPT_MCES,
+  OPT_ALIGN,
+  OPT_GAP,
+  OPT_FAULT,
+  OPT_SPLIT,
+  OPT_DESCRIBE,
+  OPT_STATS,
+};
+
+static void parse_opts(int argc, char **argv, struct opts *o) {
+  static const struct option lo[] = {
+      {"output", required_argument, NULL, 'o'},
+      {"format", required_argument, NULL, 'f'},
+      {"seed", required_argument, NULL, 's'},
+      {"guests", required_argument, NULL, 'g'},
+      {"intervals", required_argument, NULL, 'i'},
+      {"events", required_argument, NULL, 'e'},
+      {"help", no_argument, NULL, 'h'},
+      {"cpus", required_argument, NULL, OPT_CPUS},
+      {"nics", required_argument, NULL, OPT_NICS},
+      {"unknown-events", required_argument, NULL, OPT_UNKNOWN},
+      {"smt-every", required_argument, NULL, OPT_SMT},
+      {"prefix", required_argument, NULL, OPT_PREFIX},
+      {"counter-offset", required_argument, NULL, OPT_COFF},
+      {"start", required_argument, NULL, OPT_START},
+      {"interval", required_argument, NULL, OPT_INTERVAL},
+      {"dcss-base", required_argument, NULL, OPT_DBASE},
+      {"dcss-size", required_argument, NULL, OPT_DSIZE},
+      {"set-frames", required_argument, NULL, OPT_SETFRAMES},
+      {"mces", required_argument, NULL, OPT_MCES},
+      {"align-sets", no_argument, NULL, OPT_ALIGN},
+      {"gap-ms", required_argument, NULL, OPT_GAP},
+      {"fault", required_argument, NULL, OPT_FAULT},
+      {"split", required_argument, NULL, OPT_SPLIT},
+      {"describe", required_argument, NULL, OPT_DESCRIBE},
+      {"stats", no_argument, NULL, OPT_STATS},
+      {NULL, 0, NULL, 0},
+  };
+  char err[256];
+  int c;
+  while ((c = getopt_long(argc, argv, "o:f:s:g:i:e:h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'o':
+      o->out = optarg;
+      break;
+    case 'f':
+      if (strcmp(optarg, "scenario") == 0)
+        o->format = FMT_SCENARIO;
+      else if (strcmp(optarg, "raw") == 0)
+        o->format = FMT_RAW;
+      else if (strcmp(optarg, "sets") == 0)
+        o->format = FMT_SETS;
+      else
+        die("unknown format '%s' (scenario, raw, sets)", optarg);
+      break;
+    case 's':
+      o->seed = num_arg(optarg, "seed", UINT32_MAX);
+      break;
+    case 'g':
+      o->guests = (unsigned)num_arg(optarg, "guest count", 9999999);
+      break;
+    case 'i':
+      o->intervals = (unsigned)num_arg(optarg, "interval count", 10000000);
+      break;
+    case 'e':
+      o->events = (unsigned)num_arg(optarg, "event count", 100000);
+      break;
+    case 'h':
+      usage(stdout);
+      exit(0);
+    case OPT_CPUS:
+      o->cpus = (unsigned)num_arg(optarg, "CPU count", 65535);
+      break;
+    case OPT_NICS:
+      o->nics = (unsigned)num_arg(optarg, "NIC count", 100000);
+      break;
+    case OPT_UNKNOWN:
+      o->unknown_events = (unsigned)num_arg(optarg, "count", 100000);
+      break;
+    case OPT_SMT:
+      o->smt_every = (unsigned)num_arg(optarg, "interval count", 10000000);
+      break;
+    case OPT_PREFIX:
+      o->prefix = optarg;
+      for (const char *p = optarg; *p; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '$' || *p == '#' || *p == '@'))
+          die("prefix must be A-Z 0-9 $ # @");
+      break;
+    case OPT_COFF:
+      o->counter_offset = num_arg(optarg, "counter offset", UINT32_MAX);
+      break;
+    case OPT_START:
+      o->start = num_arg(optarg, "start time", UINT64_C(4000000000));
+      break;
+    case OPT_INTERVAL:
+      o->interval_s = (unsigned)num_arg(optarg, "interval", 86400);
+      if (o->interval_s == 0)
+        die("interval must be > 0");
+      break;
+    case OPT_DBASE:
+      o->dcss_base = (uint32_t)num_arg(optarg, "DCSS base", UINT32_MAX);
+      break;
+    case OPT_DSIZE:
+      o->dcss_size = (uint32_t)num_arg(optarg, "DCSS size", UINT32_MAX);
+      break;
+    case OPT_SETFRAMES:
+      o->set_frames = (unsigned)num_arg(optarg, "frame count", 1048576);
+      break;
+    case OPT_MCES:
+      o->mces = (unsigned)num_arg(optarg, "MCE count", 338);
+      if (o->mces == 0)
+        die("--mces must be > 0");
+      break;
+    case OPT_ALIGN:
+      o->align_sets = true;
+      break;
+    case OPT_GAP:
+      o->gap_ms = (unsigned)num_arg(optarg, "gap", UINT32_MAX);
+      break;
+    case OPT_FAULT: {
+      struct scn_fault *f;
+      size_t n;
+      if (scn_faults_parse(optarg, &f, &n, err, sizeof(err)) != 0)
+        die("%s", err);
+      struct scn_fault *all =
+          realloc(o->faults, (o->nfaults + n) * sizeof(*all));
+      if (all == NULL && o->nfaults + n > 0)
+        die("out of memory");
+      if (n > 0)
+        memcpy(all + o->nfaults, f, n * sizeof(*f));
+      o->faults = all;
+      o->nfaults += n;
+      free(f);
+      break;
+    }
+    case OPT_SPLIT:
+      o->split_dir = optarg;
+      break;
+    case OPT_DESCRIBE:
+      exit(describe(optarg));
+    case OPT_STATS:
+      o->stats = true;
+      break;
+    default:
+      usage(stderr);
+      exit(2);
+    }
+  }
+  if (optind != argc)
+    die("unexpected argument '%s'", argv[optind]);
+  if ((o->dcss_base & (SCN_FRAME - 1)) != 0 ||
+      (o->dcss_size & (2 * SCN_FRAME - 1)) != 0 ||
+      o->dcss_size < 4 * SCN_FRAME ||
+      (uint64_t)o->dcss_base + o->dcss_size - 1 > UINT32_MAX)
+    die("DCSS base must be 4 KB aligned, size a multiple of 8 KB (>= 16 "
+        "KB), and the DCSS must end below 4 GB");
+}
+
+int main(int argc, char **argv) {
+  struct opts o = {
+      .seed = 1,
+      .guests = 10,
+      .intervals = 3,
+      .events = 1,
+      .cpus = 4,
+      .nics = 2,
+      .unknown_events = 2,
+      .smt_every = 2,
+      .dcss_base = 0x09000000,
+      .dcss_size = 0x04000000,
+      .set_frames = 16,
+      .mces = 4,
+      .start = 1700000000,
+      .interval_s = 60,
+      .prefix = "LINUX",
+      .format = FMT_SCENARIO,
+  };
+  parse_opts(argc, argv, &o);
+
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+
+  struct gen g = {.o = &o, .rng = splitmix64(o.seed ^ UINT64_C(0xD1C13))};
+  if (g.rng == 0)
+    g.rng = 1;
+  uint32_t half = o.dcss_size / 2;
+  g.ev = (struct area){o.dcss_base, o.dcss_base + half - 1, o.dcss_base};
+  g.sa = (struct area){o.dcss_base + half, o.dcss_base + o.dcss_size - 1,
+                       o.dcss_base + half};
+
+  if (o.split_dir != NULL && mkdir(o.split_dir, 0777) != 0 && errno != EEXIST)
+    die("%s: %s", o.split_dir, strerror(errno));
+  g.fp = stdout;
+  if (o.out != NULL && strcmp(o.out, "-") != 0) {
+    g.fp = fopen(o.out, "wb");
+    if (g.fp == NULL)
+      die("%s: %s", o.out, strerror(errno));
+  }
+  static char iobuf[1 << 20];
+  setvbuf(g.fp, iobuf, _IOFBF, sizeof(iobuf));
+
+  if (o.format == FMT_SCENARIO)
+    write_or_die(
+        &g, scn_write_header(g.fp, o.dcss_base, o.dcss_base + o.dcss_size - 1,
+                             (uint64_t)o.intervals * o.interval_s * 1000000));
+  for (unsigned i = 0; i < o.intervals; i++) {
+    gen_events(&g, i);
+    gen_sample(&g, i);
+  }
+  for (size_t i = 0; i < o.nfaults; i++)
+    if (o.faults[i].msg >= g.msg_index &&
+        !(o.faults[i].kind == SCN_F_OPEN && o.faults[i].msg == g.msg_index))
+      die("fault %zu names message %llu; only %zu messages generated", i,
+          (unsigned long long)o.faults[i].msg, g.msg_index);
+  for (size_t i = 0; i < o.nfaults; i++)
+    if (o.format == FMT_SCENARIO && o.faults[i].kind == SCN_F_OPEN &&
+        o.faults[i].msg == g.msg_index)
+      write_or_die(&g, scn_write_item_u32(g.fp, SCN_OPEN_ERROR, 2,
+                                          (uint32_t)o.faults[i].arg,
+                                          (uint32_t)o.faults[i].arg2));
+  if (fflush(g.fp) != 0 || (g.fp != stdout && fclose(g.fp) != 0))
+    die("write failed: %s", strerror(errno));
+
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (o.stats)
+    fprintf(stderr,
+            "zvm-stream-gen: messages=%zu record_sets=%llu records=%llu "
+            "end_of_frame=%llu bytes=%llu time_ms=%.3f\n",
+            g.msg_index, (unsigned long long)g.n_sets,
+            (unsigned long long)g.n_records, (unsigned long long)g.n_eof,
+            (unsigned long long)g.n_bytes,
+            (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+  free(g.msg.p);
+  free(o.faults);
+  return 0;
+}
