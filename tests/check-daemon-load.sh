@@ -1,15 +1,19 @@
 #!/bin/sh
 # Smoke test in the real daemon: zvm_monitor.so loads from the build's
 # .libs, a configuration error stops collectd with a message naming the
-# option, and a running daemon dispatches the reader counters through the
-# csv writer (the device is missing here, so errors-open grows). The daemon
-# is stopped by its PID and must exit promptly.
+# option, a running daemon dispatches the reader counters through the csv
+# writer (the device is missing, so errors-open grows), and with the
+# emulated /dev/monreader (contrib/monreader-emu, LD_PRELOAD) a generated
+# stream arrives as D4R10 and D5R21 values. Daemons are stopped by their
+# PID and must exit promptly. (The full end-to-end suite lives elsewhere.)
 set -eu
 
 daemon=${COLLECTD_DAEMON:-/usr/sbin/collectd}
 stock=${COLLECTD_PLUGIN_DIR:-/usr/lib/collectd}
 typesdb=${COLLECTD_TYPESDB:-/usr/share/collectd/types.db}
-libs=${abs_top_builddir:-$(pwd)}/.libs
+top=${abs_top_builddir:-$(pwd)}
+libs=$top/.libs
+emu=$top/contrib/monreader-emu
 
 for f in "$daemon" "$stock/csv.so" "$typesdb"; do
   [ -e "$f" ] || { echo "SKIP: $f not found"; exit 77; }
@@ -62,67 +66,126 @@ grep -q 'zvm_monitor plugin: Domain "users": unknown domain' "$tmp/bad.out" || {
 }
 echo "ok - configuration error is fatal and names the option"
 
-# 2. Loaded, initialised, read callback running, values written.
-conf "$tmp/good.conf" "Device \"$tmp/monreader\"" "Domain \"user\"" \
-  "Domain 5" "UserID \"/^LINUX/\"" "ReportReaderStats true"
-"$daemon" -f -C "$tmp/good.conf" >"$tmp/good.out" 2>&1 &
-pid=$!
+# start CONF [ENV=VALUE...]: collectd -f in the background, output in CONF.out
+start() {
+  cfg=$1
+  shift
+  env "$@" "$daemon" -f -C "$cfg" >"$cfg.out" 2>&1 &
+  pid=$!
+}
 
-csvdir="$tmp/csv/zvmtest/zvm_monitor-reader"
-found=
-i=0
-while [ $i -lt 150 ]; do
-  # The second line holds a value once a read callback ran.
-  if f=$(ls "$csvdir"/errors-open-* 2>/dev/null) && [ "$(wc -l <"$f")" -ge 2 ]; then
-    found=$f
-    break
-  fi
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-  i=$((i + 1))
-done
-if [ -z "$found" ]; then
-  cat "$tmp/good.out"
-  echo "FAIL: no zvm_monitor-reader/errors-open values within 15 s"
-  exit 1
-fi
-echo "ok - reader counters arrive: $(tail -n 1 "$found")"
-tail -n 1 "$found" | awk -F, '$2 >= 1 { ok = 1 } END { exit !ok }' || {
-  echo "FAIL: errors-open should count the failed open"
+# wait_value GLOB [N]: until a csv file matching GLOB holds N values
+# (default 1); prints its name. 15 s at most.
+wait_value() {
+  i=0
+  while [ $i -lt 150 ]; do
+    for wv_file in $1; do
+      if [ -f "$wv_file" ] && [ "$(wc -l <"$wv_file")" -gt "${2:-1}" ]; then
+        echo "$wv_file"
+        return 0
+      fi
+    done
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+    i=$((i + 1))
+  done
+  return 1
+}
+
+# stop CONF: SIGTERM; the daemon (and the plugin's shutdown) must return
+# within 10 s and exit normally.
+stop() {
+  kill -TERM "$pid"
+  i=0
+  while kill -0 "$pid" 2>/dev/null; do
+    [ $i -lt 100 ] || { echo "FAIL: collectd still running 10 s after SIGTERM"; exit 1; }
+    sleep 0.1
+    i=$((i + 1))
+  done
+  wait "$pid" || true
+  pid=
+  grep -q "Exiting normally" "$1.out" || {
+    cat "$1.out"
+    echo "FAIL: collectd did not exit normally"
+    exit 1
+  }
+  echo "ok - collectd stops within $((i / 10)).$((i % 10)) s of SIGTERM"
+}
+
+# last_value FILE: the value column of a csv file's last line
+last_value() { tail -n 1 "$1" | cut -d, -f2; }
+
+fail_with() {
+  cat "$1.out"
+  echo "FAIL: $2"
   exit 1
 }
+
+# 2. No device: loaded, initialised, read callback running, values written.
+good=$tmp/good.conf
+conf "$good" "Device \"$tmp/monreader\"" "Domain \"user\"" \
+  "Domain 5" "UserID \"/^LINUX/\"" "ReportReaderStats true"
+start "$good"
+rdir="$tmp/csv/zvmtest/zvm_monitor-reader"
+f=$(wait_value "$rdir/errors-open-*") ||
+  fail_with "$good" "no zvm_monitor-reader/errors-open values within 15 s"
+[ "$(last_value "$f")" -ge 1 ] || fail_with "$good" "errors-open should count the failed open"
+echo "ok - reader counters arrive (errors-open $(last_value "$f"))"
 for t in errors-eoverflow errors-eio errors-efault errors-malformed \
   total_objects-sets total_objects-records total_objects-skipped \
   total_bytes-read; do
-  ls "$csvdir/$t"-* >/dev/null 2>&1 || { echo "FAIL: no $t"; exit 1; }
+  ls "$rdir/$t"-* >/dev/null 2>&1 || fail_with "$good" "no $t"
 done
 echo "ok - all nine reader counters are written"
-
-grep -q "zvm_monitor plugin: reading $tmp/monreader; domains: user,processor; 1 UserID rule(s)" "$tmp/good.out" || {
-  cat "$tmp/good.out"
-  echo "FAIL: no start-up line"
-  exit 1
-}
-grep "zvm_monitor plugin: " "$tmp/good.out" | grep -v "reading " | grep -q "$tmp/monreader" || {
-  cat "$tmp/good.out"
-  echo "FAIL: the reader did not log why it cannot open the device"
-  exit 1
-}
+grep -q "zvm_monitor plugin: reading $tmp/monreader; domains: user,processor; 1 UserID rule(s)" "$good.out" ||
+  fail_with "$good" "no start-up line"
+grep "zvm_monitor plugin: " "$good.out" | grep -v "reading " | grep -q "$tmp/monreader" ||
+  fail_with "$good" "the reader did not log why it cannot open the device"
 echo "ok - the reader's message is logged with the plugin's prefix"
+stop "$good"
 
-# 3. SIGTERM: the daemon (and the plugin's shutdown) return promptly.
-kill -TERM "$pid"
-i=0
-while kill -0 "$pid" 2>/dev/null; do
-  [ $i -lt 100 ] || { echo "FAIL: collectd still running 10 s after SIGTERM"; exit 1; }
-  sleep 0.1
-  i=$((i + 1))
+# 3. The emulated device delivers a generated stream: 3 guests, 2 intervals,
+# one multithreading change (IFL 1 -> 2), counters crossing 2^31. With no
+# pace every message is ready at the first read callback, so each guest's
+# two D4R10 records meet in one pass: one dispatch, transactions 2.
+for f in "$emu/zvm-stream-gen" "$emu/.libs/libmonreader-emu.so"; do
+  [ -e "$f" ] || { echo "FAIL: $f not built"; exit 1; }
 done
-wait "$pid" || true
-pid=
-grep -q "Exiting normally" "$tmp/good.out" || {
-  cat "$tmp/good.out"
-  echo "FAIL: collectd did not exit normally"
-  exit 1
-}
-echo "ok - collectd stops within $((i / 10)).$((i % 10)) s of SIGTERM"
+rm -rf "$tmp/csv"
+"$emu/zvm-stream-gen" -g 3 -i 2 --smt-every 2 --counter-offset 2147483000 \
+  -o "$tmp/stream.scn"
+emuconf=$tmp/emu.conf
+conf "$emuconf" "Device \"$tmp/emu-monreader\"" "UserID \"/^LINUX00[12]$/\""
+start "$emuconf" LD_PRELOAD="$emu/.libs/libmonreader-emu.so" \
+  MONREADER_EMU_DEVICE="$tmp/emu-monreader" \
+  MONREADER_EMU_SCENARIO="$tmp/stream.scn" MONREADER_EMU_LOOP=1
+host="$tmp/csv/zvmtest"
+f=$(wait_value "$host/zvm_monitor-LINUX001/total_events-transactions-*") ||
+  fail_with "$emuconf" "no D4R10 values from the emulated device within 15 s"
+# Three more read callbacks: the values must not come again.
+wait_value "$host/zvm_monitor-reader/total_objects-sets-*" 4 >/dev/null ||
+  fail_with "$emuconf" "fewer than 4 read callbacks within 15 s"
+if [ "$(wc -l <"$f")" -ne 2 ] || [ "$(last_value "$f")" -ne 2 ]; then
+  fail_with "$emuconf" "LINUX001 transactions: want one line with 2, got: $(cat "$f")"
+fi
+echo "ok - D4R10: LINUX001 transactions 2, dispatched once"
+# seed 1, guest 0, offset 116, record 2 (contrib/monreader-emu/README.md):
+# (h mod 10^6 + 2147483000 + 2 * (1 + (h >> 40) mod 1000)) mod 2^32
+v=$(last_value "$host"/zvm_monitor-LINUX001/derive-hfcpurn-*)
+[ "$v" = 2147561364 ] || fail_with "$emuconf" "LINUX001 hfcpurn: want 2147561364, got $v"
+echo "ok - D4R10: LINUX001 derive-hfcpurn 2147561364 (unsigned, above 2^31)"
+ls "$host/zvm_monitor-LINUX002/derive-hfcpurn-"* >/dev/null 2>&1 ||
+  fail_with "$emuconf" "no values for LINUX002"
+[ ! -e "$host/zvm_monitor-LINUX003" ] || fail_with "$emuconf" "LINUX003 is not selected by UserID"
+echo "ok - UserID selects LINUX001 and LINUX002, not LINUX003"
+f=$(wait_value "$host/zvm_monitor-ifl/threads-activated-*") ||
+  fail_with "$emuconf" "no D5R21 values"
+[ "$(last_value "$f")" = 2.000000 ] || fail_with "$emuconf" "ifl threads-activated: want 2, got $(last_value "$f")"
+grep -q "zvm_monitor plugin: multithreading configuration change 1 ended (RCCSMTSQ 1); activated threads per core: cp 1 -> 1, ifl 1 -> 2" "$emuconf.out" ||
+  fail_with "$emuconf" "no end-of-change notification text in the log"
+echo "ok - D5R21: ifl threads-activated 2, change 1 ended: ifl 1 -> 2"
+f=$(wait_value "$host/zvm_monitor-reader/total_objects-sets-*") ||
+  fail_with "$emuconf" "no reader counters"
+[ "$(last_value "$f")" -eq 4 ] || fail_with "$emuconf" "total_objects-sets: want 4, got $(last_value "$f")"
+echo "ok - reader: total_objects-sets 4"
+stop "$emuconf"
