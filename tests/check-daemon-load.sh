@@ -27,6 +27,8 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+# A signal (Ctrl-C, a closed pipe) must still stop the daemon.
+trap 'exit 1' HUP INT PIPE TERM
 
 # conf FILE PLUGIN-BLOCK-LINES...
 conf() {
@@ -65,6 +67,22 @@ grep -q 'zvm_monitor plugin: Domain "users": unknown domain' "$tmp/bad.out" || {
   exit 1
 }
 echo "ok - configuration error is fatal and names the option"
+
+# The example configuration's plugin block, uncommented, is accepted.
+example=${abs_top_srcdir:-$top/..}/contrib/collectd.conf.example
+[ -f "$example" ] || { echo "FAIL: $example not found"; exit 1; }
+conf "$tmp/example.conf"
+sed '$d' "$tmp/example.conf" >"$tmp/example.tmp" # without "</Plugin>"
+sed -n '/^#<Plugin zvm_monitor>/,/^#<\/Plugin>/p' "$example" | sed 's/^#//' |
+  sed '1d' >>"$tmp/example.tmp"
+grep -q "MaxSetSize" "$tmp/example.tmp" || { echo "FAIL: no plugin block in $example"; exit 1; }
+if ! timeout 20 "$daemon" -T -C "$tmp/example.tmp" >"$tmp/example.out" 2>&1 ||
+  grep -q "zvm_monitor plugin: .*option" "$tmp/example.out"; then
+  cat "$tmp/example.out"
+  echo "FAIL: the example's <Plugin zvm_monitor> block is not accepted"
+  exit 1
+fi
+echo "ok - the example configuration's plugin block is accepted"
 
 # start CONF [ENV=VALUE...]: collectd -f in the background, output in CONF.out
 start() {
