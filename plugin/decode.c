@@ -76,6 +76,10 @@ void zvm_walk_init(struct zvm_walk *w, const uint8_t *buf, size_t len,
   w->len = len;
   w->select = select;
   w->done = (buf == NULL || len == 0);
+  /* The driver answers an MCA it rejects with an empty data set (an
+   * immediate 0-byte read): that is one rejected MCA. */
+  if (len == 0)
+    w->stats.mce_rejected = 1;
 }
 
 /* Enter the record set of the MCE at w->pos, or end the walk. */

@@ -100,7 +100,9 @@ struct zvm_record {
 /* What one walk over a set counted; add these to long-running totals. */
 struct zvm_walk_stats {
   uint64_t record_sets;   /* MCEs accepted */
-  uint64_t mce_rejected;  /* MCEs rejected (the rest of the set is skipped) */
+  uint64_t mce_rejected;  /* MCEs rejected (the rest of the set is skipped);
+                             an empty set counts one: the driver rejected
+                             its MCA */
   uint64_t records;       /* records with a valid header (incl. D1R11/13) */
   uint64_t malformed;     /* records with a bad header (rest of record set
                              skipped) */
