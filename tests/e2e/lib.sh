@@ -1,0 +1,161 @@
+# Shared helpers for tests that run the real collectd daemon with the
+# built zvm_monitor.so (POSIX sh; source it, then call e2e_init).
+#
+#   E2E_BUILD    top build directory (.libs/zvm_monitor.so, contrib/monreader-emu)
+#   COLLECTD_DAEMON, COLLECTD_PLUGIN_DIR, COLLECTD_TYPESDB   overrides
+#   ZVM_ASAN_RUNTIME   set by the sanitizer stage: preloaded before the shim
+#
+# Every process started with e2e_bg is remembered and killed by its PID
+# when the shell exits, whatever the reason.
+
+e2e_init() {
+  E2E_DAEMON=${COLLECTD_DAEMON:-/usr/sbin/collectd}
+  E2E_STOCK=${COLLECTD_PLUGIN_DIR:-/usr/lib/collectd}
+  E2E_TYPESDB=${COLLECTD_TYPESDB:-/usr/share/collectd/types.db}
+  E2E_LIBS=$E2E_BUILD/.libs
+  E2E_EMU=$E2E_BUILD/contrib/monreader-emu
+  E2E_SHIM=$E2E_EMU/.libs/libmonreader-emu.so
+  E2E_GEN=$E2E_EMU/zvm-stream-gen
+  E2E_CAT=$E2E_EMU/monreader-cat
+  E2E_PIDS=
+  E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/zvm-e2e.XXXXXX")
+  trap e2e_cleanup EXIT
+  trap 'exit 130' HUP INT TERM
+  trap 'exit 141' PIPE
+}
+
+e2e_cleanup() {
+  for p in $E2E_PIDS; do
+    if kill -0 "$p" 2>/dev/null; then
+      kill -TERM "$p" 2>/dev/null
+      i=0
+      while kill -0 "$p" 2>/dev/null && [ $i -lt 30 ]; do
+        sleep 0.1
+        i=$((i + 1))
+      done
+      kill -KILL "$p" 2>/dev/null
+    fi
+  done
+  if [ -n "${E2E_KEEP:-}" ]; then
+    echo "e2e: keeping $E2E_TMP"
+  else
+    rm -rf "$E2E_TMP"
+  fi
+}
+
+# e2e_bg OUTFILE COMMAND [ARG...]: start a background process, remember
+# its PID in $E2E_PID and in the list the exit trap kills.
+e2e_bg() {
+  out=$1
+  shift
+  "$@" >"$out" 2>&1 &
+  E2E_PID=$!
+  E2E_PIDS="$E2E_PIDS $E2E_PID"
+}
+
+# e2e_forget PID: a process that has been stopped and reaped.
+e2e_forget() {
+  rest=
+  for p in $E2E_PIDS; do [ "$p" = "$1" ] || rest="$rest $p"; done
+  E2E_PIDS=$rest
+}
+
+# e2e_wait SECONDS COMMAND [ARG...]: run COMMAND every 0.2 s until it
+# succeeds; fails once SECONDS (wall clock) have passed.
+e2e_wait() {
+  deadline=$(($(date +%s) + $1))
+  shift
+  until "$@"; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
+
+# e2e_stop PID [SECONDS]: SIGTERM, wait until it is gone (10 s by default),
+# then SIGKILL and fail.
+e2e_stop() {
+  kill -TERM "$1" 2>/dev/null || true
+  i=0
+  while kill -0 "$1" 2>/dev/null; do
+    if [ $i -ge $((${2:-10} * 10)) ]; then
+      kill -KILL "$1" 2>/dev/null
+      wait "$1" 2>/dev/null
+      e2e_forget "$1"
+      return 1
+    fi
+    sleep 0.1
+    i=$((i + 1))
+  done
+  wait "$1" 2>/dev/null
+  e2e_forget "$1"
+  return 0
+}
+
+# e2e_conf DIR [PLUGIN-BLOCK-LINE...]: write DIR/collectd.conf: logfile
+# (notifications too) to DIR/collectd.log, csv to DIR/csv, the lines in
+# $E2E_EXTRA_PLUGINS (stock plugins), then zvm_monitor from the build
+# reading DIR/monreader, with the given lines in its <Plugin> block.
+e2e_conf() {
+  dir=$1
+  shift
+  mkdir -p "$dir"
+  cat >"$dir/collectd.conf" <<CONF
+Hostname "zvmtest"
+FQDNLookup false
+BaseDir "$dir"
+PIDFile "$dir/collectd.pid"
+Interval 1
+TypesDB "$E2E_TYPESDB"
+PluginDir "$E2E_STOCK"
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$dir/collectd.log"
+  Timestamp true
+  PrintSeverity true
+</Plugin>
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$dir/csv"
+  StoreRates false
+</Plugin>
+${E2E_EXTRA_PLUGINS:-}
+PluginDir "$E2E_LIBS"
+LoadPlugin zvm_monitor
+<Plugin zvm_monitor>
+  Device "$dir/monreader"
+CONF
+  for line in "$@"; do echo "  $line" >>"$dir/collectd.conf"; done
+  echo "</Plugin>" >>"$dir/collectd.conf"
+}
+
+# e2e_preload: LD_PRELOAD value for the daemon (ASan runtime first when the
+# plugin was built with it).
+e2e_preload() {
+  if [ -n "${ZVM_ASAN_RUNTIME:-}" ]; then
+    echo "$ZVM_ASAN_RUNTIME $E2E_SHIM"
+  else
+    echo "$E2E_SHIM"
+  fi
+}
+
+# e2e_collectd DIR SCENARIO [ENV=VALUE...]: collectd -f with DIR's
+# configuration and the emulated device (DIR/monreader) playing SCENARIO
+# once; PID in $E2E_PID, stdout/stderr in DIR/collectd.out.
+e2e_collectd() {
+  dir=$1
+  scn=$2
+  shift 2
+  e2e_bg "$dir/collectd.out" env TZ=UTC ASAN_OPTIONS=detect_leaks=0 \
+    LD_PRELOAD="$(e2e_preload)" \
+    MONREADER_EMU_DEVICE="$dir/monreader" MONREADER_EMU_SCENARIO="$scn" \
+    MONREADER_EMU_LOOP=1 "$@" "$E2E_DAEMON" -f -C "$dir/collectd.conf"
+}
+
+# e2e_free_port: a TCP port on 127.0.0.1 nobody listens on right now.
+e2e_free_port() {
+  "${PYTHON:-python3}" -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}

@@ -1,0 +1,444 @@
+#!/bin/sh
+# End-to-end suite: the built zvm_monitor.so in the real collectd daemon,
+# fed by the emulated /dev/monreader (contrib/monreader-emu), its csv output
+# compared exactly with an independent oracle (tests/e2e/oracle.py); then
+# the same kind of stream into a real carbon-cache (write_graphite) and a
+# real InfluxDB 1.x (network plugin -> [[collectd]] listener), both started
+# here on 127.0.0.1 only.
+#
+#   tests/e2e/run.sh BUILD_DIR [SCENARIO...]     (default: every scenario)
+#
+# One line per scenario (PASS/FAIL/SKIP), then "N passed, N failed".
+# E2E_KEEP=1 keeps the temporary directory; E2E_VERBOSE=1 prints every
+# scenario's log.
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+[ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [SCENARIO...]" >&2; exit 2; }
+E2E_BUILD=$(cd "$1" && pwd) || exit 2
+shift
+# shellcheck source=tests/e2e/lib.sh
+. "$top/tests/e2e/lib.sh"
+PY=${PYTHON:-python3}
+ORACLE="$top/tests/e2e/oracle.py"
+
+e2e_init
+for f in "$E2E_DAEMON" "$E2E_STOCK/csv.so" "$E2E_STOCK/logfile.so" "$E2E_TYPESDB" \
+  "$E2E_LIBS/zvm_monitor.so" "$E2E_SHIM" "$E2E_GEN" "$E2E_CAT"; do
+  [ -e "$f" ] || { echo "e2e: $f not found (build first: make)"; echo "0 passed, 1 failed"; exit 1; }
+done
+command -v "$PY" >/dev/null 2>&1 || { echo "e2e: $PY not found"; echo "0 passed, 1 failed"; exit 1; }
+
+passed=0
+failed=0
+skipped=0
+SC_LOG=
+
+say() { echo "$*" >>"$SC_LOG"; }
+# fail MESSAGE: note why the scenario failed (the scenario then returns 1)
+fail() {
+  say "FAIL: $*"
+  return 1
+}
+
+# run_case DIR SCENARIO-FILE "ORACLE-ARGS" [PLUGIN-LINE...]
+# The daemon plays SCENARIO-FILE once; waits (bounded) until every reader
+# counter has its final value in two successive read callbacks, stops the
+# daemon by its PID, and compares all csv output and the notifications in
+# the log with the oracle. $CASE_ENV: extra environment for the daemon;
+# $CASE_TIMEOUT: seconds to wait (default 40); $CASE_CHECK: extra oracle
+# check options.
+run_case() {
+  dir=$1
+  scn=$2
+  oargs=$3
+  shift 3
+  e2e_conf "$dir" "$@"
+  # shellcheck disable=SC2086
+  e2e_collectd "$dir" "$scn" ${CASE_ENV:-}
+  cpid=$E2E_PID
+  # shellcheck disable=SC2086
+  if ! e2e_wait "${CASE_TIMEOUT:-40}" "$PY" "$ORACLE" ready "$scn" --csv "$dir/csv" $oargs; then
+    e2e_stop "$cpid" || true
+    tail -n 20 "$dir/collectd.log" >>"$SC_LOG" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$PY" "$ORACLE" check "$scn" --csv "$dir/csv" --log "$dir/collectd.log" $oargs >>"$SC_LOG" 2>&1
+    fail "reader counters not final within ${CASE_TIMEOUT:-40} s"
+    return 1
+  fi
+  e2e_stop "$cpid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
+  grep -q "Exiting normally" "$dir/collectd.log" || {
+    tail -n 20 "$dir/collectd.log" >>"$SC_LOG"
+    fail "collectd did not exit normally"
+    return 1
+  }
+  # shellcheck disable=SC2086
+  "$PY" "$ORACLE" check "$scn" --csv "$dir/csv" --log "$dir/collectd.log" \
+    $oargs ${CASE_CHECK:-} >>"$SC_LOG" 2>&1 || { fail "output differs from the oracle"; return 1; }
+}
+
+gen() { "$E2E_GEN" "$@"; }
+
+# ---------------------------------------------------------------------------
+# Scenarios. Each is a function sc_NAME run with its own directory $D.
+
+# 1. D4R10 and D5R21 decoded: 24 guests, two D4R10 per guest and interval,
+# two intervals, a multithreading change in each (IFL 1 -> 2 -> 1); one
+# 4 KB frame per record set and one record set per message, so D1R13 and
+# padding end every full frame and the change's start and end records are
+# in different messages; a message every 1.1 s, so the sets arrive in
+# several read callbacks (intermediate values must all be dispatched).
+# Counters cross 2^31 (unsigned stays positive, HFDSVM is signed).
+sc_decode() {
+  gen -g 24 -e 2 -i 2 --smt-every 1 --set-frames 1 --mces 1 \
+    --counter-offset 2147483000 --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 4" run_case "$D" "$D/s.scn" "" || return 1
+  # a few facts that must hold whatever the oracle says
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/derive-hfcpurn-*) || return 1
+  [ "$(sed 1d "$f" | wc -l)" -eq 2 ] || fail "LINUX001 hfcpurn: want 2 values (2 intervals)" || return 1
+  sed 1d "$f" | cut -d, -f2 | awk '$1 <= 2147483648 { exit 1 }' ||
+    fail "LINUX001 hfcpurn not above 2^31" || return 1
+  ls "$D"/csv/zvmtest/zvm_monitor-LINUX024/derive-vmdcidld_q3-* >/dev/null 2>&1 ||
+    fail "no LINUX024 derive-vmdcidld_q3" || return 1
+  [ "$(cat "$D"/csv/zvmtest/zvm_monitor-ifl/threads-activated-* | sed 1d | cut -d, -f2 | tr '\n' ' ')" = \
+    "1.000000 2.000000 2.000000 1.000000 " ] ||
+    fail "ifl threads-activated: want 1 2 2 1 (start/end of two changes)" || return 1
+  grep -q "Notification: severity = OKAY, .* message = multithreading configuration change 1 ended (RCCSMTSQ 1); activated threads per core: cp 1 -> 1, ifl 1 -> 2$" "$D/collectd.log" ||
+    fail "no end-of-change notification ifl 1 -> 2" || return 1
+}
+
+# 2+3. EIO in the middle of a set (the set's D5R21 start record and 19
+# guests' first records lost), EFAULT in the middle of another (the rest of
+# that set skipped), EIO instead of a 0-byte read: nothing from those sets
+# may appear (values at their record times are asserted absent), the
+# end-of-change notifications must say the start was not seen.
+sc_discarded() {
+  gen -g 24 -e 1 -i 2 --smt-every 1 --set-frames 1 --mces 1 --gap-ms 1100 \
+    --fault eio@0:2000,efault@4:1000,eio@5 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-forbidden 500 --min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  [ "$(grep -c 'Notification: severity = OKAY.*ifl ? -> .*the start of this change was not seen' "$D/collectd.log")" -eq 2 ] ||
+    fail "want two end notifications with an unseen start" || return 1
+  if grep -q 'Notification: severity = WARNING' "$D/collectd.log"; then
+    fail "a start notification from a discarded set"
+    return 1
+  fi
+}
+
+# 2. EOVERFLOW after a set (the set is valid) and a rejected MCA (the driver
+# answers it with an empty data set: a set, and errors-malformed).
+sc_eoverflow_badmca() {
+  gen -g 5 -i 3 --smt-every 2 --fault eoverflow@1,badmca@2 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" ""
+}
+
+# 2. The path is severed after message 1; the first two re-opens fail with
+# EIO; then the rest of the stream arrives.
+sc_sever_reopen() {
+  gen -g 5 -i 3 --smt-every 2 --fault sever@1,open@2:EIO:2 -o "$D/s.scn" || return 1
+  CASE_TIMEOUT=60 run_case "$D" "$D/s.scn" "" || return 1
+  grep -q "zvm_monitor plugin: .*opened" "$D/collectd.log" || fail "no re-open logged"
+}
+
+# 2. EBUSY: the first two opens fail (injected), then data flows.
+sc_ebusy_injected() {
+  gen -g 4 -i 2 --fault open@0:EBUSY:2 -o "$D/s.scn" || return 1
+  CASE_TIMEOUT=60 run_case "$D" "$D/s.scn" ""
+}
+
+# 2. EBUSY for real: another process (monreader-cat) holds the emulated
+# device (MONREADER_EMU_LOCK) for 3 s; the plugin's opens fail meanwhile,
+# then it opens and the whole stream arrives.
+sc_ebusy_holder() {
+  gen -g 4 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
+  e2e_bg "$D/holder.out" env LD_PRELOAD="$E2E_SHIM" MONREADER_EMU_LOCK="$D/lock" \
+    MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/s.scn" \
+    "$E2E_CAT" -n -w 3000 -t 200 -q "$D/monreader"
+  hpid=$E2E_PID
+  e2e_wait 10 grep -q '^open ok' "$D/holder.out" || fail "monreader-cat did not open" || return 1
+  CASE_ENV="MONREADER_EMU_LOCK=$D/lock" CASE_TIMEOUT=60 \
+    run_case "$D" "$D/s.scn" "--open-errors-min 1" || return 1
+  e2e_stop "$hpid" || true
+  grep -qi 'zvm_monitor plugin: .*busy' "$D/collectd.log" ||
+    fail "the plugin did not log that the device is busy"
+}
+
+# 4. UserID: an exact name (case-insensitive) and a regular expression.
+sc_userid() {
+  gen -g 6 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--userid linux002 --userid /^LINUX00(4|5)\$/" \
+    'UserID "linux002"' 'UserID "/^LINUX00(4|5)$/"' || return 1
+  [ "$(ls "$D/csv/zvmtest" | grep -c '^zvm_monitor-LINUX')" -eq 3 ] || fail "want 3 users"
+}
+
+# 4. The same rules with IgnoreSelected true: every other user.
+sc_userid_ignore() {
+  gen -g 6 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--userid linux002 --userid /^LINUX00(4|5)\$/ --ignore-selected" \
+    'UserID "linux002"' 'UserID "/^LINUX00(4|5)$/"' 'IgnoreSelected true' || return 1
+  [ "$(ls "$D/csv/zvmtest" | grep -c '^zvm_monitor-LINUX')" -eq 3 ] || fail "want 3 users"
+}
+
+# 5. Domain "processor" only: no per-user values, D4R10 counted as skipped.
+sc_domain_processor() {
+  gen -g 6 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--domain processor" 'Domain "processor"' || return 1
+  if ls "$D/csv/zvmtest" | grep -q '^zvm_monitor-LINUX'; then
+    fail "per-user values with Domain processor"
+    return 1
+  fi
+}
+
+# 5. Domain 4 (by number) only: no multithreading values, no notifications.
+sc_domain_user() {
+  gen -g 6 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--domain 4" 'Domain 4' || return 1
+  [ ! -e "$D/csv/zvmtest/zvm_monitor-ifl" ] || fail "D5R21 values with Domain 4"
+}
+
+# 6. GuestsAsHosts: host = user ID in lower case, empty plugin instance.
+sc_guests_as_hosts() {
+  gen -g 4 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--guests-as-hosts" 'GuestsAsHosts true' || return 1
+  ls "$D"/csv/linux003/zvm_monitor/derive-hfcpurn-* >/dev/null 2>&1 ||
+    fail "no linux003/zvm_monitor/derive-hfcpurn"
+}
+
+# ---------------------------------------------------------------------------
+# Real back ends. Each is started once, on 127.0.0.1 ports picked free,
+# with everything under the temporary directory.
+
+have_pkgs() {
+  for c in "$@"; do command -v "$c" >/dev/null 2>&1 || return 1; done
+}
+
+# Stream for the back ends: record times in the last hour (carbon keeps
+# 1 s points for an hour), 3 guests, one multithreading change.
+backend_stream() {
+  now=$(date +%s)
+  gen -g 3 -i 2 --smt-every 2 --interval 60 --start $((now - 600)) \
+    --counter-offset 2147483000 -o "$1"
+}
+
+# oracle_value SCENARIO IDENT: "UNIXSECONDS VALUE" of the last value
+oracle_value() { "$PY" "$ORACLE" value "$@"; }
+
+sc_graphite() {
+  if ! have_pkgs carbon-cache whisper-fetch; then
+    say "SKIP: carbon-cache/whisper-fetch not installed (graphite-carbon python3-whisper)"
+    return 77
+  fi
+  c=$D/carbon
+  mkdir -p "$c/storage/whisper" "$c/log" "$c/lib"
+  lport=$(e2e_free_port) && pport=$(e2e_free_port) && qport=$(e2e_free_port) || return 1
+  cat >"$c/carbon.conf" <<CONF
+[cache]
+STORAGE_DIR = $c/storage
+LOCAL_DATA_DIR = $c/storage/whisper
+WHITELISTS_DIR = $c/lib
+LOG_DIR = $c/log
+PID_DIR = $c
+USER =
+MAX_CACHE_SIZE = inf
+MAX_UPDATES_PER_SECOND = inf
+MAX_CREATES_PER_MINUTE = inf
+WHISPER_AUTOFLUSH = True
+LINE_RECEIVER_INTERFACE = 127.0.0.1
+LINE_RECEIVER_PORT = $lport
+ENABLE_UDP_LISTENER = False
+PICKLE_RECEIVER_INTERFACE = 127.0.0.1
+PICKLE_RECEIVER_PORT = $pport
+CACHE_QUERY_INTERFACE = 127.0.0.1
+CACHE_QUERY_PORT = $qport
+ENABLE_MANHOLE = False
+LOG_LISTENER_CONNECTIONS = False
+LOG_UPDATES = False
+LOG_CREATES = False
+CONF
+  cat >"$c/storage-schemas.conf" <<CONF
+[collectd]
+pattern = ^collectd\.
+retentions = 1s:1h,1m:1d
+
+[default]
+pattern = .*
+retentions = 1s:1h
+CONF
+  e2e_bg "$c/carbon.out" carbon-cache --config="$c/carbon.conf" \
+    --pidfile="$c/carbon.pid" --logdir="$c/log" --nodaemon start
+  carbon=$E2E_PID
+  e2e_wait 20 "$PY" -c "import socket,sys; socket.create_connection(('127.0.0.1', $lport), 1)" 2>/dev/null ||
+    { cat "$c/carbon.out" >>"$SC_LOG"; fail "carbon-cache not listening on 127.0.0.1:$lport"; return 1; }
+  backend_stream "$D/s.scn" || return 1
+  E2E_EXTRA_PLUGINS="<LoadPlugin write_graphite>
+  FlushInterval 1
+</LoadPlugin>
+<Plugin write_graphite>
+  <Node \"carbon\">
+    Host \"127.0.0.1\"
+    Port \"$lport\"
+    Protocol \"tcp\"
+    Prefix \"collectd.\"
+    StoreRates false
+    AlwaysAppendDS false
+    SeparateInstances false
+  </Node>
+</Plugin>" run_case "$D" "$D/s.scn" "" || { e2e_stop "$carbon"; return 1; }
+  w=$c/storage/whisper/collectd/zvmtest
+  st=0
+  # ident (host/plugin-instance/type-instance) -> whisper file
+  for id in zvmtest/zvm_monitor-LINUX001/derive-hfcpurn zvmtest/zvm_monitor-LINUX002/derive-hfdsvm \
+    zvmtest/zvm_monitor-LINUX003/derive-vmdcprmd_q2 zvmtest/zvm_monitor-LINUX001/total_events-transactions \
+    zvmtest/zvm_monitor-ifl/threads-activated zvmtest/zvm_monitor-system/gauge-mt_config_seq \
+    zvmtest/zvm_monitor-reader/total_objects-sets zvmtest/zvm_monitor-reader/total_objects-records; do
+    set -- $(oracle_value "$D/s.scn" "$id")
+    f=$w/$(echo "$id" | cut -d/ -f2)/$(echo "$id" | cut -d/ -f3).wsp
+    e2e_wait 20 test -s "$f" || { fail "no whisper file $f"; st=1; continue; }
+    if [ "$1" = - ]; then
+      # reader counter: the newest point holds the final count
+      got=$(whisper-fetch --from=$(($(date +%s) - 300)) "$f" | awk '$2 != "None" { v = $2 } END { print v }')
+      want=$2
+      ok=$("$PY" -c "import sys; print(float('$got' or 'nan') == float('$want'))")
+    else
+      # points are stored at the whole second write_graphite sends
+      got=$(whisper-fetch --from=$(($1 - 2)) --until=$(($1 + 2)) "$f" | awk '$2 != "None" { print $1 "=" $2 }' | tr '\n' ' ')
+      want=$2
+      ok=$("$PY" -c "import sys
+pts = [p.split('=') for p in '$got'.split()]
+print(any(abs(int(t) - $1) <= 1 and float(v) == float('$want') for t, v in pts) and len(pts) == 1)")
+    fi
+    if [ "$ok" = True ]; then
+      say "ok - carbon: $id = $want"
+    else
+      fail "carbon: $id: got '$got', want $want at $1"
+      st=1
+    fi
+  done
+  e2e_stop "$carbon" 15 || { fail "carbon-cache did not stop"; st=1; }
+  return $st
+}
+
+sc_influxdb() {
+  if ! have_pkgs influxd curl; then
+    say "SKIP: influxd/curl not installed (influxdb influxdb-client curl)"
+    return 77
+  fi
+  i=$D/influx
+  mkdir -p "$i/meta" "$i/data" "$i/wal"
+  hport=$(e2e_free_port) && rport=$(e2e_free_port) || return 1
+  uport=$("$PY" -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])') || return 1
+  cat >"$i/influxdb.conf" <<CONF
+reporting-disabled = true
+bind-address = "127.0.0.1:$rport"
+[meta]
+  dir = "$i/meta"
+[data]
+  dir = "$i/data"
+  wal-dir = "$i/wal"
+  query-log-enabled = false
+[http]
+  enabled = true
+  bind-address = "127.0.0.1:$hport"
+  log-enabled = false
+[monitor]
+  store-enabled = false
+[continuous_queries]
+  enabled = false
+[subscriber]
+  enabled = false
+[[collectd]]
+  enabled = true
+  bind-address = "127.0.0.1:$uport"
+  database = "collectd"
+  typesdb = "$E2E_TYPESDB"
+  batch-size = 100
+  batch-timeout = "200ms"
+CONF
+  e2e_bg "$i/influxd.out" influxd run -config "$i/influxdb.conf"
+  influx=$E2E_PID
+  e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$hport/ping" ||
+    { tail -n 20 "$i/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$hport"; return 1; }
+  backend_stream "$D/s.scn" || return 1
+  E2E_EXTRA_PLUGINS="<LoadPlugin network>
+  FlushInterval 1
+</LoadPlugin>
+<Plugin network>
+  Server \"127.0.0.1\" \"$uport\"
+</Plugin>" run_case "$D" "$D/s.scn" "" || { e2e_stop "$influx"; return 1; }
+  st=0
+  for id in zvmtest/zvm_monitor-LINUX001/derive-hfcpurn zvmtest/zvm_monitor-LINUX002/derive-hfdsvm \
+    zvmtest/zvm_monitor-LINUX003/derive-vmdcprmd_q2 zvmtest/zvm_monitor-LINUX001/total_events-transactions \
+    zvmtest/zvm_monitor-ifl/threads-activated zvmtest/zvm_monitor-system/gauge-mt_config_seq \
+    zvmtest/zvm_monitor-reader/total_objects-sets zvmtest/zvm_monitor-reader/total_objects-records; do
+    set -- $(oracle_value "$D/s.scn" "$id")
+    host=${id%%/*}
+    pi=$(echo "$id" | cut -d/ -f2 | sed 's/^zvm_monitor-//')
+    ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
+    ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
+    q="SELECT value FROM zvm_monitor_value WHERE host='$host' AND instance='$pi' AND type='$ty' AND type_instance='$ti'"
+    [ "$1" = - ] && q="$q ORDER BY time DESC LIMIT 1"
+    # the listener writes in batches: wait (bounded) for the point
+    e2e_wait 20 sh -c 'curl -sf -G "$1" --data-urlencode db=collectd --data-urlencode epoch=ms \
+        --data-urlencode "q=$2" >"$3" && grep -q "\"values\"" "$3"' sh \
+      "http://127.0.0.1:$hport/query" "$q" "$i/q.json"
+    res=$("$PY" -c "import json, sys
+r = json.load(open('$i/q.json'))['results'][0]
+pts = r['series'][0]['values'] if 'series' in r else []
+t, want = '$1', float('$2')
+if t == '-':
+    print('True' if pts and pts[0][1] == want else 'False %s' % pts)
+else:
+    hit = [p for p in pts if abs(p[0] / 1000.0 - $1) < 1.0]
+    print('True' if len(hit) == 1 and hit[0][1] == want else 'False %s' % pts)")
+    if [ "$res" = True ]; then
+      say "ok - influxdb: $id = $2"
+    else
+      fail "influxdb: $id: want $2 at $1, got: $res"
+      st=1
+    fi
+  done
+  e2e_stop "$influx" 15 || { fail "influxd did not stop"; st=1; }
+  return $st
+}
+
+# ---------------------------------------------------------------------------
+
+ALL="decode discarded eoverflow_badmca sever_reopen ebusy_injected ebusy_holder
+userid userid_ignore domain_processor domain_user guests_as_hosts graphite influxdb"
+[ $# -gt 0 ] && ALL="$*"
+
+t_all=$(date +%s)
+for name in $ALL; do
+  D=$E2E_TMP/$name
+  mkdir -p "$D"
+  SC_LOG=$D/scenario.log
+  : >"$SC_LOG"
+  before=$E2E_PIDS
+  t0=$(date +%s)
+  "sc_$name"
+  rc=$?
+  # anything the scenario started and did not stop
+  for p in $E2E_PIDS; do
+    case " $before " in *" $p "*) ;; *) e2e_stop "$p" 5 || true ;; esac
+  done
+  dt=$(($(date +%s) - t0))
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1))
+    echo "PASS: $name (${dt} s)"
+    [ -z "${E2E_VERBOSE:-}" ] || sed 's/^/    /' "$SC_LOG"
+  elif [ $rc -eq 77 ]; then
+    skipped=$((skipped + 1))
+    echo "SKIP: $name"
+    echo "!!!!!!!! $name SKIPPED: $(grep '^SKIP' "$SC_LOG") !!!!!!!!"
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (${dt} s)"
+    sed 's/^/    /' "$SC_LOG"
+    [ -z "${E2E_KEEP:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
+  fi
+done
+echo "e2e: $(($(date +%s) - t_all)) s${skipped:+, $skipped skipped}"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
