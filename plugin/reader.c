@@ -3,8 +3,10 @@
  *
  * State machine. The device is CLOSED (fd < 0) or OPEN; while OPEN the set
  * assembler is ASSEMBLING (bytes since the last 0-byte read are in buf,
- * len <= max_set) or SKIPPING (the set outgrew max_set: its bytes are
- * dropped until its 0-byte read).
+ * len <= max_set), SKIPPING (the set outgrew max_set: its bytes are
+ * dropped until its 0-byte read) or FAULTED (EFAULT cut the set off: the
+ * driver keeps its position, so the rest of that set follows; its bytes
+ * are dropped until its 0-byte read, which does not make it a set).
  *
  * CLOSED, drain:
  *   now < next_open            -> stay CLOSED, no open() call
@@ -17,15 +19,15 @@
  *   POLLERR/POLLHUP/POLLNVAL   -> FAULT (the driver's sign of a sever)
  *   nothing ready              -> return
  *   else read until EAGAIN (at most MAX_READS_PER_DRAIN reads):
- *   n > 0       bytes_read += n; append (ASSEMBLING) or drop (SKIPPING);
- *               an append beyond max_set -> SKIPPING, log once
- *   n == 0      sets++; ASSEMBLING: deliver buf[0..len) (even len 0: the
- *               driver's answer to an MCA it rejected); SKIPPING: oversize++;
- *               -> ASSEMBLING, len = 0
+ *   n > 0       bytes_read += n; append (ASSEMBLING) or drop (SKIPPING,
+ *               FAULTED); an append beyond max_set -> SKIPPING, log once
+ *   n == 0      FAULTED: no set; else sets++; ASSEMBLING: deliver
+ *               buf[0..len) (even len 0: the driver's answer to an MCA it
+ *               rejected); SKIPPING: oversize++; -> ASSEMBLING, len = 0
  *   EINTR       retry
  *   EAGAIN      return; the partial set stays for the next drain
  *   EOVERFLOW   eoverflow++; the partial set is valid: keep it, go on
- *   EFAULT      efault++; discard the partial set, go on
+ *   EFAULT      efault++; discard the partial set -> FAULTED, go on
  *   EIO         eio++; discard the partial set; poll again: POLLERR -> FAULT
  *               (severed), otherwise the path is healthy: go on
  *   other       FAULT (an fd we cannot trust is re-opened, not retried)
@@ -33,8 +35,9 @@
  *   delay doubled (max 60 s), reopen pending, log WARNING/ERR.
  *
  * "discarded" counts partial sets thrown away with at least one byte read
- * (or being skipped); an oversize set cut off by EIO is discarded, not
- * oversize. So sets == delivered + oversize.
+ * (or being skipped), and every set cut off by EFAULT; an oversize set cut
+ * off by EIO or EFAULT is discarded, not oversize. So sets == delivered +
+ * oversize.
  *
  * Read errors are logged when the errno differs from the last one logged;
  * that memory is cleared by a drain that ends at EAGAIN without read errors
@@ -86,6 +89,7 @@ struct zvm_reader {
   size_t cap;
   size_t len;
   bool skipping; /* current set exceeded max_set */
+  bool faulted;  /* current set was cut off by EFAULT */
 
   int read_errno_logged; /* 0: none */
   bool oversize_logged;
@@ -184,6 +188,17 @@ static void discard_set(struct zvm_reader *r) {
     r->stats.discarded++;
   r->len = 0;
   r->skipping = false;
+  r->faulted = false;
+}
+
+/* EFAULT: copy_to_user failed and the driver kept its position, so the
+ * rest of this set follows; drop it up to its 0-byte read. */
+static void fault_set(struct zvm_reader *r) {
+  if (!r->faulted)
+    r->stats.discarded++;
+  r->len = 0;
+  r->skipping = false;
+  r->faulted = true;
 }
 
 /* FAULT: the fd is unusable (severed path or unexpected error). */
@@ -321,12 +336,14 @@ static bool grow(struct zvm_reader *r) {
 
 /* Where the next read goes. false: out of memory. */
 static bool next_target(struct zvm_reader *r, uint8_t **dst, size_t *want) {
-  if (r->skipping && r->cap >= sizeof(r->probe)) {
+  bool dropping = r->skipping || r->faulted;
+
+  if (dropping && r->cap >= sizeof(r->probe)) {
     *dst = r->buf; /* contents are garbage while skipping */
     *want = r->cap;
     return true;
   }
-  if (r->skipping || r->len == r->max_set) {
+  if (dropping || r->len == r->max_set) {
     *dst = r->probe;
     *want = sizeof(r->probe);
     return true;
@@ -339,7 +356,7 @@ static bool next_target(struct zvm_reader *r, uint8_t **dst, size_t *want) {
 }
 
 static void took(struct zvm_reader *r, const uint8_t *dst, size_t n) {
-  if (r->skipping)
+  if (r->skipping || r->faulted)
     return;
   if (dst != r->probe) {
     r->len += n;
@@ -361,6 +378,12 @@ static const uint8_t empty_set[1];
 static void complete_set(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   size_t len = r->len;
 
+  if (r->faulted) {
+    /* the end of a set cut off by EFAULT: not a set */
+    r->faulted = false;
+    r->len = 0;
+    return;
+  }
   r->stats.sets++;
   r->len = 0;
   if (r->skipping) {
@@ -521,7 +544,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
       break;
     case EFAULT:
       r->stats.efault++;
-      discard_set(r);
+      fault_set(r);
       log_read_error(r, e);
       break;
     case EIO:

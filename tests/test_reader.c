@@ -507,6 +507,9 @@ static void eio_at_set_boundary(void **s) {
   zvm_reader_destroy(r);
 }
 
+/* EFAULT: copy_to_user failed and the driver kept its position, so the
+ * rest of the set and its 0-byte read follow: all of it is dropped, and it
+ * is not a set (a set cut off by EFAULT is not a set). */
 static void efault_discards_set(void **s) {
   (void)s;
   struct zvm_reader *r = mk(0);
@@ -515,20 +518,71 @@ static void efault_discards_set(void **s) {
   push_data(12);
   push_data(70);
   push_err(EFAULT);
-  size_t b = push_data(33);
+  push_data(33); /* the rest of the faulted set */
+  push_zero();
+  size_t b = push_data(40);
   push_zero();
 
   drain(r);
   assert_int_equal(G.n, 2);
   assert_set(0, a, 25);
-  assert_set(1, b, 33);
+  assert_set(1, b, 40);
   assert_int_equal(st(r)->efault, 1);
   assert_int_equal(st(r)->eio, 0);
   assert_int_equal(st(r)->discarded, 1);
   assert_int_equal(st(r)->sets, 2);
-  assert_int_equal(st(r)->bytes_read, 25 + 12 + 70 + 33);
+  assert_int_equal(st(r)->bytes_read, 25 + 12 + 70 + 33 + 40);
   assert_int_equal(F.n_close, 0);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "EFAULT"), 1);
+  zvm_reader_destroy(r);
+}
+
+/* EFAULT on the first read of a set (or on an MCE boundary): what follows
+ * up to the 0-byte read is still that set; nothing of it is delivered. */
+static void efault_at_set_start_drops_whole_set(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_err(EFAULT);
+  push_data(12);
+  push_data(88);
+  push_zero();
+  size_t a = push_data(12);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, a, 12);
+  assert_int_equal(st(r)->efault, 1);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(st(r)->sets, 1);
+  assert_int_equal(st(r)->bytes_read, 12 + 88 + 12);
+  zvm_reader_destroy(r);
+}
+
+/* The rest of a faulted set may span read callbacks; EIO ends it (that
+ * message is gone) without counting a second discarded set. */
+static void efault_tail_across_drains(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_data(30);
+  push_err(EFAULT);
+  push_data(20);
+  drain(r);
+  assert_int_equal(G.n, 0);
+  push_data(20);
+  push_zero();
+  push_data(5);
+  push_err(EFAULT);
+  push_err(EIO);
+  size_t a = push_data(64);
+  push_zero();
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, a, 64);
+  assert_int_equal(st(r)->efault, 2);
+  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->discarded, 2);
+  assert_int_equal(st(r)->sets, 1);
   zvm_reader_destroy(r);
 }
 
@@ -938,6 +992,8 @@ static void bytes_read_counts_discarded(void **s) {
   push_err(EIO);
   push_data(10);
   push_err(EFAULT);
+  push_data(30); /* the rest of the faulted set */
+  push_zero();
   push_data_chunked(250, 50);
   push_zero();
   size_t d = push_data(50);
@@ -946,7 +1002,7 @@ static void bytes_read_counts_discarded(void **s) {
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, d, 50);
-  assert_int_equal(st(r)->bytes_read, 90 + 10 + 250 + 50);
+  assert_int_equal(st(r)->bytes_read, 90 + 10 + 30 + 250 + 50);
   assert_int_equal(st(r)->discarded, 2);
   assert_int_equal(st(r)->oversize, 1);
   assert_int_equal(st(r)->sets, 2);
@@ -1078,6 +1134,8 @@ int main(void) {
       cmocka_unit_test_setup(eio_discards_set, setup),
       cmocka_unit_test_setup(eio_at_set_boundary, setup),
       cmocka_unit_test_setup(efault_discards_set, setup),
+      cmocka_unit_test_setup(efault_at_set_start_drops_whole_set, setup),
+      cmocka_unit_test_setup(efault_tail_across_drains, setup),
       cmocka_unit_test_setup(eoverflow_keeps_set, setup),
       cmocka_unit_test_setup(eoverflow_logged_per_state_change, setup),
       cmocka_unit_test_setup(eagain_keeps_partial, setup),
