@@ -6,7 +6,8 @@
 #   ZVM_ASAN_RUNTIME   set by the sanitizer stage: preloaded before the shim
 #
 # Every process started with e2e_bg is remembered and killed by its PID
-# when the shell exits, whatever the reason.
+# when the shell exits, whatever the reason. Internal variables are named
+# _e2e_* so that callers' variables survive.
 
 e2e_init() {
   E2E_DAEMON=${COLLECTD_DAEMON:-/usr/sbin/collectd}
@@ -25,15 +26,15 @@ e2e_init() {
 }
 
 e2e_cleanup() {
-  for p in $E2E_PIDS; do
-    if kill -0 "$p" 2>/dev/null; then
-      kill -TERM "$p" 2>/dev/null
-      i=0
-      while kill -0 "$p" 2>/dev/null && [ $i -lt 30 ]; do
+  for _e2e_p in $E2E_PIDS; do
+    if kill -0 "$_e2e_p" 2>/dev/null; then
+      kill -TERM "$_e2e_p" 2>/dev/null
+      _e2e_i=0
+      while kill -0 "$_e2e_p" 2>/dev/null && [ $_e2e_i -lt 30 ]; do
         sleep 0.1
-        i=$((i + 1))
+        _e2e_i=$((_e2e_i + 1))
       done
-      kill -KILL "$p" 2>/dev/null
+      kill -KILL "$_e2e_p" 2>/dev/null
     fi
   done
   if [ -n "${E2E_KEEP:-}" ]; then
@@ -46,27 +47,27 @@ e2e_cleanup() {
 # e2e_bg OUTFILE COMMAND [ARG...]: start a background process, remember
 # its PID in $E2E_PID and in the list the exit trap kills.
 e2e_bg() {
-  out=$1
+  _e2e_out=$1
   shift
-  "$@" >"$out" 2>&1 &
+  "$@" >"$_e2e_out" 2>&1 &
   E2E_PID=$!
   E2E_PIDS="$E2E_PIDS $E2E_PID"
 }
 
 # e2e_forget PID: a process that has been stopped and reaped.
 e2e_forget() {
-  rest=
-  for p in $E2E_PIDS; do [ "$p" = "$1" ] || rest="$rest $p"; done
-  E2E_PIDS=$rest
+  _e2e_rest=
+  for _e2e_p in $E2E_PIDS; do [ "$_e2e_p" = "$1" ] || _e2e_rest="$_e2e_rest $_e2e_p"; done
+  E2E_PIDS=$_e2e_rest
 }
 
 # e2e_wait SECONDS COMMAND [ARG...]: run COMMAND every 0.2 s until it
 # succeeds; fails once SECONDS (wall clock) have passed.
 e2e_wait() {
-  deadline=$(($(date +%s) + $1))
+  _e2e_deadline=$(($(date +%s) + $1))
   shift
   until "$@"; do
-    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    [ "$(date +%s)" -lt "$_e2e_deadline" ] || return 1
     sleep 0.2
   done
 }
@@ -75,16 +76,16 @@ e2e_wait() {
 # then SIGKILL and fail.
 e2e_stop() {
   kill -TERM "$1" 2>/dev/null || true
-  i=0
+  _e2e_i=0
   while kill -0 "$1" 2>/dev/null; do
-    if [ $i -ge $((${2:-10} * 10)) ]; then
+    if [ $_e2e_i -ge $((${2:-10} * 10)) ]; then
       kill -KILL "$1" 2>/dev/null
       wait "$1" 2>/dev/null
       e2e_forget "$1"
       return 1
     fi
     sleep 0.1
-    i=$((i + 1))
+    _e2e_i=$((_e2e_i + 1))
   done
   wait "$1" 2>/dev/null
   e2e_forget "$1"
@@ -96,37 +97,37 @@ e2e_stop() {
 # $E2E_EXTRA_PLUGINS (stock plugins), then zvm_monitor from the build
 # reading DIR/monreader, with the given lines in its <Plugin> block.
 e2e_conf() {
-  dir=$1
+  _e2e_dir=$1
   shift
-  mkdir -p "$dir"
-  cat >"$dir/collectd.conf" <<CONF
+  mkdir -p "$_e2e_dir"
+  cat >"$_e2e_dir/collectd.conf" <<CONF
 Hostname "zvmtest"
 FQDNLookup false
-BaseDir "$dir"
-PIDFile "$dir/collectd.pid"
+BaseDir "$_e2e_dir"
+PIDFile "$_e2e_dir/collectd.pid"
 Interval 1
 TypesDB "$E2E_TYPESDB"
 PluginDir "$E2E_STOCK"
 LoadPlugin logfile
 <Plugin logfile>
   LogLevel info
-  File "$dir/collectd.log"
+  File "$_e2e_dir/collectd.log"
   Timestamp true
   PrintSeverity true
 </Plugin>
 LoadPlugin csv
 <Plugin csv>
-  DataDir "$dir/csv"
+  DataDir "$_e2e_dir/csv"
   StoreRates false
 </Plugin>
 ${E2E_EXTRA_PLUGINS:-}
 PluginDir "$E2E_LIBS"
 LoadPlugin zvm_monitor
 <Plugin zvm_monitor>
-  Device "$dir/monreader"
+  Device "$_e2e_dir/monreader"
 CONF
-  for line in "$@"; do echo "  $line" >>"$dir/collectd.conf"; done
-  echo "</Plugin>" >>"$dir/collectd.conf"
+  for _e2e_line in "$@"; do echo "  $_e2e_line" >>"$_e2e_dir/collectd.conf"; done
+  echo "</Plugin>" >>"$_e2e_dir/collectd.conf"
 }
 
 # e2e_preload: LD_PRELOAD value for the daemon (ASan runtime first when the
@@ -143,13 +144,13 @@ e2e_preload() {
 # configuration and the emulated device (DIR/monreader) playing SCENARIO
 # once; PID in $E2E_PID, stdout/stderr in DIR/collectd.out.
 e2e_collectd() {
-  dir=$1
-  scn=$2
+  _e2e_dir=$1
+  _e2e_scn=$2
   shift 2
-  e2e_bg "$dir/collectd.out" env TZ=UTC ASAN_OPTIONS=detect_leaks=0 \
+  e2e_bg "$_e2e_dir/collectd.out" env TZ=UTC ASAN_OPTIONS=detect_leaks=0 \
     LD_PRELOAD="$(e2e_preload)" \
-    MONREADER_EMU_DEVICE="$dir/monreader" MONREADER_EMU_SCENARIO="$scn" \
-    MONREADER_EMU_LOOP=1 "$@" "$E2E_DAEMON" -f -C "$dir/collectd.conf"
+    MONREADER_EMU_DEVICE="$_e2e_dir/monreader" MONREADER_EMU_SCENARIO="$_e2e_scn" \
+    MONREADER_EMU_LOOP=1 "$@" "$E2E_DAEMON" -f -C "$_e2e_dir/collectd.conf"
 }
 
 # e2e_free_port: a TCP port on 127.0.0.1 nobody listens on right now.

@@ -299,20 +299,25 @@ class Reader:
 # Decoder: complete data sets -> records
 
 class Record:
-    __slots__ = ("set_index", "domain", "number", "tod", "data")
+    __slots__ = ("set_index", "domain", "number", "tod", "data", "mask")
 
-    def __init__(self, set_index, domain, number, tod, data):
+    def __init__(self, set_index, domain, number, tod, data, mask):
         self.set_index = set_index
         self.domain = domain
         self.number = number
         self.tod = tod
         self.data = data
+        self.mask = mask  # MCE domain mask of its record set (bytes 1-2)
+
+    def structural(self):
+        return (self.domain, self.number) in STRUCTURAL
 
 
 def decode_set(buf, set_index):
     """Records and counts of one complete data set.
 
-    Returns (records, n_valid_headers, n_malformed)."""
+    Returns (records, n_valid_headers, n_malformed); the records include
+    the structural D1R11/D1R13."""
     recs = []
     nrec = 0
     bad = 0
@@ -327,6 +332,7 @@ def decode_set(buf, set_index):
         if mce[0] == 0 or (mce[1] | mce[2]) == 0 or end <= start:
             return recs, nrec, bad + 1
         n = end - start + 1
+        mask = (mce[1] << 8) | mce[2]
         rs = buf[pos + MCE_LEN:pos + MCE_LEN + n]
         if len(rs) != n:
             return recs, nrec, bad + 1
@@ -344,13 +350,13 @@ def decode_set(buf, set_index):
             nrec += 1
             dom, num = rs[off + 4], be(rs, off + 6, 2)
             tod = be(rs, off + 8, 8)
+            recs.append(Record(set_index, dom, num, tod, bytes(rs[off:off + ln]), mask))
             if dom == 1 and num == 13:
                 # end of frame: continue at the next 4 KB boundary of the
                 # DCSS address space
                 addr = start + off
                 off = ((addr // FRAME) + 1) * FRAME - start
                 continue
-            recs.append(Record(set_index, dom, num, tod, bytes(rs[off:off + ln])))
             off += ln
     return recs, nrec, bad
 
@@ -377,6 +383,12 @@ class Config:
 
     def domain_selected(self, dom):
         return not self.domains or dom in self.domains
+
+    def mask_selected(self, mask):
+        """MCE mask: byte 1 X'80' = domain 0 ... byte 2 X'01' = domain 15."""
+        if not self.domains:
+            return True
+        return any(mask & (0x8000 >> d) for d in self.domains)
 
     def user_selected(self, name):
         if not self.exact and not self.regex:
@@ -457,16 +469,21 @@ class Model:
             recs, nrec, bad = decode_set(buf, i)
             cum_rec += nrec
             cum_bad += bad
-            # skipped = "unknown or filtered records" (design.md): records
-            # not turned into values, except the structural records D1R11
-            # and D1R13 (pod: "the structural records D1R11 and D1R13"),
-            # which the walker consumes: counted as records, never skipped.
+            # skipped = "unknown or filtered records" (design.md):
+            #  - filtered: records of a domain Domain does not select (pod:
+            #    "still counted as records and as skipped"), and every
+            #    record of a record set whose MCE domain mask names no
+            #    selected domain (the mask lists the domains whose data
+            #    the set holds: such a set is skipped whole);
+            #  - otherwise the structural records D1R11 and D1R13 (pod: "the
+            #    structural records") are neither unknown nor filtered;
+            #  - every other record not turned into values.
             used = [r for r in recs if self.used(r)]
             cum_skip += sum(1 for r in recs if not self.used(r) and
-                            (r.domain, r.number) not in STRUCTURAL)
+                            not (r.structural() and self.selected(r)))
             # a D5R21 whose array lies outside it is malformed
             cum_bad += sum(1 for r in recs if r.domain == 5 and r.number == 21 and
-                           self.cfg.domain_selected(5) and d5r21_parse(r) is None)
+                           self.selected(r) and d5r21_parse(r) is None)
             self.records += used
             self.set_records.append((cum_rec, cum_bad, cum_skip))
         self.c["total_objects-records"] = cum_rec
@@ -479,8 +496,12 @@ class Model:
             recs, _n, _b = decode_set(scn.deliverable(msgs[m]), -1)
             self.forbidden += [r for r in recs if self.used(r)]
 
+    def selected(self, r):
+        """Domain selection: the record's domain and its set's MCE mask."""
+        return self.cfg.domain_selected(r.domain) and self.cfg.mask_selected(r.mask)
+
     def used(self, r):
-        if not self.cfg.domain_selected(r.domain):
+        if not self.selected(r):
             return False
         if r.domain == 4 and r.number == 10:
             if len(r.data) < D4R10_USER[0] + D4R10_USER[1]:

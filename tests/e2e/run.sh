@@ -49,32 +49,32 @@ fail() {
 # $CASE_TIMEOUT: seconds to wait (default 40); $CASE_CHECK: extra oracle
 # check options.
 run_case() {
-  dir=$1
-  scn=$2
-  oargs=$3
+  rc_dir=$1
+  rc_scn=$2
+  rc_oargs=$3
   shift 3
-  e2e_conf "$dir" "$@"
+  e2e_conf "$rc_dir" "$@"
   # shellcheck disable=SC2086
-  e2e_collectd "$dir" "$scn" ${CASE_ENV:-}
-  cpid=$E2E_PID
+  e2e_collectd "$rc_dir" "$rc_scn" ${CASE_ENV:-}
+  rc_pid=$E2E_PID
   # shellcheck disable=SC2086
-  if ! e2e_wait "${CASE_TIMEOUT:-40}" "$PY" "$ORACLE" ready "$scn" --csv "$dir/csv" $oargs; then
-    e2e_stop "$cpid" || true
-    tail -n 20 "$dir/collectd.log" >>"$SC_LOG" 2>/dev/null
+  if ! e2e_wait "${CASE_TIMEOUT:-40}" "$PY" "$ORACLE" ready "$rc_scn" --csv "$rc_dir/csv" $rc_oargs; then
+    e2e_stop "$rc_pid" || true
+    tail -n 20 "$rc_dir/collectd.log" >>"$SC_LOG" 2>/dev/null
     # shellcheck disable=SC2086
-    "$PY" "$ORACLE" check "$scn" --csv "$dir/csv" --log "$dir/collectd.log" $oargs >>"$SC_LOG" 2>&1
+    "$PY" "$ORACLE" check "$rc_scn" --csv "$rc_dir/csv" --log "$rc_dir/collectd.log" $rc_oargs >>"$SC_LOG" 2>&1
     fail "reader counters not final within ${CASE_TIMEOUT:-40} s"
     return 1
   fi
-  e2e_stop "$cpid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
-  grep -q "Exiting normally" "$dir/collectd.log" || {
-    tail -n 20 "$dir/collectd.log" >>"$SC_LOG"
+  e2e_stop "$rc_pid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
+  grep -q "Exiting normally" "$rc_dir/collectd.log" || {
+    tail -n 20 "$rc_dir/collectd.log" >>"$SC_LOG"
     fail "collectd did not exit normally"
     return 1
   }
   # shellcheck disable=SC2086
-  "$PY" "$ORACLE" check "$scn" --csv "$dir/csv" --log "$dir/collectd.log" \
-    $oargs ${CASE_CHECK:-} >>"$SC_LOG" 2>&1 || { fail "output differs from the oracle"; return 1; }
+  "$PY" "$ORACLE" check "$rc_scn" --csv "$rc_dir/csv" --log "$rc_dir/collectd.log" \
+    $rc_oargs ${CASE_CHECK:-} >>"$SC_LOG" 2>&1 || { fail "output differs from the oracle"; return 1; }
 }
 
 gen() { "$E2E_GEN" "$@"; }
@@ -95,7 +95,7 @@ sc_decode() {
   CASE_CHECK="--min-callbacks 4" run_case "$D" "$D/s.scn" "" || return 1
   # a few facts that must hold whatever the oracle says
   f=$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/derive-hfcpurn-*) || return 1
-  [ "$(sed 1d "$f" | wc -l)" -eq 2 ] || fail "LINUX001 hfcpurn: want 2 values (2 intervals)" || return 1
+  [ "$(sed 1d "$f" | wc -l)" -ge 2 ] || fail "LINUX001 hfcpurn: want a value per interval" || return 1
   sed 1d "$f" | cut -d, -f2 | awk '$1 <= 2147483648 { exit 1 }' ||
     fail "LINUX001 hfcpurn not above 2^31" || return 1
   ls "$D"/csv/zvmtest/zvm_monitor-LINUX024/derive-vmdcidld_q3-* >/dev/null 2>&1 ||
@@ -107,17 +107,19 @@ sc_decode() {
     fail "no end-of-change notification ifl 1 -> 2" || return 1
 }
 
-# 2+3. EIO in the middle of a set (the set's D5R21 start record and 19
-# guests' first records lost), EFAULT in the middle of another (the rest of
-# that set skipped), EIO instead of a 0-byte read: nothing from those sets
-# may appear (values at their record times are asserted absent), the
-# end-of-change notifications must say the start was not seen.
+# 2+3. Discarded sets: EFAULT exactly on the second MCE of a 2-MCE message
+# (the rest of the message is well formed, yet part of the faulted set),
+# EIO in the middle of a record set, EFAULT in the middle of a record, EIO
+# instead of a 0-byte read. Each lost set held a multithreading change's
+# start record and the first records of 19-20 guests: none of their values
+# may appear (asserted absent by their record times), and each change's
+# end notification must say its start was not seen.
 sc_discarded() {
-  gen -g 24 -e 1 -i 2 --smt-every 1 --set-frames 1 --mces 1 --gap-ms 1100 \
-    --fault eio@0:2000,efault@4:1000,eio@5 -o "$D/s.scn" || return 1
-  CASE_CHECK="--min-forbidden 500 --min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
-  [ "$(grep -c 'Notification: severity = OKAY.*ifl ? -> .*the start of this change was not seen' "$D/collectd.log")" -eq 2 ] ||
-    fail "want two end notifications with an unseen start" || return 1
+  gen -g 45 -e 1 -i 3 --smt-every 1 --set-frames 1 --mces 2 --gap-ms 1100 \
+    --fault efault@0:4108,eio@3:2000,efault@6:1000,eio@8 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-forbidden 3000 --min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  [ "$(grep -c 'Notification: severity = OKAY.*cp ? -> 1, ifl ? -> .*the start of this change was not seen' "$D/collectd.log")" -eq 3 ] ||
+    fail "want three end notifications with an unseen start" || return 1
   if grep -q 'Notification: severity = WARNING' "$D/collectd.log"; then
     fail "a start notification from a discarded set"
     return 1
@@ -178,9 +180,12 @@ sc_userid_ignore() {
   [ "$(ls "$D/csv/zvmtest" | grep -c '^zvm_monitor-LINUX')" -eq 3 ] || fail "want 3 users"
 }
 
-# 5. Domain "processor" only: no per-user values, D4R10 counted as skipped.
+# 5. Domain "processor" only: no per-user values, D4R10 counted as skipped;
+# framed record sets, so record sets whose MCE names only the user domain
+# are skipped whole (their D1R13 too) while D1R13 in the others frame the
+# D5R21 records.
 sc_domain_processor() {
-  gen -g 6 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
+  gen -g 24 -i 2 --smt-every 1 --set-frames 1 --mces 2 -o "$D/s.scn" || return 1
   run_case "$D" "$D/s.scn" "--domain processor" 'Domain "processor"' || return 1
   if ls "$D/csv/zvmtest" | grep -q '^zvm_monitor-LINUX'; then
     fail "per-user values with Domain processor"
@@ -322,21 +327,21 @@ sc_influxdb() {
     say "SKIP: influxd/curl not installed (influxdb influxdb-client curl)"
     return 77
   fi
-  i=$D/influx
-  mkdir -p "$i/meta" "$i/data" "$i/wal"
+  idir=$D/influx
+  mkdir -p "$idir/meta" "$idir/data" "$idir/wal"
   hport=$(e2e_free_port) && rport=$(e2e_free_port) || return 1
   uport=$("$PY" -c 'import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])') || return 1
-  cat >"$i/influxdb.conf" <<CONF
+  cat >"$idir/influxdb.conf" <<CONF
 reporting-disabled = true
 bind-address = "127.0.0.1:$rport"
 [meta]
-  dir = "$i/meta"
+  dir = "$idir/meta"
 [data]
-  dir = "$i/data"
-  wal-dir = "$i/wal"
+  dir = "$idir/data"
+  wal-dir = "$idir/wal"
   query-log-enabled = false
 [http]
   enabled = true
@@ -356,10 +361,10 @@ bind-address = "127.0.0.1:$rport"
   batch-size = 100
   batch-timeout = "200ms"
 CONF
-  e2e_bg "$i/influxd.out" influxd run -config "$i/influxdb.conf"
+  e2e_bg "$idir/influxd.out" influxd run -config "$idir/influxdb.conf"
   influx=$E2E_PID
   e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$hport/ping" ||
-    { tail -n 20 "$i/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$hport"; return 1; }
+    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$hport"; return 1; }
   backend_stream "$D/s.scn" || return 1
   E2E_EXTRA_PLUGINS="<LoadPlugin network>
   FlushInterval 1
@@ -382,15 +387,15 @@ CONF
     # the listener writes in batches: wait (bounded) for the point
     e2e_wait 20 sh -c 'curl -sf -G "$1" --data-urlencode db=collectd --data-urlencode epoch=ms \
         --data-urlencode "q=$2" >"$3" && grep -q "\"values\"" "$3"' sh \
-      "http://127.0.0.1:$hport/query" "$q" "$i/q.json"
+      "http://127.0.0.1:$hport/query" "$q" "$idir/q.json"
     res=$("$PY" -c "import json, sys
-r = json.load(open('$i/q.json'))['results'][0]
+r = json.load(open('$idir/q.json'))['results'][0]
 pts = r['series'][0]['values'] if 'series' in r else []
 t, want = '$1', float('$2')
 if t == '-':
     print('True' if pts and pts[0][1] == want else 'False %s' % pts)
 else:
-    hit = [p for p in pts if abs(p[0] / 1000.0 - $1) < 1.0]
+    hit = [p for p in pts if abs(p[0] / 1000.0 - int(t)) < 1.0]
     print('True' if len(hit) == 1 and hit[0][1] == want else 'False %s' % pts)")
     if [ "$res" = True ]; then
       say "ok - influxdb: $id = $2"
