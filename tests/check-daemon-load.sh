@@ -20,15 +20,14 @@ for f in "$daemon" "$stock/csv.so" "$typesdb"; do
 done
 [ -f "$libs/zvm_monitor.so" ] || { echo "FAIL: $libs/zvm_monitor.so not built"; exit 1; }
 
-tmp=$(mktemp -d)
+# Shared with the end-to-end suite: a temporary directory and an exit trap
+# that stops every daemon started with e2e_bg by its PID, also on signals.
+# shellcheck source=tests/e2e/lib.sh
+. "${abs_top_srcdir:-$top/..}/tests/e2e/lib.sh"
+E2E_BUILD=$top
+e2e_init
+tmp=$E2E_TMP
 pid=
-cleanup() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-# A signal (Ctrl-C, a closed pipe) must still stop the daemon.
-trap 'exit 1' HUP INT PIPE TERM
 
 # conf FILE PLUGIN-BLOCK-LINES...
 conf() {
@@ -88,8 +87,8 @@ echo "ok - the example configuration's plugin block is accepted"
 start() {
   cfg=$1
   shift
-  env "$@" "$daemon" -f -C "$cfg" >"$cfg.out" 2>&1 &
-  pid=$!
+  e2e_bg "$cfg.out" env "$@" "$daemon" -f -C "$cfg"
+  pid=$E2E_PID
 }
 
 # wait_value GLOB [N]: until a csv file matching GLOB holds N values
@@ -121,6 +120,7 @@ stop() {
     i=$((i + 1))
   done
   wait "$pid" || true
+  e2e_forget "$pid"
   pid=
   grep -q "Exiting normally" "$1.out" || {
     cat "$1.out"

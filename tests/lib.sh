@@ -2,6 +2,9 @@
 
 # Packages the build and unit tests need on Debian.
 ZVM_PACKAGES_BUILD="build-essential autoconf automake libtool pkg-config collectd-core collectd-dev libcmocka-dev perl"
+# End-to-end suite (tests/e2e): real carbon-cache and InfluxDB 1.x back
+# ends, their clients, and Python 3 for the oracle.
+ZVM_PACKAGES_E2E="graphite-carbon python3-whisper influxdb influxdb-client curl python3"
 
 step() { printf '\n==> %s\n' "$*"; }
 die() {
