@@ -791,6 +791,9 @@ def main(argv):
             s.add_argument("ident")
         if name in ("ready", "check"):
             s.add_argument("--csv", required=True)
+        if name == "ready":
+            s.add_argument("--settle", type=int, default=0,
+                           help="also succeed when the counters did not change in N callbacks")
         if name == "check":
             s.add_argument("--log")
             s.add_argument("--json", help="also write the expected values here")
@@ -830,8 +833,15 @@ def main(argv):
 
     if a.cmd == "ready":
         # final once the last two callbacks both show the final counters:
-        # everything dispatched before the last one has been written
+        # everything dispatched before the last one has been written.
+        # With --settle N also done (to fail fast) when no counter changed
+        # in the last N callbacks while something was read.
         rs = reader_series(read_csv(a.csv), m.cfg.hostname)
+        if a.settle and all(len(rs[c]) >= a.settle for c in READER_COUNTERS):
+            tail = [[v for _t, v in rs[c][-a.settle:]] for c in READER_COUNTERS]
+            if all(len(set(t)) == 1 for t in tail) and \
+                    int(rs["total_bytes-read"][-1][1]) > 0:
+                return 0
         for c in READER_COUNTERS:
             s = rs[c]
             if c == "errors-open" and a.open_errors_min is not None:
