@@ -446,6 +446,10 @@ for name in $ALL; do
     [ -z "${E2E_KEEP:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
   fi
 done
-echo "e2e: $(($(date +%s) - t_all)) s${skipped:+, $skipped skipped}"
+if [ $skipped -gt 0 ]; then
+  echo "e2e: $(($(date +%s) - t_all)) s, $skipped scenario(s) SKIPPED (see above)"
+else
+  echo "e2e: $(($(date +%s) - t_all)) s"
+fi
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
