@@ -25,7 +25,11 @@
  *   EINTR       retry
  *   EAGAIN      return; the partial set stays for the next drain
  *   EOVERFLOW   eoverflow++; the partial set is valid: keep it, go on
- *   EFAULT      efault++; discard the partial set, go on
+ *   EFAULT      efault++. The driver does not advance after a failed
+ *               copy: the rest of the message still follows. Mid-set:
+ *               discard the partial set and drop that tail up to its 0-byte
+ *               read (FAULTED; the tail is no set). Before the first byte of
+ *               a set: nothing was lost, the whole message follows.
  *   EIO         eio++; discard the partial set; poll again: POLLERR -> FAULT
  *               (severed), otherwise the path is healthy: go on
  *   other       FAULT (an fd we cannot trust is re-opened, not retried)
@@ -85,7 +89,8 @@ struct zvm_reader {
   uint8_t *buf;
   size_t cap;
   size_t len;
-  bool skipping; /* current set exceeded max_set */
+  bool skipping; /* current set exceeded max_set, or is FAULTED: */
+  bool faulted;  /* the tail of a message cut by EFAULT (no set) */
 
   int read_errno_logged; /* 0: none */
   bool oversize_logged;
@@ -180,10 +185,11 @@ static uint64_t schedule_open(struct zvm_reader *r, uint64_t now) {
 }
 
 static void discard_set(struct zvm_reader *r) {
-  if (r->len > 0 || r->skipping)
+  if ((r->len > 0 || r->skipping) && !r->faulted)
     r->stats.discarded++;
   r->len = 0;
   r->skipping = false;
+  r->faulted = false;
 }
 
 /* FAULT: the fd is unusable (severed path or unexpected error). */
@@ -361,8 +367,14 @@ static const uint8_t empty_set[1];
 static void complete_set(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   size_t len = r->len;
 
-  r->stats.sets++;
   r->len = 0;
+  if (r->faulted) {
+    /* The end of a message cut by EFAULT: already discarded, not a set. */
+    r->faulted = false;
+    r->skipping = false;
+    return;
+  }
+  r->stats.sets++;
   if (r->skipping) {
     r->skipping = false;
     r->stats.oversize++;
@@ -519,11 +531,17 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
       r->stats.eoverflow++;
       log_read_error(r, e);
       break;
-    case EFAULT:
+    case EFAULT: {
+      bool mid_set = r->len > 0 || r->skipping;
       r->stats.efault++;
       discard_set(r);
+      if (mid_set) {
+        r->skipping = true;
+        r->faulted = true;
+      }
       log_read_error(r, e);
       break;
+    }
     case EIO:
       r->stats.eio++;
       discard_set(r);
