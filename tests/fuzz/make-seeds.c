@@ -2,7 +2,7 @@
  * Writes the seed corpora of the fuzz targets from real record layouts,
  * built with the unit tests' builder (tests/builder.h):
  *
- *   make-seeds DIR      writes DIR/decode/<seed> and DIR/names/<seed>
+ *   make-seeds DIR      writes DIR/{decode,names,reader}/<seed>
  *
  * 'make fuzz-seeds' regenerates tests/fuzz/corpus/ with it. The files are
  * committed; keep them small (the fuzzer finds the rest).
@@ -20,6 +20,7 @@
 #define SAMPLE 0xE2
 #define EVENT 0xC5
 #define ALL 0xFFFF
+#define ZVM_MCE_BYTES 12
 
 static const char *outdir;
 
@@ -267,6 +268,117 @@ static void names_seeds(void) {
   }
 }
 
+/* fuzz_reader input: 2-byte max_set_size, then fake device ops (see
+ * tests/fuzz/fuzz_reader.c). */
+enum {
+  DATA,
+  END,
+  AGAIN,
+  EIO_,
+  EFAULT_,
+  EOVERFLOW_,
+  EINTR_,
+  SEVER,
+  OPENFAIL,
+  CLOCK
+};
+
+static void op(struct tb *b, int code, int arg) {
+  tb_u8(b, (uint8_t)(arg << 4 | code));
+}
+
+/* One read()'s worth of bytes per DATA op (at most 256). */
+static void data(struct tb *b, const uint8_t *p, size_t n) {
+  while (n > 0) {
+    size_t k = n > 256 ? 256 : n;
+    op(b, DATA, 0);
+    tb_u8(b, (uint8_t)(k - 1));
+    tb_bytes(b, p, k);
+    p += k;
+    n -= k;
+  }
+}
+
+/* A data set as the driver hands it out: the MCE, then the records. */
+static void data_set(struct tb *b, const struct tb *set) {
+  data(b, set->data, ZVM_MCE_BYTES);
+  data(b, set->data + ZVM_MCE_BYTES, set->len - ZVM_MCE_BYTES);
+}
+
+static void reader_seeds(void) {
+  struct tb rs, set, small, in;
+  tb_init(&rs);
+  tb_init(&set);
+  tb_init(&small);
+  tb_init(&in);
+  useite(&rs, "LINUX07", 200);
+  tb_record_set(&set, EVENT, 0x0800, DCSS + 0x40, &rs);
+  tb_reset(&rs);
+  tb_record(&rs, 20, 1, 11, TOD);
+  tb_record_set(&small, SAMPLE, 0x4000, DCSS, &rs);
+
+  tb_u16(&in, 0);
+  data_set(&in, &set);
+  op(&in, END, 0);
+  op(&in, AGAIN, 0);
+  write_file("reader", "one-set", in.data, in.len);
+
+  tb_reset(&in);
+  tb_u16(&in, 0);
+  data(&in, set.data, 100);
+  op(&in, AGAIN, 0); /* the rest comes in the next read callback */
+  data(&in, set.data + 100, set.len - 100);
+  op(&in, END, 0);
+  data_set(&in, &small);
+  op(&in, END, 0);
+  op(&in, AGAIN, 0);
+  write_file("reader", "split-across-callbacks", in.data, in.len);
+
+  tb_reset(&in);
+  tb_u16(&in, 0);
+  data(&in, set.data, 50);
+  op(&in, EIO_, 0);
+  data_set(&in, &set);
+  op(&in, END, 0);
+  data(&in, set.data, 30);
+  op(&in, EFAULT_, 0);
+  op(&in, END, 0);
+  data_set(&in, &small);
+  op(&in, EOVERFLOW_, 0);
+  data_set(&in, &small);
+  op(&in, END, 0);
+  op(&in, EINTR_, 0);
+  data_set(&in, &small);
+  op(&in, END, 0);
+  write_file("reader", "errors", in.data, in.len);
+
+  tb_reset(&in);
+  tb_u16(&in, 0);
+  data(&in, set.data, 12);
+  op(&in, SEVER, 0);
+  op(&in, AGAIN, 0);
+  op(&in, OPENFAIL, 1); /* EBUSY */
+  op(&in, CLOCK, 3);
+  op(&in, AGAIN, 0);
+  data_set(&in, &set);
+  op(&in, END, 0);
+  write_file("reader", "sever-reopen", in.data, in.len);
+
+  tb_reset(&in);
+  tb_u16(&in, 100); /* max_set_size */
+  data_set(&in, &set);
+  op(&in, END, 0);
+  data_set(&in, &small);
+  op(&in, END, 0);
+  op(&in, END, 0); /* an empty set */
+  write_file("reader", "oversize-and-empty", in.data, in.len);
+
+  tb_free(&rs);
+  tb_free(&set);
+  tb_free(&small);
+  tb_free(&in);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -275,5 +387,6 @@ int main(int argc, char **argv) {
   outdir = argv[1];
   decode_seeds();
   names_seeds();
+  reader_seeds();
   return 0;
 }
