@@ -4,18 +4,20 @@
  * Input: 2 bytes of domain selection mask (big-endian, the MCE's bit order),
  * then the bytes of one data set as the device would deliver it.
  *
- * Drives zvm_mce_parse(), the set walker (with every domain selected and
- * with the mask from the input), zvm_decode_set(), and -- for every yielded
- * record and every record table -- every field, every array entry and every
- * text field through the public accessors. Everything the decoder returns is
- * checked against the raw bytes with independent code; any disagreement, and
- * any read outside the set (ASan), is a finding.
+ * Drives the checked big-endian accessors (be.h), zvm_mce_parse(), the set
+ * walker (with every domain selected and with the mask from the input),
+ * zvm_decode_set(), and -- for yielded records, with every record table --
+ * every field, every array entry and every text field through the public
+ * accessors. Everything the decoder returns is checked against the raw
+ * bytes with independent code; any disagreement, and any read outside the
+ * set (ASan), is a finding.
  */
 #include "fuzz.h"
 
 #include <stdbool.h>
 #include <string.h>
 
+#include "zvm_monitor/be.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
 
@@ -154,6 +156,73 @@ static void read_with_every_table(const struct zvm_record *rec) {
     read_fields(d->fields, d->nfields, rec->data, rec->len);
     if (d->array != NULL)
       check_array(d->array, rec->data, rec->len);
+  }
+}
+
+/* ------------------------------------------------------ be.h accessors -- */
+
+/* Every checked accessor at offsets around both ends of the set and near
+ * SIZE_MAX: the value when the field is inside, false (and *out untouched)
+ * otherwise. */
+static void check_be_accessors(const uint8_t *buf, size_t len) {
+  static const size_t back[] = {0, 1, 2, 3, 4, 7, 8, 9};
+  for (size_t k = 0; k < 2 * sizeof(back) / sizeof(back[0]) + 2; k++) {
+    size_t n = sizeof(back) / sizeof(back[0]), off;
+    if (k < n)
+      off = back[k];
+    else if (k < 2 * n)
+      off = len - back[k - n]; /* wraps for tiny sets: out of bounds */
+    else
+      off = SIZE_MAX - (k - 2 * n);
+    for (unsigned width = 1; width <= 8; width *= 2) {
+      bool in = off <= len && width <= len - off;
+      uint64_t want = in ? fuzz_be(buf + off, width) : 0;
+      uint64_t u = 0x5A5A;
+      int64_t i = 0x5A5A;
+      FUZZ_CHECK(zvm_in_bounds(len, off, width) == in);
+      FUZZ_CHECK(zvm_be_uint(buf, len, off, width, &u) == in);
+      FUZZ_CHECK(in ? u == want : u == 0x5A5A);
+      FUZZ_CHECK(zvm_be_int(buf, len, off, width, &i) == in);
+      FUZZ_CHECK(in ? i == sign_extend(want, width) : i == 0x5A5A);
+      switch (width) {
+      case 1: {
+        uint8_t v = 0x5A;
+        FUZZ_CHECK(zvm_be_u8(buf, len, off, &v) == in);
+        FUZZ_CHECK(v == (in ? want : 0x5A));
+        break;
+      }
+      case 2: {
+        uint16_t v = 0x5A;
+        int16_t sv = 0x5A;
+        FUZZ_CHECK(zvm_be_u16(buf, len, off, &v) == in);
+        FUZZ_CHECK(v == (in ? want : 0x5A));
+        FUZZ_CHECK(zvm_be_s16(buf, len, off, &sv) == in);
+        FUZZ_CHECK(sv == (in ? sign_extend(want, 2) : 0x5A));
+        break;
+      }
+      case 4: {
+        uint32_t v = 0x5A;
+        int32_t sv = 0x5A;
+        FUZZ_CHECK(zvm_be_u32(buf, len, off, &v) == in);
+        FUZZ_CHECK(v == (in ? want : 0x5A));
+        FUZZ_CHECK(zvm_be_s32(buf, len, off, &sv) == in);
+        FUZZ_CHECK(sv == (in ? sign_extend(want, 4) : 0x5A));
+        break;
+      }
+      default: {
+        uint64_t v = 0x5A;
+        int64_t sv = 0x5A;
+        FUZZ_CHECK(zvm_be_u64(buf, len, off, &v) == in);
+        FUZZ_CHECK(v == (in ? want : 0x5A));
+        FUZZ_CHECK(zvm_be_s64(buf, len, off, &sv) == in);
+        FUZZ_CHECK(sv == (in ? sign_extend(want, 8) : 0x5A));
+        break;
+      }
+      }
+    }
+    /* Widths the accessors do not know are refused. */
+    uint64_t u = 0x5A5A;
+    FUZZ_CHECK(!zvm_be_uint(buf, len, off, 3, &u) && u == 0x5A5A);
   }
 }
 
@@ -392,6 +461,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t *set = fuzz_dup(data + 2, len);
 
   check_mce_parse(set, len);
+  check_be_accessors(set, len);
 
   struct walked all, sel;
   walk(set, len, ZVM_DOMAINS_ALL, &all);

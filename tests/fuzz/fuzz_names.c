@@ -8,7 +8,8 @@
  * only characters from [A-Z0-9@#$_+%-], and never write past a deliberately
  * tight output buffer (each call gets a heap block of exactly out_size bytes,
  * so ASan sees a one-byte overrun). zvm_domain_from_name() parses Domain
- * options from the configuration.
+ * options from the configuration; zvm_cpu_type_name() names plugin
+ * instances.
  */
 #include "fuzz.h"
 
@@ -17,6 +18,7 @@
 #include <strings.h>
 
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/records.h"
 
 /* The safe characters in EBCDIC code page 037, written out independently
  * of plugin/ebcdic.c; 0 for every other byte. */
@@ -153,6 +155,16 @@ static void check_domain(const uint8_t *bytes, size_t len, uint8_t number) {
   }
 }
 
+/* CPU type codes (USEITE_VMDPUTYP, PRCSMT_CAL_CPUTYPE) as design.md names
+ * them. */
+static void check_cpu_type(uint8_t type) {
+  static const char *const names[] = {"cp", NULL, "zaap", "ifl", "icf", "ziip"};
+  const char *want = type < 6 ? names[type] : NULL;
+  const char *got = zvm_cpu_type_name(type);
+  FUZZ_CHECK(want == NULL ? got == NULL
+                          : got != NULL && strcmp(got, want) == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1)
     return 0;
@@ -160,6 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t *name = fuzz_dup(data + 1, len);
   check_name_format(name, len, data[0]);
   check_domain(name, len, data[0]);
+  check_cpu_type(data[0]);
   free(name);
   return 0;
 }
