@@ -12,6 +12,8 @@
 #                fail on any finding; 'make -j2 fuzz' runs two at once
 #   fuzz-NAME    run one target (fuzz-decode, fuzz-names, ...)
 #   fuzz-merge   minimise the accumulated corpora into $(FUZZ_OUT)/merged/
+#   fuzz-coverage  line/branch coverage of the code under test by the corpora
+#                (needs llvm-14 for llvm-profdata-14 and llvm-cov-14)
 #   fuzz-seeds   regenerate the committed seeds in tests/fuzz/corpus/
 #
 # A run resumes from its corpus in $(FUZZ_OUT)/corpus/NAME (so long
@@ -85,6 +87,34 @@ $(FUZZ_MERGES): fuzz-merge-%: $(FUZZ_OUT)/bin/fuzz_%
 		$(top)/tests/fuzz/corpus/$* $(FUZZ_OUT)/corpus/$* \
 		>$(FUZZ_OUT)/merge_$*.log 2>&1 || { tail -n 30 $(FUZZ_OUT)/merge_$*.log; exit 1; }
 	@echo "fuzz_$*: `ls $(FUZZ_OUT)/merged/$* | wc -l` inputs in $(FUZZ_OUT)/merged/$*"
+
+FUZZ_LLVM_SUFFIX ?= -14
+FUZZ_COVS = $(addprefix $(FUZZ_OUT)/cov/fuzz_,$(FUZZ_TARGETS))
+.PHONY: fuzz-coverage
+fuzz-coverage: $(FUZZ_COVS)
+	@rm -f $(FUZZ_OUT)/cov/*.profraw
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_OUT)/corpus/$$t; \
+	  LLVM_PROFILE_FILE=$(FUZZ_OUT)/cov/$$t.profraw \
+	    $(FUZZ_OUT)/cov/fuzz_$$t -runs=0 $(FUZZ_OUT)/corpus/$$t \
+	    $(top)/tests/fuzz/corpus/$$t >$(FUZZ_OUT)/cov/$$t.log 2>&1 || exit 1; \
+	done
+	@llvm-profdata$(FUZZ_LLVM_SUFFIX) merge -o $(FUZZ_OUT)/cov/all.profdata \
+		$(FUZZ_OUT)/cov/*.profraw
+	@llvm-cov$(FUZZ_LLVM_SUFFIX) report $(firstword $(FUZZ_COVS)) \
+		$(addprefix -object ,$(wordlist 2,99,$(FUZZ_COVS))) \
+		-instr-profile=$(FUZZ_OUT)/cov/all.profdata \
+		$(sort $(addprefix $(top)/,$(foreach t,$(FUZZ_TARGETS),$(fuzz_$(t)_SRC)))) \
+		$(wildcard $(top)/include/zvm_monitor/*.h)
+	@echo "line by line: llvm-cov$(FUZZ_LLVM_SUFFIX) show $(FUZZ_OUT)/cov/fuzz_NAME -instr-profile=$(FUZZ_OUT)/cov/all.profdata FILE"
+
+$(FUZZ_COVS): $(FUZZ_OUT)/cov/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
+		$$(addprefix $(top)/,$$(fuzz_$$*_SRC)) $(FUZZ_HEADERS)
+	@mkdir -p $(@D)
+	@echo "  COVCC    $@"
+	@$(FUZZ_CC) -g -O0 -fprofile-instr-generate -fcoverage-mapping \
+		-fsanitize=fuzzer $(FUZZ_WARN) -I$(top)/include -I$(top)/tests \
+		-o $@ $< $(addprefix $(top)/,$(fuzz_$*_SRC))
 
 fuzz-seeds:
 	@mkdir -p $(FUZZ_OUT)
