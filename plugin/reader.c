@@ -3,10 +3,8 @@
  *
  * State machine. The device is CLOSED (fd < 0) or OPEN; while OPEN the set
  * assembler is ASSEMBLING (bytes since the last 0-byte read are in buf,
- * len <= max_set), SKIPPING (the set outgrew max_set: its bytes are
- * dropped until its 0-byte read) or FAULTED (EFAULT cut the set off: the
- * driver keeps its position, so the rest of that set follows; its bytes
- * are dropped until its 0-byte read, which does not make it a set).
+ * len <= max_set) or SKIPPING (the set outgrew max_set: its bytes are
+ * dropped until its 0-byte read).
  *
  * CLOSED, drain:
  *   now < next_open            -> stay CLOSED, no open() call
@@ -19,15 +17,19 @@
  *   POLLERR/POLLHUP/POLLNVAL   -> FAULT (the driver's sign of a sever)
  *   nothing ready              -> return
  *   else read until EAGAIN (at most MAX_READS_PER_DRAIN reads):
- *   n > 0       bytes_read += n; append (ASSEMBLING) or drop (SKIPPING,
- *               FAULTED); an append beyond max_set -> SKIPPING, log once
- *   n == 0      FAULTED: no set; else sets++; ASSEMBLING: deliver
- *               buf[0..len) (even len 0: the driver's answer to an MCA it
- *               rejected); SKIPPING: oversize++; -> ASSEMBLING, len = 0
+ *   n > 0       bytes_read += n; append (ASSEMBLING) or drop (SKIPPING);
+ *               an append beyond max_set -> SKIPPING, log once
+ *   n == 0      sets++; ASSEMBLING: deliver buf[0..len) (even len 0: the
+ *               driver's answer to an MCA it rejected); SKIPPING: oversize++;
+ *               -> ASSEMBLING, len = 0
  *   EINTR       retry
  *   EAGAIN      return; the partial set stays for the next drain
  *   EOVERFLOW   eoverflow++; the partial set is valid: keep it, go on
- *   EFAULT      efault++; discard the partial set -> FAULTED, go on
+ *   EFAULT      efault++. The driver does not advance after a failed
+ *               copy: the rest of the message still follows. Mid-set:
+ *               discard the partial set and drop that tail up to its 0-byte
+ *               read (FAULTED; the tail is no set). Before the first byte of
+ *               a set: nothing was lost, the whole message follows.
  *   EIO         eio++; discard the partial set; poll again: POLLERR -> FAULT
  *               (severed), otherwise the path is healthy: go on
  *   other       FAULT (an fd we cannot trust is re-opened, not retried)
@@ -35,9 +37,8 @@
  *   delay doubled (max 60 s), reopen pending, log WARNING/ERR.
  *
  * "discarded" counts partial sets thrown away with at least one byte read
- * (or being skipped), and every set cut off by EFAULT; an oversize set cut
- * off by EIO or EFAULT is discarded, not oversize. So sets == delivered +
- * oversize.
+ * (or being skipped); an oversize set cut off by EIO is discarded, not
+ * oversize. So sets == delivered + oversize.
  *
  * Read errors are logged when the errno differs from the last one logged;
  * that memory is cleared by a drain that ends at EAGAIN without read errors
@@ -88,8 +89,8 @@ struct zvm_reader {
   uint8_t *buf;
   size_t cap;
   size_t len;
-  bool skipping; /* current set exceeded max_set */
-  bool faulted;  /* current set was cut off by EFAULT */
+  bool skipping; /* current set exceeded max_set, or is FAULTED: */
+  bool faulted;  /* the tail of a message cut by EFAULT (no set) */
 
   int read_errno_logged; /* 0: none */
   bool oversize_logged;
@@ -184,21 +185,11 @@ static uint64_t schedule_open(struct zvm_reader *r, uint64_t now) {
 }
 
 static void discard_set(struct zvm_reader *r) {
-  if (r->len > 0 || r->skipping)
+  if ((r->len > 0 || r->skipping) && !r->faulted)
     r->stats.discarded++;
   r->len = 0;
   r->skipping = false;
   r->faulted = false;
-}
-
-/* EFAULT: copy_to_user failed and the driver kept its position, so the
- * rest of this set follows; drop it up to its 0-byte read. */
-static void fault_set(struct zvm_reader *r) {
-  if (!r->faulted)
-    r->stats.discarded++;
-  r->len = 0;
-  r->skipping = false;
-  r->faulted = true;
 }
 
 /* FAULT: the fd is unusable (severed path or unexpected error). */
@@ -336,14 +327,12 @@ static bool grow(struct zvm_reader *r) {
 
 /* Where the next read goes. false: out of memory. */
 static bool next_target(struct zvm_reader *r, uint8_t **dst, size_t *want) {
-  bool dropping = r->skipping || r->faulted;
-
-  if (dropping && r->cap >= sizeof(r->probe)) {
+  if (r->skipping && r->cap >= sizeof(r->probe)) {
     *dst = r->buf; /* contents are garbage while skipping */
     *want = r->cap;
     return true;
   }
-  if (dropping || r->len == r->max_set) {
+  if (r->skipping || r->len == r->max_set) {
     *dst = r->probe;
     *want = sizeof(r->probe);
     return true;
@@ -356,7 +345,7 @@ static bool next_target(struct zvm_reader *r, uint8_t **dst, size_t *want) {
 }
 
 static void took(struct zvm_reader *r, const uint8_t *dst, size_t n) {
-  if (r->skipping || r->faulted)
+  if (r->skipping)
     return;
   if (dst != r->probe) {
     r->len += n;
@@ -378,14 +367,14 @@ static const uint8_t empty_set[1];
 static void complete_set(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   size_t len = r->len;
 
+  r->len = 0;
   if (r->faulted) {
-    /* the end of a set cut off by EFAULT: not a set */
+    /* The end of a message cut by EFAULT: already discarded, not a set. */
     r->faulted = false;
-    r->len = 0;
+    r->skipping = false;
     return;
   }
   r->stats.sets++;
-  r->len = 0;
   if (r->skipping) {
     r->skipping = false;
     r->stats.oversize++;
@@ -542,11 +531,17 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
       r->stats.eoverflow++;
       log_read_error(r, e);
       break;
-    case EFAULT:
+    case EFAULT: {
+      bool mid_set = r->len > 0 || r->skipping;
       r->stats.efault++;
-      fault_set(r);
+      discard_set(r);
+      if (mid_set) {
+        r->skipping = true;
+        r->faulted = true;
+      }
       log_read_error(r, e);
       break;
+    }
     case EIO:
       r->stats.eio++;
       discard_set(r);

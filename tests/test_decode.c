@@ -284,7 +284,7 @@ static void test_walk_frames_and_padding(void **state) {
   tb_frames_init(&f, base, 0x00, TOD_20261121);
   tb_init(&rec);
   tb_init(&set);
-  char name[9];
+  char name[16]; /* "G%03d" of any int fits */
   for (int i = 0; i < 50; i++) {
     tb_reset(&rec);
     snprintf(name, sizeof(name), "G%03d", i);

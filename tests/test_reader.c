@@ -507,9 +507,9 @@ static void eio_at_set_boundary(void **s) {
   zvm_reader_destroy(r);
 }
 
-/* EFAULT: copy_to_user failed and the driver kept its position, so the
- * rest of the set and its 0-byte read follow: all of it is dropped, and it
- * is not a set (a set cut off by EFAULT is not a set). */
+/* The driver does not advance after a failed copy_to_user: the rest of
+ * the message still follows and must be dropped with it, up to its 0-byte
+ * read, and is no set. */
 static void efault_discards_set(void **s) {
   (void)s;
   struct zvm_reader *r = mk(0);
@@ -518,70 +518,64 @@ static void efault_discards_set(void **s) {
   push_data(12);
   push_data(70);
   push_err(EFAULT);
-  push_data(33); /* the rest of the faulted set */
+  push_data(12); /* the tail may start like a set (an MCE) ... */
+  push_data(33); /* ... but it is the rest of the faulted message */
   push_zero();
-  size_t b = push_data(40);
+  size_t c = push_data(40);
   push_zero();
 
   drain(r);
   assert_int_equal(G.n, 2);
   assert_set(0, a, 25);
-  assert_set(1, b, 40);
+  assert_set(1, c, 40);
   assert_int_equal(st(r)->efault, 1);
   assert_int_equal(st(r)->eio, 0);
   assert_int_equal(st(r)->discarded, 1);
   assert_int_equal(st(r)->sets, 2);
-  assert_int_equal(st(r)->bytes_read, 25 + 12 + 70 + 33 + 40);
+  assert_int_equal(st(r)->bytes_read, 25 + 12 + 70 + 12 + 33 + 40);
   assert_int_equal(F.n_close, 0);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "EFAULT"), 1);
   zvm_reader_destroy(r);
 }
 
-/* EFAULT on the first read of a set (or on an MCE boundary): what follows
- * up to the 0-byte read is still that set; nothing of it is delivered. */
-static void efault_at_set_start_drops_whole_set(void **s) {
+/* EFAULT before the first byte of a message: nothing was taken, the whole
+ * message follows and is valid. */
+static void efault_at_set_start_keeps_message(void **s) {
   (void)s;
   struct zvm_reader *r = mk(0);
-  push_err(EFAULT);
-  push_data(12);
-  push_data(88);
+  size_t a = push_data(25);
   push_zero();
-  size_t a = push_data(12);
+  push_err(EFAULT);
+  size_t b = push_data(30);
   push_zero();
 
   drain(r);
-  assert_int_equal(G.n, 1);
-  assert_set(0, a, 12);
+  assert_int_equal(G.n, 2);
+  assert_set(0, a, 25);
+  assert_set(1, b, 30);
   assert_int_equal(st(r)->efault, 1);
-  assert_int_equal(st(r)->discarded, 1);
-  assert_int_equal(st(r)->sets, 1);
-  assert_int_equal(st(r)->bytes_read, 12 + 88 + 12);
+  assert_int_equal(st(r)->discarded, 0);
+  assert_int_equal(st(r)->sets, 2);
   zvm_reader_destroy(r);
 }
 
-/* The rest of a faulted set may span read callbacks; EIO ends it (that
- * message is gone) without counting a second discarded set. */
-static void efault_tail_across_drains(void **s) {
+/* A tail cut again by EIO (reply failed: the message is gone) ends the
+ * skipping; the next message is assembled normally. */
+static void efault_tail_then_eio(void **s) {
   (void)s;
   struct zvm_reader *r = mk(0);
-  push_data(30);
-  push_err(EFAULT);
   push_data(20);
-  drain(r);
-  assert_int_equal(G.n, 0);
-  push_data(20);
-  push_zero();
-  push_data(5);
   push_err(EFAULT);
+  push_data(15);
   push_err(EIO);
-  size_t a = push_data(64);
+  push_poll(POLLIN);
+  size_t b = push_data(30);
   push_zero();
+
   drain(r);
   assert_int_equal(G.n, 1);
-  assert_set(0, a, 64);
-  assert_int_equal(st(r)->efault, 2);
-  assert_int_equal(st(r)->eio, 1);
-  assert_int_equal(st(r)->discarded, 2);
+  assert_set(0, b, 30);
+  assert_int_equal(st(r)->discarded, 1);
   assert_int_equal(st(r)->sets, 1);
   zvm_reader_destroy(r);
 }
@@ -992,8 +986,6 @@ static void bytes_read_counts_discarded(void **s) {
   push_err(EIO);
   push_data(10);
   push_err(EFAULT);
-  push_data(30); /* the rest of the faulted set */
-  push_zero();
   push_data_chunked(250, 50);
   push_zero();
   size_t d = push_data(50);
@@ -1002,10 +994,10 @@ static void bytes_read_counts_discarded(void **s) {
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, d, 50);
-  assert_int_equal(st(r)->bytes_read, 90 + 10 + 30 + 250 + 50);
+  assert_int_equal(st(r)->bytes_read, 90 + 10 + 250 + 50);
   assert_int_equal(st(r)->discarded, 2);
-  assert_int_equal(st(r)->oversize, 1);
-  assert_int_equal(st(r)->sets, 2);
+  assert_int_equal(st(r)->oversize, 0); /* the 250 were the faulted tail */
+  assert_int_equal(st(r)->sets, 1);
   assert_int_equal(st(r)->eio, 1);
   assert_int_equal(st(r)->efault, 1);
   zvm_reader_destroy(r);
@@ -1134,8 +1126,8 @@ int main(void) {
       cmocka_unit_test_setup(eio_discards_set, setup),
       cmocka_unit_test_setup(eio_at_set_boundary, setup),
       cmocka_unit_test_setup(efault_discards_set, setup),
-      cmocka_unit_test_setup(efault_at_set_start_drops_whole_set, setup),
-      cmocka_unit_test_setup(efault_tail_across_drains, setup),
+      cmocka_unit_test_setup(efault_at_set_start_keeps_message, setup),
+      cmocka_unit_test_setup(efault_tail_then_eio, setup),
       cmocka_unit_test_setup(eoverflow_keeps_set, setup),
       cmocka_unit_test_setup(eoverflow_logged_per_state_change, setup),
       cmocka_unit_test_setup(eagain_keeps_partial, setup),

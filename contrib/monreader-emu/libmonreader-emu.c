@@ -750,13 +750,15 @@ static int emu_poll(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
       return r;
 
     pthread_mutex_lock(&S.lock);
-    rev = 0;
-    if (efd == S.fd) {
+    bool ours = efd == S.fd;
+    if (ours) {
       update(now_ms());
       sync_ready();
       rev = emu_revents();
     }
     pthread_mutex_unlock(&S.lock);
+    if (!ours)
+      return r; /* closed meanwhile: the kernel's answer as it is */
     int count = 0;
     for (nfds_t i = 0; i < n; i++) {
       if (fds[i].fd == efd)

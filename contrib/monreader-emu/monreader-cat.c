@@ -386,8 +386,8 @@ int main(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGALRM, &sa, NULL);
 
-  /* read(fd, NULL, 0) style probes are not used: read_size 0 is allowed
-   * on purpose (the driver returns 0 for it inside a set). */
+  /* -s 0 is allowed on purpose: it shows that the driver answers a
+   * 0-byte request with 0 inside a set, which looks like a set's end. */
   uint8_t *buf = malloc(o.read_size ? o.read_size : 1);
   if (buf == NULL)
     return 1;

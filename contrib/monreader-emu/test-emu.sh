@@ -18,8 +18,9 @@ fail() {
 }
 
 # monreader-cat under the shim; MONREADER_EMU_* from the caller's env.
+# A broken device must fail the test, not hang it (timeout exits 124).
 emucat() {
-  LD_PRELOAD=$shim "$cat_" "$@"
+  timeout 20 env LD_PRELOAD="$shim" "$cat_" "$@"
 }
 
 # ---- data: multi-MCE messages, frames, D1R13 padding ---------------------
@@ -155,7 +156,8 @@ LoadPlugin csv
   DataDir "$tmp/csv"
 </Plugin>
 CONF
-  LD_PRELOAD=$shim "$daemon" -C "$tmp/collectd.conf" -T >"$tmp/collectd.out" 2>&1 ||
+  timeout 60 env LD_PRELOAD="$shim" "$daemon" -C "$tmp/collectd.conf" -T \
+    >"$tmp/collectd.out" 2>&1 ||
     fail "collectd -T under the shim failed: $(cat "$tmp/collectd.out")"
 else
   echo "collectd not found at $daemon: daemon smoke check skipped"

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -553,6 +554,51 @@ static void test_threads(void **state) {
   close(fd);
 }
 
+struct blocked {
+  int fd;
+  bool use_poll;
+  int rc, err;
+};
+
+static void *blocked_reader(void *arg) {
+  struct blocked *b = arg;
+  uint8_t buf[64];
+  if (b->use_poll) {
+    struct pollfd p = {.fd = b->fd, .events = POLLIN};
+    b->rc = poll(&p, 1, -1);
+  } else {
+    b->rc = (int)read(b->fd, buf, sizeof(buf));
+  }
+  b->err = errno;
+  return NULL;
+}
+
+/* close() from another thread wakes a reader blocked in read() (EBADF)
+ * or poll() (returns), instead of leaving it hanging. */
+static void test_close_wakes_blocked(void **state) {
+  (void)state;
+  for (int use_poll = 0; use_poll <= 1; use_poll++) {
+    use_scenario((const char *const[]){"-g", "5", "-i", "1", "--fault",
+                                       "delay@0:60000", NULL});
+    int fd = open(DEV, O_RDONLY);
+    assert_true(fd >= 0);
+    struct blocked b = {.fd = fd, .use_poll = use_poll, .rc = 99};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, blocked_reader, &b), 0);
+    usleep(100000);
+    uint64_t t0 = mono_ms();
+    assert_int_equal(close(fd), 0);
+    pthread_join(t, NULL);
+    assert_true(mono_ms() - t0 < 2000);
+    if (use_poll) {
+      assert_true(b.rc >= 0);
+    } else {
+      assert_int_equal(b.rc, -1);
+      assert_int_equal(b.err, EBADF);
+    }
+  }
+}
+
 static void test_lock_file(void **state) {
   (void)state;
   use_scenario(SMALL);
@@ -600,6 +646,14 @@ static void test_no_scenario(void **state) {
   assert_int_equal(errno, EIO);
 }
 
+/* A broken device must fail the test, not hang it. */
+static void *watchdog(void *arg) {
+  (void)arg;
+  sleep(180);
+  fprintf(stderr, "test-shim: watchdog: no result after 180 s\n");
+  _exit(1);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   const char *pre = getenv("LD_PRELOAD");
@@ -610,6 +664,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   unsetenv("MONREADER_EMU_DEVICE");
+  /* The watchdog must not take test_eintr's SIGALRM. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t wd;
+  if (pthread_create(&wd, NULL, watchdog, NULL) == 0)
+    pthread_detach(wd);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_read_sizes, each),
       cmocka_unit_test_setup(test_read_exact, each),
@@ -628,6 +690,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_pace, each),
       cmocka_unit_test_setup(test_loop_retime, each),
       cmocka_unit_test_setup(test_threads, each),
+      cmocka_unit_test_setup(test_close_wakes_blocked, each),
       cmocka_unit_test_setup(test_lock_file, each),
       cmocka_unit_test_setup(test_no_scenario, each),
   };

@@ -1,0 +1,124 @@
+# libFuzzer builds and runs of the fuzz targets (GNU make + clang).
+#
+# Needs no configure. From a configured build directory 'make fuzz' (and
+# fuzz-build, fuzz-merge, fuzz-seeds) runs this with FUZZ_OUT=./fuzz-out;
+# from anywhere else:
+#
+#   make -f /path/to/tests/fuzz/fuzz.mk [GOAL] [FUZZ_OUT=dir] [FUZZ_SECONDS=N]
+#
+# Goals:
+#   fuzz-build   build every target into $(FUZZ_OUT)/bin (the default goal)
+#   fuzz         run every target for FUZZ_SECONDS seconds (default 60) and
+#                fail on any finding; 'make -j2 fuzz' runs two at once
+#   fuzz-NAME    run one target (fuzz-decode, fuzz-names, ...)
+#   fuzz-merge   minimise the accumulated corpora into $(FUZZ_OUT)/merged/
+#   fuzz-coverage  line/branch coverage of the code under test by the corpora
+#                (needs llvm-14 for llvm-profdata-14 and llvm-cov-14)
+#   fuzz-seeds   regenerate the committed seeds in tests/fuzz/corpus/
+#
+# A run resumes from its corpus in $(FUZZ_OUT)/corpus/NAME (so long
+# campaigns accumulate) plus the committed seeds and regressions. Findings
+# land in $(FUZZ_OUT)/artifacts/NAME/: each becomes a file in
+# tests/fuzz/regress/NAME/ (replayed by 'make check') and a decoder fix.
+
+top := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))../..)
+
+FUZZ_CC ?= clang-14
+FUZZ_OUT ?= fuzz-out
+FUZZ_SECONDS ?= 60
+# Per-input time limit (s) and extra libFuzzer options (-fork=N, -dict=...).
+FUZZ_TIMEOUT ?= 10
+FUZZ_FLAGS ?=
+FUZZ_CFLAGS ?= -g -O1 -fno-omit-frame-pointer
+FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fsanitize-coverage-ignorelist=$(top)/tests/fuzz/coverage-ignore.txt
+FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wvla
+
+# --- the targets: tests/fuzz/fuzz_NAME.c, one line each -------------------
+# fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
+# its largest input.
+DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c
+fuzz_decode_SRC = $(DECODER_SRC)
+decode_MAX_LEN = 12288
+fuzz_names_SRC = $(DECODER_SRC)
+names_MAX_LEN = 64
+# Set assembly through the reader's fake I/O; built once plugin/reader.c
+# exists (branch reader).
+fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
+reader_MAX_LEN = 16384
+# Next: fuzz_config_SRC = <the config-value parser's sources>, config_MAX_LEN.
+
+FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader)
+# ---------------------------------------------------------------------------
+
+FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
+FUZZ_RUNS = $(addprefix fuzz-,$(FUZZ_TARGETS))
+FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h) \
+	$(top)/tests/fuzz/fuzz.h $(top)/tests/fuzz/coverage-ignore.txt
+
+.PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds $(FUZZ_RUNS)
+
+fuzz-build: $(FUZZ_BINS)
+
+.SECONDEXPANSION:
+$(FUZZ_BINS): $(FUZZ_OUT)/bin/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
+		$$(addprefix $(top)/,$$(fuzz_$$*_SRC)) $(FUZZ_HEADERS)
+	@mkdir -p $(@D)
+	@echo "  FUZZCC   $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SANITIZE) $(FUZZ_WARN) \
+		-I$(top)/include -I$(top)/tests -o $@ $< \
+		$(addprefix $(top)/,$(fuzz_$*_SRC))
+
+fuzz: $(FUZZ_RUNS)
+
+$(FUZZ_RUNS): fuzz-%: $(FUZZ_OUT)/bin/fuzz_%
+	@$(SHELL) $(top)/tests/fuzz/run-target $(top) $(FUZZ_OUT) $* \
+		$(FUZZ_SECONDS) -max_len=$($*_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+		$(FUZZ_FLAGS)
+
+FUZZ_MERGES = $(addprefix fuzz-merge-,$(FUZZ_TARGETS))
+.PHONY: $(FUZZ_MERGES)
+fuzz-merge: $(FUZZ_MERGES)
+
+$(FUZZ_MERGES): fuzz-merge-%: $(FUZZ_OUT)/bin/fuzz_%
+	@mkdir -p $(FUZZ_OUT)/merged/$* $(FUZZ_OUT)/corpus/$*
+	@$< -merge=1 -max_len=$($*_MAX_LEN) $(FUZZ_OUT)/merged/$* \
+		$(top)/tests/fuzz/corpus/$* $(FUZZ_OUT)/corpus/$* \
+		>$(FUZZ_OUT)/merge_$*.log 2>&1 || { tail -n 30 $(FUZZ_OUT)/merge_$*.log; exit 1; }
+	@echo "fuzz_$*: `ls $(FUZZ_OUT)/merged/$* | wc -l` inputs in $(FUZZ_OUT)/merged/$*"
+
+FUZZ_LLVM_SUFFIX ?= -14
+FUZZ_COVS = $(addprefix $(FUZZ_OUT)/cov/fuzz_,$(FUZZ_TARGETS))
+.PHONY: fuzz-coverage
+fuzz-coverage: $(FUZZ_COVS)
+	@rm -f $(FUZZ_OUT)/cov/*.profraw
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_OUT)/corpus/$$t; \
+	  LLVM_PROFILE_FILE=$(FUZZ_OUT)/cov/$$t.profraw \
+	    $(FUZZ_OUT)/cov/fuzz_$$t -runs=0 $(FUZZ_OUT)/corpus/$$t \
+	    $(top)/tests/fuzz/corpus/$$t >$(FUZZ_OUT)/cov/$$t.log 2>&1 || exit 1; \
+	done
+	@llvm-profdata$(FUZZ_LLVM_SUFFIX) merge -o $(FUZZ_OUT)/cov/all.profdata \
+		$(FUZZ_OUT)/cov/*.profraw
+	@llvm-cov$(FUZZ_LLVM_SUFFIX) report $(firstword $(FUZZ_COVS)) \
+		$(addprefix -object ,$(wordlist 2,99,$(FUZZ_COVS))) \
+		-instr-profile=$(FUZZ_OUT)/cov/all.profdata \
+		$(sort $(addprefix $(top)/,$(foreach t,$(FUZZ_TARGETS),$(fuzz_$(t)_SRC)))) \
+		$(wildcard $(top)/include/zvm_monitor/*.h)
+	@echo "line by line: llvm-cov$(FUZZ_LLVM_SUFFIX) show $(FUZZ_OUT)/cov/fuzz_NAME -instr-profile=$(FUZZ_OUT)/cov/all.profdata FILE"
+
+$(FUZZ_COVS): $(FUZZ_OUT)/cov/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
+		$$(addprefix $(top)/,$$(fuzz_$$*_SRC)) $(FUZZ_HEADERS)
+	@mkdir -p $(@D)
+	@echo "  COVCC    $@"
+	@$(FUZZ_CC) -g -O0 -fprofile-instr-generate -fcoverage-mapping \
+		-fsanitize=fuzzer $(FUZZ_WARN) -I$(top)/include -I$(top)/tests \
+		-o $@ $< $(addprefix $(top)/,$(fuzz_$*_SRC))
+
+fuzz-seeds:
+	@mkdir -p $(FUZZ_OUT)
+	$(FUZZ_CC) -g -I$(top)/tests -o $(FUZZ_OUT)/make-seeds \
+		$(top)/tests/fuzz/make-seeds.c $(top)/tests/builder.c
+	mkdir -p $(top)/tests/fuzz/corpus
+	$(FUZZ_OUT)/make-seeds $(top)/tests/fuzz/corpus

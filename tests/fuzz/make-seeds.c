@@ -1,0 +1,392 @@
+/*
+ * Writes the seed corpora of the fuzz targets from real record layouts,
+ * built with the unit tests' builder (tests/builder.h):
+ *
+ *   make-seeds DIR      writes DIR/{decode,names,reader}/<seed>
+ *
+ * 'make fuzz-seeds' regenerates tests/fuzz/corpus/ with it. The files are
+ * committed; keep them small (the fuzzer finds the rest).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "builder.h"
+
+#define DCSS 0x09000000u
+#define TOD UINT64_C(0xE39CE53726000000) /* 2026-11-21 00:00:00 UTC */
+#define SAMPLE 0xE2
+#define EVENT 0xC5
+#define ALL 0xFFFF
+#define ZVM_MCE_BYTES 12
+
+static const char *outdir;
+
+static void write_file(const char *target, const char *name, const void *p,
+                       size_t n) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/%s", outdir, target);
+  if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+    perror(path);
+    exit(1);
+  }
+  snprintf(path, sizeof(path), "%s/%s/%s", outdir, target, name);
+  FILE *f = fopen(path, "wb");
+  if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+    perror(path);
+    exit(1);
+  }
+}
+
+/* fuzz_decode input: 2-byte selection mask, then the data set. */
+static void decode_seed(const char *name, uint16_t mask, const struct tb *set) {
+  struct tb in;
+  tb_init(&in);
+  tb_u16(&in, mask);
+  tb_bytes(&in, set->data, set->len);
+  write_file("decode", name, in.data, in.len);
+  tb_free(&in);
+}
+
+/* fuzz_names input: 1-byte output size, then the name bytes. */
+static void names_seed(const char *name, uint8_t out_size, const void *p,
+                       size_t n) {
+  struct tb in;
+  tb_init(&in);
+  tb_u8(&in, out_size);
+  tb_bytes(&in, p, n);
+  write_file("names", name, in.data, in.len);
+  tb_free(&in);
+}
+
+/* D4R10 MRUSEITE (seed 002): 200 bytes, a distinct value in every field. */
+static void useite(struct tb *b, const char *user, uint16_t len) {
+  size_t r = tb_record(b, len, 4, 10, TOD);
+  for (size_t off = 20; off < len; off++)
+    tb_put_u8(b, r + off, (uint8_t)(off * 7 + 1));
+  if (len >= 28)
+    tb_put_ebcdic(b, r + 20, user, 8);
+  if (len >= 44)
+    tb_put_ebcdic(b, r + 36, "TCPIP", 8); /* VMDSVMID */
+  if (len >= 200)
+    tb_put_u8(b, r + 196, 3); /* VMDPUTYP: IFL */
+}
+
+/* D5R21 MRPRCSMT (seed 004): 36 bytes + cnt CPUTINFO entries. */
+static void prcsmt(struct tb *b, uint8_t status, unsigned cnt, uint16_t aesz,
+                   uint16_t aoff, uint16_t len) {
+  size_t r = tb_record(b, len, 5, 21, TOD);
+  tb_put_u32(b, r + 20, 7);     /* RCCSMTSQ */
+  tb_put_u8(b, r + 24, status); /* CAL_STATUS */
+  tb_put_u8(b, r + 25, 2);      /* CALMAXTC */
+  tb_put_u8(b, r + 26, 0xFF);   /* RCCCOALL */
+  tb_put_u8(b, r + 27, 1);      /* RCCSMALL */
+  tb_put_u8(b, r + 28, 0x80);   /* RCCSMSET */
+  tb_put_u8(b, r + 29, (uint8_t)cnt);
+  tb_put_u16(b, r + 30, aesz);
+  tb_put_u16(b, r + 32, aoff);
+  static const uint8_t types[] = {0, 2, 3, 4, 5, 9};
+  if (aoff < 20)
+    return; /* a bad offset: leave the header alone */
+  for (unsigned i = 0; i < cnt; i++) {
+    size_t e = r + aoff + (size_t)i * aesz;
+    for (unsigned k = 0; k < aesz && e + k < r + len; k++)
+      tb_put_u8(b, e + k, k == 0 ? types[i % 6] : (uint8_t)(i * 16 + k));
+  }
+}
+
+static void one_set(const char *name, uint16_t mask, uint8_t type,
+                    uint16_t domains, const struct tb *rs) {
+  struct tb set;
+  tb_init(&set);
+  tb_record_set(&set, type, domains, DCSS + 0x40, rs);
+  decode_seed(name, mask, &set);
+  tb_free(&set);
+}
+
+static void decode_seeds(void) {
+  struct tb rs, rs2, set;
+  tb_init(&rs);
+  tb_init(&rs2);
+  tb_init(&set);
+
+  useite(&rs, "LINUX07", 200);
+  one_set("d4r10-one", ALL, EVENT, 0x0800, &rs);
+
+  tb_reset(&rs);
+  useite(&rs, "LINUX01", 200);
+  useite(&rs, "A B", 200);
+  useite(&rs, "TCP/IP", 200);
+  useite(&rs, "@#$_-+9", 200);
+  one_set("d4r10-users-user-mask", 0x0800, EVENT, 0x0800, &rs);
+
+  tb_reset(&rs);
+  useite(&rs, "OLDZVM", 121); /* shorter: only the fields it holds */
+  useite(&rs, "NEWZVM", 256); /* longer: a newer z/VM level */
+  one_set("d4r10-short-long", ALL, SAMPLE, 0x0800, &rs);
+
+  tb_reset(&rs);
+  prcsmt(&rs, 0x80, 5, 8, 36, 76);
+  prcsmt(&rs, 0x40, 5, 8, 36, 76);
+  one_set("d5r21-start-end", 0x0400, EVENT, 0x0400, &rs);
+
+  tb_reset(&rs);
+  prcsmt(&rs, 0x40, 5, 12, 40, 100); /* longer entries further out */
+  prcsmt(&rs, 0x40, 0, 8, 36, 36);   /* no entries */
+  prcsmt(&rs, 0x40, 2, 4, 36, 44);   /* entries shorter than the table */
+  one_set("d5r21-layouts", ALL, EVENT, 0x0400, &rs);
+
+  tb_reset(&rs);
+  prcsmt(&rs, 0x40, 3, 8, 36, 52); /* 3 entries do not fit in 52 bytes */
+  prcsmt(&rs, 0x40, 1, 8, 8, 44);  /* array inside the header */
+  one_set("d5r21-bad-arrays", ALL, EVENT, 0x0400, &rs);
+
+  /* 4 KB frames with D1R13 and padding, from mid-frame, then D1R11. */
+  struct tb_frames f;
+  struct tb rec;
+  tb_init(&rec);
+  tb_frames_init(&f, DCSS + 0xF00, 0xEE, TOD);
+  for (int i = 0; i < 45; i++) {
+    char user[9];
+    snprintf(user, sizeof(user), "G%03d", i);
+    tb_reset(&rec);
+    if (i % 9 == 4)
+      prcsmt(&rec, 0x40, 5, 8, 36, 76);
+    else
+      useite(&rec, user, 200);
+    tb_frames_add(&f, &rec);
+  }
+  tb_reset(&rec);
+  tb_record(&rec, 20, 1, 11, TOD);
+  tb_frames_add(&f, &rec);
+  tb_reset(&set);
+  tb_record_set(&set, SAMPLE, 0x4C00, f.base, &f.rs);
+  decode_seed("frames-d1r13", ALL, &set);
+  tb_frames_free(&f);
+  tb_free(&rec);
+
+  /* Several record sets; records without a table; a domain > 15. */
+  tb_reset(&rs);
+  tb_reset(&rs2);
+  tb_reset(&set);
+  tb_record(&rs, 116, 0, 1, TOD);
+  tb_record(&rs, 64, 4, 3, TOD);
+  tb_record(&rs, 33, 200, 7, TOD);
+  tb_record_set(&set, SAMPLE, 0x8800, DCSS + 0x1000, &rs);
+  useite(&rs2, "LINUX07", 200);
+  prcsmt(&rs2, 0x80, 2, 8, 36, 52);
+  tb_record(&rs2, 20, 1, 11, TOD);
+  tb_record_set(&set, EVENT, 0x4C00, DCSS + 0x8000, &rs2);
+  decode_seed("mixed-sets", ALL, &set);
+
+  /* Bad record headers: each ends its record set. */
+  static const struct {
+    const char *name;
+    uint16_t len, put_len;
+    size_t put_at; /* 0: MRHDRLEN, 2: MRHDRZER */
+    int trailing;
+  } bad[] = {
+      {"bad-hdr-len19", 20, 19, 0, 0},     {"bad-hdr-len0", 20, 0, 0, 0},
+      {"bad-hdr-overlong", 50, 200, 0, 0}, {"bad-hdr-zer", 20, 1, 2, 0},
+      {"bad-hdr-trailing", 0, 0, 0, 10},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    tb_reset(&rs);
+    tb_reset(&rs2);
+    tb_reset(&set);
+    useite(&rs, "GOOD1", 200);
+    size_t at = rs.len;
+    if (bad[i].trailing) {
+      tb_fill(&rs, 0, (size_t)bad[i].trailing);
+    } else {
+      tb_record(&rs, bad[i].len, 4, 10, TOD);
+      tb_put_u16(&rs, at + bad[i].put_at, bad[i].put_len);
+    }
+    useite(&rs2, "GOOD2", 200);
+    tb_record_set(&set, EVENT, 0x0800, DCSS, &rs);
+    tb_record_set(&set, EVENT, 0x0800, DCSS + 0x8000, &rs2);
+    decode_seed(bad[i].name, ALL, &set);
+  }
+
+  /* Bad MCEs: each ends the data set. */
+  static const struct {
+    const char *name;
+    uint8_t type;
+    uint16_t domains;
+    uint32_t start, end;
+    size_t cut; /* bytes dropped from the end */
+  } mce[] = {
+      {"bad-mce-type0", 0x00, 0x0800, DCSS, DCSS + 199, 0},
+      {"bad-mce-no-domains", EVENT, 0x0000, DCSS, DCSS + 199, 0},
+      {"bad-mce-end-before-start", EVENT, 0x0800, DCSS + 199, DCSS, 0},
+      {"bad-mce-short-data", EVENT, 0x0800, DCSS, DCSS + 199, 1},
+      {"bad-mce-truncated", EVENT, 0x0800, DCSS, DCSS + 199, 205},
+  };
+  for (size_t i = 0; i < sizeof(mce) / sizeof(mce[0]); i++) {
+    tb_reset(&rs);
+    tb_reset(&set);
+    useite(&rs, "FIRST", 200);
+    tb_record_set(&set, EVENT, 0x0800, DCSS + 0x4000, &rs);
+    tb_mce(&set, mce[i].type, mce[i].domains, mce[i].start, mce[i].end);
+    tb_bytes(&set, rs.data, rs.len);
+    set.len -= mce[i].cut;
+    decode_seed(mce[i].name, ALL, &set);
+  }
+
+  tb_reset(&set);
+  decode_seed("empty", ALL, &set);
+  tb_free(&rs);
+  tb_free(&rs2);
+  tb_free(&set);
+}
+
+static void ebcdic_seed(const char *name, uint8_t out_size, const char *ascii,
+                        size_t width) {
+  struct tb b;
+  tb_init(&b);
+  tb_ebcdic(&b, ascii, width);
+  names_seed(name, out_size, b.data, b.len);
+  tb_free(&b);
+}
+
+static void names_seeds(void) {
+  ebcdic_seed("userid-linux07", 25, "LINUX07", 8);
+  ebcdic_seed("userid-tight", 8, "LINUX07", 8);
+  ebcdic_seed("userid-safe", 25, "A@#$_-+9", 8);
+  ebcdic_seed("userid-escaped", 25, "a/b.c:", 8);
+  ebcdic_seed("userid-blank", 25, "", 8);
+  static const uint8_t raw[] = {0xD3, 0x00, 0x15, 0xFF, 0x40, 0x40, 0x00, 0x00};
+  names_seed("userid-raw", 11, raw, sizeof(raw));
+  static const char *const domains[] = {
+      "user", "i/o", "virtual_network", "PROCESSOR", "15", "16", "004"};
+  for (size_t i = 0; i < sizeof(domains) / sizeof(domains[0]); i++) {
+    char name[64];
+    snprintf(name, sizeof(name), "domain-%zu", i);
+    names_seed(name, (uint8_t)i, domains[i], strlen(domains[i]));
+  }
+}
+
+/* fuzz_reader input: 2-byte max_set_size, then fake device ops (see
+ * tests/fuzz/fuzz_reader.c). */
+enum {
+  DATA,
+  END,
+  AGAIN,
+  EIO_,
+  EFAULT_,
+  EOVERFLOW_,
+  EINTR_,
+  SEVER,
+  OPENFAIL,
+  CLOCK
+};
+
+static void op(struct tb *b, int code, int arg) {
+  tb_u8(b, (uint8_t)(arg << 4 | code));
+}
+
+/* One read()'s worth of bytes per DATA op (at most 256). */
+static void data(struct tb *b, const uint8_t *p, size_t n) {
+  while (n > 0) {
+    size_t k = n > 256 ? 256 : n;
+    op(b, DATA, 0);
+    tb_u8(b, (uint8_t)(k - 1));
+    tb_bytes(b, p, k);
+    p += k;
+    n -= k;
+  }
+}
+
+/* A data set as the driver hands it out: the MCE, then the records. */
+static void data_set(struct tb *b, const struct tb *set) {
+  data(b, set->data, ZVM_MCE_BYTES);
+  data(b, set->data + ZVM_MCE_BYTES, set->len - ZVM_MCE_BYTES);
+}
+
+static void reader_seeds(void) {
+  struct tb rs, set, small, in;
+  tb_init(&rs);
+  tb_init(&set);
+  tb_init(&small);
+  tb_init(&in);
+  useite(&rs, "LINUX07", 200);
+  tb_record_set(&set, EVENT, 0x0800, DCSS + 0x40, &rs);
+  tb_reset(&rs);
+  tb_record(&rs, 20, 1, 11, TOD);
+  tb_record_set(&small, SAMPLE, 0x4000, DCSS, &rs);
+
+  tb_u16(&in, 0);
+  data_set(&in, &set);
+  op(&in, END, 0);
+  op(&in, AGAIN, 0);
+  write_file("reader", "one-set", in.data, in.len);
+
+  tb_reset(&in);
+  tb_u16(&in, 0);
+  data(&in, set.data, 100);
+  op(&in, AGAIN, 0); /* the rest comes in the next read callback */
+  data(&in, set.data + 100, set.len - 100);
+  op(&in, END, 0);
+  data_set(&in, &small);
+  op(&in, END, 0);
+  op(&in, AGAIN, 0);
+  write_file("reader", "split-across-callbacks", in.data, in.len);
+
+  tb_reset(&in);
+  tb_u16(&in, 0);
+  data(&in, set.data, 50);
+  op(&in, EIO_, 0);
+  data_set(&in, &set);
+  op(&in, END, 0);
+  data(&in, set.data, 30);
+  op(&in, EFAULT_, 0);
+  op(&in, END, 0);
+  data_set(&in, &small);
+  op(&in, EOVERFLOW_, 0);
+  data_set(&in, &small);
+  op(&in, END, 0);
+  op(&in, EINTR_, 0);
+  data_set(&in, &small);
+  op(&in, END, 0);
+  write_file("reader", "errors", in.data, in.len);
+
+  tb_reset(&in);
+  tb_u16(&in, 0);
+  data(&in, set.data, 12);
+  op(&in, SEVER, 0);
+  op(&in, AGAIN, 0);
+  op(&in, OPENFAIL, 1); /* EBUSY */
+  op(&in, CLOCK, 3);
+  op(&in, AGAIN, 0);
+  data_set(&in, &set);
+  op(&in, END, 0);
+  write_file("reader", "sever-reopen", in.data, in.len);
+
+  tb_reset(&in);
+  tb_u16(&in, 100); /* max_set_size */
+  data_set(&in, &set);
+  op(&in, END, 0);
+  data_set(&in, &small);
+  op(&in, END, 0);
+  op(&in, END, 0); /* an empty set */
+  write_file("reader", "oversize-and-empty", in.data, in.len);
+
+  tb_free(&rs);
+  tb_free(&set);
+  tb_free(&small);
+  tb_free(&in);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s DIR\n", argv[0]);
+    return 2;
+  }
+  outdir = argv[1];
+  decode_seeds();
+  names_seeds();
+  reader_seeds();
+  return 0;
+}
