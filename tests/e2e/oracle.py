@@ -281,10 +281,16 @@ class Reader:
                 self.discarded.append(e[1])
                 buf = bytearray()
             elif kind == "efault":
+                # copy_to_user failed; the driver keeps its position, so the
+                # rest of the set follows. Data read since the last 0-byte
+                # read is invalid: if there is any, the set is cut off and
+                # its rest is dropped up to its 0-byte read (no set). Before
+                # its first byte nothing was read: nothing is lost.
                 self.c["errors-efault"] += 1
-                self.discarded.append(e[1])
-                buf = bytearray()
-                skipping = True
+                if buf or skipping:
+                    self.discarded.append(e[1])
+                    buf = bytearray()
+                    skipping = True
             elif kind == "eoverflow":
                 # the set read so far is valid; only counted
                 self.c["errors-eoverflow"] += 1
@@ -877,4 +883,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under "| head"
     sys.exit(main(sys.argv[1:]))

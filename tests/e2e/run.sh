@@ -128,10 +128,12 @@ sc_discarded() {
   fi
 }
 
-# 2. EOVERFLOW after a set (the set is valid) and a rejected MCA (the driver
-# answers it with an empty data set: a set, and errors-malformed).
-sc_eoverflow_badmca() {
-  gen -g 5 -i 3 --smt-every 2 --fault eoverflow@1,badmca@2 -o "$D/s.scn" || return 1
+# 2. EOVERFLOW after a set (the set is valid), a rejected MCA (the driver
+# answers it with an empty data set: a set, and errors-malformed), and an
+# EFAULT on the first read of a set (nothing read yet: nothing lost, the
+# whole set follows and is used).
+sc_read_errors() {
+  gen -g 5 -i 3 --smt-every 2 --fault eoverflow@1,badmca@2,efault@4 -o "$D/s.scn" || return 1
   run_case "$D" "$D/s.scn" ""
 }
 
@@ -412,7 +414,7 @@ else:
 
 # ---------------------------------------------------------------------------
 
-ALL="decode discarded eoverflow_badmca sever_reopen ebusy_injected ebusy_holder
+ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts graphite influxdb"
 [ $# -gt 0 ] && ALL="$*"
 
