@@ -28,6 +28,10 @@ E2E_BUILD=$top
 e2e_init
 tmp=$E2E_TMP
 pid=
+# In the sanitizer stage the plugin is built with ASan: the stock daemon
+# needs the ASan runtime preloaded first, and no leak report at its exit.
+asan=
+[ -z "${ZVM_ASAN_RUNTIME:-}" ] || asan="LD_PRELOAD=$ZVM_ASAN_RUNTIME ASAN_OPTIONS=detect_leaks=0"
 
 # conf FILE PLUGIN-BLOCK-LINES...
 conf() {
@@ -55,7 +59,8 @@ CONF
 
 # 1. A configuration error is fatal and names the option.
 conf "$tmp/bad.conf" "Device \"$tmp/monreader\"" "Domain \"users\""
-if timeout 20 "$daemon" -T -C "$tmp/bad.conf" >"$tmp/bad.out" 2>&1; then
+# shellcheck disable=SC2086
+if timeout 20 env $asan "$daemon" -T -C "$tmp/bad.conf" >"$tmp/bad.out" 2>&1; then
   cat "$tmp/bad.out"
   echo "FAIL: collectd accepted Domain \"users\""
   exit 1
@@ -75,7 +80,8 @@ sed '$d' "$tmp/example.conf" >"$tmp/example.tmp" # without "</Plugin>"
 sed -n '/^#<Plugin zvm_monitor>/,/^#<\/Plugin>/p' "$example" | sed 's/^#//' |
   sed '1d' >>"$tmp/example.tmp"
 grep -q "MaxSetSize" "$tmp/example.tmp" || { echo "FAIL: no plugin block in $example"; exit 1; }
-if ! timeout 20 "$daemon" -T -C "$tmp/example.tmp" >"$tmp/example.out" 2>&1 ||
+# shellcheck disable=SC2086
+if ! timeout 20 env $asan "$daemon" -T -C "$tmp/example.tmp" >"$tmp/example.out" 2>&1 ||
   grep -q "zvm_monitor plugin: .*option" "$tmp/example.out"; then
   cat "$tmp/example.out"
   echo "FAIL: the example's <Plugin zvm_monitor> block is not accepted"
@@ -87,7 +93,8 @@ echo "ok - the example configuration's plugin block is accepted"
 start() {
   cfg=$1
   shift
-  e2e_bg "$cfg.out" env "$@" "$daemon" -f -C "$cfg"
+  # shellcheck disable=SC2086
+  e2e_bg "$cfg.out" env $asan "$@" "$daemon" -f -C "$cfg"
   pid=$E2E_PID
 }
 
@@ -174,7 +181,7 @@ rm -rf "$tmp/csv"
   -o "$tmp/stream.scn"
 emuconf=$tmp/emu.conf
 conf "$emuconf" "Device \"$tmp/emu-monreader\"" "UserID \"/^LINUX00[12]$/\""
-start "$emuconf" LD_PRELOAD="$emu/.libs/libmonreader-emu.so" \
+start "$emuconf" LD_PRELOAD="${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }$emu/.libs/libmonreader-emu.so" \
   MONREADER_EMU_DEVICE="$tmp/emu-monreader" \
   MONREADER_EMU_SCENARIO="$tmp/stream.scn" MONREADER_EMU_LOOP=1
 host="$tmp/csv/zvmtest"

@@ -20,7 +20,7 @@ fail() {
 # monreader-cat under the shim; MONREADER_EMU_* from the caller's env.
 # A broken device must fail the test, not hang it (timeout exits 124).
 emucat() {
-  timeout 20 env LD_PRELOAD="$shim" "$cat_" "$@"
+  timeout 20 env LD_PRELOAD="${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }$shim" "$cat_" "$@"
 }
 
 # ---- data: multi-MCE messages, frames, D1R13 padding ---------------------
@@ -156,7 +156,9 @@ LoadPlugin csv
   DataDir "$tmp/csv"
 </Plugin>
 CONF
-  timeout 60 env LD_PRELOAD="$shim" "$daemon" -C "$tmp/collectd.conf" -T \
+  # ASan stage: the runtime first, no leak report from the stock daemon
+  timeout 60 env LD_PRELOAD="${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }$shim" \
+    ${ZVM_ASAN_RUNTIME:+ASAN_OPTIONS=detect_leaks=0} "$daemon" -C "$tmp/collectd.conf" -T \
     >"$tmp/collectd.out" 2>&1 ||
     fail "collectd -T under the shim failed: $(cat "$tmp/collectd.out")"
 else

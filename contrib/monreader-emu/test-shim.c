@@ -658,7 +658,12 @@ int main(int argc, char **argv) {
   (void)argc;
   const char *pre = getenv("LD_PRELOAD");
   if (pre == NULL || strstr(pre, "libmonreader-emu") == NULL) {
-    setenv("LD_PRELOAD", SHIM, 1);
+    /* Sanitizer stage (tests/run): the ASan runtime must come first. */
+    const char *asan = getenv("ZVM_ASAN_RUNTIME");
+    char preload[4096];
+    snprintf(preload, sizeof(preload), "%s%s%s", asan ? asan : "",
+             asan ? " " : "", SHIM);
+    setenv("LD_PRELOAD", preload, 1);
     execv("/proc/self/exe", argv);
     perror("execv");
     return 1;
