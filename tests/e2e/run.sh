@@ -156,7 +156,7 @@ sc_ebusy_injected() {
 # then it opens and the whole stream arrives.
 sc_ebusy_holder() {
   gen -g 4 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
-  e2e_bg "$D/holder.out" env LD_PRELOAD="$E2E_SHIM" MONREADER_EMU_LOCK="$D/lock" \
+  e2e_bg "$D/holder.out" env LD_PRELOAD="$(e2e_preload)" MONREADER_EMU_LOCK="$D/lock" \
     MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/s.scn" \
     "$E2E_CAT" -n -w 3000 -t 200 -q "$D/monreader"
   hpid=$E2E_PID
