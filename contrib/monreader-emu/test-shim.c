@@ -664,7 +664,9 @@ int main(int argc, char **argv) {
     snprintf(preload, sizeof(preload), "%s%s%s", asan ? asan : "",
              asan ? " " : "", SHIM);
     setenv("LD_PRELOAD", preload, 1);
-    execv("/proc/self/exe", argv);
+    /* argv[0] when it is a path: under valgrind /proc/self/exe is
+     * valgrind's tool, which refuses to be run directly. */
+    execv(strchr(argv[0], '/') != NULL ? argv[0] : "/proc/self/exe", argv);
     perror("execv");
     return 1;
   }
