@@ -1,0 +1,440 @@
+/*
+ * zvm-bench - throughput of the decoder and the metric mapper (issue P1).
+ *
+ * Generates a *MONITOR interval with contrib/monreader-emu/zvm-stream-gen
+ * (default: 10,000 guests, one D4R10 each, a D5R21 start/end pair, D2R1
+ * events, the sample records, D1R13 end-of-frame records with padding) and
+ * times, on one core, in the same run:
+ *
+ *   memcpy   copying the same bytes (the baseline every ratio refers to)
+ *   decode   zvm_decode_set() with a no-op callback (walk + record tables)
+ *   mapper   zvm_mapper_add_set() for every set + zvm_mapper_finish():
+ *            decode, Domain/UserID selection, aggregation per user
+ *   values   producing every value of the pass for dispatch
+ *   cold     the first pass of a new mapper (every user is inserted)
+ *
+ * Each repetition is one pass over the whole interval; the figure is the
+ * median (and the minimum) over the repetitions. Before every mapper pass
+ * the record TODs are moved on by one interval (not timed), so every pass
+ * finds new records and emits every value, as a real interval does.
+ *
+ * Nothing here asserts a time: --smoke only proves the program works.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zvm_monitor/be.h"
+#include "zvm_monitor/conf.h"
+#include "zvm_monitor/decode.h"
+#include "zvm_monitor/mapper.h"
+#include "zvm_monitor/records.h"
+
+#ifndef ZVM_BENCH_GEN
+#define ZVM_BENCH_GEN "contrib/monreader-emu/zvm-stream-gen"
+#endif
+
+/* TOD units per second (bit 51 = 1 microsecond). */
+#define TOD_PER_SEC (UINT64_C(1000000) << 12)
+
+struct set {
+  uint8_t *data;
+  size_t len;
+};
+
+struct data {
+  struct set *sets;
+  size_t nsets;
+  size_t bytes;
+  size_t largest;
+};
+
+static const char *argv0 = "zvm-bench";
+
+__attribute__((format(printf, 1, 2), noreturn)) static void
+die(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "%s: ", argv0);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(1);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- input: the generator's "sets" format (u32 BE length + bytes) ------ */
+
+static void read_sets(FILE *fp, struct data *d) {
+  uint8_t hdr[4];
+  size_t cap = 0;
+  while (fread(hdr, 1, 4, fp) == 4) {
+    size_t len = zvm_load_be32(hdr);
+    if (d->nsets == cap) {
+      cap = cap ? 2 * cap : 64;
+      d->sets = realloc(d->sets, cap * sizeof(*d->sets));
+      if (d->sets == NULL)
+        die("out of memory");
+    }
+    uint8_t *p = malloc(len ? len : 1);
+    if (p == NULL)
+      die("out of memory");
+    if (fread(p, 1, len, fp) != len)
+      die("truncated input");
+    d->sets[d->nsets++] = (struct set){p, len};
+    d->bytes += len;
+    if (len > d->largest)
+      d->largest = len;
+  }
+}
+
+static void load(const char *gen, const char *file, const char *gen_args,
+                 struct data *d) {
+  FILE *fp;
+  if (file != NULL) {
+    fp = fopen(file, "rb");
+    if (fp == NULL)
+      die("%s: %s", file, strerror(errno));
+    read_sets(fp, d);
+    fclose(fp);
+    return;
+  }
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "'%s' -f sets %s", gen, gen_args);
+  printf("# data: %s\n", cmd);
+  fp = popen(cmd, "r");
+  if (fp == NULL)
+    die("cannot run %s", gen);
+  read_sets(fp, d);
+  if (pclose(fp) != 0)
+    die("the generator failed: %s", cmd);
+  if (d->nsets == 0)
+    die("the generator wrote no data sets");
+}
+
+/* Move every record's TOD on by delta (the next interval). */
+static void shift_tods(struct data *d, uint64_t delta) {
+  for (size_t i = 0; i < d->nsets; i++) {
+    struct zvm_walk w;
+    struct zvm_record rec;
+    zvm_walk_init(&w, d->sets[i].data, d->sets[i].len, ZVM_DOMAINS_ALL);
+    while (zvm_walk_next(&w, &rec)) {
+      uint8_t *p = d->sets[i].data + (rec.data - d->sets[i].data) + 8;
+      uint64_t tod = zvm_load_be64(p) + delta;
+      for (int b = 7; b >= 0; b--, tod >>= 8)
+        p[b] = (uint8_t)tod;
+    }
+  }
+}
+
+/* ---- the passes (noinline: callgrind attributes costs to them) --------- */
+
+static uint8_t *copy_dst;
+static volatile uint64_t sink;
+
+__attribute__((noinline)) static void pass_memcpy(const struct data *d) {
+  for (size_t i = 0; i < d->nsets; i++)
+    memcpy(copy_dst, d->sets[i].data, d->sets[i].len);
+  sink += copy_dst[0];
+}
+
+static void noop_cb(const struct zvm_record *rec,
+                    const struct zvm_record_desc *desc, void *ctx) {
+  (void)rec;
+  (void)desc;
+  (void)ctx;
+}
+
+__attribute__((noinline)) static void
+pass_decode(const struct data *d, struct zvm_decode_stats *st) {
+  for (size_t i = 0; i < d->nsets; i++)
+    zvm_decode_set(d->sets[i].data, d->sets[i].len, ZVM_DOMAINS_ALL, noop_cb,
+                   NULL, st);
+}
+
+__attribute__((noinline)) static void
+pass_mapper(struct zvm_mapper *m, const struct data *d, uint64_t now_us) {
+  for (size_t i = 0; i < d->nsets; i++)
+    zvm_mapper_add_set(m, d->sets[i].data, d->sets[i].len);
+  if (zvm_mapper_finish(m, now_us, NULL) != 0)
+    die("zvm_mapper_finish: out of memory");
+}
+
+/* What the glue does with each value, minus collectd: read every field. */
+__attribute__((noinline)) static size_t pass_values(struct zvm_mapper *m) {
+  size_t n;
+  const struct zvm_value *v = zvm_mapper_values(m, &n);
+  uint64_t acc = 0;
+  for (size_t i = 0; i < n; i++)
+    acc += (uint64_t)v[i].derive + (uint64_t)v[i].time_us +
+           (uint8_t)v[i].host[0] + (uint8_t)v[i].plugin_instance[0] +
+           (uint8_t)v[i].type[0] + (uint8_t)v[i].type_instance[0];
+  sink += acc;
+  return n;
+}
+
+/* ---- statistics -------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+struct timing {
+  uint64_t median_ns, min_ns;
+};
+
+static struct timing summarize(uint64_t *t, size_t n) {
+  if (n == 0)
+    return (struct timing){0, 0};
+  qsort(t, n, sizeof(*t), cmp_u64);
+  return (struct timing){.median_ns = t[n / 2], .min_ns = t[0]};
+}
+
+static void machine(void) {
+  char model[256] = "unknown";
+  FILE *fp = fopen("/proc/cpuinfo", "r");
+  if (fp != NULL) {
+    char line[512];
+    while (fgets(line, sizeof(line), fp) != NULL) {
+      char *colon = strchr(line, ':');
+      if (colon != NULL && (strncmp(line, "model name", 10) == 0 ||
+                            strncmp(line, "machine", 7) == 0)) {
+        snprintf(model, sizeof(model), "%s", colon + 2);
+        model[strcspn(model, "\n")] = '\0';
+        break;
+      }
+    }
+    fclose(fp);
+  }
+  time_t t = time(NULL);
+  char date[64];
+  strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %Z", localtime(&t));
+  printf("# machine: %ld online cores, CPU \"%s\", %s\n",
+         sysconf(_SC_NPROCESSORS_ONLN), model, date);
+}
+
+static void usage(FILE *fp) {
+  fprintf(fp,
+          "usage: %s [-g GUESTS] [-r REPS] [--gen PATH] [--input SETS-FILE]\n"
+          "          [--smoke]\n"
+          "  -g, --guests N   guests (D4R10 records) in the interval "
+          "(default 10000)\n"
+          "  -r, --reps N     timed repetitions per figure (default 31)\n"
+          "      --gen PATH   zvm-stream-gen to run (default %s)\n"
+          "      --input FILE data sets in zvm-stream-gen's \"sets\" format\n"
+          "      --smoke      tiny run that only proves the program works\n"
+          "      --only FIG   time only memcpy, decode, cold or mapper (with\n"
+          "                   values): for callgrind, see bench/README.md\n",
+          argv0, ZVM_BENCH_GEN);
+}
+
+int main(int argc, char **argv) {
+  const char *gen = ZVM_BENCH_GEN, *input = NULL;
+  unsigned guests = 10000, reps = 31;
+  bool smoke = false;
+  const char *only = NULL;
+  static const struct option lopts[] = {
+      {"guests", required_argument, NULL, 'g'},
+      {"reps", required_argument, NULL, 'r'},
+      {"gen", required_argument, NULL, 'G'},
+      {"input", required_argument, NULL, 'i'},
+      {"smoke", no_argument, NULL, 's'},
+      {"only", required_argument, NULL, 'o'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  argv0 = argv[0];
+  int c;
+  while ((c = getopt_long(argc, argv, "g:r:h", lopts, NULL)) != -1) {
+    switch (c) {
+    case 'g':
+      guests = (unsigned)strtoul(optarg, NULL, 10);
+      break;
+    case 'r':
+      reps = (unsigned)strtoul(optarg, NULL, 10);
+      break;
+    case 'G':
+      gen = optarg;
+      break;
+    case 'i':
+      input = optarg;
+      break;
+    case 's':
+      smoke = true;
+      break;
+    case 'o':
+      only = optarg;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (smoke) {
+    guests = 50;
+    reps = 3;
+  }
+  if (guests == 0 || reps == 0) {
+    usage(stderr);
+    return 2;
+  }
+
+  printf("# command:");
+  for (int i = 0; i < argc; i++)
+    printf(" %s", argv[i]);
+  printf("\n");
+  machine();
+
+  struct data d = {0};
+  char gen_args[256];
+  /* One interval: a D5R21 pair in it (--smt-every 1), default layout
+   * (16-frame record sets, 4 per message: D1R13 + padding at cuts). */
+  snprintf(gen_args, sizeof(gen_args), "-g %u -i 1 --smt-every 1", guests);
+  load(gen, input, gen_args, &d);
+  copy_dst = malloc(d.largest);
+  if (copy_dst == NULL)
+    die("out of memory");
+
+  struct zvm_decode_stats ds = {0};
+  pass_decode(&d, &ds);
+  uint64_t records = ds.walk.records;
+  printf("# input: %zu data sets, %zu bytes (largest %zu), %" PRIu64
+         " records (%" PRIu64 " D1R13, %" PRIu64 " padding bytes, %" PRIu64
+         " unknown)\n",
+         d.nsets, d.bytes, d.largest, records, ds.walk.end_of_frame,
+         ds.walk.padding_bytes, ds.unknown);
+
+  struct zvm_conf conf;
+  if (zvm_conf_init(&conf) != 0)
+    die("out of memory");
+  uint64_t now_us = 1700000000 * UINT64_C(1000000);
+  uint64_t *t = calloc(reps, sizeof(*t));
+  if (t == NULL)
+    die("out of memory");
+
+  /* --only FIG: the other figures are not run (0 repetitions). */
+#define REPS(fig) (only == NULL || strcmp(only, fig) == 0 ? reps : 0)
+
+  /* Warm up caches and the allocator. */
+  pass_memcpy(&d);
+
+  for (unsigned r = 0; r < REPS("memcpy"); r++) {
+    uint64_t t0 = now_ns();
+    pass_memcpy(&d);
+    t[r] = now_ns() - t0;
+  }
+  struct timing tm = summarize(t, REPS("memcpy"));
+
+  for (unsigned r = 0; r < REPS("decode"); r++) {
+    struct zvm_decode_stats s = {0};
+    uint64_t t0 = now_ns();
+    pass_decode(&d, &s);
+    t[r] = now_ns() - t0;
+  }
+  struct timing td = summarize(t, REPS("decode"));
+
+  /* Cold: a new mapper per repetition. */
+  uint64_t *tv = calloc(reps, sizeof(*tv));
+  if (tv == NULL)
+    die("out of memory");
+  for (unsigned r = 0; r < REPS("cold"); r++) {
+    struct zvm_mapper *m = zvm_mapper_create(&conf);
+    if (m == NULL)
+      die("out of memory");
+    uint64_t t0 = now_ns();
+    pass_mapper(m, &d, now_us);
+    t[r] = now_ns() - t0;
+    zvm_mapper_destroy(m);
+  }
+  struct timing tc = summarize(t, REPS("cold"));
+
+  /* Steady state: one mapper, every pass one interval later. */
+  struct zvm_mapper *m = zvm_mapper_create(&conf);
+  if (m == NULL)
+    die("out of memory");
+  pass_mapper(m, &d, now_us);
+  size_t nvalues = pass_values(m);
+  for (unsigned r = 0; r < REPS("mapper"); r++) {
+    shift_tods(&d, 60 * TOD_PER_SEC);
+    now_us += 60 * UINT64_C(1000000);
+    uint64_t t0 = now_ns();
+    pass_mapper(m, &d, now_us);
+    uint64_t t1 = now_ns();
+    size_t n = pass_values(m);
+    uint64_t t2 = now_ns();
+    if (n != nvalues)
+      die("pass %u: %zu values, the first pass had %zu", r, n, nvalues);
+    t[r] = t1 - t0;
+    tv[r] = t2 - t1;
+  }
+  struct timing tp = summarize(t, REPS("mapper"));
+  struct timing tval = summarize(tv, REPS("mapper"));
+  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(m);
+  printf("# per pass: %zu values for %" PRIu64 " users\n", nvalues,
+         ms->users_tracked);
+
+  if (only != NULL) {
+    /* Profiling run: the figures of one part are meaningless ratios. */
+    printf("# --only %s: %u repetitions done\n", only, reps);
+    goto out;
+  }
+  double base = (double)tm.median_ns;
+  printf("%-8s %12s %12s %14s %14s %10s\n", "figure", "median_us", "min_us",
+         "records/s", "bytes/s", "x_memcpy");
+#define ROW(name, tt)                                                          \
+  printf("%-8s %12.1f %12.1f %14.4g %14.4g %10.2f\n", name,                   \
+         (tt).median_ns / 1e3, (tt).min_ns / 1e3,                              \
+         (double)records / ((tt).median_ns / 1e9),                             \
+         (double)d.bytes / ((tt).median_ns / 1e9), (tt).median_ns / base)
+  ROW("memcpy", tm);
+  ROW("decode", td);
+  ROW("mapper", tp);
+  ROW("cold", tc);
+  printf("%-8s %12.1f %12.1f %14s %14s %10.2f   (%.1f ns per value)\n",
+         "values", tval.median_ns / 1e3, tval.min_ns / 1e3, "-", "-",
+         tval.median_ns / base, (double)tval.median_ns / (double)nvalues);
+  struct timing tsum = {tp.median_ns + tval.median_ns,
+                        tp.min_ns + tval.min_ns};
+  ROW("mapper+values", tsum);
+#undef ROW
+
+  if (smoke) {
+    /* Consistency only: every guest produced values, records add up. */
+    if (ms->users_tracked != guests)
+      die("smoke: %" PRIu64 " users tracked, want %u", ms->users_tracked,
+          guests);
+    const struct zvm_decode_stats *mds = zvm_mapper_decode_stats(m);
+    if (mds->walk.records != records * (reps + 1))
+      die("smoke: mapper decoded %" PRIu64 " records, want %" PRIu64,
+          mds->walk.records, records * (reps + 1));
+    printf("# smoke: ok\n");
+  }
+
+out:
+  zvm_mapper_destroy(m);
+  zvm_conf_free(&conf);
+  for (size_t i = 0; i < d.nsets; i++)
+    free(d.sets[i].data);
+  free(d.sets);
+  free(copy_dst);
+  free(t);
+  free(tv);
+  return 0;
+}
