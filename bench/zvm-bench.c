@@ -175,13 +175,16 @@ pass_mapper(struct zvm_mapper *m, const struct data *d, uint64_t now_us) {
 
 /* What the glue does with each value, minus collectd: read every field. */
 __attribute__((noinline)) static size_t pass_values(struct zvm_mapper *m) {
-  size_t n;
-  const struct zvm_value *v = zvm_mapper_values(m, &n);
+  struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
+  struct zvm_value v;
   uint64_t acc = 0;
-  for (size_t i = 0; i < n; i++)
-    acc += (uint64_t)v[i].derive + (uint64_t)v[i].time_us +
-           (uint8_t)v[i].host[0] + (uint8_t)v[i].plugin_instance[0] +
-           (uint8_t)v[i].type[0] + (uint8_t)v[i].type_instance[0];
+  size_t n = 0;
+  while (zvm_mapper_next_value(m, &it, &v)) {
+    acc += (uint64_t)v.derive + (uint64_t)v.gauge + (uint64_t)v.time_us +
+           (uint8_t)v.host[0] + (uint8_t)v.plugin_instance[0] +
+           (uint8_t)v.type[0] + (uint8_t)v.type_instance[0];
+    n++;
+  }
   sink += acc;
   return n;
 }

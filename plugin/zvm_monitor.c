@@ -124,26 +124,48 @@ static void set_ready(const uint8_t *set, size_t len, void *ctx) {
   zvm_mapper_add_set(ctx, set, len);
 }
 
-static void dispatch_value(const struct zvm_value *v) {
-  value_list_t vl = VALUE_LIST_INIT;
+/* One value list, reused for every value of a pass: the identifier parts a
+ * value shares with the previous one (same pointer from the mapper) are
+ * not copied again. */
+struct dispatcher {
+  value_list_t vl;
   value_t value;
+  const char *host, *plugin_instance, *type;
+};
+
+static void dispatcher_init(struct dispatcher *d) {
+  memset(d, 0, sizeof(*d));
+  d->vl.values = &d->value;
+  d->vl.values_len = 1;
+  sstrncpy(d->vl.plugin, PLUGIN_NAME, sizeof(d->vl.plugin));
+}
+
+static void dispatch_value(struct dispatcher *d, const struct zvm_value *v) {
+  value_list_t *vl = &d->vl;
 
   if (v->kind == ZVM_VALUE_DERIVE)
-    value.derive = (derive_t)v->derive;
+    d->value.derive = (derive_t)v->derive;
   else
-    value.gauge = (gauge_t)v->gauge;
-  vl.values = &value;
-  vl.values_len = 1;
+    d->value.gauge = (gauge_t)v->gauge;
   /* 0 lets the daemon stamp "now" (reader counters). */
-  vl.time = v->time_us != 0 ? US_TO_CDTIME_T(v->time_us) : 0;
+  vl->time = v->time_us != 0 ? US_TO_CDTIME_T(v->time_us) : 0;
   /* An empty host is filled in with the daemon's Hostname. */
-  sstrncpy(vl.host, v->host, sizeof(vl.host));
-  sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
-  sstrncpy(vl.plugin_instance, v->plugin_instance, sizeof(vl.plugin_instance));
-  sstrncpy(vl.type, v->type, sizeof(vl.type));
-  sstrncpy(vl.type_instance, v->type_instance, sizeof(vl.type_instance));
+  if (v->host != d->host) {
+    sstrncpy(vl->host, v->host, sizeof(vl->host));
+    d->host = v->host;
+  }
+  if (v->plugin_instance != d->plugin_instance) {
+    sstrncpy(vl->plugin_instance, v->plugin_instance,
+             sizeof(vl->plugin_instance));
+    d->plugin_instance = v->plugin_instance;
+  }
+  if (v->type != d->type) {
+    sstrncpy(vl->type, v->type, sizeof(vl->type));
+    d->type = v->type;
+  }
+  sstrncpy(vl->type_instance, v->type_instance, sizeof(vl->type_instance));
 
-  int status = plugin_dispatch_values(&vl);
+  int status = plugin_dispatch_values(vl);
   if (status != 0)
     c_complain(LOG_WARNING, &dispatch_complaint,
                LOG_PREFIX "plugin_dispatch_values failed with status %i "
@@ -182,10 +204,13 @@ static int zvm_read(user_data_t *ud) {
   else
     c_release(LOG_INFO, &oom_complaint, LOG_PREFIX "memory available again");
 
+  struct dispatcher d;
+  struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
+  struct zvm_value v;
+  dispatcher_init(&d);
+  while (zvm_mapper_next_value(mapper, &it, &v))
+    dispatch_value(&d, &v);
   size_t n;
-  const struct zvm_value *values = zvm_mapper_values(mapper, &n);
-  for (size_t i = 0; i < n; i++)
-    dispatch_value(&values[i]);
   const struct zvm_notification *notifs = zvm_mapper_notifications(mapper, &n);
   for (size_t i = 0; i < n; i++)
     dispatch_notification(&notifs[i]);
