@@ -41,26 +41,25 @@ struct user {
   uint64_t key;
   bool touched;
   bool selected;   /* UserID rules, decided once */
-  int32_t pending; /* index into mapper.pend, -1: none */
+  bool pending;    /* rec holds a record of this pass */
+  uint16_t rec_len;
   uint64_t pend_us;
   uint64_t last_us; /* time last emitted, 0: never */
   uint64_t last_seen_us;
   uint64_t transactions;
   char name[ZVM_NAME_MAX]; /* plugin instance */
   char host[ZVM_NAME_MAX]; /* lower case: the host with GuestsAsHosts */
+  /* The latest record of the pass, kept next to the user's other state:
+   * one cache-friendly object per user instead of a separate array. */
+  uint8_t rec[ZVM_MAPPER_RECORD_COPY];
 };
 
 /* A user whose values the pass emits, and the record they come from. */
 struct emit {
   const struct user *u;
   const char *host, *plugin_instance;
-  const uint8_t *data; /* the record kept in pend */
+  const uint8_t *data; /* the record kept in the user */
   size_t len;
-};
-
-struct pend_rec {
-  size_t len;
-  uint8_t data[ZVM_MAPPER_RECORD_COPY];
 };
 
 struct cpu_state {
@@ -92,8 +91,6 @@ struct zvm_mapper {
   size_t nbuckets;
   unsigned bucket_shift; /* 64 - log2(nbuckets) */
   struct user *touched;
-  struct pend_rec *pend;
-  size_t npend, cap_pend;
 
   struct cpu_state cpu[CPU_TYPES];
   struct {
@@ -144,13 +141,12 @@ static bool grow(void **array, size_t *cap, size_t n, size_t size) {
 }
 
 /* The previous pass's output is dropped when the next pass starts: the
- * records it points into (pend) are reused from here on. */
+ * records it points into (in the users) are overwritten from here on. */
 static void output_begin(struct zvm_mapper *m) {
   if (!m->output_done)
     return;
   m->nfixed = 0;
   m->nemit = 0;
-  m->npend = 0;
   m->nvalues = 0;
   m->values_built = false;
   m->nnotifs = 0;
@@ -312,7 +308,6 @@ static struct user *user_insert(struct zvm_mapper *m, uint64_t key,
   if (u == NULL)
     return NULL;
   u->key = key;
-  u->pending = -1;
   u->selected = zvm_conf_user_selected(m->conf, name);
   snprintf(u->name, sizeof(u->name), "%s", name);
   for (size_t i = 0; u->name[i] != '\0'; i++)
@@ -386,19 +381,12 @@ static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
   uint64_t us;
   if (!record_time(rec, &us))
     return;
-  if (u->pending >= 0 && us < u->pend_us)
+  if (u->pending && us < u->pend_us)
     return; /* an older record than the one kept */
 
-  if (u->pending < 0) {
-    if (!grow((void **)&m->pend, &m->cap_pend, m->npend, sizeof(*m->pend))) {
-      m->oom = true;
-      return;
-    }
-    u->pending = (int32_t)m->npend++;
-  }
-  struct pend_rec *p = &m->pend[u->pending];
-  p->len = rec->len < sizeof(p->data) ? rec->len : sizeof(p->data);
-  memcpy(p->data, rec->data, p->len);
+  u->pending = true;
+  u->rec_len = rec->len < sizeof(u->rec) ? rec->len : sizeof(u->rec);
+  memcpy(u->rec, rec->data, u->rec_len);
   u->pend_us = us;
 }
 
@@ -708,25 +696,24 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
     emit_reader(m, rs);
 
   /* Users' values are produced on demand (zvm_mapper_next_value) from
-   * the records kept in pend, which stay until the next pass starts. */
+   * the records kept in the users, untouched until the next pass starts. */
   for (struct user *u = m->touched; u != NULL;) {
     struct user *next = u->touched_next;
-    if (u->pending >= 0 && u->pend_us > u->last_us) {
+    if (u->pending && u->pend_us > u->last_us) {
       if (grow((void **)&m->emit, &m->cap_emit, m->nemit, sizeof(*m->emit))) {
-        const struct pend_rec *p = &m->pend[u->pending];
         m->emit[m->nemit++] = (struct emit){
             .u = u,
             .host = m->conf->guests_as_hosts ? u->host : "",
             .plugin_instance = m->conf->guests_as_hosts ? "" : u->name,
-            .data = p->data,
-            .len = p->len,
+            .data = u->rec,
+            .len = u->rec_len,
         };
         u->last_us = u->pend_us;
       } else {
         m->oom = true;
       }
     }
-    u->pending = -1;
+    u->pending = false;
     u->touched = false;
     u->touched_next = NULL;
     u->last_seen_us = now_us;
@@ -820,7 +807,6 @@ void zvm_mapper_destroy(struct zvm_mapper *m) {
   }
   free(m->buckets);
   free(m->useite_slots);
-  free(m->pend);
   free(m->fixed);
   free(m->emit);
   free(m->values);
