@@ -213,9 +213,51 @@ p2() {
   awk -v a="$p2_yes" -v b="$p2_no" 'BEGIN { printf "P2 plugin share: %.1f ms CPU per interval (target < 20 ms)\n", a - b }'
 }
 
+# last_csv DIR TYPE-INSTANCE: the value column of the last line
+last_csv() {
+  f=$(ls "$1/$2"-* 2>/dev/null | tail -n 1)
+  [ -n "$f" ] || { echo "?"; return; }
+  tail -n 1 "$f" | cut -d, -f2
+}
+
+# ---------------------------------------------------------------------------
+# P4: sustained event rate. One interval of 1,000 guests cut into one-frame
+# messages (about 50 event sets and 1 sample set), played in a loop at one
+# message per millisecond for P4_SECONDS, collectd's default Interval 10.
+# Lost sets = messages the device delivered minus total_objects-sets.
+p4() {
+  rate=${P4_RATE:-1000}
+  secs=${P4_SECONDS:-60}
+  scn=$tmp/p4.scn
+  cmd="$gen -g 1000 -i 1 --set-frames 1 --mces 1 -o $scn"
+  $cmd
+  msgs=$("$gen" --describe "$scn" | sed -n '1s/.*messages=\([0-9]*\).*/\1/p')
+  events=$("$gen" --describe "$scn" | grep -c ' E:' || true)
+  pace=$((1000 / rate))
+  loops=$((secs * rate / msgs))
+  total=$((loops * msgs))
+  echo
+  echo "## P4: $rate sets/s for $secs s, Interval 10"
+  echo "# data: $cmd  ($msgs messages per pass, $events of them event sets; MONREADER_EMU_PACE_MS=$pace, MONREADER_EMU_LOOP=$loops: $total messages, $((loops * events)) event sets)"
+  rm -rf "$tmp/csv"
+  conf "$tmp/p4.conf" 10 yes csv 'UserID "NOBODY"'
+  start "$tmp/p4.conf" "$scn" "$pace" "$loops"
+  t0=$(ticks "$pid")
+  # all messages have arrived after secs; one more read callback after that
+  sleep $((secs + 12))
+  t1=$(ticks "$pid")
+  mem=$(hwm "$pid")
+  stop "$tmp/p4.conf"
+  dir=$tmp/csv/zvmbench/zvm_monitor-reader
+  sets=$(last_csv "$dir" total_objects-sets)
+  eov=$(last_csv "$dir" errors-eoverflow)
+  echo "P4: sets read $sets of $total, lost $((total - ${sets%.*})), errors-eoverflow $eov (target 0 and 0); daemon CPU $((t1 - t0)) ticks; VmHWM $mem KiB; stopped ${stop_s} s after SIGTERM"
+  grep -E "zvm_monitor plugin: .*(EOVERFLOW|queue)" "$tmp/p4.conf.out" | head -n 3 || true
+}
+
 # ---------------------------------------------------------------------------
 case ${1:-all} in
-all) set -- p2 ;;
+all) set -- p2 p4 ;;
 esac
 for what in "$@"; do
   "$what"

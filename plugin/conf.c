@@ -21,6 +21,7 @@ static const struct {
     {"GuestsAsHosts", ZVM_CONF_BOOLEAN},
     {"ReportReaderStats", ZVM_CONF_BOOLEAN},
     {"MaxSetSize", ZVM_CONF_NUMBER},
+    {"MaxQueueSize", ZVM_CONF_NUMBER},
 };
 
 __attribute__((format(printf, 3, 4))) static int
@@ -39,6 +40,7 @@ int zvm_conf_init(struct zvm_conf *c) {
       .domains = ZVM_DOMAINS_ALL,
       .report_reader_stats = true,
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
+      .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
   };
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   return c->device == NULL ? -1 : 0;
@@ -204,15 +206,20 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
     return add_domain(c, name, err, err_size);
   }
 
-  /* MaxSetSize */
+  /* MaxSetSize, MaxQueueSize */
+  bool queue = strcasecmp(key, "MaxQueueSize") == 0;
   if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
         value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
       value != (double)(uint64_t)value)
     return conf_error(err, err_size,
-                      "MaxSetSize %g: must be a whole number of bytes from "
+                      "%s %g: must be a whole number of bytes from "
                       "%zu to %zu",
-                      value, ZVM_CONF_MIN_SET_SIZE, ZVM_CONF_MAX_SET_SIZE);
-  c->max_set_size = (size_t)value;
+                      queue ? "MaxQueueSize" : "MaxSetSize", value,
+                      ZVM_CONF_MIN_SET_SIZE, ZVM_CONF_MAX_SET_SIZE);
+  if (queue)
+    c->max_queue_size = (size_t)value;
+  else
+    c->max_set_size = (size_t)value;
   return 0;
 }
 

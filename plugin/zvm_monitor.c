@@ -15,15 +15,42 @@
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/setqueue.h"
+
+#include <pthread.h>
+#include <time.h>
 
 #define PLUGIN_NAME "zvm_monitor"
 #define LOG_PREFIX PLUGIN_NAME " plugin: "
 
+/* The reader thread waits at most this long for the device, so it sees a
+ * shutdown within about this time. */
+#define READER_WAIT_MS 100
+/* After a drain that could not go on (out of memory), try again after: */
+#define READER_RETRY_MS 1000
+
 static struct zvm_conf conf;
 static bool conf_ready;
-static struct zvm_reader *reader;
 static struct zvm_mapper *mapper;
 static uint64_t users_dropped_logged;
+
+/*
+ * The device is read by a thread of its own (started with collectd's
+ * plugin_thread_create), not by the read callback: the driver holds at most
+ * 255 messages, which event data fills within a fraction of a second, and
+ * a read callback runs only every Interval. The thread blocks in
+ * zvm_reader_wait() (READER_WAIT_MS at most), drains what is ready, and
+ * copies every complete set into the queue; the read callback takes all
+ * queued sets, decodes and dispatches them. Only the thread touches the
+ * reader; the queue is the only shared state (see setqueue.h for what
+ * happens when it is full). Shutdown closes the queue and joins the thread.
+ */
+static struct zvm_reader *reader;
+static struct zvm_setq *queue;
+static pthread_t reader_thread;
+static bool reader_thread_running;
+static bool queue_full_logged; /* reader thread only */
+static bool queue_nomem_logged; /* reader thread only */
 
 static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
@@ -120,8 +147,71 @@ static void reader_log(enum zvm_log_level level, const char *msg, void *ctx) {
   plugin_log(severity, LOG_PREFIX "%s", msg);
 }
 
+/* Reader thread: a complete set from the device goes into the queue. */
 static void set_ready(const uint8_t *set, size_t len, void *ctx) {
-  zvm_mapper_add_set(ctx, set, len);
+  struct zvm_reader *r = ctx;
+  switch (zvm_setq_push(queue, set, len, zvm_reader_get_stats(r))) {
+  case ZVM_SETQ_WAITED:
+    if (!queue_full_logged) {
+      struct zvm_setq_stats qs;
+      zvm_setq_get_stats(queue, &qs);
+      WARNING(LOG_PREFIX "the queue of data sets was full (MaxQueueSize %zu "
+                         "bytes): the read callback does not keep up, so "
+                         "reading %s paused until it took the queued sets; "
+                         "z/VM data may have been lost (see errors-eoverflow; "
+                         "%" PRIu64 " waits so far)",
+              conf.max_queue_size, conf.device, qs.full_waits);
+      queue_full_logged = true;
+    }
+    break;
+  case ZVM_SETQ_QUEUED:
+    if (queue_full_logged)
+      INFO(LOG_PREFIX "the queue of data sets has room again");
+    queue_full_logged = false;
+    queue_nomem_logged = false;
+    break;
+  case ZVM_SETQ_NOMEM:
+    if (!queue_nomem_logged)
+      ERROR(LOG_PREFIX "out of memory: a data set of %zu bytes from %s was "
+                       "dropped",
+            len, conf.device);
+    queue_nomem_logged = true;
+    break;
+  case ZVM_SETQ_CLOSED:
+  default:
+    break; /* shutting down */
+  }
+}
+
+static void sleep_ms(unsigned ms) {
+  struct timespec ts = {.tv_sec = ms / 1000,
+                        .tv_nsec = (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+static void *reader_main(void *arg) {
+  struct zvm_reader *r = arg;
+  struct zvm_reader_stats before = {0};
+
+  while (!zvm_setq_is_closed(queue)) {
+    int ready = zvm_reader_wait(r, READER_WAIT_MS);
+    int status = zvm_reader_drain(r, set_ready, r);
+    const struct zvm_reader_stats *rs = zvm_reader_get_stats(r);
+    zvm_setq_publish(queue, rs, status);
+    if (status != 0) {
+      /* Out of memory: the read callback reports it; retry later, still
+       * seeing a shutdown within READER_WAIT_MS. */
+      for (unsigned t = 0; t < READER_RETRY_MS && !zvm_setq_is_closed(queue);
+           t += READER_WAIT_MS)
+        sleep_ms(READER_WAIT_MS);
+    } else if (ready > 0 && memcmp(rs, &before, sizeof(before)) == 0) {
+      /* Ready, yet nothing happened: never spin on such a device. */
+      sleep_ms(10);
+    }
+    before = *rs;
+  }
+  return NULL;
 }
 
 /* One value list, reused for every value of a pass: the identifier parts a
@@ -194,11 +284,15 @@ static void dispatch_notification(const struct zvm_notification *zn) {
 
 static int zvm_read(user_data_t *ud) {
   (void)ud;
-  int status = zvm_reader_drain(reader, set_ready, mapper);
+  struct zvm_reader_stats rs;
+  int status;
+  struct zvm_qset *sets = zvm_setq_take(queue, &rs, &status);
 
   /* Sets handed over before a failure are complete and valid. */
-  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()),
-                        zvm_reader_get_stats(reader)) != 0)
+  for (const struct zvm_qset *s = sets; s != NULL; s = s->next)
+    zvm_mapper_add_set(mapper, s->data, s->len);
+  zvm_qset_free(sets);
+  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &rs) != 0)
     c_complain(LOG_ERR, &oom_complaint,
                LOG_PREFIX "out of memory: values were lost");
   else
@@ -266,15 +360,26 @@ static int zvm_init(void) {
   };
   if (mapper != NULL)
     reader = zvm_reader_create(&rc);
-  if (mapper == NULL || reader == NULL) {
+  if (reader != NULL)
+    queue = zvm_setq_create(conf.max_queue_size);
+  if (mapper == NULL || reader == NULL || queue == NULL) {
     ERROR(LOG_PREFIX "out of memory while starting");
     zvm_shutdown();
     return -1;
   }
 
-  /* The device is opened by the first read, and re-opened with back-off;
-   * a missing device is therefore not fatal here. */
-  int status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
+  /* The thread opens the device, and re-opens it with back-off; a missing
+   * device is therefore not fatal here. */
+  int status = plugin_thread_create(&reader_thread, reader_main, reader,
+                                    PLUGIN_NAME);
+  if (status != 0) {
+    ERROR(LOG_PREFIX "cannot start the reader thread: %s", STRERROR(status));
+    zvm_shutdown();
+    return -1;
+  }
+  reader_thread_running = true;
+
+  status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
                                             zvm_read, /* interval = */ 0,
                                             /* user_data = */ NULL);
   if (status != 0) {
@@ -294,10 +399,20 @@ static int zvm_init(void) {
 }
 
 static int zvm_shutdown(void) {
-  /* Closing the device severs the IUCV path at once; nothing blocks. */
+  /* The thread sees the closed queue within READER_WAIT_MS (a push waiting
+   * for room returns at once). Closing the device then severs the IUCV
+   * path at once; nothing blocks. */
+  if (queue != NULL)
+    zvm_setq_close(queue);
+  if (reader_thread_running)
+    pthread_join(reader_thread, NULL);
+  reader_thread_running = false;
+  queue_full_logged = queue_nomem_logged = false;
   if (reader != NULL)
     zvm_reader_destroy(reader);
   reader = NULL;
+  zvm_setq_destroy(queue);
+  queue = NULL;
   zvm_mapper_destroy(mapper);
   mapper = NULL;
   if (conf_ready)

@@ -63,6 +63,7 @@ static void test_option_kinds(void **state) {
   assert_int_equal(zvm_conf_option_kind("GuestsAsHosts"), ZVM_CONF_BOOLEAN);
   assert_int_equal(zvm_conf_option_kind("ReportReaderStats"), ZVM_CONF_BOOLEAN);
   assert_int_equal(zvm_conf_option_kind("MaxSetSize"), ZVM_CONF_NUMBER);
+  assert_int_equal(zvm_conf_option_kind("maxqueuesize"), ZVM_CONF_NUMBER);
   assert_int_equal(zvm_conf_option_kind("Interval2"), ZVM_CONF_UNKNOWN);
   assert_int_equal(zvm_conf_option_kind(""), ZVM_CONF_UNKNOWN);
   assert_int_equal(zvm_conf_option_kind(NULL), ZVM_CONF_UNKNOWN);
@@ -249,6 +250,25 @@ static void test_max_set_size(void **state) {
   assert_int_equal(f->c.max_set_size, 16777216);
 }
 
+static void test_max_queue_size(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(f->c.max_queue_size, 64 * 1024 * 1024);
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "MaxQueueSize", 4096, f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(f->c.max_queue_size, 4096);
+  assert_int_equal(f->c.max_set_size, 64 * 1024 * 1024); /* untouched */
+  static const double bad[] = {0, 4095, 2147483649.0, 0.5, NAN};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    f->err[0] = '\0';
+    assert_int_equal(zvm_conf_set_number(&f->c, "MaxQueueSize", bad[i], f->err,
+                                         sizeof(f->err)),
+                     -1);
+    ERR_CONTAINS(f, "MaxQueueSize");
+  }
+  assert_int_equal(f->c.max_queue_size, 4096);
+}
+
 static void test_selection_default_all(void **state) {
   struct fx *f = *state;
   assert_true(zvm_conf_user_selected(&f->c, "LINUX07"));
@@ -297,6 +317,7 @@ int main(void) {
       T(test_booleans),
       T(test_wrong_value_types),
       T(test_max_set_size),
+      T(test_max_queue_size),
       T(test_selection_default_all),
       T(test_selection_rules),
 #undef T

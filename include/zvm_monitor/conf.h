@@ -18,6 +18,9 @@
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
 #define ZVM_CONF_DEFAULT_MAX_SET_SIZE ((size_t)64 * 1024 * 1024)
+/* Bytes of complete data sets waiting for the read callback (the hand-over
+ * from the reader thread, zvm_monitor/setqueue.h); same allowed range. */
+#define ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE ((size_t)64 * 1024 * 1024)
 /* A set holds at least one 4 KB frame's worth of DCSS; the monitor DCSS is
  * far below 2 GiB in practice, and a larger buffer would only hide bugs. */
 #define ZVM_CONF_MIN_SET_SIZE ((size_t)4096)
@@ -39,6 +42,7 @@ struct zvm_conf {
   bool guests_as_hosts;
   bool report_reader_stats;
   size_t max_set_size;
+  size_t max_queue_size;
 };
 
 /* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
