@@ -3,6 +3,9 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/mapper.h"
+
+#include <ctype.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@ static const struct {
     {"ReportReaderStats", ZVM_CONF_BOOLEAN},
     {"MaxSetSize", ZVM_CONF_NUMBER},
     {"MaxQueueSize", ZVM_CONF_NUMBER},
+    {"UserField", ZVM_CONF_STRING},
 };
 
 __attribute__((format(printf, 3, 4))) static int
@@ -56,6 +60,9 @@ void zvm_conf_free(struct zvm_conf *c) {
     free(c->userids[i].text);
   }
   free(c->userids);
+  for (size_t i = 0; i < c->userfields_num; i++)
+    free(c->userfields[i]);
+  free(c->userfields);
   *c = (struct zvm_conf){0};
 }
 
@@ -149,6 +156,28 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
   return 0;
 }
 
+static int add_userfield(struct zvm_conf *c, const char *value, char *err,
+                         size_t err_size) {
+  if (!zvm_mapper_is_user_value(value))
+    return conf_error(err, err_size,
+                      "UserField \"%s\": not a D4R10 value (use one of %s)",
+                      value, zvm_mapper_user_value_names());
+  char *copy = strdup(value);
+  if (copy == NULL)
+    return conf_error(err, err_size, "UserField: out of memory");
+  for (char *p = copy; *p != '\0'; p++)
+    *p = (char)tolower((unsigned char)*p);
+  char **tmp =
+      realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
+  if (tmp == NULL) {
+    free(copy);
+    return conf_error(err, err_size, "UserField: out of memory");
+  }
+  c->userfields = tmp;
+  c->userfields[c->userfields_num++] = copy;
+  return 0;
+}
+
 int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
                         char *err, size_t err_size) {
   enum zvm_conf_kind kind = zvm_conf_option_kind(key);
@@ -165,6 +194,8 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
     return set_device(c, value, err, err_size);
   if (strcasecmp(key, "Domain") == 0)
     return add_domain(c, value, err, err_size);
+  if (strcasecmp(key, "UserField") == 0)
+    return add_userfield(c, value, err, err_size);
   return add_userid(c, value, err, err_size);
 }
 
@@ -236,4 +267,15 @@ bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid) {
   for (size_t i = 0; i < c->userids_num && !match; i++)
     match = rule_matches(&c->userids[i], userid);
   return c->ignore_selected ? !match : match;
+}
+
+bool zvm_conf_userfield_selected(const struct zvm_conf *c,
+                                 const char *type_instance, const char *field) {
+  if (c->userfields_num == 0)
+    return true;
+  for (size_t i = 0; i < c->userfields_num; i++)
+    if (strcasecmp(c->userfields[i], type_instance) == 0 ||
+        (field != NULL && strcasecmp(c->userfields[i], field) == 0))
+      return true;
+  return false;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define PLUGIN_INSTANCE_READER "reader"
 #define PLUGIN_INSTANCE_SYSTEM "system"
@@ -85,6 +86,7 @@ struct zvm_mapper {
 
   struct slot *useite_slots;
   size_t useite_nslots;
+  bool transactions; /* total_events-transactions selected (UserField) */
   size_t userid_off, userid_end; /* USEITE_VMDUSER */
 
   struct user **buckets;
@@ -399,6 +401,8 @@ static bool user_value(const struct zvm_mapper *m, const struct emit *e,
   v->plugin_instance = e->plugin_instance;
   v->time_us = u->pend_us;
   if (k == 0) {
+    if (!m->transactions)
+      return false;
     v->type = "total_events";
     v->type_instance = "transactions";
     v->kind = ZVM_VALUE_DERIVE;
@@ -739,22 +743,79 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
 /* ------------------------------------------------------------------------
  * Life cycle and accessors.
  */
+static bool field_dispatched(const struct zvm_field *f) {
+  return f->kind == ZVM_FIELD_COUNTER || f->kind == ZVM_FIELD_GAUGE;
+}
+
+/* The type instance of element idx of a dispatched field. */
+static void slot_name(const struct zvm_field *f, unsigned idx, char *buf,
+                      size_t size) {
+  /* 4-element arrays are per dispatch queue Q0..Q3 (seed 002). */
+  if (f->count == 1)
+    snprintf(buf, size, "%s", f->metric);
+  else if (f->count == 4)
+    snprintf(buf, size, "%s_q%u", f->metric, idx);
+  else
+    snprintf(buf, size, "%s_%u", f->metric, idx);
+}
+
+bool zvm_mapper_is_user_value(const char *name) {
+  if (name == NULL)
+    return false;
+  if (strcasecmp(name, "transactions") == 0)
+    return true;
+  const struct zvm_record_desc *d = &zvm_rec_useite;
+  for (size_t i = 0; i < d->nfields; i++) {
+    const struct zvm_field *f = &d->fields[i];
+    if (!field_dispatched(f))
+      continue;
+    if (strcasecmp(name, f->metric) == 0)
+      return true;
+    for (unsigned idx = 0; idx < f->count; idx++) {
+      char ti[ZVM_ID_MAX];
+      slot_name(f, idx, ti, sizeof(ti));
+      if (strcasecmp(name, ti) == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
+const char *zvm_mapper_user_value_names(void) {
+  static char names[1024];
+  if (names[0] == '\0') {
+    size_t len = (size_t)snprintf(names, sizeof(names), "transactions");
+    const struct zvm_record_desc *d = &zvm_rec_useite;
+    for (size_t i = 0; i < d->nfields && len < sizeof(names); i++)
+      if (field_dispatched(&d->fields[i]))
+        len += (size_t)snprintf(names + len, sizeof(names) - len, ", %s%s",
+                                d->fields[i].metric,
+                                d->fields[i].count > 1 ? "[_qN]" : "");
+  }
+  return names;
+}
+
 static int slots_build(struct zvm_mapper *m, const struct zvm_record_desc *d) {
   size_t n = 0;
   for (size_t i = 0; i < d->nfields; i++)
-    if (d->fields[i].kind == ZVM_FIELD_COUNTER ||
-        d->fields[i].kind == ZVM_FIELD_GAUGE)
+    if (field_dispatched(&d->fields[i]))
       n += d->fields[i].count;
   m->useite_slots = calloc(n ? n : 1, sizeof(*m->useite_slots));
   if (m->useite_slots == NULL)
     return -1;
 
+  m->transactions =
+      zvm_conf_userfield_selected(m->conf, "transactions", NULL);
   for (size_t i = 0; i < d->nfields; i++) {
     const struct zvm_field *f = &d->fields[i];
-    if (f->kind != ZVM_FIELD_COUNTER && f->kind != ZVM_FIELD_GAUGE)
+    if (!field_dispatched(f))
       continue;
     for (unsigned idx = 0; idx < f->count; idx++) {
-      struct slot *s = &m->useite_slots[m->useite_nslots++];
+      struct slot *s = &m->useite_slots[m->useite_nslots];
+      slot_name(f, idx, s->type_instance, sizeof(s->type_instance));
+      if (!zvm_conf_userfield_selected(m->conf, s->type_instance, f->metric))
+        continue; /* UserField: not dispatched */
+      m->useite_nslots++;
       s->offset = (uint16_t)(f->offset + idx * f->width);
       s->width = f->width;
       s->is_signed = f->is_signed;
@@ -765,15 +826,6 @@ static int slots_build(struct zvm_mapper *m, const struct zvm_record_desc *d) {
         s->type = "gauge";
         s->kind = ZVM_VALUE_GAUGE;
       }
-      /* 4-element arrays are per dispatch queue Q0..Q3 (seed 002). */
-      if (f->count == 1)
-        snprintf(s->type_instance, sizeof(s->type_instance), "%s", f->metric);
-      else if (f->count == 4)
-        snprintf(s->type_instance, sizeof(s->type_instance), "%s_q%u",
-                 f->metric, idx);
-      else
-        snprintf(s->type_instance, sizeof(s->type_instance), "%s_%u", f->metric,
-                 idx);
     }
   }
   return 0;

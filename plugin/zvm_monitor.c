@@ -150,6 +150,7 @@ static void reader_log(enum zvm_log_level level, const char *msg, void *ctx) {
 /* Reader thread: a complete set from the device goes into the queue. */
 static void set_ready(const uint8_t *set, size_t len, void *ctx) {
   struct zvm_reader *r = ctx;
+  cdtime_t t0 = cdtime();
   switch (zvm_setq_push(queue, set, len, zvm_reader_get_stats(r))) {
   case ZVM_SETQ_WAITED:
     if (!queue_full_logged) {
@@ -157,10 +158,11 @@ static void set_ready(const uint8_t *set, size_t len, void *ctx) {
       zvm_setq_get_stats(queue, &qs);
       WARNING(LOG_PREFIX "the queue of data sets was full (MaxQueueSize %zu "
                          "bytes): the read callback does not keep up, so "
-                         "reading %s paused until it took the queued sets; "
-                         "z/VM data may have been lost (see errors-eoverflow; "
-                         "%" PRIu64 " waits so far)",
-              conf.max_queue_size, conf.device, qs.full_waits);
+                         "reading %s paused for %.3f s until it took the "
+                         "queued sets; z/VM data may have been lost (see "
+                         "errors-eoverflow; %" PRIu64 " waits so far)",
+              conf.max_queue_size, conf.device,
+              CDTIME_T_TO_DOUBLE(cdtime() - t0), qs.full_waits);
       queue_full_logged = true;
     }
     break;

@@ -185,6 +185,42 @@ static void test_userid_errors(void **state) {
   assert_int_equal(f->c.userids_num, 0);
 }
 
+static void test_userfield(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(zvm_conf_option_kind("userfield"), ZVM_CONF_STRING);
+  /* No entries: every D4R10 value. */
+  assert_true(zvm_conf_userfield_selected(&f->c, "hfcpurn", "hfcpurn"));
+  assert_true(zvm_conf_userfield_selected(&f->c, "transactions", NULL));
+  /* A value, a whole array field, one array element; any case. */
+  static const char *const ok[] = {"HFCPURN", "vmdcprmd", "vmdcwsgd_q2",
+                                   "Transactions", "vmdslcnt"};
+  for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+    assert_int_equal(
+        zvm_conf_set_string(&f->c, "UserField", ok[i], f->err, sizeof(f->err)),
+        0);
+  assert_int_equal(f->c.userfields_num, 5);
+  assert_string_equal(f->c.userfields[0], "hfcpurn");
+  assert_true(zvm_conf_userfield_selected(&f->c, "hfcpurn", "hfcpurn"));
+  assert_true(zvm_conf_userfield_selected(&f->c, "vmdcprmd_q3", "vmdcprmd"));
+  assert_true(zvm_conf_userfield_selected(&f->c, "vmdcwsgd_q2", "vmdcwsgd"));
+  assert_false(zvm_conf_userfield_selected(&f->c, "vmdcwsgd_q1", "vmdcwsgd"));
+  assert_false(zvm_conf_userfield_selected(&f->c, "hfcpuwt", "hfcpuwt"));
+  assert_true(zvm_conf_userfield_selected(&f->c, "transactions", NULL));
+
+  /* Not values: IDs, text, codes, unknown names. */
+  static const char *const bad[] = {"vmduser", "vmdcpuad", "vmdputyp",
+                                    "hfcpurn2", "vmdcprmd_q4", ""};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    f->err[0] = '\0';
+    assert_int_equal(zvm_conf_set_string(&f->c, "UserField", bad[i], f->err,
+                                         sizeof(f->err)),
+                     -1);
+    ERR_CONTAINS(f, "not a D4R10 value (use one of transactions, vmdslcnt, ");
+    ERR_CONTAINS(f, "vmdcprmd[_qN]");
+  }
+  assert_int_equal(f->c.userfields_num, 5);
+}
+
 static void test_booleans(void **state) {
   struct fx *f = *state;
   assert_int_equal(zvm_conf_set_boolean(&f->c, "IgnoreSelected", true, f->err,
@@ -318,6 +354,7 @@ int main(void) {
       T(test_wrong_value_types),
       T(test_max_set_size),
       T(test_max_queue_size),
+      T(test_userfield),
       T(test_selection_default_all),
       T(test_selection_rules),
 #undef T

@@ -585,6 +585,8 @@ static void test_every_option(void **state) {
   cfg_bool(&c, "GuestsAsHosts", true);
   cfg_bool(&c, "ReportReaderStats", false);
   cfg_number(&c, "MaxSetSize", 1048576);
+  cfg_number(&c, "MaxQueueSize", 2097152);
+  cfg_string(&c, "UserField", "hfcpurn");
   assert_int_equal(cb_config(&c.root), 0);
   assert_int_equal(cb_init(), 0);
   assert_string_equal(reader_device, "/run/monreader");
@@ -604,6 +606,9 @@ static void test_every_option(void **state) {
   for (size_t i = 0; i < nvls; i++) {
     assert_string_not_equal(vls[i].host, "db2");
     assert_string_not_equal(vls[i].plugin_instance, "reader");
+    /* UserField "hfcpurn": the only per-user value */
+    if (vls[i].host[0] != '\0')
+      assert_string_equal(vls[i].type_instance, "hfcpurn");
   }
   find_vl("", "ifl", "threads", "zvm_max");
 }
@@ -629,6 +634,9 @@ static void test_config_errors(void **state) {
       {"MaxSetSize", OCONFIG_TYPE_NUMBER, NULL, -5, "MaxSetSize -5"},
       {"MaxSetSize", OCONFIG_TYPE_STRING, "64M", 0,
        "MaxSetSize: exactly one numeric value is required"},
+      {"MaxQueueSize", OCONFIG_TYPE_NUMBER, NULL, 100, "MaxQueueSize 100"},
+      {"UserField", OCONFIG_TYPE_STRING, "vmduser", 0,
+       "UserField \"vmduser\": not a D4R10 value"},
       {"GuestsAsHosts", OCONFIG_TYPE_NUMBER, NULL, 1,
        "GuestsAsHosts: exactly one boolean value is required"},
       {"Device", OCONFIG_TYPE_BOOLEAN, NULL, 1,

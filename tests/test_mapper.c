@@ -363,6 +363,38 @@ static void test_useite_every_field(void **state) {
   assert_int_equal(f->nn, 0);
 }
 
+/* UserField: only the named values (a field names all its elements). */
+static void test_userfield_selection(void **state) {
+  struct fx *f = *state;
+  conf_string(f, "UserField", "hfcpurn");
+  conf_string(f, "UserField", "vmdcprmd");
+  conf_string(f, "UserField", "VMDSLCNT");
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 7), 0, 200);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 2147483653,
+                US(SEC, 7));
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", -3, US(SEC, 7));
+  for (size_t i = 0; i < USEITE_NEXP; i++)
+    if (strncmp(useite_exp[i].type_instance, "vmdcprmd_q", 10) == 0)
+      expect_derive(f, "", "LINUX07", "derive", useite_exp[i].type_instance,
+                    field_value(&useite_exp[i], 0), US(SEC, 7));
+  /* No transactions unless named; nothing else. */
+  assert_null(find(f, "", "LINUX07", "total_events", "transactions"));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 1 + 1 + 4);
+  /* Every record is still counted. */
+  assert_int_equal(reader_value(f, "total_objects", "records"), 1);
+
+  zvm_mapper_destroy(f->m);
+  conf_string(f, "UserField", "transactions");
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 8), 0, 200);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
+                US(SEC, 8));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 1 + 1 + 1 + 4);
+}
+
 static void test_useite_short_record(void **state) {
   struct fx *f = *state;
   start(f);
@@ -817,6 +849,7 @@ int main(void) {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
       T(test_useite_every_field),
       T(test_useite_short_record),
+      T(test_userfield_selection),
       T(test_guests_as_hosts),
       T(test_hostile_userid),
       T(test_blank_userid),

@@ -43,6 +43,9 @@ struct zvm_conf {
   bool report_reader_stats;
   size_t max_set_size;
   size_t max_queue_size;
+  /* UserField: D4R10 values to dispatch (lower case); none = all. */
+  char **userfields;
+  size_t userfields_num;
 };
 
 /* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
@@ -75,5 +78,12 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
  * otherwise a user matching any entry is selected, or with IgnoreSelected
  * every user matching none. */
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid);
+
+/* Whether a D4R10 value with this type instance ("transactions",
+ * "hfcpurn", "vmdcprmd_q0") of field metric ("vmdcprmd"; NULL for
+ * transactions) is dispatched: every one without UserField entries,
+ * otherwise those named by an entry, by type instance or by field. */
+bool zvm_conf_userfield_selected(const struct zvm_conf *c,
+                                 const char *type_instance, const char *field);
 
 #endif /* ZVM_MONITOR_CONF_H */

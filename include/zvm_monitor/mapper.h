@@ -82,6 +82,13 @@ struct zvm_mapper_stats {
 
 struct zvm_mapper;
 
+/* Whether name is a D4R10 value the mapper dispatches (a type instance:
+ * "transactions", "hfcpurn", "vmdcprmd_q0"; case-insensitive) or one of
+ * its fields ("vmdcprmd": all four elements). For the UserField option. */
+bool zvm_mapper_is_user_value(const char *name);
+/* The names of all D4R10 values, comma separated (for messages). */
+const char *zvm_mapper_user_value_names(void);
+
 /* conf must outlive the mapper. NULL if out of memory. */
 struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf);
 void zvm_mapper_destroy(struct zvm_mapper *m);
