@@ -7,10 +7,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct zvm_setq {
   pthread_mutex_t lock;
   pthread_cond_t room; /* signalled when sets are taken or on close */
+  pthread_cond_t published_cond;
+  bool published;
   size_t max_bytes;
   struct zvm_qset *head, *tail;
   size_t held;     /* bytes of the queued sets (data + overhead) */
@@ -34,6 +37,12 @@ struct zvm_setq *zvm_setq_create(size_t max_bytes) {
     free(q);
     return NULL;
   }
+  if (pthread_cond_init(&q->published_cond, NULL) != 0) {
+    pthread_cond_destroy(&q->room);
+    pthread_mutex_destroy(&q->lock);
+    free(q);
+    return NULL;
+  }
   q->max_bytes = max_bytes;
   return q;
 }
@@ -50,6 +59,7 @@ void zvm_setq_destroy(struct zvm_setq *q) {
   if (q == NULL)
     return;
   zvm_qset_free(q->head);
+  pthread_cond_destroy(&q->published_cond);
   pthread_cond_destroy(&q->room);
   pthread_mutex_destroy(&q->lock);
   free(q);
@@ -134,7 +144,27 @@ void zvm_setq_publish(struct zvm_setq *q, const struct zvm_reader_stats *rs,
   if (rs != NULL)
     q->rs = *rs;
   q->reader_status = reader_status;
+  q->published = true;
+  pthread_cond_broadcast(&q->published_cond);
   pthread_mutex_unlock(&q->lock);
+}
+
+bool zvm_setq_wait_published(struct zvm_setq *q, unsigned timeout_ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += timeout_ms / 1000;
+  until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&q->lock);
+  while (!q->published && !q->closed)
+    if (pthread_cond_timedwait(&q->published_cond, &q->lock, &until) != 0)
+      break;
+  bool published = q->published;
+  pthread_mutex_unlock(&q->lock);
+  return published;
 }
 
 struct zvm_qset *zvm_setq_take(struct zvm_setq *q, struct zvm_reader_stats *rs,
@@ -158,6 +188,7 @@ void zvm_setq_close(struct zvm_setq *q) {
   pthread_mutex_lock(&q->lock);
   q->closed = true;
   pthread_cond_broadcast(&q->room);
+  pthread_cond_broadcast(&q->published_cond);
   pthread_mutex_unlock(&q->lock);
 }
 

@@ -51,6 +51,10 @@ static pthread_t reader_thread;
 static bool reader_thread_running;
 static bool queue_full_logged; /* reader thread only */
 static bool queue_nomem_logged; /* reader thread only */
+static bool first_read_done;
+/* The first read callback waits this long at most for the thread's first
+ * drain (the open attempt and what was ready then). */
+#define FIRST_DRAIN_WAIT_MS 2000
 
 static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
@@ -288,6 +292,10 @@ static int zvm_read(user_data_t *ud) {
   (void)ud;
   struct zvm_reader_stats rs;
   int status;
+  if (!first_read_done) {
+    (void)zvm_setq_wait_published(queue, FIRST_DRAIN_WAIT_MS);
+    first_read_done = true;
+  }
   struct zvm_qset *sets = zvm_setq_take(queue, &rs, &status);
 
   /* Sets handed over before a failure are complete and valid. */
@@ -410,6 +418,7 @@ static int zvm_shutdown(void) {
     pthread_join(reader_thread, NULL);
   reader_thread_running = false;
   queue_full_logged = queue_nomem_logged = false;
+  first_read_done = false;
   if (reader != NULL)
     zvm_reader_destroy(reader);
   reader = NULL;

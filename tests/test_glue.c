@@ -234,6 +234,7 @@ static const char *script_log;
 static int script_status;
 static struct zvm_reader_stats script_stats;
 static unsigned long drains, waits;
+static long first_drain_delay_ms; /* a slow first drain (device open) */
 static bool draining_after_shutdown;
 
 struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
@@ -267,6 +268,13 @@ int zvm_reader_wait(struct zvm_reader *r, int timeout_ms) {
 int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   assert_ptr_equal(r, &the_reader);
   struct tb sets[MAX_SCRIPT];
+  pthread_mutex_lock(&fake_lock);
+  long delay = drains == 0 ? first_drain_delay_ms : 0;
+  pthread_mutex_unlock(&fake_lock);
+  if (delay > 0) {
+    struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   pthread_mutex_lock(&fake_lock);
   if (reader_destroyed > 0 && reader_destroyed >= reader_created)
     draining_after_shutdown = true;
@@ -364,6 +372,7 @@ static int setup(void **state) {
   script_log = NULL;
   script_status = 0;
   drains = waits = 0;
+  first_drain_delay_ms = 0;
   threads_created = 0;
   thread_done = false;
   draining_after_shutdown = false;
@@ -748,6 +757,18 @@ static void test_reader_thread(void **state) {
   assert_int_equal(nvls, 9);
 }
 
+/* The first read callback sees what the first drain read, even if the
+ * thread was slow to get there (data ready when the device was opened). */
+static void test_first_read_waits_for_first_drain(void **state) {
+  (void)state;
+  static const char *const users[] = {"LINUX07"};
+  script_users(users, 1, tb_tod(SEC, 5));
+  first_drain_delay_ms = 200;
+  assert_int_equal(cb_init(), 0);
+  assert_int_equal(cb_read(NULL), 0); /* at once: no sync_reader() */
+  find_vl("", "LINUX07", "total_events", "transactions");
+}
+
 /* A full queue makes the thread wait (nothing is dropped); the read
  * callback makes room; the wait is logged. */
 static void test_queue_full_waits(void **state) {
@@ -839,6 +860,7 @@ int main(void) {
       T(test_reader_log_and_failure), T(test_dispatch_failure_rate_limited),
       T(test_shutdown_and_restart),   T(test_reader_thread),
       T(test_queue_full_waits),       T(test_shutdown_while_queue_full),
+      T(test_first_read_waits_for_first_drain),
 #undef T
   };
   return cmocka_run_group_tests_name("glue", tests, NULL, NULL);

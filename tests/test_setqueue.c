@@ -235,6 +235,7 @@ static void test_close_wakes_and_refuses(void **state) {
   assert_false(pusher_done(&p));
   assert_false(zvm_setq_is_closed(q));
   zvm_setq_close(q);
+  assert_false(zvm_setq_wait_published(q, 60000)); /* closed: at once */
   assert_true(zvm_setq_is_closed(q));
   assert_int_equal(pusher_join(&p), ZVM_SETQ_CLOSED);
   assert_int_equal(zvm_setq_push(q, a, 1, NULL), ZVM_SETQ_CLOSED);
@@ -278,7 +279,9 @@ static void test_reader_counters_published(void **state) {
   assert_null(zvm_setq_take(q, &got, &status));
   assert_int_equal(got.sets, 0);
   assert_int_equal(status, 0);
+  assert_false(zvm_setq_wait_published(q, 10)); /* a push is no publish */
   assert_int_equal(zvm_setq_push(q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
+  assert_false(zvm_setq_wait_published(q, 0));
   struct zvm_qset *list = zvm_setq_take(q, &got, &status);
   assert_int_equal(list_len(list), 1);
   assert_int_equal(got.sets, 5);
@@ -287,10 +290,27 @@ static void test_reader_counters_published(void **state) {
   rs.sets = 6;
   rs.eoverflow = 1;
   zvm_setq_publish(q, &rs, -1);
+  assert_true(zvm_setq_wait_published(q, 0));
   assert_null(zvm_setq_take(q, &got, &status));
   assert_int_equal(got.sets, 6);
   assert_int_equal(got.eoverflow, 1);
   assert_int_equal(status, -1);
+  zvm_setq_destroy(q);
+}
+
+static void *publish_later(void *arg) {
+  sleep_ms(50);
+  zvm_setq_publish(arg, NULL, 0);
+  return NULL;
+}
+
+static void test_wait_published_wakes(void **state) {
+  (void)state;
+  struct zvm_setq *q = zvm_setq_create(1000);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, publish_later, q), 0);
+  assert_true(zvm_setq_wait_published(q, 10000));
+  pthread_join(t, NULL);
   zvm_setq_destroy(q);
 }
 
@@ -377,6 +397,7 @@ int main(void) {
       cmocka_unit_test(test_close_wakes_and_refuses),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_reader_counters_published),
+      cmocka_unit_test(test_wait_published_wakes),
       cmocka_unit_test(test_concurrent_nothing_lost_or_duplicated),
   };
   return cmocka_run_group_tests_name("setqueue", tests, NULL, NULL);

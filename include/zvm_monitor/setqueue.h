@@ -74,6 +74,12 @@ enum zvm_setq_push_status zvm_setq_push(struct zvm_setq *q, const uint8_t *set,
 void zvm_setq_publish(struct zvm_setq *q, const struct zvm_reader_stats *rs,
                       int reader_status);
 
+/* Wait until zvm_setq_publish() was called at least once (the producer's
+ * first drain has ended), the queue is closed, or timeout_ms passed. True
+ * if published. For the first read callback after start-up, so that it
+ * sees the first attempt to open the device and what was ready then. */
+bool zvm_setq_wait_published(struct zvm_setq *q, unsigned timeout_ms);
+
 /* Take every queued set (oldest first; NULL if none) and, if not NULL, the
  * latest published counters and status. Wakes a waiting push. The caller
  * frees the list with zvm_qset_free(). */
