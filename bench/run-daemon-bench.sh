@@ -176,10 +176,39 @@ sink_stop() {
 # ---------------------------------------------------------------------------
 # P2: CPU per read pass, 2,000 guests, collectd Interval 1 s, one z/VM
 # interval (1 s) of data per collectd interval, with and without the plugin.
+# p2_run LABEL PLUGIN(yes|no) [PLUGIN-LINES...]: one measured run; sets ms
+p2_run() {
+  label=$1 with=$2
+  shift 2
+  [ "$writer" = network ] && sink_start
+  conf "$tmp/p2-$label.conf" 1 "$with" "$writer" "$@"
+  start "$tmp/p2-$label.conf" "$scn" "$pace" 0
+  sleep 5 # the device is open, the first passes are done
+  t0=$(ticks "$pid")
+  threads "$pid" >"$tmp/th0"
+  sleep "$secs"
+  t1=$(ticks "$pid")
+  threads "$pid" >"$tmp/th1"
+  mem=$(hwm "$pid")
+  stop "$tmp/p2-$label.conf"
+  extra=
+  if [ "$writer" = network ]; then
+    sink_stop
+    extra="; sink: $sink_n datagrams, hfcpurn values $sink_hf"
+  fi
+  ms=$(awk -v d=$((t1 - t0)) -v s="$secs" -v t="$tck" 'BEGIN { printf "%.1f", d * 1000 / t / s }')
+  echo "$label: daemon CPU $((t1 - t0)) ticks in $secs s = $ms ms per interval; VmHWM ${mem} KiB; stopped ${stop_s} s after SIGTERM$extra"
+  echo "  per thread, ms per interval: $(join "$tmp/th0" "$tmp/th1" | awk -v s="$secs" -v t="$tck" '$3 > $2 { printf "%s %.1f  ", $1, ($3 - $2) * 1000 / t / s }')"
+}
+
+# P2: CPU per read pass, 2,000 guests, collectd Interval 1 s, one z/VM
+# interval (1 s) of data per collectd interval: without the plugin, with
+# it (default: 48 values per guest), and with UserField (P2_USERFIELDS).
 p2() {
   guests=${P2_GUESTS:-2000}
   secs=${P2_SECONDS:-60}
   writer=${P2_WRITER:-network}
+  fields=${P2_USERFIELDS:-transactions hfcpurn hfcpuwt}
   scn=$tmp/p2.scn
   cmd="$gen -g $guests -i 10 --interval 1 -o $scn"
   $cmd
@@ -188,29 +217,16 @@ p2() {
   echo
   echo "## P2: CPU per interval, $guests guests, Interval 1, writer $writer, $secs s per run"
   echo "# data: $cmd  ($msgs messages per 10 s, MONREADER_EMU_PACE_MS=$pace, LOOP=0, RETIME=1)"
-  for with in no yes; do
-    [ "$writer" = network ] && sink_start
-    conf "$tmp/p2-$with.conf" 1 "$with" "$writer"
-    start "$tmp/p2-$with.conf" "$scn" "$pace" 0
-    sleep 5 # the device is open, the first passes are done
-    t0=$(ticks "$pid")
-    threads "$pid" >"$tmp/th0"
-    sleep "$secs"
-    t1=$(ticks "$pid")
-    threads "$pid" >"$tmp/th1"
-    mem=$(hwm "$pid")
-    stop "$tmp/p2-$with.conf"
-    extra=
-    if [ "$writer" = network ]; then
-      sink_stop
-      extra=", sink: $sink_n datagrams, hfcpurn values $sink_hf (~$((sink_hf / (secs + 6))) per s)"
-    fi
-    ms=$(awk -v d=$((t1 - t0)) -v s="$secs" -v t="$tck" 'BEGIN { printf "%.1f", d * 1000 / t / s }')
-    echo "plugin=$with: daemon CPU $((t1 - t0)) ticks in $secs s = $ms ms per interval; VmHWM ${mem} KiB; stopped ${stop_s} s after SIGTERM$extra"
-    echo "  per thread (ms per interval): $(join "$tmp/th0" "$tmp/th1" | awk -v s="$secs" -v t="$tck" '$3 > $2 { printf "%s %.1f  ", $1, ($3 - $2) * 1000 / t / s }')"
-    eval "p2_$with=$ms"
-  done
-  awk -v a="$p2_yes" -v b="$p2_no" 'BEGIN { printf "P2 plugin share: %.1f ms CPU per interval (target < 20 ms)\n", a - b }'
+  p2_run without-plugin no
+  base=$ms
+  p2_run default yes
+  all=$ms
+  set --
+  for f in $fields; do set -- "$@" "UserField \"$f\""; done
+  p2_run "userfield-$(echo $fields | tr " " +)" yes "$@"
+  some=$ms
+  awk -v a="$all" -v s="$some" -v b="$base" -v n="$(echo $fields | wc -w)" 'BEGIN {
+    printf "P2 plugin share: %.1f ms CPU per interval with all 48 values per guest, %.1f ms with %d (UserField) (target < 20 ms)\n", a - b, s - b, n }'
 }
 
 # last_csv DIR TYPE-INSTANCE: the value column of the last line
