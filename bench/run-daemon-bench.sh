@@ -229,6 +229,45 @@ p2() {
     printf "P2 plugin share: %.1f ms CPU per interval with all 48 values per guest, %.1f ms with %d (UserField) (target < 20 ms)\n", a - b, s - b, n }'
 }
 
+# P3 in the daemon (for information): peak RSS (VmHWM) of collectd with the
+# plugin minus without it, same configuration (network writer), Interval
+# 10, P3_SECONDS per run, one z/VM interval per 10 s. This includes what the
+# daemon keeps per dispatched identifier (its value cache, the write
+# queue); the plugin's own data path is measured by 'zvm-bench --memory'.
+p3() {
+  secs=${P3_SECONDS:-35}
+  writer=network
+  echo
+  echo "## P3 (daemon): VmHWM with the plugin minus without, Interval 10, writer $writer, $secs s per run"
+  sink_start
+  conf "$tmp/p3-no.conf" 10 no "$writer"
+  start "$tmp/p3-no.conf" /dev/null 0 1
+  sleep "$secs"
+  base=$(hwm "$pid")
+  stop "$tmp/p3-no.conf"
+  sink_stop
+  echo "without plugin: VmHWM $base KiB"
+  for g in ${P3_GUESTS:-100 2000 10000}; do
+    scn=$tmp/p3.scn
+    cmd="$gen -g $g -i 10 --interval 10 -o $scn"
+    $cmd
+    msgs=$("$gen" --describe "$scn" | sed -n '1s/.*messages=\([0-9]*\).*/\1/p')
+    pace=$((100000 / msgs))
+    for variant in default userfield; do
+      set --
+      [ "$variant" = default ] || set -- 'UserField "transactions"' 'UserField "hfcpurn"' 'UserField "hfcpuwt"'
+      sink_start
+      conf "$tmp/p3-$g.conf" 10 yes "$writer" "$@"
+      start "$tmp/p3-$g.conf" "$scn" "$pace" 0
+      sleep "$secs"
+      mem=$(hwm "$pid")
+      stop "$tmp/p3-$g.conf"
+      sink_stop
+      echo "guests $g, $variant: VmHWM $mem KiB, growth $((mem - base)) KiB = $(((mem - base) * 1024 / g)) bytes per guest  ($cmd; PACE_MS=$pace)"
+    done
+  done
+}
+
 # last_csv DIR TYPE-INSTANCE: the value column of the last line
 last_csv() {
   f=$(ls "$1/$2"-* 2>/dev/null | tail -n 1)
@@ -273,7 +312,7 @@ p4() {
 
 # ---------------------------------------------------------------------------
 case ${1:-all} in
-all) set -- p2 p4 ;;
+all) set -- p2 p3 p4 ;;
 esac
 for what in "$@"; do
   "$what"

@@ -13,6 +13,14 @@
  *   values   producing every value of the pass for dispatch
  *   cold     the first pass of a new mapper (every user is inserted)
  *
+ * --memory (issue P3) instead streams N intervals from the generator
+ * through the plugin's own data path, single-threaded: the device reader
+ * (fed by a fake device that serves the generator's output straight from
+ * the pipe, MCE and record set in separate reads, a 0-byte read after each
+ * set), the hand-over queue and the mapper, one pass per interval with
+ * every value produced; it reports the peak RSS growth (VmHWM after the
+ * run minus VmRSS before the plugin's objects exist).
+ *
  * Each repetition is one pass over the whole interval; the figure is the
  * median (and the minimum) over the repetitions. Before every mapper pass
  * the record TODs are moved on by one interval (not timed), so every pass
@@ -36,7 +44,12 @@
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/reader.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/setqueue.h"
+
+#include <fcntl.h>
+#include <poll.h>
 
 #ifndef ZVM_BENCH_GEN
 #define ZVM_BENCH_GEN "contrib/monreader-emu/zvm-stream-gen"
@@ -189,6 +202,200 @@ __attribute__((noinline)) static size_t pass_values(struct zvm_mapper *m) {
   return n;
 }
 
+/* ---- --memory: a fake device serving a "sets" stream from a pipe ------- */
+
+struct pipe_dev {
+  FILE *fp;
+  bool eof;
+  size_t set_left;  /* bytes of the current set not yet served */
+  size_t rs_left;   /* bytes of the current record set not yet served */
+  bool in_set;
+  bool interval_end; /* the set just finished ended an interval */
+  bool sample_set;   /* the current set's first MCE is a sample MCE */
+  bool first_mce;
+  size_t largest;
+};
+
+static int pd_open(const char *path, int flags, void *ctx) {
+  (void)path;
+  (void)flags;
+  (void)ctx;
+  return 3; /* any fd: only this io uses it */
+}
+
+static int pd_close(int fd, void *ctx) {
+  (void)fd;
+  (void)ctx;
+  return 0;
+}
+
+static int pd_poll(int fd, void *ctx) {
+  struct pipe_dev *d = ctx;
+  (void)fd;
+  return d->eof || d->interval_end ? 0 : POLLIN;
+}
+
+static uint64_t pd_now(void *ctx) {
+  (void)ctx;
+  return 0;
+}
+
+/* Like the driver: the MCE in one read, then its record set (in as many
+ * reads as the buffer needs), then the next MCE...; a 0-byte read ends the
+ * set. EAGAIN after the sample set that ends an interval, until the bench
+ * starts the next one. */
+static ssize_t pd_read(int fd, void *buf, size_t count, void *ctx) {
+  struct pipe_dev *d = ctx;
+  (void)fd;
+  if (d->eof || d->interval_end) {
+    errno = EAGAIN;
+    return -1;
+  }
+  if (!d->in_set) {
+    uint8_t hdr[4];
+    if (fread(hdr, 1, 4, d->fp) != 4) {
+      d->eof = true;
+      errno = EAGAIN;
+      return -1;
+    }
+    d->set_left = zvm_load_be32(hdr);
+    if (d->set_left > d->largest)
+      d->largest = d->set_left;
+    d->in_set = true;
+    d->first_mce = true;
+    d->sample_set = false;
+    d->rs_left = 0;
+  }
+  if (d->set_left == 0) {
+    d->in_set = false;
+    d->interval_end = d->sample_set;
+    return 0;
+  }
+  size_t n;
+  if (d->rs_left == 0) { /* an MCE */
+    if (count < ZVM_MCE_LEN || d->set_left < ZVM_MCE_LEN)
+      die("fake device: bad read of an MCE");
+    if (fread(buf, 1, ZVM_MCE_LEN, d->fp) != ZVM_MCE_LEN)
+      die("truncated input");
+    struct zvm_mce mce;
+    const uint8_t *b = buf;
+    mce.start = zvm_load_be32(b + 4);
+    mce.end = zvm_load_be32(b + 8);
+    if (d->first_mce)
+      d->sample_set = b[0] == ZVM_MCE_SAMPLE;
+    d->first_mce = false;
+    d->rs_left = (size_t)zvm_mce_records_len(&mce);
+    n = ZVM_MCE_LEN;
+  } else {
+    n = count < d->rs_left ? count : d->rs_left;
+    if (fread(buf, 1, n, d->fp) != n)
+      die("truncated input");
+    d->rs_left -= n;
+  }
+  d->set_left -= n;
+  return (ssize_t)n;
+}
+
+static long proc_kib(const char *field) {
+  FILE *fp = fopen("/proc/self/status", "r");
+  char line[256];
+  long v = -1;
+  size_t flen = strlen(field);
+  while (fp != NULL && fgets(line, sizeof(line), fp) != NULL)
+    if (strncmp(line, field, flen) == 0 && line[flen] == ':')
+      v = strtol(line + flen + 1, NULL, 10);
+  if (fp != NULL)
+    fclose(fp);
+  return v;
+}
+
+static void qset_cb(const uint8_t *set, size_t len, void *ctx) {
+  if (zvm_setq_push(ctx, set, len, NULL) != ZVM_SETQ_QUEUED)
+    die("queue push failed");
+}
+
+static int memory_run(const char *gen, unsigned guests, unsigned intervals) {
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "'%s' -f sets -g %u -i %u --smt-every 2", gen,
+           guests, intervals);
+  printf("# data: %s\n", cmd);
+  struct pipe_dev dev = {0};
+  dev.fp = popen(cmd, "r");
+  if (dev.fp == NULL)
+    die("cannot run %s", gen);
+
+  /* Reset the peak to now (Linux >= 4.0), before the plugin's objects. */
+  int fd = open("/proc/self/clear_refs", O_WRONLY);
+  if (fd < 0 || write(fd, "5", 1) != 1)
+    die("cannot reset VmHWM through /proc/self/clear_refs");
+  close(fd);
+  long rss0 = proc_kib("VmRSS");
+
+  struct zvm_conf conf;
+  if (zvm_conf_init(&conf) != 0)
+    die("out of memory");
+  struct zvm_reader_io io = {
+      .open = pd_open,
+      .read = pd_read,
+      .poll = pd_poll,
+      .close = pd_close,
+      .now_ms = pd_now,
+      .ctx = &dev,
+  };
+  struct zvm_reader_config rc = {.device = conf.device,
+                                 .max_set_size = conf.max_set_size,
+                                 .io = &io};
+  struct zvm_reader *r = zvm_reader_create(&rc);
+  struct zvm_setq *q = zvm_setq_create(conf.max_queue_size);
+  struct zvm_mapper *m = zvm_mapper_create(&conf);
+  if (r == NULL || q == NULL || m == NULL)
+    die("out of memory");
+
+  uint64_t now_us = 1700000000 * UINT64_C(1000000), nvalues = 0;
+  size_t peak_queue = 0;
+  unsigned passes = 0;
+  while (!dev.eof) {
+    dev.interval_end = false;
+    if (zvm_reader_drain(r, qset_cb, q) != 0)
+      die("reader failed");
+    struct zvm_setq_stats qs;
+    zvm_setq_get_stats(q, &qs);
+    if (qs.bytes > peak_queue)
+      peak_queue = qs.bytes;
+    struct zvm_qset *sets = zvm_setq_take(q, NULL, NULL);
+    for (struct zvm_qset *s = sets; s != NULL; s = s->next)
+      zvm_mapper_add_set(m, s->data, s->len);
+    zvm_qset_free(sets);
+    now_us += 60 * UINT64_C(1000000);
+    if (zvm_mapper_finish(m, now_us, zvm_reader_get_stats(r)) != 0)
+      die("out of memory");
+    nvalues += pass_values(m);
+    passes++;
+  }
+  long hwm = proc_kib("VmHWM");
+  const struct zvm_reader_stats *rs = zvm_reader_get_stats(r);
+  const struct zvm_decode_stats *ds = zvm_mapper_decode_stats(m);
+  long growth = hwm - rss0;
+  double target_kib = (double)dev.largest / 1024 + 2.0 * guests + 2048;
+  printf("memory: guests %u, %u passes, %" PRIu64 " sets, %" PRIu64
+         " records, %" PRIu64 " values; largest set %zu bytes, peak queue "
+         "%zu bytes\n",
+         guests, passes, rs->sets, ds->walk.records, nvalues, dev.largest,
+         peak_queue);
+  printf("memory: VmRSS before %ld KiB, VmHWM after %ld KiB: growth %ld KiB "
+         "= %.0f bytes per guest; target largest set + 2 KiB/guest + 2 MiB "
+         "= %.0f KiB: %s\n",
+         rss0, hwm, growth, (double)growth * 1024 / guests, target_kib,
+         growth <= target_kib ? "met" : "NOT met");
+  zvm_mapper_destroy(m);
+  zvm_setq_destroy(q);
+  zvm_reader_destroy(r);
+  zvm_conf_free(&conf);
+  if (pclose(dev.fp) != 0)
+    die("the generator failed: %s", cmd);
+  return 0;
+}
+
 /* ---- statistics -------------------------------------------------------- */
 
 static int cmp_u64(const void *a, const void *b) {
@@ -241,14 +448,17 @@ static void usage(FILE *fp) {
           "      --input FILE data sets in zvm-stream-gen's \"sets\" format\n"
           "      --smoke      tiny run that only proves the program works\n"
           "      --only FIG   time only memcpy, decode, cold or mapper (with\n"
-          "                   values): for callgrind, see bench/README.md\n",
+          "                   values): for callgrind, see bench/README.md\n"
+          "      --memory     peak RSS growth of the plugin's data path (P3)\n"
+          "      --intervals N  intervals for --memory (default 3)\n",
           argv0, ZVM_BENCH_GEN);
 }
 
 int main(int argc, char **argv) {
   const char *gen = ZVM_BENCH_GEN, *input = NULL;
   unsigned guests = 10000, reps = 31;
-  bool smoke = false;
+  bool smoke = false, memory = false;
+  unsigned intervals = 3;
   const char *only = NULL;
   static const struct option lopts[] = {
       {"guests", required_argument, NULL, 'g'},
@@ -257,6 +467,8 @@ int main(int argc, char **argv) {
       {"input", required_argument, NULL, 'i'},
       {"smoke", no_argument, NULL, 's'},
       {"only", required_argument, NULL, 'o'},
+      {"memory", no_argument, NULL, 'm'},
+      {"intervals", required_argument, NULL, 'I'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -282,6 +494,12 @@ int main(int argc, char **argv) {
     case 'o':
       only = optarg;
       break;
+    case 'm':
+      memory = true;
+      break;
+    case 'I':
+      intervals = (unsigned)strtoul(optarg, NULL, 10);
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -304,6 +522,8 @@ int main(int argc, char **argv) {
     printf(" %s", argv[i]);
   printf("\n");
   machine();
+  if (memory)
+    return memory_run(gen, guests, intervals);
 
   struct data d = {0};
   char gen_args[256];
