@@ -23,6 +23,8 @@ libs=$top/.libs
 gen=$top/contrib/monreader-emu/zvm-stream-gen
 shim=$top/contrib/monreader-emu/.libs/libmonreader-emu.so
 tck=$(getconf CLK_TCK)
+src=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+types_zvm=$src/contrib/zvm_monitor.types.db
 
 for f in "$daemon" "$stock/csv.so" "$stock/network.so" "$typesdb" \
   "$libs/zvm_monitor.so" "$gen" "$shim"; do
@@ -54,7 +56,7 @@ Hostname "zvmbench"
 BaseDir "$tmp"
 PIDFile "$tmp/collectd.pid"
 Interval $interval
-TypesDB "$typesdb"
+TypesDB "$typesdb" "$types_zvm"
 PluginDir "$stock"
 LoadPlugin logfile
 <Plugin logfile>
@@ -133,7 +135,8 @@ threads() {
 hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 
 # UDP sink for the network writer: counts datagrams, bytes and the values
-# of one D4R10 field (each value carries its type instance "hfcpurn").
+# of one D4R10 field (each value carries its type instance "hfcpurn"), and
+# the combined lists (values parts of 48 values).
 sink_start() {
   python3 - "$tmp/sink" <<'PY' &
 import signal, socket, sys
@@ -143,10 +146,10 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
 s.bind(("127.0.0.1", 0))
 with open(out + ".port", "w") as f:
     f.write(str(s.getsockname()[1]))
-n = b = hf = 0
+n = b = hf = cu = 0
 def done(*_):
     with open(out + ".stats", "w") as f:
-        f.write(f"{n} {b} {hf}\n")
+        f.write(f"{n} {b} {hf} {cu}\n")
     sys.exit(0)
 signal.signal(signal.SIGTERM, done)
 while True:
@@ -154,6 +157,8 @@ while True:
     n += 1
     b += len(d)
     hf += d.count(b"hfcpurn\0")
+    # a values part (type 6) of 48 values: length 4 + 2 + 48 * 9 = 438
+    cu += d.count(b"\x00\x06\x01\xb6\x00\x30")
 PY
   sinkpid=$!
   i=0
@@ -169,7 +174,7 @@ sink_stop() {
   kill -TERM "$sinkpid"
   wait "$sinkpid" || true
   sinkpid=
-  read -r sink_n sink_b sink_hf <"$tmp/sink.stats"
+  read -r sink_n sink_b sink_hf sink_cu <"$tmp/sink.stats"
   rm -f "$tmp/sink.port" "$tmp/sink.stats"
 }
 
@@ -194,7 +199,7 @@ p2_run() {
   extra=
   if [ "$writer" = network ]; then
     sink_stop
-    extra="; sink: $sink_n datagrams, hfcpurn values $sink_hf"
+    extra="; sink: $sink_n datagrams, hfcpurn values $sink_hf, 48-value lists $sink_cu"
   fi
   ms=$(awk -v d=$((t1 - t0)) -v s="$secs" -v t="$tck" 'BEGIN { printf "%.1f", d * 1000 / t / s }')
   echo "$label: daemon CPU $((t1 - t0)) ticks in $secs s = $ms ms per interval; VmHWM ${mem} KiB; stopped ${stop_s} s after SIGTERM$extra"
@@ -225,8 +230,10 @@ p2() {
   for f in $fields; do set -- "$@" "UserField \"$f\""; done
   p2_run "userfield-$(echo $fields | tr " " +)" yes "$@"
   some=$ms
-  awk -v a="$all" -v s="$some" -v b="$base" -v n="$(echo $fields | wc -w)" 'BEGIN {
-    printf "P2 plugin share: %.1f ms CPU per interval with all 48 values per guest, %.1f ms with %d (UserField) (target < 20 ms)\n", a - b, s - b, n }'
+  p2_run combined yes "CombinedUserValues true"
+  comb=$ms
+  awk -v a="$all" -v s="$some" -v c="$comb" -v b="$base" -v n="$(echo $fields | wc -w)" 'BEGIN {
+    printf "P2 plugin share (target < 20 ms CPU per interval): %.1f ms with all 48 values per guest (default), %.1f ms with %d values per guest (UserField), %.1f ms with all 48 in one list per guest (CombinedUserValues)\n", a - b, s - b, n, c - b }'
 }
 
 # P3 in the daemon (for information): peak RSS (VmHWM) of collectd with the

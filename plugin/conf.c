@@ -26,6 +26,7 @@ static const struct {
     {"MaxSetSize", ZVM_CONF_NUMBER},
     {"MaxQueueSize", ZVM_CONF_NUMBER},
     {"UserField", ZVM_CONF_STRING},
+    {"CombinedUserValues", ZVM_CONF_BOOLEAN},
 };
 
 __attribute__((format(printf, 3, 4))) static int
@@ -210,6 +211,8 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
 
   if (strcasecmp(key, "IgnoreSelected") == 0)
     c->ignore_selected = value;
+  else if (strcasecmp(key, "CombinedUserValues") == 0)
+    c->combined_user_values = value;
   else if (strcasecmp(key, "GuestsAsHosts") == 0)
     c->guests_as_hosts = value;
   else
@@ -258,6 +261,15 @@ static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
   if (r->is_regex)
     return regexec(&r->re, userid, 0, NULL, 0) == 0;
   return strcasecmp(r->text, userid) == 0;
+}
+
+int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
+  if (c->combined_user_values && c->userfields_num > 0)
+    return conf_error(err, err_size,
+                      "UserField cannot be combined with CombinedUserValues "
+                      "true: the type %s has a fixed set of data sources",
+                      ZVM_MAPPER_COMBINED_TYPE);
+  return 0;
 }
 
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid) {

@@ -87,6 +87,7 @@ struct zvm_mapper {
   struct slot *useite_slots;
   size_t useite_nslots;
   bool transactions; /* total_events-transactions selected (UserField) */
+  struct zvm_value_item *items; /* a combined list (CombinedUserValues) */
   size_t userid_off, userid_end; /* USEITE_VMDUSER */
 
   struct user **buckets;
@@ -115,6 +116,8 @@ struct zvm_mapper {
   size_t nemit, cap_emit;
   struct zvm_value *values; /* zvm_mapper_values(): all of them, on demand */
   size_t nvalues, cap_values;
+  struct zvm_value_item *values_items; /* their combined lists' items */
+  size_t cap_values_items;
   bool values_built;
   struct zvm_notification *notifs;
   size_t nnotifs, cap_notifs;
@@ -392,28 +395,13 @@ static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
   u->pend_us = us;
 }
 
-/* Value number k (0: transactions, k >= 1: slot k - 1) of an emitted user;
- * false if the record is too short to hold that field (an older z/VM). */
-static bool user_value(const struct zvm_mapper *m, const struct emit *e,
-                       size_t k, struct zvm_value *v) {
-  const struct user *u = e->u;
-  v->host = e->host;
-  v->plugin_instance = e->plugin_instance;
-  v->time_us = u->pend_us;
-  if (k == 0) {
-    if (!m->transactions)
-      return false;
-    v->type = "total_events";
-    v->type_instance = "transactions";
-    v->kind = ZVM_VALUE_DERIVE;
-    v->derive = counter(u->transactions);
-    v->gauge = 0;
-    return true;
-  }
-  const struct slot *s = &m->useite_slots[k - 1];
-  if ((size_t)s->offset + s->width > e->len)
+/* A slot's value in a kept record; false if the record is too short to
+ * hold it (an older z/VM) or it is not representable (as zvm_field_i64). */
+static bool slot_read(const struct slot *s, const uint8_t *data, size_t len,
+                      int64_t *x) {
+  if ((size_t)s->offset + s->width > len)
     return false;
-  const uint8_t *q = e->data + s->offset;
+  const uint8_t *q = data + s->offset;
   uint64_t raw;
   switch (s->width) {
   case 1:
@@ -429,13 +417,39 @@ static bool user_value(const struct zvm_mapper *m, const struct emit *e,
     raw = zvm_load_be64(q);
     break;
   }
-  int64_t x;
   if (s->is_signed)
-    x = zvm_sign_extend(raw, s->width);
+    *x = zvm_sign_extend(raw, s->width);
   else if (raw > (uint64_t)INT64_MAX)
-    return false; /* as zvm_field_i64(): not representable */
+    return false;
   else
-    x = (int64_t)raw;
+    *x = (int64_t)raw;
+  return true;
+}
+
+/* Value number k (0: transactions, k >= 1: slot k - 1) of an emitted user;
+ * false if it has none (not selected, or absent from the record). */
+static bool user_value(const struct zvm_mapper *m, const struct emit *e,
+                       size_t k, struct zvm_value *v) {
+  const struct user *u = e->u;
+  v->host = e->host;
+  v->plugin_instance = e->plugin_instance;
+  v->time_us = u->pend_us;
+  v->nitems = 0;
+  v->items = NULL;
+  if (k == 0) {
+    if (!m->transactions)
+      return false;
+    v->type = "total_events";
+    v->type_instance = "transactions";
+    v->kind = ZVM_VALUE_DERIVE;
+    v->derive = counter(u->transactions);
+    v->gauge = 0;
+    return true;
+  }
+  const struct slot *s = &m->useite_slots[k - 1];
+  int64_t x;
+  if (!slot_read(s, e->data, e->len, &x))
+    return false;
   v->type = s->type;
   v->type_instance = s->type_instance;
   v->kind = s->kind;
@@ -446,6 +460,34 @@ static bool user_value(const struct zvm_mapper *m, const struct emit *e,
     v->derive = 0;
     v->gauge = (double)x;
   }
+  return true;
+}
+
+/* CombinedUserValues: all of a user's values in one list, if the record
+ * holds every field (else false: the user's values go out one by one, as
+ * without the option, so nothing is made up for an older, shorter record). */
+static bool user_combined(struct zvm_mapper *m, const struct emit *e,
+                          struct zvm_value *v) {
+  struct zvm_value_item *items = m->items;
+  items[0] = (struct zvm_value_item){.kind = ZVM_VALUE_DERIVE,
+                                     .derive = counter(e->u->transactions)};
+  for (size_t i = 0; i < m->useite_nslots; i++) {
+    const struct slot *s = &m->useite_slots[i];
+    int64_t x;
+    if (!slot_read(s, e->data, e->len, &x))
+      return false;
+    items[1 + i] = s->kind == ZVM_VALUE_DERIVE
+                       ? (struct zvm_value_item){.kind = s->kind, .derive = x}
+                       : (struct zvm_value_item){.kind = s->kind,
+                                                 .gauge = (double)x};
+  }
+  *v = (struct zvm_value){.host = e->host,
+                          .plugin_instance = e->plugin_instance,
+                          .type = ZVM_MAPPER_COMBINED_TYPE,
+                          .type_instance = "",
+                          .time_us = e->u->pend_us,
+                          .nitems = 1 + m->useite_nslots,
+                          .items = items};
   return true;
 }
 
@@ -801,7 +843,8 @@ static int slots_build(struct zvm_mapper *m, const struct zvm_record_desc *d) {
     if (field_dispatched(&d->fields[i]))
       n += d->fields[i].count;
   m->useite_slots = calloc(n ? n : 1, sizeof(*m->useite_slots));
-  if (m->useite_slots == NULL)
+  m->items = calloc(1 + n, sizeof(*m->items));
+  if (m->useite_slots == NULL || m->items == NULL)
     return -1;
 
   m->transactions =
@@ -862,12 +905,14 @@ void zvm_mapper_destroy(struct zvm_mapper *m) {
   free(m->fixed);
   free(m->emit);
   free(m->values);
+  free(m->values_items);
+  free(m->items);
   free(m->notifs);
   free(m);
 }
 
-bool zvm_mapper_next_value(const struct zvm_mapper *m,
-                           struct zvm_value_iter *it, struct zvm_value *v) {
+bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
+                           struct zvm_value *v) {
   if (it->fixed < m->nfixed) {
     *v = m->fixed[it->fixed++];
     return true;
@@ -875,6 +920,11 @@ bool zvm_mapper_next_value(const struct zvm_mapper *m,
   size_t per_user = 1 + m->useite_nslots;
   while (it->user < m->nemit) {
     const struct emit *e = &m->emit[it->user];
+    if (it->value == 0 && m->conf->combined_user_values &&
+        user_combined(m, e, v)) {
+      it->user++;
+      return true;
+    }
     while (it->value < per_user)
       if (user_value(m, e, it->value++, v))
         return true;
@@ -888,14 +938,30 @@ const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n) {
   if (!m->values_built) {
     struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
     struct zvm_value v;
+    size_t nitems = 0;
     m->nvalues = 0;
     while (zvm_mapper_next_value(m, &it, &v)) {
       if (!grow((void **)&m->values, &m->cap_values, m->nvalues,
-                sizeof(*m->values))) {
+                sizeof(*m->values)) ||
+          !grow((void **)&m->values_items, &m->cap_values_items,
+                nitems + v.nitems, sizeof(*m->values_items))) {
         *n = 0;
         return NULL;
       }
+      /* Combined lists: the items are copied; pointers are set below,
+       * once the item array no longer moves. */
+      if (v.nitems > 0)
+        memcpy(m->values_items + nitems, v.items,
+               v.nitems * sizeof(*v.items));
+      v.items = NULL;
+      nitems += v.nitems;
       m->values[m->nvalues++] = v;
+    }
+    nitems = 0;
+    for (size_t i = 0; i < m->nvalues; i++) {
+      if (m->values[i].nitems > 0)
+        m->values[i].items = m->values_items + nitems;
+      nitems += m->values[i].nitems;
     }
     m->values_built = true;
   }

@@ -135,6 +135,11 @@ static int zvm_config(oconfig_item_t *ci) {
       return -1;
     }
   }
+  char err[512] = "";
+  if (zvm_conf_check(&conf, err, sizeof(err)) != 0) {
+    ERROR(LOG_PREFIX "%s", err);
+    return -1;
+  }
   return 0;
 }
 
@@ -223,15 +228,16 @@ static void *reader_main(void *arg) {
 /* One value list, reused for every value of a pass: the identifier parts a
  * value shares with the previous one (same pointer from the mapper) are
  * not copied again. */
+#define MAX_ITEMS 64 /* more than any value list of the mapper */
 struct dispatcher {
   value_list_t vl;
-  value_t value;
+  value_t values[MAX_ITEMS];
   const char *host, *plugin_instance, *type;
 };
 
 static void dispatcher_init(struct dispatcher *d) {
   memset(d, 0, sizeof(*d));
-  d->vl.values = &d->value;
+  d->vl.values = d->values;
   d->vl.values_len = 1;
   sstrncpy(d->vl.plugin, PLUGIN_NAME, sizeof(d->vl.plugin));
 }
@@ -239,10 +245,23 @@ static void dispatcher_init(struct dispatcher *d) {
 static void dispatch_value(struct dispatcher *d, const struct zvm_value *v) {
   value_list_t *vl = &d->vl;
 
-  if (v->kind == ZVM_VALUE_DERIVE)
-    d->value.derive = (derive_t)v->derive;
-  else
-    d->value.gauge = (gauge_t)v->gauge;
+  if (v->nitems == 0) {
+    if (v->kind == ZVM_VALUE_DERIVE)
+      d->values[0].derive = (derive_t)v->derive;
+    else
+      d->values[0].gauge = (gauge_t)v->gauge;
+    vl->values_len = 1;
+  } else {
+    /* A combined list (CombinedUserValues): one value per data source. */
+    size_t n = v->nitems < MAX_ITEMS ? v->nitems : MAX_ITEMS;
+    for (size_t i = 0; i < n; i++) {
+      if (v->items[i].kind == ZVM_VALUE_DERIVE)
+        d->values[i].derive = (derive_t)v->items[i].derive;
+      else
+        d->values[i].gauge = (gauge_t)v->items[i].gauge;
+    }
+    vl->values_len = n;
+  }
   /* 0 lets the daemon stamp "now" (reader counters). */
   vl->time = v->time_us != 0 ? US_TO_CDTIME_T(v->time_us) : 0;
   /* An empty host is filled in with the daemon's Hostname. */

@@ -221,6 +221,25 @@ static void test_userfield(void **state) {
   assert_int_equal(f->c.userfields_num, 5);
 }
 
+static void test_combined_user_values(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(zvm_conf_option_kind("CombinedUserValues"),
+                   ZVM_CONF_BOOLEAN);
+  assert_false(f->c.combined_user_values);
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "combineduservalues", true,
+                                        f->err, sizeof(f->err)),
+                   0);
+  assert_true(f->c.combined_user_values);
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
+  /* A fixed set of data sources: no UserField with it. */
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserField", "hfcpurn", f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "UserField cannot be combined with CombinedUserValues");
+}
+
 static void test_booleans(void **state) {
   struct fx *f = *state;
   assert_int_equal(zvm_conf_set_boolean(&f->c, "IgnoreSelected", true, f->err,
@@ -355,6 +374,7 @@ int main(void) {
       T(test_max_set_size),
       T(test_max_queue_size),
       T(test_userfield),
+      T(test_combined_user_values),
       T(test_selection_default_all),
       T(test_selection_rules),
 #undef T

@@ -63,7 +63,7 @@ static void *(*thread_fn)(void *);
 
 #define MAX_VALUES 2048
 static value_list_t vls[MAX_VALUES];
-static value_t vl_values[MAX_VALUES];
+static value_t vl_values[MAX_VALUES][64];
 static size_t nvls;
 
 static notification_t notifs[8];
@@ -159,10 +159,13 @@ int plugin_dispatch_values(value_list_t const *vl) {
   if (dispatch_status != 0)
     return dispatch_status;
   assert_true(nvls < MAX_VALUES);
-  assert_int_equal(vl->values_len, 1);
+  assert_true(vl->values_len >= 1 && vl->values_len <= 64);
+  /* One value per list, except CombinedUserValues. */
+  if (strcmp(vl->type, "zvm_useite") != 0)
+    assert_int_equal(vl->values_len, 1);
   vls[nvls] = *vl;
-  vl_values[nvls] = vl->values[0];
-  vls[nvls].values = &vl_values[nvls];
+  memcpy(vl_values[nvls], vl->values, vl->values_len * sizeof(value_t));
+  vls[nvls].values = vl_values[nvls];
   nvls++;
   return 0;
 }
@@ -622,6 +625,38 @@ static void test_every_option(void **state) {
   find_vl("", "ifl", "threads", "zvm_max");
 }
 
+static void test_combined_user_values(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_bool(&c, "CombinedUserValues", true);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+  static const char *const users[] = {"LINUX07", "WEB1"};
+  script_users(users, 2, tb_tod(SEC, 9));
+  sync_reader();
+  assert_int_equal(cb_read(NULL), 0);
+  const value_list_t *vl = find_vl("", "LINUX07", "zvm_useite", "");
+  assert_int_equal(vl->values_len, 48);
+  assert_int_equal(vl->values[0].derive, 1);            /* transactions */
+  assert_true(vl->values[1].gauge == -1.0);             /* vmdslcnt */
+  assert_int_equal(vl->values[20].derive, 2147483648);  /* hfcpurn */
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 9)));
+  vl = find_vl("", "WEB1", "zvm_useite", "");
+  assert_int_equal(vl->values[20].derive, 2147483649);
+  assert_int_equal(count_vls("LINUX07", "derive", "hfcpurn"), 0);
+  /* The rest as always: one value per list. */
+  find_vl("", "reader", "total_objects", "sets");
+  find_vl("", "ifl", "threads", "activated");
+
+  /* UserField and CombinedUserValues exclude each other. */
+  cfg_init(&c);
+  cfg_string(&c, "UserField", "hfcpurn");
+  assert_int_equal(cb_config(&c.root), -1);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: UserField cannot be "
+                              "combined with CombinedUserValues"));
+}
+
 static void test_config_errors(void **state) {
   (void)state;
   static const struct {
@@ -861,6 +896,7 @@ int main(void) {
       T(test_shutdown_and_restart),   T(test_reader_thread),
       T(test_queue_full_waits),       T(test_shutdown_while_queue_full),
       T(test_first_read_waits_for_first_drain),
+      T(test_combined_user_values),
 #undef T
   };
   return cmocka_run_group_tests_name("glue", tests, NULL, NULL);

@@ -41,6 +41,7 @@ struct zvm_conf {
   bool ignore_selected;
   bool guests_as_hosts;
   bool report_reader_stats;
+  bool combined_user_values; /* CombinedUserValues: one list per user */
   size_t max_set_size;
   size_t max_queue_size;
   /* UserField: D4R10 values to dispatch (lower case); none = all. */
@@ -72,6 +73,10 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
                          char *err, size_t err_size);
 int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
                         char *err, size_t err_size);
+
+/* Checks between options, once a configuration block is complete: 0, or -1
+ * with a reason in err. */
+int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size);
 
 /* Selection of a user ID as it appears in identifiers (zvm_name_format()),
  * with collectd's ignorelist semantics: no UserID entries selects all;

@@ -48,6 +48,17 @@
 
 enum zvm_value_kind { ZVM_VALUE_DERIVE, ZVM_VALUE_GAUGE };
 
+/* The type of a user's combined value list (CombinedUserValues): its data
+ * sources, in this order, are "transactions" and then every D4R10 value in
+ * record-table order, as in contrib/zvm_monitor.types.db. */
+#define ZVM_MAPPER_COMBINED_TYPE "zvm_useite"
+
+struct zvm_value_item {
+  enum zvm_value_kind kind;
+  int64_t derive;
+  double gauge;
+};
+
 /* The strings belong to the mapper (or are static) and stay valid until the
  * next zvm_mapper_add_set() or zvm_mapper_finish() call; each is shorter
  * than ZVM_ID_MAX. */
@@ -60,6 +71,11 @@ struct zvm_value {
   int64_t derive;   /* kind == ZVM_VALUE_DERIVE */
   double gauge;     /* kind == ZVM_VALUE_GAUGE */
   uint64_t time_us; /* microseconds since the epoch; 0 = now */
+  /* nitems > 0: a value list of nitems values (CombinedUserValues; kind,
+   * derive and gauge are then unused). From zvm_mapper_next_value() items
+   * is valid until its next call; from zvm_mapper_values() as the array. */
+  size_t nitems;
+  const struct zvm_value_item *items;
 };
 
 enum zvm_notif_severity { ZVM_NOTIF_OKAY, ZVM_NOTIF_WARNING };
@@ -114,8 +130,8 @@ struct zvm_value_iter {
   size_t value; /* next value of that user */
 };
 #define ZVM_VALUE_ITER_INIT {0, 0, 0}
-bool zvm_mapper_next_value(const struct zvm_mapper *m,
-                           struct zvm_value_iter *it, struct zvm_value *v);
+bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
+                           struct zvm_value *v);
 
 /* All values of the pass in one array (the iterator's output, stored on
  * first use; for tests and small outputs). NULL and *n = 0 if out of
