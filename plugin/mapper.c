@@ -314,7 +314,10 @@ static struct user *user_insert(struct zvm_mapper *m, uint64_t key,
     return NULL;
   u->key = key;
   u->selected = zvm_conf_user_selected(m->conf, name);
-  snprintf(u->name, sizeof(u->name), "%s", name);
+  size_t len = strlen(name);
+  if (len >= sizeof(u->name))
+    len = sizeof(u->name) - 1;
+  memcpy(u->name, name, len);
   for (size_t i = 0; u->name[i] != '\0'; i++)
     u->host[i] = (char)tolower((unsigned char)u->name[i]);
   size_t j = bucket_of(m, key);
