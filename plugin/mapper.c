@@ -400,7 +400,8 @@ static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
 
 /* A slot's value in a kept record; false if the record is too short to
  * hold it (an older z/VM) or it is not representable (as zvm_field_i64). */
-static bool slot_read(const struct slot *s, const uint8_t *data, size_t len,
+static inline __attribute__((always_inline)) bool
+slot_read(const struct slot *s, const uint8_t *data, size_t len,
                       int64_t *x) {
   if ((size_t)s->offset + s->width > len)
     return false;
@@ -431,7 +432,8 @@ static bool slot_read(const struct slot *s, const uint8_t *data, size_t len,
 
 /* Value number k (0: transactions, k >= 1: slot k - 1) of an emitted user;
  * false if it has none (not selected, or absent from the record). */
-static bool user_value(const struct zvm_mapper *m, const struct emit *e,
+static inline __attribute__((always_inline)) bool
+user_value(const struct zvm_mapper *m, const struct emit *e,
                        size_t k, struct zvm_value *v) {
   const struct user *u = e->u;
   v->host = e->host;
