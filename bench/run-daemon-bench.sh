@@ -260,9 +260,12 @@ p3() {
     $cmd
     msgs=$("$gen" --describe "$scn" | sed -n '1s/.*messages=\([0-9]*\).*/\1/p')
     pace=$((100000 / msgs))
-    for variant in default userfield; do
-      set --
-      [ "$variant" = default ] || set -- 'UserField "transactions"' 'UserField "hfcpurn"' 'UserField "hfcpuwt"'
+    for variant in default userfield combined; do
+      case $variant in
+      default) set -- ;;
+      userfield) set -- 'UserField "transactions"' 'UserField "hfcpurn"' 'UserField "hfcpuwt"' ;;
+      combined) set -- 'CombinedUserValues true' ;;
+      esac
       sink_start
       conf "$tmp/p3-$g.conf" 10 yes "$writer" "$@"
       start "$tmp/p3-$g.conf" "$scn" "$pace" 0

@@ -278,7 +278,13 @@ static void dispatch_value(struct dispatcher *d, const struct zvm_value *v) {
     sstrncpy(vl->type, v->type, sizeof(vl->type));
     d->type = v->type;
   }
-  sstrncpy(vl->type_instance, v->type_instance, sizeof(vl->type_instance));
+  /* The mapper's strings are shorter than ZVM_ID_MAX (< 128): a copy with
+   * its NUL, not sstrncpy(), which pads all 128 bytes for every value. */
+  size_t ti_len = strlen(v->type_instance);
+  if (ti_len >= sizeof(vl->type_instance))
+    ti_len = sizeof(vl->type_instance) - 1;
+  memcpy(vl->type_instance, v->type_instance, ti_len);
+  vl->type_instance[ti_len] = '\0';
 
   int status = plugin_dispatch_values(vl);
   if (status != 0)
