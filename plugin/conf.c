@@ -3,6 +3,9 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/mapper.h"
+
+#include <ctype.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +24,9 @@ static const struct {
     {"GuestsAsHosts", ZVM_CONF_BOOLEAN},
     {"ReportReaderStats", ZVM_CONF_BOOLEAN},
     {"MaxSetSize", ZVM_CONF_NUMBER},
+    {"MaxQueueSize", ZVM_CONF_NUMBER},
+    {"UserField", ZVM_CONF_STRING},
+    {"CombinedUserValues", ZVM_CONF_BOOLEAN},
 };
 
 __attribute__((format(printf, 3, 4))) static int
@@ -39,6 +45,7 @@ int zvm_conf_init(struct zvm_conf *c) {
       .domains = ZVM_DOMAINS_ALL,
       .report_reader_stats = true,
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
+      .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
   };
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   return c->device == NULL ? -1 : 0;
@@ -54,6 +61,9 @@ void zvm_conf_free(struct zvm_conf *c) {
     free(c->userids[i].text);
   }
   free(c->userids);
+  for (size_t i = 0; i < c->userfields_num; i++)
+    free(c->userfields[i]);
+  free(c->userfields);
   *c = (struct zvm_conf){0};
 }
 
@@ -147,6 +157,28 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
   return 0;
 }
 
+static int add_userfield(struct zvm_conf *c, const char *value, char *err,
+                         size_t err_size) {
+  if (!zvm_mapper_is_user_value(value))
+    return conf_error(err, err_size,
+                      "UserField \"%s\": not a D4R10 value (use one of %s)",
+                      value, zvm_mapper_user_value_names());
+  char *copy = strdup(value);
+  if (copy == NULL)
+    return conf_error(err, err_size, "UserField: out of memory");
+  for (char *p = copy; *p != '\0'; p++)
+    *p = (char)tolower((unsigned char)*p);
+  char **tmp =
+      realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
+  if (tmp == NULL) {
+    free(copy);
+    return conf_error(err, err_size, "UserField: out of memory");
+  }
+  c->userfields = tmp;
+  c->userfields[c->userfields_num++] = copy;
+  return 0;
+}
+
 int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
                         char *err, size_t err_size) {
   enum zvm_conf_kind kind = zvm_conf_option_kind(key);
@@ -163,6 +195,8 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
     return set_device(c, value, err, err_size);
   if (strcasecmp(key, "Domain") == 0)
     return add_domain(c, value, err, err_size);
+  if (strcasecmp(key, "UserField") == 0)
+    return add_userfield(c, value, err, err_size);
   return add_userid(c, value, err, err_size);
 }
 
@@ -177,6 +211,8 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
 
   if (strcasecmp(key, "IgnoreSelected") == 0)
     c->ignore_selected = value;
+  else if (strcasecmp(key, "CombinedUserValues") == 0)
+    c->combined_user_values = value;
   else if (strcasecmp(key, "GuestsAsHosts") == 0)
     c->guests_as_hosts = value;
   else
@@ -204,15 +240,20 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
     return add_domain(c, name, err, err_size);
   }
 
-  /* MaxSetSize */
+  /* MaxSetSize, MaxQueueSize */
+  bool queue = strcasecmp(key, "MaxQueueSize") == 0;
   if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
         value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
       value != (double)(uint64_t)value)
     return conf_error(err, err_size,
-                      "MaxSetSize %g: must be a whole number of bytes from "
+                      "%s %g: must be a whole number of bytes from "
                       "%zu to %zu",
-                      value, ZVM_CONF_MIN_SET_SIZE, ZVM_CONF_MAX_SET_SIZE);
-  c->max_set_size = (size_t)value;
+                      queue ? "MaxQueueSize" : "MaxSetSize", value,
+                      ZVM_CONF_MIN_SET_SIZE, ZVM_CONF_MAX_SET_SIZE);
+  if (queue)
+    c->max_queue_size = (size_t)value;
+  else
+    c->max_set_size = (size_t)value;
   return 0;
 }
 
@@ -222,6 +263,15 @@ static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
   return strcasecmp(r->text, userid) == 0;
 }
 
+int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
+  if (c->combined_user_values && c->userfields_num > 0)
+    return conf_error(err, err_size,
+                      "UserField cannot be combined with CombinedUserValues "
+                      "true: the type %s has a fixed set of data sources",
+                      ZVM_MAPPER_COMBINED_TYPE);
+  return 0;
+}
+
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid) {
   if (c->userids_num == 0)
     return true;
@@ -229,4 +279,15 @@ bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid) {
   for (size_t i = 0; i < c->userids_num && !match; i++)
     match = rule_matches(&c->userids[i], userid);
   return c->ignore_selected ? !match : match;
+}
+
+bool zvm_conf_userfield_selected(const struct zvm_conf *c,
+                                 const char *type_instance, const char *field) {
+  if (c->userfields_num == 0)
+    return true;
+  for (size_t i = 0; i < c->userfields_num; i++)
+    if (strcasecmp(c->userfields[i], type_instance) == 0 ||
+        (field != NULL && strcasecmp(c->userfields[i], field) == 0))
+      return true;
+  return false;
 }

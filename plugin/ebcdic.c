@@ -41,8 +41,8 @@ static int name_char_is_safe(uint8_t c) {
 
 #define EBCDIC_BLANK 0x40
 
-int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
-                    size_t out_size) {
+static int name_format(const uint8_t *ebcdic, size_t len, char *out,
+                       size_t out_size) {
   static const char hex[] = "0123456789ABCDEF";
   while (len > 0 &&
          (ebcdic[len - 1] == EBCDIC_BLANK || ebcdic[len - 1] == 0x00))
@@ -69,4 +69,13 @@ int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
   }
   out[n] = '\0';
   return (int)n;
+}
+
+int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
+                    size_t out_size) {
+  int n = name_format(ebcdic, len, out, out_size);
+  /* Never leave a half-written name behind for a careless caller. */
+  if (n < 0 && out != NULL && out_size > 0)
+    out[0] = '\0';
+  return n;
 }

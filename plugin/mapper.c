@@ -4,12 +4,14 @@
  * design.md. No collectd headers, no I/O (see mapper.h).
  */
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/be.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define PLUGIN_INSTANCE_READER "reader"
 #define PLUGIN_INSTANCE_SYSTEM "system"
@@ -19,35 +21,50 @@
 #define MT_VALUE_MAX 0xFF /* thread count X'FF' = MAX was specified */
 #define INITIAL_BUCKETS 256
 
-/* One dispatched value per field element of a record table. */
+/* One dispatched value per field element of a record table, resolved once
+ * (offset, width, sign) so producing a value is a load and a sign fix. */
 struct slot {
-  const struct zvm_field *field;
-  unsigned idx;
-  const char *type;
+  uint16_t offset; /* of this element in the record */
+  uint8_t width;
+  bool is_signed;
   enum zvm_value_kind kind;
+  const char *type;
   char type_instance[ZVM_ID_MAX];
 };
 
+/* Users are keyed by the raw 8-byte EBCDIC user ID with trailing NULs made
+ * blanks: equal keys <=> equal names (zvm_name_format() trims blanks and
+ * NULs and is injective otherwise), so a record costs one 64-bit compare,
+ * and the name is formatted once, when the user is first seen. */
 struct user {
   struct user *next;         /* hash chain */
   struct user *touched_next; /* users seen in this pass */
-  uint32_t hash;
+  uint64_t key;
   bool touched;
-  bool selected; /* UserID rules, decided once */
-  long pending;  /* index into mapper.pend, -1: none */
+  bool selected;   /* UserID rules, decided once */
+  bool pending;    /* rec holds a record of this pass */
+  uint16_t rec_len;
   uint64_t pend_us;
   uint64_t last_us; /* time last emitted, 0: never */
   uint64_t last_seen_us;
   uint64_t transactions;
-  char name[ZVM_NAME_MAX];
+  char name[ZVM_NAME_MAX]; /* plugin instance */
+  char host[ZVM_NAME_MAX]; /* lower case: the host with GuestsAsHosts */
+  /* The latest record of the pass, kept next to the user's other state:
+   * one cache-friendly object per user instead of a separate array. */
+  uint8_t rec[ZVM_MAPPER_RECORD_COPY];
 };
 
-struct pend_rec {
+/* A user whose values the pass emits, and the record they come from. */
+struct emit {
+  const struct user *u;
+  const char *host, *plugin_instance;
+  const uint8_t *data; /* the record kept in the user */
   size_t len;
-  uint8_t data[ZVM_MAPPER_RECORD_COPY];
 };
 
 struct cpu_state {
+  char name[16]; /* plugin instance, set when first seen */
   bool pending;
   uint64_t pend_us;
   uint64_t last_us;
@@ -69,12 +86,14 @@ struct zvm_mapper {
 
   struct slot *useite_slots;
   size_t useite_nslots;
+  bool transactions; /* total_events-transactions selected (UserField) */
+  struct zvm_value_item *items; /* a combined list (CombinedUserValues) */
+  size_t userid_off, userid_end; /* USEITE_VMDUSER */
 
   struct user **buckets;
   size_t nbuckets;
+  unsigned bucket_shift; /* 64 - log2(nbuckets) */
   struct user *touched;
-  struct pend_rec *pend;
-  size_t npend, cap_pend;
 
   struct cpu_state cpu[CPU_TYPES];
   struct {
@@ -89,8 +108,17 @@ struct zvm_mapper {
   size_t next_start;
   uint64_t last_start_notif_us, last_end_notif_us;
 
-  struct zvm_value *values;
+  /* The pass's output: reader and D5R21 values built by finish (a few),
+   * then per user values produced on demand from the kept records. */
+  struct zvm_value *fixed;
+  size_t nfixed, cap_fixed;
+  struct emit *emit;
+  size_t nemit, cap_emit;
+  struct zvm_value *values; /* zvm_mapper_values(): all of them, on demand */
   size_t nvalues, cap_values;
+  struct zvm_value_item *values_items; /* their combined lists' items */
+  size_t cap_values_items;
+  bool values_built;
   struct zvm_notification *notifs;
   size_t nnotifs, cap_notifs;
   bool output_done; /* the previous pass's output is still there */
@@ -117,29 +145,35 @@ static bool grow(void **array, size_t *cap, size_t n, size_t size) {
   return true;
 }
 
+/* The previous pass's output is dropped when the next pass starts: the
+ * records it points into (in the users) are overwritten from here on. */
 static void output_begin(struct zvm_mapper *m) {
   if (!m->output_done)
     return;
+  m->nfixed = 0;
+  m->nemit = 0;
   m->nvalues = 0;
+  m->values_built = false;
   m->nnotifs = 0;
   m->output_done = false;
 }
 
+/* The strings must live until the next add_set or finish call: static
+ * strings or strings owned by the mapper. */
 static struct zvm_value *value_new(struct zvm_mapper *m, const char *host,
                                    const char *plugin_instance,
                                    const char *type, const char *type_instance,
                                    uint64_t time_us) {
-  if (!grow((void **)&m->values, &m->cap_values, m->nvalues,
-            sizeof(*m->values))) {
+  if (!grow((void **)&m->fixed, &m->cap_fixed, m->nfixed, sizeof(*m->fixed))) {
     m->oom = true;
     return NULL;
   }
-  struct zvm_value *v = &m->values[m->nvalues++];
-  *v = (struct zvm_value){.type = type, .time_us = time_us};
-  snprintf(v->host, sizeof(v->host), "%s", host);
-  snprintf(v->plugin_instance, sizeof(v->plugin_instance), "%s",
-           plugin_instance);
-  snprintf(v->type_instance, sizeof(v->type_instance), "%s", type_instance);
+  struct zvm_value *v = &m->fixed[m->nfixed++];
+  *v = (struct zvm_value){.host = host,
+                          .plugin_instance = plugin_instance,
+                          .type = type,
+                          .type_instance = type_instance,
+                          .time_us = time_us};
   return v;
 }
 
@@ -206,52 +240,71 @@ msg_append(char *buf, size_t size, const char *fmt, ...) {
 
 /* A record's TOD in microseconds; 0 is reserved for "now" in zvm_value. */
 static bool record_time(const struct zvm_record *rec, uint64_t *us) {
-  return zvm_tod_to_unix_us(rec->tod, us) && *us != 0;
+  /* zvm_tod_to_unix_us(), inlined: this runs for every record. */
+  if (rec->tod < ZVM_TOD_UNIX_EPOCH)
+    return false;
+  *us = (rec->tod - ZVM_TOD_UNIX_EPOCH) >> 12;
+  return *us != 0;
 }
 
 /* ------------------------------------------------------------------------
- * Users (D4R10): a chained hash table keyed by the formatted user ID.
+ * Users (D4R10): a chained hash table keyed by the raw user ID (struct user).
  */
-static uint32_t name_hash(const char *s) {
-  uint32_t h = 2166136261u; /* FNV-1a */
-  for (; *s != '\0'; s++) {
-    h ^= (uint8_t)*s;
-    h *= 16777619u;
-  }
-  return h;
+#define EBCDIC_BLANK 0x40
+
+/* The key of an 8-byte EBCDIC user ID; false if it is blank (or NULs). */
+static bool user_key(const uint8_t *id, uint64_t *key) {
+  uint8_t b[ZVM_USERID_LEN];
+  memcpy(b, id, sizeof(b));
+  int i = ZVM_USERID_LEN - 1;
+  for (; i >= 0 && (b[i] == EBCDIC_BLANK || b[i] == 0x00); i--)
+    b[i] = EBCDIC_BLANK;
+  if (i < 0)
+    return false;
+  *key = zvm_load_be64(b);
+  return true;
+}
+
+/* Fibonacci hashing: the top bits of key * 2^64/phi. */
+static size_t bucket_of(const struct zvm_mapper *m, uint64_t key) {
+  return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> m->bucket_shift);
 }
 
 static bool table_resize(struct zvm_mapper *m, size_t nbuckets) {
   struct user **b = calloc(nbuckets, sizeof(*b));
   if (b == NULL)
     return false;
-  for (size_t i = 0; i < m->nbuckets; i++) {
-    struct user *u = m->buckets[i];
+  unsigned shift = 64;
+  for (size_t n = nbuckets; n > 1; n >>= 1)
+    shift--;
+  struct user **old = m->buckets;
+  size_t nold = m->nbuckets;
+  m->buckets = b;
+  m->nbuckets = nbuckets;
+  m->bucket_shift = shift;
+  for (size_t i = 0; i < nold; i++) {
+    struct user *u = old[i];
     while (u != NULL) {
       struct user *next = u->next;
-      size_t j = u->hash & (nbuckets - 1);
+      size_t j = bucket_of(m, u->key);
       u->next = b[j];
       b[j] = u;
       u = next;
     }
   }
-  free(m->buckets);
-  m->buckets = b;
-  m->nbuckets = nbuckets;
+  free(old);
   return true;
 }
 
-static struct user *user_find(const struct zvm_mapper *m, const char *name,
-                              uint32_t hash) {
-  for (struct user *u = m->buckets[hash & (m->nbuckets - 1)]; u != NULL;
-       u = u->next)
-    if (u->hash == hash && strcmp(u->name, name) == 0)
+static struct user *user_find(const struct zvm_mapper *m, uint64_t key) {
+  for (struct user *u = m->buckets[bucket_of(m, key)]; u != NULL; u = u->next)
+    if (u->key == key)
       return u;
   return NULL;
 }
 
-static struct user *user_insert(struct zvm_mapper *m, const char *name,
-                                uint32_t hash) {
+static struct user *user_insert(struct zvm_mapper *m, uint64_t key,
+                                const char *name) {
   if (m->stats.users_tracked >= ZVM_MAPPER_MAX_USERS)
     return NULL;
   if (m->stats.users_tracked >= m->nbuckets)
@@ -259,11 +312,15 @@ static struct user *user_insert(struct zvm_mapper *m, const char *name,
   struct user *u = calloc(1, sizeof(*u));
   if (u == NULL)
     return NULL;
-  u->hash = hash;
-  u->pending = -1;
+  u->key = key;
   u->selected = zvm_conf_user_selected(m->conf, name);
-  snprintf(u->name, sizeof(u->name), "%s", name);
-  size_t j = hash & (m->nbuckets - 1);
+  size_t len = strlen(name);
+  if (len >= sizeof(u->name))
+    len = sizeof(u->name) - 1;
+  memcpy(u->name, name, len);
+  for (size_t i = 0; u->name[i] != '\0'; i++)
+    u->host[i] = (char)tolower((unsigned char)u->name[i]);
+  size_t j = bucket_of(m, key);
   u->next = m->buckets[j];
   m->buckets[j] = u;
   m->stats.users_tracked++;
@@ -290,26 +347,31 @@ static void users_expire(struct zvm_mapper *m, uint64_t now_us) {
 }
 
 static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
-  char name[ZVM_NAME_MAX];
-  const struct zvm_field *f = zvm_useite_vmduser;
-  if (!zvm_field_present(f, rec->len, 0) ||
-      zvm_name_format(rec->data + f->offset, f->width, name, sizeof(name)) <
-          0) {
+  uint64_t key;
+  if (rec->len < m->userid_end || !user_key(rec->data + m->userid_off, &key)) {
     m->stats.no_userid++;
     return;
   }
 
-  uint32_t hash = name_hash(name);
-  struct user *u = user_find(m, name, hash);
-  if (u == NULL)
-    u = user_insert(m, name, hash);
+  struct user *u = user_find(m, key);
   if (u == NULL) {
-    /* Table full or no memory: still honour the selection for counting. */
-    if (zvm_conf_user_selected(m->conf, name))
-      m->stats.users_dropped++;
-    else
-      m->userid_filtered++;
-    return;
+    char name[ZVM_NAME_MAX];
+    uint8_t id[ZVM_USERID_LEN];
+    for (unsigned i = 0; i < ZVM_USERID_LEN; i++)
+      id[i] = (uint8_t)(key >> (8 * (ZVM_USERID_LEN - 1 - i)));
+    if (zvm_name_format(id, sizeof(id), name, sizeof(name)) < 0) {
+      m->stats.no_userid++; /* cannot happen: the key is not blank */
+      return;
+    }
+    u = user_insert(m, key, name);
+    if (u == NULL) {
+      /* Table full or no memory: still honour the selection for counting. */
+      if (zvm_conf_user_selected(m->conf, name))
+        m->stats.users_dropped++;
+      else
+        m->userid_filtered++;
+      return;
+    }
   }
   if (!u->touched) {
     u->touched = true;
@@ -327,49 +389,111 @@ static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
   uint64_t us;
   if (!record_time(rec, &us))
     return;
-  if (u->pending >= 0 && us < u->pend_us)
+  if (u->pending && us < u->pend_us)
     return; /* an older record than the one kept */
 
-  if (u->pending < 0) {
-    if (!grow((void **)&m->pend, &m->cap_pend, m->npend, sizeof(*m->pend))) {
-      m->oom = true;
-      return;
-    }
-    u->pending = (long)m->npend++;
-  }
-  struct pend_rec *p = &m->pend[u->pending];
-  p->len = rec->len < sizeof(p->data) ? rec->len : sizeof(p->data);
-  memcpy(p->data, rec->data, p->len);
+  u->pending = true;
+  u->rec_len = rec->len < sizeof(u->rec) ? rec->len : sizeof(u->rec);
+  memcpy(u->rec, rec->data, u->rec_len);
   u->pend_us = us;
 }
 
-static void emit_user(struct zvm_mapper *m, const struct user *u) {
-  const struct pend_rec *p = &m->pend[u->pending];
-  char host[ZVM_ID_MAX] = "";
-  const char *plugin_instance = u->name;
-
-  if (m->conf->guests_as_hosts) {
-    size_t i;
-    for (i = 0; u->name[i] != '\0' && i + 1 < sizeof(host); i++)
-      host[i] = (char)tolower((unsigned char)u->name[i]);
-    host[i] = '\0';
-    plugin_instance = "";
+/* A slot's value in a kept record; false if the record is too short to
+ * hold it (an older z/VM) or it is not representable (as zvm_field_i64). */
+static inline __attribute__((always_inline)) bool
+slot_read(const struct slot *s, const uint8_t *data, size_t len,
+                      int64_t *x) {
+  if ((size_t)s->offset + s->width > len)
+    return false;
+  const uint8_t *q = data + s->offset;
+  uint64_t raw;
+  switch (s->width) {
+  case 1:
+    raw = q[0];
+    break;
+  case 2:
+    raw = zvm_load_be16(q);
+    break;
+  case 4:
+    raw = zvm_load_be32(q);
+    break;
+  default:
+    raw = zvm_load_be64(q);
+    break;
   }
+  if (s->is_signed)
+    *x = zvm_sign_extend(raw, s->width);
+  else if (raw > (uint64_t)INT64_MAX)
+    return false;
+  else
+    *x = (int64_t)raw;
+  return true;
+}
 
-  emit_derive(m, host, plugin_instance, "total_events", "transactions",
-              counter(u->transactions), u->pend_us);
+/* Value number k (0: transactions, k >= 1: slot k - 1) of an emitted user;
+ * false if it has none (not selected, or absent from the record). */
+static inline __attribute__((always_inline)) bool
+user_value(const struct zvm_mapper *m, const struct emit *e,
+                       size_t k, struct zvm_value *v) {
+  const struct user *u = e->u;
+  v->host = e->host;
+  v->plugin_instance = e->plugin_instance;
+  v->time_us = u->pend_us;
+  v->nitems = 0;
+  v->items = NULL;
+  if (k == 0) {
+    if (!m->transactions)
+      return false;
+    v->type = "total_events";
+    v->type_instance = "transactions";
+    v->kind = ZVM_VALUE_DERIVE;
+    v->derive = counter(u->transactions);
+    v->gauge = 0;
+    return true;
+  }
+  const struct slot *s = &m->useite_slots[k - 1];
+  int64_t x;
+  if (!slot_read(s, e->data, e->len, &x))
+    return false;
+  v->type = s->type;
+  v->type_instance = s->type_instance;
+  v->kind = s->kind;
+  if (s->kind == ZVM_VALUE_DERIVE) {
+    v->derive = x;
+    v->gauge = 0;
+  } else {
+    v->derive = 0;
+    v->gauge = (double)x;
+  }
+  return true;
+}
+
+/* CombinedUserValues: all of a user's values in one list, if the record
+ * holds every field (else false: the user's values go out one by one, as
+ * without the option, so nothing is made up for an older, shorter record). */
+static bool user_combined(struct zvm_mapper *m, const struct emit *e,
+                          struct zvm_value *v) {
+  struct zvm_value_item *items = m->items;
+  items[0] = (struct zvm_value_item){.kind = ZVM_VALUE_DERIVE,
+                                     .derive = counter(e->u->transactions)};
   for (size_t i = 0; i < m->useite_nslots; i++) {
     const struct slot *s = &m->useite_slots[i];
-    int64_t v;
-    if (!zvm_field_i64(s->field, p->data, p->len, s->idx, &v))
-      continue; /* a shorter (older) record: field absent */
-    if (s->kind == ZVM_VALUE_DERIVE)
-      emit_derive(m, host, plugin_instance, s->type, s->type_instance, v,
-                  u->pend_us);
-    else
-      emit_gauge(m, host, plugin_instance, s->type, s->type_instance, (double)v,
-                 u->pend_us);
+    int64_t x;
+    if (!slot_read(s, e->data, e->len, &x))
+      return false;
+    items[1 + i] = s->kind == ZVM_VALUE_DERIVE
+                       ? (struct zvm_value_item){.kind = s->kind, .derive = x}
+                       : (struct zvm_value_item){.kind = s->kind,
+                                                 .gauge = (double)x};
   }
+  *v = (struct zvm_value){.host = e->host,
+                          .plugin_instance = e->plugin_instance,
+                          .type = ZVM_MAPPER_COMBINED_TYPE,
+                          .type_instance = "",
+                          .time_us = e->u->pend_us,
+                          .nitems = 1 + m->useite_nslots,
+                          .items = items};
+  return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -519,6 +643,11 @@ static void map_prcsmt(struct zvm_mapper *m, const struct zvm_record *rec) {
     struct cpu_state *c = &m->cpu[type & 0xFF];
     if (c->pending && us < c->pend_us)
       continue;
+    if (c->name[0] == '\0') {
+      const char *name = cpu_name((uint8_t)type, c->name, sizeof(c->name));
+      if (name != c->name)
+        snprintf(c->name, sizeof(c->name), "%s", name);
+    }
     c->pending = true;
     c->pend_us = us;
     c->activated = (uint8_t)act;
@@ -544,8 +673,7 @@ static void emit_mt(struct zvm_mapper *m) {
     if (c->pend_us <= c->last_us)
       continue;
     c->last_us = c->pend_us;
-    char buf[16];
-    const char *pi = cpu_name((uint8_t)t, buf, sizeof(buf));
+    const char *pi = c->name;
     /* X'FF' (MAX) is dispatched as the raw 255, as documented. */
     emit_gauge(m, "", pi, "threads", "activated", c->activated, c->pend_us);
     emit_gauge(m, "", pi, "threads", "requested", c->requested, c->pend_us);
@@ -618,20 +746,31 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
   if (m->conf->report_reader_stats)
     emit_reader(m, rs);
 
+  /* Users' values are produced on demand (zvm_mapper_next_value) from
+   * the records kept in the users, untouched until the next pass starts. */
   for (struct user *u = m->touched; u != NULL;) {
     struct user *next = u->touched_next;
-    if (u->pending >= 0 && u->pend_us > u->last_us) {
-      emit_user(m, u);
-      u->last_us = u->pend_us;
+    if (u->pending && u->pend_us > u->last_us) {
+      if (grow((void **)&m->emit, &m->cap_emit, m->nemit, sizeof(*m->emit))) {
+        m->emit[m->nemit++] = (struct emit){
+            .u = u,
+            .host = m->conf->guests_as_hosts ? u->host : "",
+            .plugin_instance = m->conf->guests_as_hosts ? "" : u->name,
+            .data = u->rec,
+            .len = u->rec_len,
+        };
+        u->last_us = u->pend_us;
+      } else {
+        m->oom = true;
+      }
     }
-    u->pending = -1;
+    u->pending = false;
     u->touched = false;
     u->touched_next = NULL;
     u->last_seen_us = now_us;
     u = next;
   }
   m->touched = NULL;
-  m->npend = 0;
 
   emit_mt(m);
 
@@ -651,24 +790,83 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
 /* ------------------------------------------------------------------------
  * Life cycle and accessors.
  */
+static bool field_dispatched(const struct zvm_field *f) {
+  return f->kind == ZVM_FIELD_COUNTER || f->kind == ZVM_FIELD_GAUGE;
+}
+
+/* The type instance of element idx of a dispatched field. */
+static void slot_name(const struct zvm_field *f, unsigned idx, char *buf,
+                      size_t size) {
+  /* 4-element arrays are per dispatch queue Q0..Q3 (seed 002). */
+  if (f->count == 1)
+    snprintf(buf, size, "%s", f->metric);
+  else if (f->count == 4)
+    snprintf(buf, size, "%s_q%u", f->metric, idx);
+  else
+    snprintf(buf, size, "%s_%u", f->metric, idx);
+}
+
+bool zvm_mapper_is_user_value(const char *name) {
+  if (name == NULL)
+    return false;
+  if (strcasecmp(name, "transactions") == 0)
+    return true;
+  const struct zvm_record_desc *d = &zvm_rec_useite;
+  for (size_t i = 0; i < d->nfields; i++) {
+    const struct zvm_field *f = &d->fields[i];
+    if (!field_dispatched(f))
+      continue;
+    if (strcasecmp(name, f->metric) == 0)
+      return true;
+    for (unsigned idx = 0; idx < f->count; idx++) {
+      char ti[ZVM_ID_MAX];
+      slot_name(f, idx, ti, sizeof(ti));
+      if (strcasecmp(name, ti) == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
+const char *zvm_mapper_user_value_names(void) {
+  static char names[1024];
+  if (names[0] == '\0') {
+    size_t len = (size_t)snprintf(names, sizeof(names), "transactions");
+    const struct zvm_record_desc *d = &zvm_rec_useite;
+    for (size_t i = 0; i < d->nfields && len < sizeof(names); i++)
+      if (field_dispatched(&d->fields[i]))
+        len += (size_t)snprintf(names + len, sizeof(names) - len, ", %s%s",
+                                d->fields[i].metric,
+                                d->fields[i].count > 1 ? "[_qN]" : "");
+  }
+  return names;
+}
+
 static int slots_build(struct zvm_mapper *m, const struct zvm_record_desc *d) {
   size_t n = 0;
   for (size_t i = 0; i < d->nfields; i++)
-    if (d->fields[i].kind == ZVM_FIELD_COUNTER ||
-        d->fields[i].kind == ZVM_FIELD_GAUGE)
+    if (field_dispatched(&d->fields[i]))
       n += d->fields[i].count;
   m->useite_slots = calloc(n ? n : 1, sizeof(*m->useite_slots));
-  if (m->useite_slots == NULL)
+  m->items = calloc(1 + n, sizeof(*m->items));
+  if (m->useite_slots == NULL || m->items == NULL)
     return -1;
 
+  m->transactions =
+      zvm_conf_userfield_selected(m->conf, "transactions", NULL);
   for (size_t i = 0; i < d->nfields; i++) {
     const struct zvm_field *f = &d->fields[i];
-    if (f->kind != ZVM_FIELD_COUNTER && f->kind != ZVM_FIELD_GAUGE)
+    if (!field_dispatched(f))
       continue;
     for (unsigned idx = 0; idx < f->count; idx++) {
-      struct slot *s = &m->useite_slots[m->useite_nslots++];
-      s->field = f;
-      s->idx = idx;
+      struct slot *s = &m->useite_slots[m->useite_nslots];
+      slot_name(f, idx, s->type_instance, sizeof(s->type_instance));
+      if (!zvm_conf_userfield_selected(m->conf, s->type_instance, f->metric))
+        continue; /* UserField: not dispatched */
+      m->useite_nslots++;
+      s->offset = (uint16_t)(f->offset + idx * f->width);
+      s->width = f->width;
+      s->is_signed = f->is_signed;
       if (f->kind == ZVM_FIELD_COUNTER) {
         s->type = "derive";
         s->kind = ZVM_VALUE_DERIVE;
@@ -676,15 +874,6 @@ static int slots_build(struct zvm_mapper *m, const struct zvm_record_desc *d) {
         s->type = "gauge";
         s->kind = ZVM_VALUE_GAUGE;
       }
-      /* 4-element arrays are per dispatch queue Q0..Q3 (seed 002). */
-      if (f->count == 1)
-        snprintf(s->type_instance, sizeof(s->type_instance), "%s", f->metric);
-      else if (f->count == 4)
-        snprintf(s->type_instance, sizeof(s->type_instance), "%s_q%u",
-                 f->metric, idx);
-      else
-        snprintf(s->type_instance, sizeof(s->type_instance), "%s_%u", f->metric,
-                 idx);
     }
   }
   return 0;
@@ -695,6 +884,8 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
   if (m == NULL)
     return NULL;
   m->conf = conf;
+  m->userid_off = zvm_useite_vmduser->offset;
+  m->userid_end = m->userid_off + zvm_useite_vmduser->width;
   if (slots_build(m, &zvm_rec_useite) != 0 ||
       !table_resize(m, INITIAL_BUCKETS)) {
     zvm_mapper_destroy(m);
@@ -716,14 +907,69 @@ void zvm_mapper_destroy(struct zvm_mapper *m) {
   }
   free(m->buckets);
   free(m->useite_slots);
-  free(m->pend);
+  free(m->fixed);
+  free(m->emit);
   free(m->values);
+  free(m->values_items);
+  free(m->items);
   free(m->notifs);
   free(m);
 }
 
-const struct zvm_value *zvm_mapper_values(const struct zvm_mapper *m,
-                                          size_t *n) {
+bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
+                           struct zvm_value *v) {
+  if (it->fixed < m->nfixed) {
+    *v = m->fixed[it->fixed++];
+    return true;
+  }
+  size_t per_user = 1 + m->useite_nslots;
+  while (it->user < m->nemit) {
+    const struct emit *e = &m->emit[it->user];
+    if (it->value == 0 && m->conf->combined_user_values &&
+        user_combined(m, e, v)) {
+      it->user++;
+      return true;
+    }
+    while (it->value < per_user)
+      if (user_value(m, e, it->value++, v))
+        return true;
+    it->user++;
+    it->value = 0;
+  }
+  return false;
+}
+
+const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n) {
+  if (!m->values_built) {
+    struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
+    struct zvm_value v;
+    size_t nitems = 0;
+    m->nvalues = 0;
+    while (zvm_mapper_next_value(m, &it, &v)) {
+      if (!grow((void **)&m->values, &m->cap_values, m->nvalues,
+                sizeof(*m->values)) ||
+          !grow((void **)&m->values_items, &m->cap_values_items,
+                nitems + v.nitems, sizeof(*m->values_items))) {
+        *n = 0;
+        return NULL;
+      }
+      /* Combined lists: the items are copied; pointers are set below,
+       * once the item array no longer moves. */
+      if (v.nitems > 0)
+        memcpy(m->values_items + nitems, v.items,
+               v.nitems * sizeof(*v.items));
+      v.items = NULL;
+      nitems += v.nitems;
+      m->values[m->nvalues++] = v;
+    }
+    nitems = 0;
+    for (size_t i = 0; i < m->nvalues; i++) {
+      if (m->values[i].nitems > 0)
+        m->values[i].items = m->values_items + nitems;
+      nitems += m->values[i].nitems;
+    }
+    m->values_built = true;
+  }
   *n = m->nvalues;
   return m->values;
 }

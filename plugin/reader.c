@@ -124,6 +124,15 @@ static int sys_poll(int fd, void *ctx) {
   return p.revents;
 }
 
+static int sys_wait(int fd, int timeout_ms, void *ctx) {
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  (void)ctx;
+  int rc = poll(fd >= 0 ? &p : NULL, fd >= 0 ? 1 : 0, timeout_ms);
+  if (rc <= 0)
+    return rc;
+  return p.revents;
+}
+
 static int sys_close(int fd, void *ctx) {
   (void)ctx;
   return close(fd);
@@ -144,6 +153,7 @@ const struct zvm_reader_io zvm_reader_sysio = {
     .close = sys_close,
     .now_ms = sys_now_ms,
     .ctx = NULL,
+    .wait = sys_wait,
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -393,7 +403,7 @@ static void log_read_error(struct zvm_reader *r, int e) {
   case EOVERFLOW:
     say(r, ZVM_LOG_WARNING,
         "%s: IUCV message limit reached (EOVERFLOW): monitor records were "
-        "lost; read more often (shorter Interval)",
+        "lost (the device was not read fast enough)",
         r->device);
     break;
   case EIO:
@@ -473,6 +483,32 @@ void zvm_reader_destroy(struct zvm_reader *r) {
 const struct zvm_reader_stats *
 zvm_reader_get_stats(const struct zvm_reader *r) {
   return r != NULL ? &r->stats : NULL;
+}
+
+int zvm_reader_wait(struct zvm_reader *r, int timeout_ms) {
+  if (r == NULL)
+    return -1;
+  if (timeout_ms < 0)
+    timeout_ms = 0;
+  if (r->fd < 0) {
+    uint64_t now = r->io.now_ms(r->io.ctx);
+    if (now >= r->next_open_ms)
+      return 1; /* an open is due */
+    uint64_t left = r->next_open_ms - now;
+    int ms = left < (uint64_t)timeout_ms ? (int)left : timeout_ms;
+    if (r->io.wait != NULL && ms > 0)
+      (void)r->io.wait(-1, ms, r->io.ctx);
+    return r->io.now_ms(r->io.ctx) >= r->next_open_ms ? 1 : 0;
+  }
+  if (r->io.wait == NULL)
+    return 1;
+  errno = 0;
+  int rev = r->io.wait(r->fd, timeout_ms, r->io.ctx);
+  if (rev > 0)
+    return 1;
+  if (rev == 0 || errno == EINTR)
+    return 0;
+  return 1;
 }
 
 int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
@@ -561,7 +597,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
 
   if (!r->read_cap_logged)
     say(r, ZVM_LOG_WARNING,
-        "%s still had data after %lu reads in one read callback: the rest is "
+        "%s still had data after %lu reads in one drain: the rest is "
         "read at the next one",
         r->device, (unsigned long)MAX_READS_PER_DRAIN);
   r->read_cap_logged = true;

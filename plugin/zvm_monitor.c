@@ -15,15 +15,46 @@
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/setqueue.h"
+
+#include <pthread.h>
+#include <time.h>
 
 #define PLUGIN_NAME "zvm_monitor"
 #define LOG_PREFIX PLUGIN_NAME " plugin: "
 
+/* The reader thread waits at most this long for the device, so it sees a
+ * shutdown within about this time. */
+#define READER_WAIT_MS 100
+/* After a drain that could not go on (out of memory), try again after: */
+#define READER_RETRY_MS 1000
+
 static struct zvm_conf conf;
 static bool conf_ready;
-static struct zvm_reader *reader;
 static struct zvm_mapper *mapper;
 static uint64_t users_dropped_logged;
+
+/*
+ * The device is read by a thread of its own (started with collectd's
+ * plugin_thread_create), not by the read callback: the driver holds at most
+ * 255 messages, which event data fills within a fraction of a second, and
+ * a read callback runs only every Interval. The thread blocks in
+ * zvm_reader_wait() (READER_WAIT_MS at most), drains what is ready, and
+ * copies every complete set into the queue; the read callback takes all
+ * queued sets, decodes and dispatches them. Only the thread touches the
+ * reader; the queue is the only shared state (see setqueue.h for what
+ * happens when it is full). Shutdown closes the queue and joins the thread.
+ */
+static struct zvm_reader *reader;
+static struct zvm_setq *queue;
+static pthread_t reader_thread;
+static bool reader_thread_running;
+static bool queue_full_logged; /* reader thread only */
+static bool queue_nomem_logged; /* reader thread only */
+static bool first_read_done;
+/* The first read callback waits this long at most for the thread's first
+ * drain (the open attempt and what was ready then). */
+#define FIRST_DRAIN_WAIT_MS 2000
 
 static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
@@ -104,6 +135,11 @@ static int zvm_config(oconfig_item_t *ci) {
       return -1;
     }
   }
+  char err[512] = "";
+  if (zvm_conf_check(&conf, err, sizeof(err)) != 0) {
+    ERROR(LOG_PREFIX "%s", err);
+    return -1;
+  }
   return 0;
 }
 
@@ -120,30 +156,137 @@ static void reader_log(enum zvm_log_level level, const char *msg, void *ctx) {
   plugin_log(severity, LOG_PREFIX "%s", msg);
 }
 
+/* Reader thread: a complete set from the device goes into the queue. */
 static void set_ready(const uint8_t *set, size_t len, void *ctx) {
-  zvm_mapper_add_set(ctx, set, len);
+  struct zvm_reader *r = ctx;
+  cdtime_t t0 = cdtime();
+  switch (zvm_setq_push(queue, set, len, zvm_reader_get_stats(r))) {
+  case ZVM_SETQ_WAITED:
+    if (!queue_full_logged) {
+      struct zvm_setq_stats qs;
+      zvm_setq_get_stats(queue, &qs);
+      WARNING(LOG_PREFIX "the queue of data sets was full (MaxQueueSize %zu "
+                         "bytes): the read callback does not keep up, so "
+                         "reading %s paused for %.3f s until it took the "
+                         "queued sets; z/VM data may have been lost (see "
+                         "errors-eoverflow; %" PRIu64 " waits so far)",
+              conf.max_queue_size, conf.device,
+              CDTIME_T_TO_DOUBLE(cdtime() - t0), qs.full_waits);
+      queue_full_logged = true;
+    }
+    break;
+  case ZVM_SETQ_QUEUED:
+    if (queue_full_logged)
+      INFO(LOG_PREFIX "the queue of data sets has room again");
+    queue_full_logged = false;
+    queue_nomem_logged = false;
+    break;
+  case ZVM_SETQ_NOMEM:
+    if (!queue_nomem_logged)
+      ERROR(LOG_PREFIX "out of memory: a data set of %zu bytes from %s was "
+                       "dropped",
+            len, conf.device);
+    queue_nomem_logged = true;
+    break;
+  case ZVM_SETQ_CLOSED:
+  default:
+    break; /* shutting down */
+  }
 }
 
-static void dispatch_value(const struct zvm_value *v) {
-  value_list_t vl = VALUE_LIST_INIT;
-  value_t value;
+static void sleep_ms(unsigned ms) {
+  struct timespec ts = {.tv_sec = ms / 1000,
+                        .tv_nsec = (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
 
-  if (v->kind == ZVM_VALUE_DERIVE)
-    value.derive = (derive_t)v->derive;
-  else
-    value.gauge = (gauge_t)v->gauge;
-  vl.values = &value;
-  vl.values_len = 1;
+static void *reader_main(void *arg) {
+  struct zvm_reader *r = arg;
+  struct zvm_reader_stats before = {0};
+
+  while (!zvm_setq_is_closed(queue)) {
+    int ready = zvm_reader_wait(r, READER_WAIT_MS);
+    int status = zvm_reader_drain(r, set_ready, r);
+    const struct zvm_reader_stats *rs = zvm_reader_get_stats(r);
+    zvm_setq_publish(queue, rs, status);
+    if (status != 0) {
+      /* Out of memory: the read callback reports it; retry later, still
+       * seeing a shutdown within READER_WAIT_MS. */
+      for (unsigned t = 0; t < READER_RETRY_MS && !zvm_setq_is_closed(queue);
+           t += READER_WAIT_MS)
+        sleep_ms(READER_WAIT_MS);
+    } else if (ready > 0 && memcmp(rs, &before, sizeof(before)) == 0) {
+      /* Ready, yet nothing happened: never spin on such a device. */
+      sleep_ms(10);
+    }
+    before = *rs;
+  }
+  return NULL;
+}
+
+/* One value list, reused for every value of a pass: the identifier parts a
+ * value shares with the previous one (same pointer from the mapper) are
+ * not copied again. */
+#define MAX_ITEMS 64 /* more than any value list of the mapper */
+struct dispatcher {
+  value_list_t vl;
+  value_t values[MAX_ITEMS];
+  const char *host, *plugin_instance, *type;
+};
+
+static void dispatcher_init(struct dispatcher *d) {
+  memset(d, 0, sizeof(*d));
+  d->vl.values = d->values;
+  d->vl.values_len = 1;
+  sstrncpy(d->vl.plugin, PLUGIN_NAME, sizeof(d->vl.plugin));
+}
+
+static void dispatch_value(struct dispatcher *d, const struct zvm_value *v) {
+  value_list_t *vl = &d->vl;
+
+  if (v->nitems == 0) {
+    if (v->kind == ZVM_VALUE_DERIVE)
+      d->values[0].derive = (derive_t)v->derive;
+    else
+      d->values[0].gauge = (gauge_t)v->gauge;
+    vl->values_len = 1;
+  } else {
+    /* A combined list (CombinedUserValues): one value per data source. */
+    size_t n = v->nitems < MAX_ITEMS ? v->nitems : MAX_ITEMS;
+    for (size_t i = 0; i < n; i++) {
+      if (v->items[i].kind == ZVM_VALUE_DERIVE)
+        d->values[i].derive = (derive_t)v->items[i].derive;
+      else
+        d->values[i].gauge = (gauge_t)v->items[i].gauge;
+    }
+    vl->values_len = n;
+  }
   /* 0 lets the daemon stamp "now" (reader counters). */
-  vl.time = v->time_us != 0 ? US_TO_CDTIME_T(v->time_us) : 0;
+  vl->time = v->time_us != 0 ? US_TO_CDTIME_T(v->time_us) : 0;
   /* An empty host is filled in with the daemon's Hostname. */
-  sstrncpy(vl.host, v->host, sizeof(vl.host));
-  sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
-  sstrncpy(vl.plugin_instance, v->plugin_instance, sizeof(vl.plugin_instance));
-  sstrncpy(vl.type, v->type, sizeof(vl.type));
-  sstrncpy(vl.type_instance, v->type_instance, sizeof(vl.type_instance));
+  if (v->host != d->host) {
+    sstrncpy(vl->host, v->host, sizeof(vl->host));
+    d->host = v->host;
+  }
+  if (v->plugin_instance != d->plugin_instance) {
+    sstrncpy(vl->plugin_instance, v->plugin_instance,
+             sizeof(vl->plugin_instance));
+    d->plugin_instance = v->plugin_instance;
+  }
+  if (v->type != d->type) {
+    sstrncpy(vl->type, v->type, sizeof(vl->type));
+    d->type = v->type;
+  }
+  /* The mapper's strings are shorter than ZVM_ID_MAX (< 128): a copy with
+   * its NUL, not sstrncpy(), which pads all 128 bytes for every value. */
+  size_t ti_len = strlen(v->type_instance);
+  if (ti_len >= sizeof(vl->type_instance))
+    ti_len = sizeof(vl->type_instance) - 1;
+  memcpy(vl->type_instance, v->type_instance, ti_len);
+  vl->type_instance[ti_len] = '\0';
 
-  int status = plugin_dispatch_values(&vl);
+  int status = plugin_dispatch_values(vl);
   if (status != 0)
     c_complain(LOG_WARNING, &dispatch_complaint,
                LOG_PREFIX "plugin_dispatch_values failed with status %i "
@@ -172,20 +315,31 @@ static void dispatch_notification(const struct zvm_notification *zn) {
 
 static int zvm_read(user_data_t *ud) {
   (void)ud;
-  int status = zvm_reader_drain(reader, set_ready, mapper);
+  struct zvm_reader_stats rs;
+  int status;
+  if (!first_read_done) {
+    (void)zvm_setq_wait_published(queue, FIRST_DRAIN_WAIT_MS);
+    first_read_done = true;
+  }
+  struct zvm_qset *sets = zvm_setq_take(queue, &rs, &status);
 
   /* Sets handed over before a failure are complete and valid. */
-  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()),
-                        zvm_reader_get_stats(reader)) != 0)
+  for (const struct zvm_qset *s = sets; s != NULL; s = s->next)
+    zvm_mapper_add_set(mapper, s->data, s->len);
+  zvm_qset_free(sets);
+  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &rs) != 0)
     c_complain(LOG_ERR, &oom_complaint,
                LOG_PREFIX "out of memory: values were lost");
   else
     c_release(LOG_INFO, &oom_complaint, LOG_PREFIX "memory available again");
 
+  struct dispatcher d;
+  struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
+  struct zvm_value v;
+  dispatcher_init(&d);
+  while (zvm_mapper_next_value(mapper, &it, &v))
+    dispatch_value(&d, &v);
   size_t n;
-  const struct zvm_value *values = zvm_mapper_values(mapper, &n);
-  for (size_t i = 0; i < n; i++)
-    dispatch_value(&values[i]);
   const struct zvm_notification *notifs = zvm_mapper_notifications(mapper, &n);
   for (size_t i = 0; i < n; i++)
     dispatch_notification(&notifs[i]);
@@ -241,15 +395,26 @@ static int zvm_init(void) {
   };
   if (mapper != NULL)
     reader = zvm_reader_create(&rc);
-  if (mapper == NULL || reader == NULL) {
+  if (reader != NULL)
+    queue = zvm_setq_create(conf.max_queue_size);
+  if (mapper == NULL || reader == NULL || queue == NULL) {
     ERROR(LOG_PREFIX "out of memory while starting");
     zvm_shutdown();
     return -1;
   }
 
-  /* The device is opened by the first read, and re-opened with back-off;
-   * a missing device is therefore not fatal here. */
-  int status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
+  /* The thread opens the device, and re-opens it with back-off; a missing
+   * device is therefore not fatal here. */
+  int status = plugin_thread_create(&reader_thread, reader_main, reader,
+                                    PLUGIN_NAME);
+  if (status != 0) {
+    ERROR(LOG_PREFIX "cannot start the reader thread: %s", STRERROR(status));
+    zvm_shutdown();
+    return -1;
+  }
+  reader_thread_running = true;
+
+  status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
                                             zvm_read, /* interval = */ 0,
                                             /* user_data = */ NULL);
   if (status != 0) {
@@ -269,10 +434,21 @@ static int zvm_init(void) {
 }
 
 static int zvm_shutdown(void) {
-  /* Closing the device severs the IUCV path at once; nothing blocks. */
+  /* The thread sees the closed queue within READER_WAIT_MS (a push waiting
+   * for room returns at once). Closing the device then severs the IUCV
+   * path at once; nothing blocks. */
+  if (queue != NULL)
+    zvm_setq_close(queue);
+  if (reader_thread_running)
+    pthread_join(reader_thread, NULL);
+  reader_thread_running = false;
+  queue_full_logged = queue_nomem_logged = false;
+  first_read_done = false;
   if (reader != NULL)
     zvm_reader_destroy(reader);
   reader = NULL;
+  zvm_setq_destroy(queue);
+  queue = NULL;
   zvm_mapper_destroy(mapper);
   mapper = NULL;
   if (conf_ready)

@@ -20,6 +20,15 @@ for f in "$daemon" "$stock/csv.so" "$typesdb"; do
 done
 [ -f "$libs/zvm_monitor.so" ] || { echo "FAIL: $libs/zvm_monitor.so not built"; exit 1; }
 
+# In tests/run's sanitizer stage the plugin and the shim are ASan-built but
+# the stock collectd is not: the ASan runtime must be preloaded first, and
+# the daemon's own exit-time allocations are not ours to report.
+asan_preload=${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }
+if [ -n "$asan_preload" ]; then
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  export ASAN_OPTIONS
+fi
+
 # Shared with the end-to-end suite: a temporary directory and an exit trap
 # that stops every daemon started with e2e_bg by its PID, also on signals.
 # shellcheck source=tests/e2e/lib.sh
@@ -28,10 +37,6 @@ E2E_BUILD=$top
 e2e_init
 tmp=$E2E_TMP
 pid=
-# In the sanitizer stage the plugin is built with ASan: the stock daemon
-# needs the ASan runtime preloaded first, and no leak report at its exit.
-asan=
-[ -z "${ZVM_ASAN_RUNTIME:-}" ] || asan="LD_PRELOAD=$ZVM_ASAN_RUNTIME ASAN_OPTIONS=detect_leaks=0"
 
 # conf FILE PLUGIN-BLOCK-LINES...
 conf() {
@@ -59,8 +64,7 @@ CONF
 
 # 1. A configuration error is fatal and names the option.
 conf "$tmp/bad.conf" "Device \"$tmp/monreader\"" "Domain \"users\""
-# shellcheck disable=SC2086
-if timeout 20 env $asan "$daemon" -T -C "$tmp/bad.conf" >"$tmp/bad.out" 2>&1; then
+if timeout 20 env LD_PRELOAD="$asan_preload" "$daemon" -T -C "$tmp/bad.conf" >"$tmp/bad.out" 2>&1; then
   cat "$tmp/bad.out"
   echo "FAIL: collectd accepted Domain \"users\""
   exit 1
@@ -80,8 +84,7 @@ sed '$d' "$tmp/example.conf" >"$tmp/example.tmp" # without "</Plugin>"
 sed -n '/^#<Plugin zvm_monitor>/,/^#<\/Plugin>/p' "$example" | sed 's/^#//' |
   sed '1d' >>"$tmp/example.tmp"
 grep -q "MaxSetSize" "$tmp/example.tmp" || { echo "FAIL: no plugin block in $example"; exit 1; }
-# shellcheck disable=SC2086
-if ! timeout 20 env $asan "$daemon" -T -C "$tmp/example.tmp" >"$tmp/example.out" 2>&1 ||
+if ! timeout 20 env LD_PRELOAD="$asan_preload" "$daemon" -T -C "$tmp/example.tmp" >"$tmp/example.out" 2>&1 ||
   grep -q "zvm_monitor plugin: .*option" "$tmp/example.out"; then
   cat "$tmp/example.out"
   echo "FAIL: the example's <Plugin zvm_monitor> block is not accepted"
@@ -93,8 +96,7 @@ echo "ok - the example configuration's plugin block is accepted"
 start() {
   cfg=$1
   shift
-  # shellcheck disable=SC2086
-  e2e_bg "$cfg.out" env $asan "$@" "$daemon" -f -C "$cfg"
+  e2e_bg "$cfg.out" env LD_PRELOAD="$asan_preload" "$@" "$daemon" -f -C "$cfg"
   pid=$E2E_PID
 }
 
@@ -181,7 +183,7 @@ rm -rf "$tmp/csv"
   -o "$tmp/stream.scn"
 emuconf=$tmp/emu.conf
 conf "$emuconf" "Device \"$tmp/emu-monreader\"" "UserID \"/^LINUX00[12]$/\""
-start "$emuconf" LD_PRELOAD="${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }$emu/.libs/libmonreader-emu.so" \
+start "$emuconf" LD_PRELOAD="$asan_preload$emu/.libs/libmonreader-emu.so" \
   MONREADER_EMU_DEVICE="$tmp/emu-monreader" \
   MONREADER_EMU_SCENARIO="$tmp/stream.scn" MONREADER_EMU_LOOP=1
 host="$tmp/csv/zvmtest"

@@ -42,11 +42,11 @@ fi
 # Weak undefined symbols (w/v) may stay unresolved.
 $nm -D --undefined-only "$so" |
   awk '$1 == "U" { sub(/@.*/, "", $2); print $2 }' | sort -u >"$tmp/needed"
-# A sanitized build (tests/run's sanitizer stage) imports its runtime's
-# entry points; the daemon then runs with that runtime preloaded.
+# An ASan/UBSan build (tests/run's sanitizer stage) also needs the
+# sanitizer runtime, which that stage preloads into the daemon.
 if [ -n "${ZVM_SANITIZER:-}" ]; then
-  grep -Ev '^__(asan|ubsan|lsan)_' "$tmp/needed" >"$tmp/needed.own" || true
-  mv "$tmp/needed.own" "$tmp/needed"
+  grep -v -E '^__(asan|ubsan|lsan|sanitizer)_' "$tmp/needed" >"$tmp/needed.plain" || true
+  mv "$tmp/needed.plain" "$tmp/needed"
 fi
 comm -23 "$tmp/needed" "$tmp/provided" >"$tmp/missing"
 echo "zvm_monitor.so needs $(wc -l <"$tmp/needed") symbols"

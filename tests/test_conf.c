@@ -63,6 +63,7 @@ static void test_option_kinds(void **state) {
   assert_int_equal(zvm_conf_option_kind("GuestsAsHosts"), ZVM_CONF_BOOLEAN);
   assert_int_equal(zvm_conf_option_kind("ReportReaderStats"), ZVM_CONF_BOOLEAN);
   assert_int_equal(zvm_conf_option_kind("MaxSetSize"), ZVM_CONF_NUMBER);
+  assert_int_equal(zvm_conf_option_kind("maxqueuesize"), ZVM_CONF_NUMBER);
   assert_int_equal(zvm_conf_option_kind("Interval2"), ZVM_CONF_UNKNOWN);
   assert_int_equal(zvm_conf_option_kind(""), ZVM_CONF_UNKNOWN);
   assert_int_equal(zvm_conf_option_kind(NULL), ZVM_CONF_UNKNOWN);
@@ -184,6 +185,61 @@ static void test_userid_errors(void **state) {
   assert_int_equal(f->c.userids_num, 0);
 }
 
+static void test_userfield(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(zvm_conf_option_kind("userfield"), ZVM_CONF_STRING);
+  /* No entries: every D4R10 value. */
+  assert_true(zvm_conf_userfield_selected(&f->c, "hfcpurn", "hfcpurn"));
+  assert_true(zvm_conf_userfield_selected(&f->c, "transactions", NULL));
+  /* A value, a whole array field, one array element; any case. */
+  static const char *const ok[] = {"HFCPURN", "vmdcprmd", "vmdcwsgd_q2",
+                                   "Transactions", "vmdslcnt"};
+  for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+    assert_int_equal(
+        zvm_conf_set_string(&f->c, "UserField", ok[i], f->err, sizeof(f->err)),
+        0);
+  assert_int_equal(f->c.userfields_num, 5);
+  assert_string_equal(f->c.userfields[0], "hfcpurn");
+  assert_true(zvm_conf_userfield_selected(&f->c, "hfcpurn", "hfcpurn"));
+  assert_true(zvm_conf_userfield_selected(&f->c, "vmdcprmd_q3", "vmdcprmd"));
+  assert_true(zvm_conf_userfield_selected(&f->c, "vmdcwsgd_q2", "vmdcwsgd"));
+  assert_false(zvm_conf_userfield_selected(&f->c, "vmdcwsgd_q1", "vmdcwsgd"));
+  assert_false(zvm_conf_userfield_selected(&f->c, "hfcpuwt", "hfcpuwt"));
+  assert_true(zvm_conf_userfield_selected(&f->c, "transactions", NULL));
+
+  /* Not values: IDs, text, codes, unknown names. */
+  static const char *const bad[] = {"vmduser", "vmdcpuad", "vmdputyp",
+                                    "hfcpurn2", "vmdcprmd_q4", ""};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    f->err[0] = '\0';
+    assert_int_equal(zvm_conf_set_string(&f->c, "UserField", bad[i], f->err,
+                                         sizeof(f->err)),
+                     -1);
+    ERR_CONTAINS(f, "not a D4R10 value (use one of transactions, vmdslcnt, ");
+    ERR_CONTAINS(f, "vmdcprmd[_qN]");
+  }
+  assert_int_equal(f->c.userfields_num, 5);
+}
+
+static void test_combined_user_values(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(zvm_conf_option_kind("CombinedUserValues"),
+                   ZVM_CONF_BOOLEAN);
+  assert_false(f->c.combined_user_values);
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "combineduservalues", true,
+                                        f->err, sizeof(f->err)),
+                   0);
+  assert_true(f->c.combined_user_values);
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
+  /* A fixed set of data sources: no UserField with it. */
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "UserField", "hfcpurn", f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "UserField cannot be combined with CombinedUserValues");
+}
+
 static void test_booleans(void **state) {
   struct fx *f = *state;
   assert_int_equal(zvm_conf_set_boolean(&f->c, "IgnoreSelected", true, f->err,
@@ -249,6 +305,25 @@ static void test_max_set_size(void **state) {
   assert_int_equal(f->c.max_set_size, 16777216);
 }
 
+static void test_max_queue_size(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(f->c.max_queue_size, 64 * 1024 * 1024);
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "MaxQueueSize", 4096, f->err, sizeof(f->err)),
+      0);
+  assert_int_equal(f->c.max_queue_size, 4096);
+  assert_int_equal(f->c.max_set_size, 64 * 1024 * 1024); /* untouched */
+  static const double bad[] = {0, 4095, 2147483649.0, 0.5, NAN};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    f->err[0] = '\0';
+    assert_int_equal(zvm_conf_set_number(&f->c, "MaxQueueSize", bad[i], f->err,
+                                         sizeof(f->err)),
+                     -1);
+    ERR_CONTAINS(f, "MaxQueueSize");
+  }
+  assert_int_equal(f->c.max_queue_size, 4096);
+}
+
 static void test_selection_default_all(void **state) {
   struct fx *f = *state;
   assert_true(zvm_conf_user_selected(&f->c, "LINUX07"));
@@ -297,6 +372,9 @@ int main(void) {
       T(test_booleans),
       T(test_wrong_value_types),
       T(test_max_set_size),
+      T(test_max_queue_size),
+      T(test_userfield),
+      T(test_combined_user_values),
       T(test_selection_default_all),
       T(test_selection_rules),
 #undef T

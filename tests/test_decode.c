@@ -627,6 +627,7 @@ static void test_name_format(void **state) {
   assert_int_equal(format("", out, sizeof(out)), -1);
   /* too small an output buffer is refused, not overrun */
   assert_int_equal(format("LINUX07", out, 7), -1);
+  assert_string_equal(out, ""); /* nothing half-written is left behind */
   assert_int_equal(format("LINUX07", out, 8), 7);
 
   const uint8_t raw[8] = {0xD3, 0x00, 0x15, 0xFF, 0x40, 0x40, 0x00, 0x00};

@@ -1,7 +1,10 @@
 /*
  * collectd glue (plugin/zvm_monitor.c) against a fake daemon and a fake
  * reader: registration, configuration walking and errors, logging, value
- * lists and notifications as the daemon receives them.
+ * lists and notifications as the daemon receives them, and the reader
+ * thread: it drains without any read callback, hands sets over in order
+ * through the bounded queue (the real one), waits when it is full, and
+ * ends at shutdown.
  *
  * The fake daemon defines the few symbols the glue uses with collectd
  * 5.12's behaviour; check-plugin-symbols.sh proves the real daemon
@@ -13,6 +16,7 @@
 #include "collectd/core/daemon/utils_complain.h"
 #include "collectd/core/utils/common/common.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +44,10 @@ static char reg_names[4][64];
 static int read_registrations;
 static int dispatch_status;
 
+/* The reader thread logs too: logs are guarded by fake_lock. */
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fake_cond = PTHREAD_COND_INITIALIZER;
+
 #define MAX_LOGS 64
 static struct {
   int level;
@@ -47,9 +55,15 @@ static struct {
 } logs[MAX_LOGS];
 static size_t nlogs;
 
-#define MAX_VALUES 512
+/* plugin_thread_create */
+static int threads_created;
+static char thread_name[64];
+static bool thread_done;
+static void *(*thread_fn)(void *);
+
+#define MAX_VALUES 2048
 static value_list_t vls[MAX_VALUES];
-static value_t vl_values[MAX_VALUES];
+static value_t vl_values[MAX_VALUES][64];
 static size_t nvls;
 
 static notification_t notifs[8];
@@ -87,13 +101,35 @@ int plugin_register_complex_read(const char *group, const char *name,
 }
 
 void plugin_log(int level, const char *format, ...) {
-  if (nlogs >= MAX_LOGS)
-    return;
-  va_list ap;
-  va_start(ap, format);
-  vsnprintf(logs[nlogs].msg, sizeof(logs[nlogs].msg), format, ap);
-  va_end(ap);
-  logs[nlogs++].level = level;
+  pthread_mutex_lock(&fake_lock);
+  if (nlogs < MAX_LOGS) {
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(logs[nlogs].msg, sizeof(logs[nlogs].msg), format, ap);
+    va_end(ap);
+    logs[nlogs++].level = level;
+    pthread_cond_broadcast(&fake_cond);
+  }
+  pthread_mutex_unlock(&fake_lock);
+}
+
+static void *thread_start(void *arg) {
+  void *ret = thread_fn(arg);
+  pthread_mutex_lock(&fake_lock);
+  thread_done = true;
+  pthread_mutex_unlock(&fake_lock);
+  return ret;
+}
+
+/* collectd 5.12: pthread_create with the caller's plugin context, and the
+ * thread named. */
+int plugin_thread_create(pthread_t *thread, void *(*start_routine)(void *),
+                         void *arg, char const *name) {
+  threads_created++;
+  sstrncpy(thread_name, name != NULL ? name : "", sizeof(thread_name));
+  thread_fn = start_routine;
+  thread_done = false;
+  return pthread_create(thread, NULL, thread_start, arg);
 }
 
 /* collectd 5.12 semantics, reduced: complain once until released. */
@@ -123,10 +159,13 @@ int plugin_dispatch_values(value_list_t const *vl) {
   if (dispatch_status != 0)
     return dispatch_status;
   assert_true(nvls < MAX_VALUES);
-  assert_int_equal(vl->values_len, 1);
+  assert_true(vl->values_len >= 1 && vl->values_len <= 64);
+  /* One value per list, except CombinedUserValues. */
+  if (strcmp(vl->type, "zvm_useite") != 0)
+    assert_int_equal(vl->values_len, 1);
   vls[nvls] = *vl;
-  vl_values[nvls] = vl->values[0];
-  vls[nvls].values = &vl_values[nvls];
+  memcpy(vl_values[nvls], vl->values, vl->values_len * sizeof(value_t));
+  vls[nvls].values = vl_values[nvls];
   nvls++;
   return 0;
 }
@@ -140,6 +179,11 @@ int plugin_dispatch_notification(const notification_t *notif) {
 char *sstrncpy(char *dest, const char *src, size_t n) {
   snprintf(dest, n, "%s", src);
   return dest;
+}
+
+char *sstrerror(int errnum, char *buf, size_t buflen) {
+  snprintf(buf, buflen, "error %d", errnum);
+  return buf;
 }
 
 cdtime_t cdtime(void) { return TIME_T_TO_CDTIME_T(SEC + 1000); }
@@ -175,17 +219,26 @@ int cf_util_get_double(const oconfig_item_t *ci, double *ret_value) {
 }
 
 /* ------------------------------------------------------------------------
- * Fake reader: hands over scripted sets, logs a scripted message.
+ * Fake reader, driven by the glue's reader thread: each drain hands over
+ * the scripted sets (in order), logs the scripted message and returns the
+ * scripted status. The test scripts under fake_lock and waits for drains
+ * with sync_reader(). The reader's counters are only touched by the
+ * thread (drain copies the scripted ones), as with the real reader.
  */
 static struct zvm_reader { int dummy; } the_reader;
 static struct zvm_reader_config reader_cfg;
 static char reader_device[256];
 static int reader_created, reader_destroyed;
 static struct zvm_reader_stats reader_stats;
-static struct tb script_set;
-static bool script_has_set;
+#define MAX_SCRIPT 8
+static struct tb script_sets[MAX_SCRIPT];
+static size_t script_nsets;
 static const char *script_log;
 static int script_status;
+static struct zvm_reader_stats script_stats;
+static unsigned long drains, waits;
+static long first_drain_delay_ms; /* a slow first drain (device open) */
+static bool draining_after_shutdown;
 
 struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
   reader_cfg = *cfg;
@@ -196,23 +249,110 @@ struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
 
 void zvm_reader_destroy(struct zvm_reader *r) {
   assert_ptr_equal(r, &the_reader);
+  pthread_mutex_lock(&fake_lock);
+  /* The thread must be gone before the reader is. */
+  if (!thread_done && threads_created > 0)
+    draining_after_shutdown = true;
   reader_destroyed++;
+  pthread_mutex_unlock(&fake_lock);
+}
+
+int zvm_reader_wait(struct zvm_reader *r, int timeout_ms) {
+  assert_ptr_equal(r, &the_reader);
+  (void)timeout_ms;
+  pthread_mutex_lock(&fake_lock);
+  waits++;
+  pthread_mutex_unlock(&fake_lock);
+  struct timespec ts = {0, 1000000}; /* 1 ms: the test's "device" */
+  nanosleep(&ts, NULL);
+  return 1;
 }
 
 int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   assert_ptr_equal(r, &the_reader);
-  if (script_log != NULL)
-    reader_cfg.log(ZVM_LOG_ERR, script_log, reader_cfg.log_ctx);
-  if (script_has_set)
-    fn(script_set.data, script_set.len, ctx);
-  script_has_set = false;
-  return script_status;
+  struct tb sets[MAX_SCRIPT];
+  pthread_mutex_lock(&fake_lock);
+  long delay = drains == 0 ? first_drain_delay_ms : 0;
+  pthread_mutex_unlock(&fake_lock);
+  if (delay > 0) {
+    struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  pthread_mutex_lock(&fake_lock);
+  if (reader_destroyed > 0 && reader_destroyed >= reader_created)
+    draining_after_shutdown = true;
+  size_t n = script_nsets;
+  memcpy(sets, script_sets, n * sizeof(sets[0]));
+  script_nsets = 0;
+  const char *msg = script_log;
+  int status = script_status;
+  reader_stats = script_stats;
+  pthread_mutex_unlock(&fake_lock);
+
+  if (msg != NULL)
+    reader_cfg.log(ZVM_LOG_ERR, msg, reader_cfg.log_ctx);
+  for (size_t i = 0; i < n; i++) {
+    fn(sets[i].data, sets[i].len, ctx);
+    tb_free(&sets[i]);
+  }
+
+  pthread_mutex_lock(&fake_lock);
+  drains++;
+  pthread_cond_broadcast(&fake_cond);
+  pthread_mutex_unlock(&fake_lock);
+  return status;
 }
 
 const struct zvm_reader_stats *
 zvm_reader_get_stats(const struct zvm_reader *r) {
   assert_ptr_equal(r, &the_reader);
   return &reader_stats;
+}
+
+/* Hand a set (moved out of *set) to the next drain. */
+static void script_set_add(struct tb *set) {
+  pthread_mutex_lock(&fake_lock);
+  assert_true(script_nsets < MAX_SCRIPT);
+  script_sets[script_nsets++] = *set;
+  pthread_mutex_unlock(&fake_lock);
+  tb_init(set);
+}
+
+static void script(const char *log, int status,
+                   const struct zvm_reader_stats *stats) {
+  pthread_mutex_lock(&fake_lock);
+  script_log = log;
+  script_status = status;
+  if (stats != NULL)
+    script_stats = *stats;
+  pthread_mutex_unlock(&fake_lock);
+}
+
+static bool wait_cond(bool (*pred)(void *), void *arg) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 10;
+  pthread_mutex_lock(&fake_lock);
+  bool ok = true;
+  while (!pred(arg) && ok)
+    ok = pthread_cond_timedwait(&fake_cond, &fake_lock, &until) == 0;
+  ok = pred(arg);
+  pthread_mutex_unlock(&fake_lock);
+  return ok;
+}
+
+static bool drains_reached(void *arg) {
+  return drains >= *(unsigned long *)arg;
+}
+
+/* Until two more drains have ended: everything scripted before was handed
+ * over by a complete drain, and its counters were published. */
+static void sync_reader(void) {
+  pthread_mutex_lock(&fake_lock);
+  unsigned long target = drains + 2;
+  pthread_mutex_unlock(&fake_lock);
+  if (!wait_cond(drains_reached, &target))
+    fail_msg("the reader thread did not drain within 10 s");
 }
 
 /* ------------------------------------------------------------------------
@@ -230,10 +370,15 @@ static int setup(void **state) {
   nlogs = nvls = nnotifs = 0;
   reader_created = reader_destroyed = 0;
   memset(&reader_stats, 0, sizeof(reader_stats));
-  tb_init(&script_set);
-  script_has_set = false;
+  memset(&script_stats, 0, sizeof(script_stats));
+  script_nsets = 0;
   script_log = NULL;
   script_status = 0;
+  drains = waits = 0;
+  first_drain_delay_ms = 0;
+  threads_created = 0;
+  thread_done = false;
+  draining_after_shutdown = false;
   module_register();
   return 0;
 }
@@ -243,7 +388,12 @@ static int teardown(void **state) {
   assert_non_null(cb_shutdown);
   assert_int_equal(cb_shutdown(), 0);
   assert_int_equal(reader_destroyed, reader_created);
-  tb_free(&script_set);
+  /* Shutdown joined the thread before the reader went away. */
+  if (threads_created > 0)
+    assert_true(thread_done);
+  assert_false(draining_after_shutdown);
+  for (size_t i = 0; i < script_nsets; i++)
+    tb_free(&script_sets[i]);
   /* Whatever was logged carries the plugin's prefix. */
   for (size_t i = 0; i < nlogs; i++)
     if (strncmp(logs[i].msg, "zvm_monitor plugin: ", 20) != 0 &&
@@ -310,10 +460,22 @@ static const value_list_t *find_vl(const char *host, const char *pi,
 }
 
 static bool logged(int level, const char *text) {
-  for (size_t i = 0; i < nlogs; i++)
-    if (logs[i].level == level && strstr(logs[i].msg, text) != NULL)
-      return true;
-  return false;
+  bool found = false;
+  pthread_mutex_lock(&fake_lock);
+  for (size_t i = 0; i < nlogs && !found; i++)
+    found = logs[i].level == level && strstr(logs[i].msg, text) != NULL;
+  pthread_mutex_unlock(&fake_lock);
+  return found;
+}
+
+static size_t count_vls(const char *pi, const char *type, const char *ti) {
+  size_t n = 0;
+  for (size_t i = 0; i < nvls; i++)
+    if (strcmp(vls[i].plugin_instance, pi) == 0 &&
+        strcmp(vls[i].type, type) == 0 &&
+        strcmp(vls[i].type_instance, ti) == 0)
+      n++;
+  return n;
 }
 
 /* A data set with one D4R10 record per user and one D5R21 start record. */
@@ -338,9 +500,10 @@ static void script_users(const char *const *users, size_t n, uint64_t tod) {
   tb_put_u8(&rs, rec + 36 + 3, 2); /* z/VM max */
   tb_put_u8(&rs, rec + 36 + 4, 1); /* activated */
   tb_put_u8(&rs, rec + 36 + 6, 1); /* requested */
-  tb_reset(&script_set);
-  tb_record_set(&script_set, 0xC5, TB_DOM(4) | TB_DOM(5), 0x00200000, &rs);
-  script_has_set = true;
+  struct tb set;
+  tb_init(&set);
+  tb_record_set(&set, 0xC5, TB_DOM(4) | TB_DOM(5), 0x00200000, &rs);
+  script_set_add(&set);
   tb_free(&rs);
 }
 
@@ -376,7 +539,8 @@ static void test_defaults_without_config(void **state) {
 
   static const char *const users[] = {"LINUX07"};
   script_users(users, 1, tb_tod(SEC, 250));
-  reader_stats = (struct zvm_reader_stats){.bytes_read = 4242, .sets = 1};
+  script(NULL, 0, &(struct zvm_reader_stats){.bytes_read = 4242, .sets = 1});
+  sync_reader();
   assert_int_equal(cb_read(NULL), 0);
 
   const value_list_t *vl = find_vl("", "LINUX07", "derive", "hfcpurn");
@@ -433,6 +597,8 @@ static void test_every_option(void **state) {
   cfg_bool(&c, "GuestsAsHosts", true);
   cfg_bool(&c, "ReportReaderStats", false);
   cfg_number(&c, "MaxSetSize", 1048576);
+  cfg_number(&c, "MaxQueueSize", 2097152);
+  cfg_string(&c, "UserField", "hfcpurn");
   assert_int_equal(cb_config(&c.root), 0);
   assert_int_equal(cb_init(), 0);
   assert_string_equal(reader_device, "/run/monreader");
@@ -443,6 +609,7 @@ static void test_every_option(void **state) {
 
   static const char *const users[] = {"LINUX07", "WEB1", "DB2"};
   script_users(users, 3, tb_tod(SEC, 1));
+  sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   const value_list_t *vl = find_vl("linux07", "", "derive", "hfcpurn");
   assert_int_equal(vl->values[0].derive, 2147483648);
@@ -451,8 +618,43 @@ static void test_every_option(void **state) {
   for (size_t i = 0; i < nvls; i++) {
     assert_string_not_equal(vls[i].host, "db2");
     assert_string_not_equal(vls[i].plugin_instance, "reader");
+    /* UserField "hfcpurn": the only per-user value */
+    if (vls[i].host[0] != '\0')
+      assert_string_equal(vls[i].type_instance, "hfcpurn");
   }
   find_vl("", "ifl", "threads", "zvm_max");
+}
+
+static void test_combined_user_values(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_bool(&c, "CombinedUserValues", true);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+  static const char *const users[] = {"LINUX07", "WEB1"};
+  script_users(users, 2, tb_tod(SEC, 9));
+  sync_reader();
+  assert_int_equal(cb_read(NULL), 0);
+  const value_list_t *vl = find_vl("", "LINUX07", "zvm_useite", "");
+  assert_int_equal(vl->values_len, 48);
+  assert_int_equal(vl->values[0].derive, 1);            /* transactions */
+  assert_true(vl->values[1].gauge == -1.0);             /* vmdslcnt */
+  assert_int_equal(vl->values[20].derive, 2147483648);  /* hfcpurn */
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 9)));
+  vl = find_vl("", "WEB1", "zvm_useite", "");
+  assert_int_equal(vl->values[20].derive, 2147483649);
+  assert_int_equal(count_vls("LINUX07", "derive", "hfcpurn"), 0);
+  /* The rest as always: one value per list. */
+  find_vl("", "reader", "total_objects", "sets");
+  find_vl("", "ifl", "threads", "activated");
+
+  /* UserField and CombinedUserValues exclude each other. */
+  cfg_init(&c);
+  cfg_string(&c, "UserField", "hfcpurn");
+  assert_int_equal(cb_config(&c.root), -1);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: UserField cannot be "
+                              "combined with CombinedUserValues"));
 }
 
 static void test_config_errors(void **state) {
@@ -476,6 +678,9 @@ static void test_config_errors(void **state) {
       {"MaxSetSize", OCONFIG_TYPE_NUMBER, NULL, -5, "MaxSetSize -5"},
       {"MaxSetSize", OCONFIG_TYPE_STRING, "64M", 0,
        "MaxSetSize: exactly one numeric value is required"},
+      {"MaxQueueSize", OCONFIG_TYPE_NUMBER, NULL, 100, "MaxQueueSize 100"},
+      {"UserField", OCONFIG_TYPE_STRING, "vmduser", 0,
+       "UserField \"vmduser\": not a D4R10 value"},
       {"GuestsAsHosts", OCONFIG_TYPE_NUMBER, NULL, 1,
        "GuestsAsHosts: exactly one boolean value is required"},
       {"Device", OCONFIG_TYPE_BOOLEAN, NULL, 1,
@@ -517,17 +722,22 @@ static void test_config_errors(void **state) {
 static void test_reader_log_and_failure(void **state) {
   (void)state;
   assert_int_equal(cb_init(), 0);
-  script_log = "another process holds /dev/monreader (only one reader is "
-               "allowed)";
+  script("another process holds /dev/monreader (only one reader is allowed)",
+         0, NULL);
+  sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: another process holds "
                               "/dev/monreader (only one reader is allowed)"));
   /* The reader cannot go on: the read callback reports it (back-off). */
-  script_log = NULL;
-  script_status = -1;
+  script(NULL, -1, NULL);
+  sync_reader();
   assert_int_equal(cb_read(NULL), -1);
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: the reader of "
                               "/dev/monreader cannot continue"));
+  /* It recovers: the thread kept trying. */
+  script(NULL, 0, NULL);
+  sync_reader();
+  assert_int_equal(cb_read(NULL), 0);
 }
 
 static void test_dispatch_failure_rate_limited(void **state) {
@@ -545,6 +755,121 @@ static void test_dispatch_failure_rate_limited(void **state) {
   dispatch_status = 0;
   assert_int_equal(cb_read(NULL), 0);
   assert_true(logged(LOG_INFO, "plugin_dispatch_values works again"));
+}
+
+/* The thread drains on its own; sets from several drains reach one read
+ * callback in order, each exactly once. */
+static void test_reader_thread(void **state) {
+  (void)state;
+  assert_int_equal(cb_init(), 0);
+  assert_int_equal(threads_created, 1);
+  assert_string_equal(thread_name, "zvm_monitor");
+  sync_reader(); /* no read callback needed */
+  assert_int_equal(nvls, 0);
+
+  static const char *const users[] = {"LINUX07", "LINUX08"};
+  script_users(users, 2, tb_tod(SEC, 10));
+  sync_reader();
+  script_users(users, 1, tb_tod(SEC, 20)); /* LINUX07 again, later */
+  script(NULL, 0, &(struct zvm_reader_stats){.sets = 2});
+  sync_reader();
+  assert_int_equal(cb_read(NULL), 0);
+  /* Latest record wins; every transaction counted; nothing twice. */
+  const value_list_t *vl = find_vl("", "LINUX07", "total_events",
+                                   "transactions");
+  assert_int_equal(vl->values[0].derive, 2);
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 20)));
+  vl = find_vl("", "LINUX08", "total_events", "transactions");
+  assert_int_equal(vl->values[0].derive, 1);
+  vl = find_vl("", "reader", "total_objects", "sets");
+  assert_int_equal(vl->values[0].derive, 2);
+  vl = find_vl("", "reader", "total_objects", "records");
+  assert_int_equal(vl->values[0].derive, 5);
+
+  /* Nothing new: the next callback has the reader counters only. */
+  nvls = 0;
+  assert_int_equal(cb_read(NULL), 0);
+  assert_int_equal(nvls, 9);
+}
+
+/* The first read callback sees what the first drain read, even if the
+ * thread was slow to get there (data ready when the device was opened). */
+static void test_first_read_waits_for_first_drain(void **state) {
+  (void)state;
+  static const char *const users[] = {"LINUX07"};
+  script_users(users, 1, tb_tod(SEC, 5));
+  first_drain_delay_ms = 200;
+  assert_int_equal(cb_init(), 0);
+  assert_int_equal(cb_read(NULL), 0); /* at once: no sync_reader() */
+  find_vl("", "LINUX07", "total_events", "transactions");
+}
+
+/* A full queue makes the thread wait (nothing is dropped); the read
+ * callback makes room; the wait is logged. */
+static void test_queue_full_waits(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_number(&c, "MaxQueueSize", 4096);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+
+  /* Two sets of about 4 KB: the first fills the queue. */
+  const char *a[20], *b[20];
+  char names[40][9];
+  for (int i = 0; i < 20; i++) {
+    snprintf(names[i], sizeof(names[i]), "A%02d", i);
+    snprintf(names[20 + i], sizeof(names[20 + i]), "B%02d", i);
+    a[i] = names[i];
+    b[i] = names[20 + i];
+  }
+  script_users(a, 20, tb_tod(SEC, 1));
+  script_users(b, 20, tb_tod(SEC, 2));
+  pthread_mutex_lock(&fake_lock);
+  unsigned long before = drains;
+  pthread_mutex_unlock(&fake_lock);
+  /* The drain handing them over cannot end while the second waits. */
+  struct timespec ts = {0, 100 * 1000000};
+  nanosleep(&ts, NULL);
+  pthread_mutex_lock(&fake_lock);
+  unsigned long during = drains;
+  pthread_mutex_unlock(&fake_lock);
+  assert_true(during <= before + 1);
+  assert_false(logged(LOG_WARNING, "queue of data sets was full"));
+
+  assert_int_equal(cb_read(NULL), 0); /* takes the first, makes room */
+  assert_int_equal(count_vls("A00", "total_events", "transactions"), 1);
+  assert_int_equal(count_vls("A19", "derive", "hfcpurn"), 1);
+  assert_int_equal(count_vls("B00", "total_events", "transactions"), 0);
+  sync_reader();
+  assert_true(logged(LOG_WARNING, "zvm_monitor plugin: the queue of data "
+                                  "sets was full (MaxQueueSize 4096 bytes)"));
+  nvls = 0;
+  assert_int_equal(cb_read(NULL), 0);
+  assert_int_equal(count_vls("B00", "total_events", "transactions"), 1);
+  assert_int_equal(count_vls("B19", "derive", "hfcpurn"), 1);
+  assert_int_equal(count_vls("A00", "total_events", "transactions"), 0);
+}
+
+/* Shutdown while the thread waits for room: it returns, the thread ends
+ * (teardown checks it was joined before the reader went away). */
+static void test_shutdown_while_queue_full(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_number(&c, "MaxQueueSize", 4096);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+  static const char *const users[] = {"A", "B", "C", "D", "E", "F", "G",
+                                      "H", "I", "J", "K", "L", "M", "N",
+                                      "O", "P", "Q", "R", "S", "T"};
+  script_users(users, 20, tb_tod(SEC, 1));
+  script_users(users, 20, tb_tod(SEC, 2));
+  script_users(users, 20, tb_tod(SEC, 3));
+  struct timespec ts = {0, 50 * 1000000};
+  nanosleep(&ts, NULL);
+  assert_int_equal(cb_shutdown(), 0);
+  assert_true(thread_done);
 }
 
 static void test_shutdown_and_restart(void **state) {
@@ -568,7 +893,10 @@ int main(void) {
       T(test_registration),           T(test_defaults_without_config),
       T(test_every_option),           T(test_config_errors),
       T(test_reader_log_and_failure), T(test_dispatch_failure_rate_limited),
-      T(test_shutdown_and_restart),
+      T(test_shutdown_and_restart),   T(test_reader_thread),
+      T(test_queue_full_waits),       T(test_shutdown_while_queue_full),
+      T(test_first_read_waits_for_first_drain),
+      T(test_combined_user_values),
 #undef T
   };
   return cmocka_run_group_tests_name("glue", tests, NULL, NULL);

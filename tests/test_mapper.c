@@ -363,6 +363,95 @@ static void test_useite_every_field(void **state) {
   assert_int_equal(f->nn, 0);
 }
 
+/* UserField: only the named values (a field names all its elements). */
+static void test_userfield_selection(void **state) {
+  struct fx *f = *state;
+  conf_string(f, "UserField", "hfcpurn");
+  conf_string(f, "UserField", "vmdcprmd");
+  conf_string(f, "UserField", "VMDSLCNT");
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 7), 0, 200);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 2147483653,
+                US(SEC, 7));
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", -3, US(SEC, 7));
+  for (size_t i = 0; i < USEITE_NEXP; i++)
+    if (strncmp(useite_exp[i].type_instance, "vmdcprmd_q", 10) == 0)
+      expect_derive(f, "", "LINUX07", "derive", useite_exp[i].type_instance,
+                    field_value(&useite_exp[i], 0), US(SEC, 7));
+  /* No transactions unless named; nothing else. */
+  assert_null(find(f, "", "LINUX07", "total_events", "transactions"));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 1 + 1 + 4);
+  /* Every record is still counted. */
+  assert_int_equal(reader_value(f, "total_objects", "records"), 1);
+
+  zvm_mapper_destroy(f->m);
+  conf_string(f, "UserField", "transactions");
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 8), 0, 200);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
+                US(SEC, 8));
+  assert_int_equal(count_pi(f, "", "LINUX07"), 1 + 1 + 1 + 4);
+}
+
+/* CombinedUserValues: one list of type zvm_useite per user, data sources
+ * in the order of contrib/zvm_monitor.types.db. */
+static void test_combined_user_values(void **state) {
+  struct fx *f = *state;
+  f->conf.combined_user_values = true;
+  start(f);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 3), 5, 200);
+  add_useite(&f->rs, "LINUX08", tb_tod(SEC, 4), 6, 102); /* short */
+  pass(f, TB_DOM(4));
+  const struct zvm_value *v = find(f, "", "LINUX07", "zvm_useite", "");
+  assert_non_null(v);
+  assert_int_equal(v->time_us, US(SEC, 3));
+  assert_int_equal(v->nitems, 1 + USEITE_NEXP);
+  assert_int_equal(v->items[0].kind, ZVM_VALUE_DERIVE);
+  assert_int_equal(v->items[0].derive, 1); /* transactions */
+  for (size_t i = 0; i < USEITE_NEXP; i++) {
+    const struct exp_field *e = &useite_exp[i];
+    const struct zvm_value_item *it = &v->items[1 + i];
+    if (strcmp(e->type, "derive") == 0) {
+      assert_int_equal(it->kind, ZVM_VALUE_DERIVE);
+      assert_int_equal(it->derive, field_value(e, 5));
+    } else {
+      assert_int_equal(it->kind, ZVM_VALUE_GAUGE);
+      assert_true(it->gauge == (double)field_value(e, 5));
+    }
+  }
+  assert_int_equal(count_pi(f, "", "LINUX07"), 1);
+  /* A record without every field: its values one by one, as by default. */
+  assert_null(find(f, "", "LINUX08", "zvm_useite", ""));
+  expect_derive(f, "", "LINUX08", "derive", "hfiowt",
+                field_value(&useite_exp[14], 6), US(SEC, 4));
+  assert_int_equal(count_pi(f, "", "LINUX08"), 1 + 15);
+
+  /* The shipped types.db names the same data sources in the same order,
+   * DERIVE for counters and GAUGE for gauges. */
+  FILE *fp = fopen(ZVM_TYPES_DB, "r");
+  assert_non_null(fp);
+  char line[4096], want[4096];
+  bool found = false;
+  while (fgets(line, sizeof(line), fp) != NULL)
+    if (strncmp(line, "zvm_useite\t", 11) == 0) {
+      found = true;
+      break;
+    }
+  fclose(fp);
+  assert_true(found);
+  int n = snprintf(want, sizeof(want),
+                   "zvm_useite\ttransactions:DERIVE:0:U");
+  for (size_t i = 0; i < USEITE_NEXP; i++)
+    n += snprintf(want + n, sizeof(want) - (size_t)n, ", %s:%s",
+                  useite_exp[i].type_instance,
+                  strcmp(useite_exp[i].type, "derive") == 0 ? "DERIVE:0:U"
+                                                            : "GAUGE:U:U");
+  snprintf(want + n, sizeof(want) - (size_t)n, "\n");
+  assert_string_equal(line, want);
+}
+
 static void test_useite_short_record(void **state) {
   struct fx *f = *state;
   start(f);
@@ -817,6 +906,8 @@ int main(void) {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
       T(test_useite_every_field),
       T(test_useite_short_record),
+      T(test_userfield_selection),
+      T(test_combined_user_values),
       T(test_guests_as_hosts),
       T(test_hostile_userid),
       T(test_blank_userid),

@@ -110,6 +110,9 @@ struct fake {
   int last_flags;
   char last_path[128];
   unsigned bad_calls; /* read/poll on a closed fd, close twice, ... */
+  unsigned n_wait;
+  int wait_fd, wait_ms;  /* arguments of the last wait() */
+  int wait_errno;        /* != 0: the next wait() fails with it */
 };
 
 /* What the callback received. */
@@ -217,6 +220,34 @@ static int fake_close(int fd, void *ctx) {
 
 static uint64_t fake_now(void *ctx) { return ((struct fake *)ctx)->now; }
 
+/* Waiting on the device: ready as poll() says (without consuming a POLL
+ * step); nothing ready, or fd < 0: the clock moves on by the timeout. */
+static int fake_wait(int fd, int timeout_ms, void *ctx) {
+  struct fake *f = ctx;
+  f->n_wait++;
+  f->wait_fd = fd;
+  f->wait_ms = timeout_ms;
+  if (f->wait_errno != 0) {
+    errno = f->wait_errno;
+    f->wait_errno = 0;
+    return -1;
+  }
+  int rev = 0;
+  if (fd >= 0) {
+    if (!f->is_open || fd != FAKE_FD) {
+      f->bad_calls++;
+      return POLLNVAL;
+    }
+    if (f->next < f->nsteps && f->steps[f->next].kind == ST_POLL)
+      rev = f->steps[f->next].revents;
+    else if (f->next < f->nsteps && is_read_step(&f->steps[f->next]))
+      rev = POLLIN;
+  }
+  if (rev == 0)
+    f->now += (uint64_t)timeout_ms;
+  return rev;
+}
+
 static void on_set(const uint8_t *set, size_t len, void *ctx) {
   struct got *g = ctx;
   assert_non_null(set);
@@ -291,8 +322,8 @@ static int setup(void **state) {
 
 /* The io struct lives on this stack frame only: the reader must copy it. */
 static struct zvm_reader *mk_dev(const char *device, size_t max_set) {
-  struct zvm_reader_io io = {fake_open,  fake_read, fake_poll,
-                             fake_close, fake_now,  &F};
+  struct zvm_reader_io io = {fake_open, fake_read, fake_poll, fake_close,
+                             fake_now,  &F,        fake_wait};
   struct zvm_reader_config cfg = {.device = device,
                                   .max_set_size = max_set,
                                   .io = &io,
@@ -1066,14 +1097,98 @@ static void destroy_frees_and_closes(void **s) {
 static void create_rejects_bad_config(void **s) {
   (void)s;
   long before = heap.live;
-  struct zvm_reader_io io = {fake_open,  fake_read, NULL,
-                             fake_close, fake_now,  &F};
+  struct zvm_reader_io io = {fake_open, fake_read, NULL, fake_close,
+                             fake_now,  &F,        NULL};
   struct zvm_reader_config cfg = {.device = DEV, .io = &io};
   assert_null(zvm_reader_create(&cfg));
   io.poll = fake_poll;
   cfg.device = "";
   assert_null(zvm_reader_create(&cfg));
   assert_int_equal(heap.live, before);
+}
+
+/* ---- waiting for the device (the reader thread's loop) ------------------ */
+
+static void wait_open_due(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  /* Closed, no back-off yet: an open is due at once, nothing waited. */
+  assert_int_equal(zvm_reader_wait(r, 100), 1);
+  assert_int_equal(F.n_wait, 0);
+  assert_int_equal(zvm_reader_wait(NULL, 100), -1);
+  zvm_reader_destroy(r);
+}
+
+static void wait_sleeps_through_backoff(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_open_fail(ENOENT);
+  drain(r); /* next open in 1000 ms */
+  assert_int_equal(zvm_reader_wait(r, 100), 0);
+  assert_int_equal(F.n_wait, 1);
+  assert_int_equal(F.wait_fd, -1);
+  assert_int_equal(F.wait_ms, 100);
+  /* A long timeout waits only until the back-off ends. */
+  assert_int_equal(zvm_reader_wait(r, 60000), 1);
+  assert_int_equal(F.wait_ms, 900);
+  assert_int_equal(F.n_open, 1); /* waiting never opens */
+  drain(r);
+  assert_int_equal(F.n_open, 2);
+  assert_true(F.is_open);
+  zvm_reader_destroy(r);
+}
+
+static void wait_on_open_device(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  drain(r); /* opens; nothing to read */
+  assert_true(F.is_open);
+  uint64_t t = F.now;
+  assert_int_equal(zvm_reader_wait(r, 100), 0);
+  assert_int_equal(F.wait_fd, FAKE_FD);
+  assert_int_equal(F.wait_ms, 100);
+  assert_int_equal(F.now, t + 100);
+  /* Data: ready, and the drain delivers it. */
+  size_t off = push_data(30);
+  push_zero();
+  assert_int_equal(zvm_reader_wait(r, 100), 1);
+  assert_int_equal(G.n, 0); /* waiting reads nothing */
+  drain(r);
+  assert_int_equal(G.n, 1);
+  assert_set(0, off, 30);
+  /* A severed path (POLLERR) is ready too: the drain closes. */
+  push_poll(POLLERR);
+  assert_int_equal(zvm_reader_wait(r, 100), 1);
+  drain(r);
+  assert_false(F.is_open);
+  assert_int_equal(F.bad_calls, 0);
+  zvm_reader_destroy(r);
+}
+
+static void wait_errors(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  drain(r);
+  F.wait_errno = EINTR; /* a signal: just a shorter wait */
+  assert_int_equal(zvm_reader_wait(r, 100), 0);
+  F.wait_errno = ENOMEM; /* let the drain find out */
+  assert_int_equal(zvm_reader_wait(r, 100), 1);
+  assert_int_equal(zvm_reader_wait(r, -5), 0); /* negative: no wait */
+  assert_int_equal(F.wait_ms, 0);
+  zvm_reader_destroy(r);
+
+  /* Without a wait function there is nothing to block on. */
+  struct zvm_reader_io io = {fake_open, fake_read, fake_poll, fake_close,
+                             fake_now,  &F,        NULL};
+  struct zvm_reader_config cfg = {.device = DEV, .io = &io};
+  F.is_open = false;
+  r = zvm_reader_create(&cfg);
+  assert_non_null(r);
+  drain(r);
+  unsigned n = F.n_wait;
+  assert_int_equal(zvm_reader_wait(r, 100), 1);
+  assert_int_equal(F.n_wait, n);
+  zvm_reader_destroy(r);
 }
 
 /* The real system calls on a FIFO: open, poll, read, EAGAIN, and POLLHUP
@@ -1100,7 +1215,9 @@ static void sysio_smoke(void **s) {
   assert_int_equal(st(r)->open_errors, 0);
   int w = open(path, O_WRONLY | O_NONBLOCK);
   assert_true(w >= 0);
+  assert_int_equal(zvm_reader_wait(r, 0), 0); /* nothing written yet */
   assert_int_equal(write(w, "MCE+records", 11), 11);
+  assert_int_equal(zvm_reader_wait(r, 1000), 1); /* real poll() */
   assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
   assert_int_equal(st(r)->bytes_read, 11);
   assert_int_equal(G.n, 0);
@@ -1147,6 +1264,10 @@ int main(void) {
       cmocka_unit_test_setup(alloc_failure_keeps_partial, setup),
       cmocka_unit_test_setup(destroy_frees_and_closes, setup),
       cmocka_unit_test_setup(create_rejects_bad_config, setup),
+      cmocka_unit_test_setup(wait_open_due, setup),
+      cmocka_unit_test_setup(wait_sleeps_through_backoff, setup),
+      cmocka_unit_test_setup(wait_on_open_device, setup),
+      cmocka_unit_test_setup(wait_errors, setup),
       cmocka_unit_test_setup(sysio_smoke, setup),
   };
   return cmocka_run_group_tests_name("reader", tests, NULL, NULL);

@@ -12,6 +12,15 @@ tmp=$(mktemp -d /tmp/zvm-emu-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
+# In tests/run's sanitizer stage the plugin and the shim are ASan-built but
+# the stock collectd is not: the ASan runtime must be preloaded first, and
+# the daemon's own exit-time allocations are not ours to report.
+asan_preload=${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }
+if [ -n "$asan_preload" ]; then
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  export ASAN_OPTIONS
+fi
+
 fail() {
   echo "FAIL: $*" >&2
   failures=$((failures + 1))
@@ -20,7 +29,7 @@ fail() {
 # monreader-cat under the shim; MONREADER_EMU_* from the caller's env.
 # A broken device must fail the test, not hang it (timeout exits 124).
 emucat() {
-  timeout 20 env LD_PRELOAD="${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }$shim" "$cat_" "$@"
+  timeout 20 env LD_PRELOAD="$asan_preload$shim" "$cat_" "$@"
 }
 
 # ---- data: multi-MCE messages, frames, D1R13 padding ---------------------
@@ -156,9 +165,7 @@ LoadPlugin csv
   DataDir "$tmp/csv"
 </Plugin>
 CONF
-  # ASan stage: the runtime first, no leak report from the stock daemon
-  timeout 60 env LD_PRELOAD="${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }$shim" \
-    ${ZVM_ASAN_RUNTIME:+ASAN_OPTIONS=detect_leaks=0} "$daemon" -C "$tmp/collectd.conf" -T \
+  timeout 60 env LD_PRELOAD="$asan_preload$shim" "$daemon" -C "$tmp/collectd.conf" -T \
     >"$tmp/collectd.out" 2>&1 ||
     fail "collectd -T under the shim failed: $(cat "$tmp/collectd.out")"
 else

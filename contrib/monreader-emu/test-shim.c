@@ -658,14 +658,9 @@ int main(int argc, char **argv) {
   (void)argc;
   const char *pre = getenv("LD_PRELOAD");
   if (pre == NULL || strstr(pre, "libmonreader-emu") == NULL) {
-    /* Sanitizer stage (tests/run): the ASan runtime must come first. */
-    const char *asan = getenv("ZVM_ASAN_RUNTIME");
-    char preload[4096];
-    snprintf(preload, sizeof(preload), "%s%s%s", asan ? asan : "",
-             asan ? " " : "", SHIM);
-    setenv("LD_PRELOAD", preload, 1);
-    /* argv[0] when it is a path: under valgrind /proc/self/exe is
-     * valgrind's tool, which refuses to be run directly. */
+    setenv("LD_PRELOAD", SHIM, 1);
+    /* argv[0] rather than /proc/self/exe, which is valgrind's own binary
+     * when the test runs under it. */
     execv(strchr(argv[0], '/') != NULL ? argv[0] : "/proc/self/exe", argv);
     perror("execv");
     return 1;

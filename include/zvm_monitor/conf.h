@@ -18,6 +18,9 @@
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
 #define ZVM_CONF_DEFAULT_MAX_SET_SIZE ((size_t)64 * 1024 * 1024)
+/* Bytes of complete data sets waiting for the read callback (the hand-over
+ * from the reader thread, zvm_monitor/setqueue.h); same allowed range. */
+#define ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE ((size_t)64 * 1024 * 1024)
 /* A set holds at least one 4 KB frame's worth of DCSS; the monitor DCSS is
  * far below 2 GiB in practice, and a larger buffer would only hide bugs. */
 #define ZVM_CONF_MIN_SET_SIZE ((size_t)4096)
@@ -38,7 +41,12 @@ struct zvm_conf {
   bool ignore_selected;
   bool guests_as_hosts;
   bool report_reader_stats;
+  bool combined_user_values; /* CombinedUserValues: one list per user */
   size_t max_set_size;
+  size_t max_queue_size;
+  /* UserField: D4R10 values to dispatch (lower case); none = all. */
+  char **userfields;
+  size_t userfields_num;
 };
 
 /* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
@@ -66,10 +74,21 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
 int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
                         char *err, size_t err_size);
 
+/* Checks between options, once a configuration block is complete: 0, or -1
+ * with a reason in err. */
+int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size);
+
 /* Selection of a user ID as it appears in identifiers (zvm_name_format()),
  * with collectd's ignorelist semantics: no UserID entries selects all;
  * otherwise a user matching any entry is selected, or with IgnoreSelected
  * every user matching none. */
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid);
+
+/* Whether a D4R10 value with this type instance ("transactions",
+ * "hfcpurn", "vmdcprmd_q0") of field metric ("vmdcprmd"; NULL for
+ * transactions) is dispatched: every one without UserField entries,
+ * otherwise those named by an entry, by type instance or by field. */
+bool zvm_conf_userfield_selected(const struct zvm_conf *c,
+                                 const char *type_instance, const char *field);
 
 #endif /* ZVM_MONITOR_CONF_H */

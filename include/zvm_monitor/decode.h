@@ -152,9 +152,9 @@ uint8_t zvm_ebcdic_to_latin1(uint8_t c);
  * trailing EBCDIC blanks (and NULs) are trimmed; A-Z 0-9 @ # $ _ - + are
  * kept; any other byte becomes "%XX" (its EBCDIC hex value), so distinct
  * IDs stay distinct and no byte from the data can inject a separator.
- * Returns the string length, or -1 if the name is empty after trimming or
- * does not fit into out_size (which includes the terminating NUL; 3 * len
- * + 1 always fits).
+ * Returns the string length, or -1 (and out = "" if out_size > 0) if the
+ * name is empty after trimming or does not fit into out_size (which
+ * includes the terminating NUL; 3 * len + 1 always fits).
  */
 int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
                     size_t out_size);

@@ -5,8 +5,12 @@
  *
  *   zvm_mapper_add_set(m, set, len);    for every complete data set
  *   zvm_mapper_finish(m, now_us, stats);
- *   values = zvm_mapper_values(m, &n);  dispatch them
+ *   while (zvm_mapper_next_value(m, &it, &v))   dispatch them
  *   notifs = zvm_mapper_notifications(m, &k);
+ *
+ * Values are produced one by one from the records the pass kept (one per
+ * user), not stored: a pass with 10,000 guests yields 480,000 values, and
+ * neither their memory nor their formatting is paid for up front.
  *
  * Within a pass only the latest record per identifier group (a user for
  * D4R10; a CPU type, or "system", for D5R21) is used, and a group is
@@ -44,15 +48,34 @@
 
 enum zvm_value_kind { ZVM_VALUE_DERIVE, ZVM_VALUE_GAUGE };
 
+/* The type of a user's combined value list (CombinedUserValues): its data
+ * sources, in this order, are "transactions" and then every D4R10 value in
+ * record-table order, as in contrib/zvm_monitor.types.db. */
+#define ZVM_MAPPER_COMBINED_TYPE "zvm_useite"
+
+struct zvm_value_item {
+  enum zvm_value_kind kind;
+  int64_t derive;
+  double gauge;
+};
+
+/* The strings belong to the mapper (or are static) and stay valid until the
+ * next zvm_mapper_add_set() or zvm_mapper_finish() call; each is shorter
+ * than ZVM_ID_MAX. */
 struct zvm_value {
-  char host[ZVM_ID_MAX]; /* "" = the daemon's Hostname */
-  char plugin_instance[ZVM_ID_MAX];
-  const char *type; /* a types.db type: static string */
-  char type_instance[ZVM_ID_MAX];
+  const char *host; /* "" = the daemon's Hostname */
+  const char *plugin_instance;
+  const char *type; /* a types.db type */
+  const char *type_instance;
   enum zvm_value_kind kind;
   int64_t derive;   /* kind == ZVM_VALUE_DERIVE */
   double gauge;     /* kind == ZVM_VALUE_GAUGE */
   uint64_t time_us; /* microseconds since the epoch; 0 = now */
+  /* nitems > 0: a value list of nitems values (CombinedUserValues; kind,
+   * derive and gauge are then unused). From zvm_mapper_next_value() items
+   * is valid until its next call; from zvm_mapper_values() as the array. */
+  size_t nitems;
+  const struct zvm_value_item *items;
 };
 
 enum zvm_notif_severity { ZVM_NOTIF_OKAY, ZVM_NOTIF_WARNING };
@@ -75,6 +98,13 @@ struct zvm_mapper_stats {
 
 struct zvm_mapper;
 
+/* Whether name is a D4R10 value the mapper dispatches (a type instance:
+ * "transactions", "hfcpurn", "vmdcprmd_q0"; case-insensitive) or one of
+ * its fields ("vmdcprmd": all four elements). For the UserField option. */
+bool zvm_mapper_is_user_value(const char *name);
+/* The names of all D4R10 values, comma separated (for messages). */
+const char *zvm_mapper_user_value_names(void);
+
 /* conf must outlive the mapper. NULL if out of memory. */
 struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf);
 void zvm_mapper_destroy(struct zvm_mapper *m);
@@ -90,9 +120,23 @@ void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len);
 int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
                       const struct zvm_reader_stats *rs);
 
-/* The pass's output; valid until the next add_set or finish call. */
-const struct zvm_value *zvm_mapper_values(const struct zvm_mapper *m,
-                                          size_t *n);
+/* Iterating the pass's values: start with ZVM_VALUE_ITER_INIT; each call
+ * fills *v with the next value and returns true, or returns false after
+ * the last one. The output is valid until the next add_set or finish
+ * call; iterating it again from the start yields the same values. */
+struct zvm_value_iter {
+  size_t fixed; /* next reader / D5R21 value */
+  size_t user;  /* next user with values in this pass */
+  size_t value; /* next value of that user */
+};
+#define ZVM_VALUE_ITER_INIT {0, 0, 0}
+bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
+                           struct zvm_value *v);
+
+/* All values of the pass in one array (the iterator's output, stored on
+ * first use; for tests and small outputs). NULL and *n = 0 if out of
+ * memory. Valid until the next add_set or finish call. */
+const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n);
 const struct zvm_notification *
 zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n);
 

@@ -2,10 +2,21 @@
  * zvm_monitor - /dev/monreader reader: device I/O and data-set assembly.
  *
  * Knows fds, poll, read and the driver's errno semantics; knows nothing of
- * record layouts or collectd. The glue calls zvm_reader_drain() from its
- * read callback: it never blocks, reads every message that is ready, keeps
- * an incomplete set for the next call, and hands each complete set (bytes
- * up to its 0-byte read) to a callback.
+ * record layouts or collectd. zvm_reader_drain() never blocks: it reads
+ * every message that is ready, keeps an incomplete set for the next call,
+ * and hands each complete set (bytes up to its 0-byte read) to a callback.
+ * zvm_reader_wait() blocks until there is something to drain, or a
+ * timeout, so a thread can drain the device continuously:
+ *
+ *   while (!stop) {
+ *     zvm_reader_wait(r, 100);        at most 100 ms: stop is seen soon
+ *     zvm_reader_drain(r, fn, ctx);
+ *   }
+ *
+ * The glue runs that loop in its own thread (the driver queues only 255
+ * messages; a read callback every 10 s is far too seldom for event data),
+ * and hands the sets to the read callback through zvm_monitor/setqueue.h.
+ * A reader is used by one thread at a time.
  */
 #ifndef ZVM_MONITOR_READER_H
 #define ZVM_MONITOR_READER_H
@@ -25,6 +36,10 @@ struct zvm_reader_io {
   /* monotonic clock in milliseconds (re-open back-off) */
   uint64_t (*now_ms)(void *ctx);
   void *ctx;
+  /* Optional (NULL: zvm_reader_wait() returns at once). Wait up to
+   * timeout_ms for fd to become ready, as poll(): returns revents, 0 on
+   * timeout, -1 with errno. fd < 0: just sleep timeout_ms, return 0. */
+  int (*wait)(int fd, int timeout_ms, void *ctx);
 };
 
 /* Real system calls. */
@@ -74,6 +89,14 @@ typedef void (*zvm_set_fn)(const uint8_t *set, size_t len, void *ctx);
  * each complete set in arrival order. Never blocks. Returns 0 normally,
  * -1 only if the reader cannot be used at all (allocation failure). */
 int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx);
+
+/* Block until a drain has something to do, or timeout_ms (>= 0) passed:
+ * the open device is readable or reports an error (a severed path), or,
+ * while the device is closed, its re-open back-off has expired (the wait
+ * then lasts at most until then). Returns 1 if a drain is due, 0 after a
+ * timeout or an interrupted wait, -1 if r is NULL. A wait that fails for
+ * another reason returns 1: the drain will find out and count it. */
+int zvm_reader_wait(struct zvm_reader *r, int timeout_ms);
 
 const struct zvm_reader_stats *zvm_reader_get_stats(const struct zvm_reader *r);
 

@@ -362,8 +362,8 @@ static void walk(const uint8_t *set, size_t len, zvm_domain_mask_t select,
   FUZZ_CHECK(st->records == out->n + st->filtered);
   FUZZ_CHECK(st->mce_rejected <= 1);
   FUZZ_CHECK(st->malformed <= st->record_sets);
-  /* Every set holds a record set or a rejected MCE; an empty one is the
-   * driver's answer to an MCA it rejected (one mce_rejected). */
+  /* Every set has an accepted or a rejected MCE; an empty set is one the
+   * driver rejected. */
   FUZZ_CHECK(st->record_sets + st->mce_rejected > 0);
   FUZZ_CHECK(len > 0 || (st->mce_rejected == 1 && st->record_sets == 0));
   FUZZ_CHECK(st->end_of_frame + st->interval_end <= st->records);
