@@ -152,6 +152,9 @@ static struct {
   bool head_ready;
   const uint8_t *head_data;
   uint64_t lost;
+  /* Tallies for MONREADER_EMU_STATS (soak tests): messages ended by their
+   * 0-byte read, failed by injected EIO, faults, messages dropped by close. */
+  uint64_t n_completed, n_eio, n_efault, n_eoverflow, n_close_discarded;
   pthread_t thr;
   bool thr_running;
   bool thr_stop;
@@ -496,21 +499,25 @@ static ssize_t fail_errno(int e) {
 static ssize_t deliver(void *buf, size_t count) {
   if (S.replied_msglim) {
     consume_head();
+    S.n_eoverflow++;
     emu_log("read: EOVERFLOW");
     return fail_errno(EOVERFLOW);
   }
   const struct scn_msg *m = head_msg();
   if (m->efault_at != SCN_NONE && !S.efault_done && S.pos == m->efault_at) {
     S.efault_done = true; /* the driver keeps its position */
+    S.n_efault++;
     emu_log("read: injected EFAULT at offset %zu", S.pos);
     return fail_errno(EFAULT);
   }
   if (m->eio_at != SCN_NONE && S.pos == m->eio_at) {
     emu_log("read: injected EIO at offset %zu", S.pos);
+    S.n_eio++;
     reply();
     return fail_errno(EIO);
   }
   if (S.pos >= m->deliver_len) {
+    S.n_completed++;
     reply(); /* end of the message: the 0-byte read */
     return 0;
   }
@@ -578,6 +585,31 @@ static ssize_t emu_read(int fd, void *buf, size_t count) {
 }
 
 /* ---- open / close -------------------------------------------------------- */
+
+/* MONREADER_EMU_STATS=FILE: at every close, append the running tallies as
+ * one line, so a soak test can check the reader's counters against what
+ * the device really delivered. Called with S.lock held. */
+static void write_stats(void) {
+  const char *path = getenv("MONREADER_EMU_STATS");
+  if (path == NULL || path[0] == '\0')
+    return;
+  int fd = real_open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  char line[256];
+  int n = snprintf(line, sizeof(line),
+                   "completed=%llu eio=%llu efault=%llu eoverflow=%llu "
+                   "lost=%llu close_discarded=%llu\n",
+                   (unsigned long long)S.n_completed,
+                   (unsigned long long)S.n_eio,
+                   (unsigned long long)S.n_efault,
+                   (unsigned long long)S.n_eoverflow,
+                   (unsigned long long)S.lost,
+                   (unsigned long long)S.n_close_discarded);
+  if (n > 0 && write(fd, line, (size_t)n) < 0)
+    emu_log("cannot write %s", path);
+  real_close(fd);
+}
 static int emu_open(int flags) {
   pthread_mutex_lock(&S.lock);
   if (S.fd >= 0) {
@@ -695,6 +727,8 @@ static int emu_close(int fd) {
   S.thr_running = false;
   if (S.qcount > 0)
     emu_log("close: %u pending messages discarded", S.qcount);
+  S.n_close_discarded += S.qcount;
+  write_stats();
   S.qhead = S.qcount = 0;
   if (S.lock_fd >= 0) {
     real_close(S.lock_fd);

@@ -1,0 +1,150 @@
+#!/bin/sh
+# make soak: zvm_monitor in the real collectd daemon against the emulated
+# /dev/monreader with mixed faults for about SOAK_SECONDS (default 300).
+# Passes when
+#  - collectd's RSS, sampled every 10 s, stays flat (the second half of the
+#    run grows less than SOAK_RSS_SLACK_KIB over the first quarter's peak),
+#  - the reader's counters add up with what the device delivered:
+#    delivered (completed + EIO) = sets + eio + efault, and each fault
+#    count equals the device's,
+#  - collectd exits within 5 s of SIGTERM.
+# Not part of tests/run (it takes minutes).
+set -eu
+
+build=${abs_top_builddir:?run through 'make soak'}
+daemon=${COLLECTD_DAEMON:-/usr/sbin/collectd}
+seconds=${SOAK_SECONDS:-300}
+guests=${SOAK_GUESTS:-200}
+pace=${SOAK_PACE_MS:-20}
+slack=${SOAK_RSS_SLACK_KIB:-1024}
+emu=$build/contrib/monreader-emu
+
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT PIPE TERM
+
+# One pass: 10 one-second intervals of $guests guests, with an EIO and an
+# EFAULT inside sets, an EOVERFLOW, a rejected MCA (an empty set) and a
+# severed path (close, back-off, re-open) in every pass.
+faults="eio@3:100,efault@7:200,eoverflow@11,badmca@13,sever@16"
+"$emu/zvm-stream-gen" --seed 11 --guests "$guests" --intervals 10 \
+  --interval 1 --smt-every 5 --fault "$faults" -o "$tmp/soak.scn"
+msgs=$("$emu/zvm-stream-gen" --describe "$tmp/soak.scn" | grep -c '^message' || true)
+# A pass takes msgs * pace, plus about a second of re-open back-off.
+pass_ms=$((msgs * pace + 1100))
+passes=$((seconds * 1000 / pass_ms))
+[ "$passes" -ge 1 ] || passes=1
+echo "soak: $guests guests, $msgs messages a pass, $passes passes, pace $pace ms, faults $faults"
+
+cat >"$tmp/collectd.conf" <<CONF
+Hostname "soak"
+BaseDir "$tmp"
+PIDFile "$tmp/collectd.pid"
+Interval 1
+TypesDB "/usr/share/collectd/types.db"
+PluginDir "/usr/lib/collectd"
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$tmp/csv"
+  StoreRates false
+</Plugin>
+PluginDir "$build/.libs"
+LoadPlugin zvm_monitor
+<Plugin zvm_monitor>
+  Device "/dev/monreader"
+</Plugin>
+CONF
+
+MONREADER_EMU_SCENARIO=$tmp/soak.scn MONREADER_EMU_PACE_MS=$pace \
+  MONREADER_EMU_LOOP=$passes MONREADER_EMU_RETIME=1 \
+  MONREADER_EMU_STATS=$tmp/emu.stats \
+  LD_PRELOAD="${ZVM_ASAN_RUNTIME:+$ZVM_ASAN_RUNTIME }$emu/libmonreader-emu.so" \
+  "$daemon" -f -C "$tmp/collectd.conf" >"$tmp/collectd.out" 2>&1 &
+pid=$!
+
+counter() { # counter TYPE-INSTANCE: last value the csv writer holds
+  f=$(ls "$tmp"/csv/soak/zvm_monitor-reader/"$1"-* 2>/dev/null | tail -n 1)
+  if [ -n "$f" ]; then tail -n 1 "$f" | cut -d, -f2 | cut -d. -f1; else echo 0; fi
+}
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
+
+start=$(date +%s)
+last_sets=-1
+still=0
+: >"$tmp/rss"
+echo "   time   RSS KiB      sets"
+while :; do
+  kill -0 "$pid" 2>/dev/null || { cat "$tmp/collectd.out"; echo "FAIL: collectd died"; exit 1; }
+  now=$(($(date +%s) - start))
+  rss=$(rss_kib)
+  sets=$(counter total_objects-sets)
+  echo "$now $rss" >>"$tmp/rss"
+  printf '%7ss %9s %9s\n' "$now" "$rss" "$sets"
+  # Done when the stream has ended and the counters have settled.
+  if [ "$sets" = "$last_sets" ]; then still=$((still + 1)); else still=0; fi
+  last_sets=$sets
+  [ "$still" -ge 2 ] && [ "$now" -ge $((passes * pass_ms / 1000)) ] && break
+  [ "$now" -gt $((seconds * 3 + 120)) ] && { echo "FAIL: the stream did not end"; exit 1; }
+  sleep 10
+done
+
+eio=$(counter errors-eio)
+efault=$(counter errors-efault)
+eoverflow=$(counter errors-eoverflow)
+malformed=$(counter errors-malformed)
+sets=$(counter total_objects-sets)
+records=$(counter total_objects-records)
+
+t0=$(date +%s%N)
+kill -TERM "$pid"
+wait "$pid" 2>/dev/null || true
+pid=
+stop_ms=$((($(date +%s%N) - t0) / 1000000))
+
+stats=$(tail -n 1 "$tmp/emu.stats")
+get() { echo "$stats" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+completed=$(get completed)
+dev_eio=$(get eio)
+dev_efault=$(get efault)
+dev_eoverflow=$(get eoverflow)
+
+fails=0
+check() { # check WHAT GOT WANT
+  if [ "$2" = "$3" ]; then echo "ok - $1: $2"; else echo "FAIL - $1: $2, want $3"; fails=$((fails + 1)); fi
+}
+echo "device: $stats"
+echo "plugin: sets=$sets records=$records eio=$eio efault=$efault eoverflow=$eoverflow malformed=$malformed"
+check "device messages delivered = sets + eio + efault" \
+  "$((completed + dev_eio))" "$((sets + eio + efault))"
+check "errors-eio = EIOs injected" "$eio" "$dev_eio"
+check "errors-efault = EFAULTs injected" "$efault" "$dev_efault"
+check "errors-eoverflow = EOVERFLOWs" "$eoverflow" "$dev_eoverflow"
+check "errors-malformed = rejected MCAs (one a pass)" "$malformed" "$passes"
+check "passes played (one EIO each)" "$dev_eio" "$passes"
+
+# Flat memory: the second half's peak against the first quarter's.
+n=$(wc -l <"$tmp/rss")
+q=$(((n + 3) / 4))
+h=$((n / 2 + 1))
+early=$(head -n "$q" "$tmp/rss" | awk 'm < $2 { m = $2 } END { print m }')
+late=$(tail -n +"$h" "$tmp/rss" | awk 'm < $2 { m = $2 } END { print m }')
+echo "RSS: first-quarter peak $early KiB, second-half peak $late KiB ($n samples)"
+if [ "$late" -gt $((early + slack)) ]; then
+  echo "FAIL - RSS grew by $((late - early)) KiB (slack $slack KiB)"
+  fails=$((fails + 1))
+else
+  echo "ok - RSS flat within $slack KiB (growth $((late - early)) KiB)"
+fi
+if [ "$stop_ms" -gt 5000 ]; then
+  echo "FAIL - collectd took $stop_ms ms to stop"
+  fails=$((fails + 1))
+else
+  echo "ok - collectd stopped $stop_ms ms after SIGTERM"
+fi
+echo "soak: $((6 + 2 - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
