@@ -86,6 +86,17 @@ static void account(struct zvm_setq *q) {
 enum zvm_setq_push_status zvm_setq_push(struct zvm_setq *q, const uint8_t *set,
                                         size_t len,
                                         const struct zvm_reader_stats *rs) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t now_us =
+      (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+  return zvm_setq_push_at(q, set, len, now_us, rs);
+}
+
+enum zvm_setq_push_status zvm_setq_push_at(struct zvm_setq *q,
+                                           const uint8_t *set, size_t len,
+                                           uint64_t arrival_us,
+                                           const struct zvm_reader_stats *rs) {
   size_t need = cost(len);
   bool waited = false;
 
@@ -112,6 +123,7 @@ enum zvm_setq_push_status zvm_setq_push(struct zvm_setq *q, const uint8_t *set,
   struct zvm_qset *s = malloc(sizeof(*s) + len);
   if (s != NULL) {
     s->next = NULL;
+    s->arrival_us = arrival_us;
     s->len = len;
     if (len > 0)
       memcpy(s->data, set, len);

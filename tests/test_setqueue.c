@@ -389,6 +389,37 @@ static void test_concurrent_nothing_lost_or_duplicated(void **state) {
   assert_int_equal(heap_live, heap0);
 }
 
+/* Every set carries its arrival time: the caller's for push_at (a replayed
+ * set), the wall clock at the push for push (a set just read). */
+static uint64_t wall_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void test_arrival_time(void **state) {
+  (void)state;
+  struct zvm_setq *q = zvm_setq_create(1 << 20);
+  assert_non_null(q);
+  const uint8_t a[] = {1, 2, 3}, b[] = {4, 5};
+  assert_int_equal(zvm_setq_push_at(q, a, sizeof(a), UINT64_C(1234567), NULL),
+                   ZVM_SETQ_QUEUED);
+  uint64_t before = wall_us();
+  assert_int_equal(zvm_setq_push(q, b, sizeof(b), NULL), ZVM_SETQ_QUEUED);
+  uint64_t after = wall_us();
+
+  struct zvm_qset *list = zvm_setq_take(q, NULL, NULL);
+  assert_non_null(list);
+  assert_int_equal(list->arrival_us, 1234567);
+  assert_int_equal(list->len, sizeof(a));
+  assert_non_null(list->next);
+  assert_true(list->next->arrival_us >= before);
+  assert_true(list->next->arrival_us <= after);
+  assert_memory_equal(list->next->data, b, sizeof(b));
+  zvm_qset_free(list);
+  zvm_setq_destroy(q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order_and_contents),
@@ -399,6 +430,7 @@ int main(void) {
       cmocka_unit_test(test_reader_counters_published),
       cmocka_unit_test(test_wait_published_wakes),
       cmocka_unit_test(test_concurrent_nothing_lost_or_duplicated),
+      cmocka_unit_test(test_arrival_time),
   };
   return cmocka_run_group_tests_name("setqueue", tests, NULL, NULL);
 }

@@ -33,6 +33,9 @@
 /* One queued set; a taken list is linked through next, oldest first. */
 struct zvm_qset {
   struct zvm_qset *next;
+  uint64_t arrival_us; /* when the set was complete: its 0-byte read (or, in
+                          a replay, the recorded time); microseconds since
+                          the Unix epoch */
   size_t len;
   uint8_t data[];
 };
@@ -64,10 +67,16 @@ enum zvm_setq_push_status {
 };
 
 /* Copy a complete set into the queue, waiting while it is full. rs (may be
- * NULL) is published with it, atomically, as by zvm_setq_publish(). */
+ * NULL) is published with it, atomically, as by zvm_setq_publish(). Its
+ * arrival time is the wall clock (CLOCK_REALTIME) at the call. */
 enum zvm_setq_push_status zvm_setq_push(struct zvm_setq *q, const uint8_t *set,
                                         size_t len,
                                         const struct zvm_reader_stats *rs);
+/* The same with an arrival time given by the caller (a replayed set). */
+enum zvm_setq_push_status zvm_setq_push_at(struct zvm_setq *q,
+                                           const uint8_t *set, size_t len,
+                                           uint64_t arrival_us,
+                                           const struct zvm_reader_stats *rs);
 
 /* Publish the reader's counters and the status of its last drain (0 or
  * the -1 of zvm_reader_drain()) for the next take. */
