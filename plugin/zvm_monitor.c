@@ -15,6 +15,7 @@
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/replay.h"
 #include "zvm_monitor/setqueue.h"
 
 #include <pthread.h>
@@ -49,12 +50,17 @@ static struct zvm_reader *reader;
 static struct zvm_setq *queue;
 static pthread_t reader_thread;
 static bool reader_thread_running;
-static bool queue_full_logged; /* reader thread only */
+static bool queue_full_logged;  /* reader thread only */
 static bool queue_nomem_logged; /* reader thread only */
 static bool first_read_done;
 /* The first read callback waits this long at most for the thread's first
  * drain (the open attempt and what was ready then). */
 #define FIRST_DRAIN_WAIT_MS 2000
+
+/* ReplayFile: a thread replays capture files into the queue instead of
+ * reading the device (replay.h); the read callback is the same. */
+static struct zvm_replay_options replay_opts;
+static struct zvm_replay *replay;
 
 static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
@@ -66,6 +72,7 @@ static int conf_prepare(void) {
     return 0;
   if (zvm_conf_init(&conf) != 0)
     return -1;
+  zvm_replay_options_init(&replay_opts);
   conf_ready = true;
   return 0;
 }
@@ -123,6 +130,21 @@ static int config_option(oconfig_item_t *child, char *err, size_t err_size) {
   return -1;
 }
 
+static int replay_option(oconfig_item_t *child, char *err, size_t err_size) {
+  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_NUMBER)
+    return zvm_replay_option_number(
+        &replay_opts, child->key, child->values[0].value.number, err, err_size);
+  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_BOOLEAN)
+    return zvm_replay_option_boolean(&replay_opts, child->key,
+                                     child->values[0].value.boolean, err,
+                                     err_size);
+  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_STRING)
+    return zvm_replay_option_string(
+        &replay_opts, child->key, child->values[0].value.string, err, err_size);
+  snprintf(err, err_size, "%s: exactly one value is required", child->key);
+  return -1;
+}
+
 static int zvm_config(oconfig_item_t *ci) {
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
@@ -130,7 +152,10 @@ static int zvm_config(oconfig_item_t *ci) {
   }
   for (int i = 0; i < ci->children_num; i++) {
     char err[512] = "";
-    if (config_option(ci->children + i, err, sizeof(err)) != 0) {
+    oconfig_item_t *child = ci->children + i;
+    if (zvm_replay_option_is(child->key)
+            ? replay_option(child, err, sizeof(err)) != 0
+            : config_option(child, err, sizeof(err)) != 0) {
       ERROR(LOG_PREFIX "%s", err);
       return -1;
     }
@@ -225,6 +250,11 @@ static void *reader_main(void *arg) {
   return NULL;
 }
 
+static void *replay_main(void *arg) {
+  zvm_replay_run(arg, queue);
+  return NULL;
+}
+
 /* One value list, reused for every value of a pass: the identifier parts a
  * value shares with the previous one (same pointer from the mapper) are
  * not copied again. */
@@ -313,21 +343,9 @@ static void dispatch_notification(const struct zvm_notification *zn) {
   NOTICE(LOG_PREFIX "%s", zn->message);
 }
 
-static int zvm_read(user_data_t *ud) {
-  (void)ud;
-  struct zvm_reader_stats rs;
-  int status;
-  if (!first_read_done) {
-    (void)zvm_setq_wait_published(queue, FIRST_DRAIN_WAIT_MS);
-    first_read_done = true;
-  }
-  struct zvm_qset *sets = zvm_setq_take(queue, &rs, &status);
-
-  /* Sets handed over before a failure are complete and valid. */
-  for (const struct zvm_qset *s = sets; s != NULL; s = s->next)
-    zvm_mapper_add_set(mapper, s->data, s->len);
-  zvm_qset_free(sets);
-  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &rs) != 0)
+/* Finish a pass and dispatch what it produced. */
+static void dispatch_pass(const struct zvm_reader_stats *rs) {
+  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), rs) != 0)
     c_complain(LOG_ERR, &oom_complaint,
                LOG_PREFIX "out of memory: values were lost");
   else
@@ -343,6 +361,34 @@ static int zvm_read(user_data_t *ud) {
   const struct zvm_notification *notifs = zvm_mapper_notifications(mapper, &n);
   for (size_t i = 0; i < n; i++)
     dispatch_notification(&notifs[i]);
+}
+
+static int zvm_read(user_data_t *ud) {
+  (void)ud;
+  struct zvm_reader_stats rs;
+  int status;
+  if (!first_read_done) {
+    (void)zvm_setq_wait_published(queue, FIRST_DRAIN_WAIT_MS);
+    first_read_done = true;
+  }
+  struct zvm_qset *sets = zvm_setq_take(queue, &rs, &status);
+
+  /* Sets handed over before a failure are complete and valid. */
+  for (const struct zvm_qset *s = sets; s != NULL; s = s->next) {
+    zvm_mapper_add_set(mapper, s->data, s->len);
+    /* ReplaySpeed "fast" hands over many sets at once: every set is a
+     * pass of its own, so no recorded value is skipped (a bulk load); the
+     * reader counters go out once, with the last. At a recorded pace a
+     * replay is aggregated like the device. */
+    if (replay != NULL && replay_opts.speed <= 0 && s->next != NULL) {
+      bool report = conf.report_reader_stats;
+      conf.report_reader_stats = false;
+      dispatch_pass(NULL);
+      conf.report_reader_stats = report;
+    }
+  }
+  zvm_qset_free(sets);
+  dispatch_pass(&rs);
 
   const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(mapper);
   if (ms->users_dropped > users_dropped_logged) {
@@ -380,6 +426,65 @@ static void domains_text(zvm_domain_mask_t mask, char *buf, size_t size) {
 }
 
 static int zvm_shutdown(void);
+static int register_read(void);
+
+/* ReplayFile given: the queue is fed from capture files (mapper exists). */
+static int replay_init(void) {
+  char err[512] = "";
+  struct zvm_replay_config rc = {
+      .patterns = (const char *const *)replay_opts.patterns,
+      .npatterns = replay_opts.npatterns,
+      .speed = replay_opts.speed,
+      .loop = replay_opts.loop,
+      .max_set_size = conf.max_set_size,
+      .log = reader_log,
+  };
+  replay = zvm_replay_create(&rc, err, sizeof(err));
+  if (replay == NULL) {
+    ERROR(LOG_PREFIX "%s", err);
+    zvm_shutdown();
+    return -1;
+  }
+  queue = zvm_setq_create(conf.max_queue_size);
+  if (queue == NULL) {
+    ERROR(LOG_PREFIX "out of memory while starting");
+    zvm_shutdown();
+    return -1;
+  }
+  int status =
+      plugin_thread_create(&reader_thread, replay_main, replay, PLUGIN_NAME);
+  if (status != 0) {
+    ERROR(LOG_PREFIX "cannot start the replay thread: %s", STRERROR(status));
+    zvm_shutdown();
+    return -1;
+  }
+  reader_thread_running = true;
+  if (register_read() != 0)
+    return -1;
+  const char *const *files;
+  size_t nfiles = zvm_replay_files(replay, &files);
+  char speed[64];
+  if (replay_opts.speed > 0)
+    snprintf(speed, sizeof(speed), "%g x the recorded pace", replay_opts.speed);
+  else
+    sstrncpy(speed, "as fast as possible", sizeof(speed));
+  INFO(LOG_PREFIX "replaying %zu capture file(s) instead of %s, first %s; %s%s",
+       nfiles, conf.device, files[0], speed,
+       replay_opts.loop ? "; in a loop" : "");
+  return 0;
+}
+
+static int register_read(void) {
+  int status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
+                                            zvm_read, /* interval = */ 0,
+                                            /* user_data = */ NULL);
+  if (status != 0) {
+    ERROR(LOG_PREFIX "plugin_register_complex_read failed (%i)", status);
+    zvm_shutdown();
+    return -1;
+  }
+  return 0;
+}
 
 static int zvm_init(void) {
   if (conf_prepare() != 0) {
@@ -387,6 +492,8 @@ static int zvm_init(void) {
     return -1;
   }
   mapper = zvm_mapper_create(&conf);
+  if (mapper != NULL && replay_opts.npatterns > 0)
+    return replay_init();
   struct zvm_reader_config rc = {
       .device = conf.device,
       .max_set_size = conf.max_set_size,
@@ -405,23 +512,16 @@ static int zvm_init(void) {
 
   /* The thread opens the device, and re-opens it with back-off; a missing
    * device is therefore not fatal here. */
-  int status = plugin_thread_create(&reader_thread, reader_main, reader,
-                                    PLUGIN_NAME);
+  int status =
+      plugin_thread_create(&reader_thread, reader_main, reader, PLUGIN_NAME);
   if (status != 0) {
     ERROR(LOG_PREFIX "cannot start the reader thread: %s", STRERROR(status));
     zvm_shutdown();
     return -1;
   }
   reader_thread_running = true;
-
-  status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
-                                            zvm_read, /* interval = */ 0,
-                                            /* user_data = */ NULL);
-  if (status != 0) {
-    ERROR(LOG_PREFIX "plugin_register_complex_read failed (%i)", status);
-    zvm_shutdown();
+  if (register_read() != 0)
     return -1;
-  }
 
   char domains[256];
   domains_text(conf.domains, domains, sizeof(domains));
@@ -447,6 +547,9 @@ static int zvm_shutdown(void) {
   if (reader != NULL)
     zvm_reader_destroy(reader);
   reader = NULL;
+  zvm_replay_destroy(replay);
+  replay = NULL;
+  zvm_replay_options_free(&replay_opts);
   zvm_setq_destroy(queue);
   queue = NULL;
   zvm_mapper_destroy(mapper);
