@@ -47,9 +47,13 @@ names_MAX_LEN = 64
 # exists (branch reader).
 fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
 reader_MAX_LEN = 16384
+# The capture-file reader (pcapng) on damaged and hostile files.
+fuzz_capture_SRC = plugin/capture.c
+capture_MAX_LEN = 65536
 # Next: fuzz_config_SRC = <the config-value parser's sources>, config_MAX_LEN.
 
-FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader)
+FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader) \
+	capture
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
