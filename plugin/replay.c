@@ -103,7 +103,7 @@ struct zvm_replay *zvm_replay_create(const struct zvm_replay_config *cfg,
 
   for (size_t i = 0; i < cfg->npatterns; i++) {
     glob_t g;
-    int rc = glob(cfg->patterns[i], GLOB_ERR, NULL, &g);
+    int rc = glob(cfg->patterns[i], 0, NULL, &g);
     if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
       if (rc == 0)
         globfree(&g);
