@@ -463,15 +463,15 @@ int main(int argc, char **argv) {
 
   close_file(&c);
   zvm_reader_destroy(c.reader);
-  if (!o->quiet || c.fatal)
+  bool nothing = c.sets == 0 && c.events == 0;
+  if ((!o->quiet || c.fatal) && !(c.fatal == 2 && nothing))
     fprintf(stderr,
             PROG ": %" PRIu64 " data sets (%" PRIu64 " bytes), %" PRIu64
                  " events written%s%s\n",
             c.sets, c.bytes, c.events, rotating(o) ? "; last file " : " to ",
             c.path != NULL ? c.path : "");
   /* The device never opened: leave no file that looks like a capture. */
-  if (c.fatal == 2 && c.sets == 0 && c.events == 0 && c.path != NULL &&
-      strcmp(o->file, "-") != 0)
+  if (c.fatal == 2 && nothing && c.path != NULL && strcmp(o->file, "-") != 0)
     (void)unlink(c.path);
   free(c.path);
   return c.fatal;

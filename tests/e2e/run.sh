@@ -562,11 +562,47 @@ sc_replay_damaged() {
   say "ok - damage reported with file and offset, sets before it kept"
 }
 
+# The capture tool's own promises: a second reader gets EBUSY, exit status
+# 2, a message that says what to do, and no file; SIGTERM ends a capture
+# with a complete file; after kill -9 the file is readable up to at most
+# its last block.
+sc_capture_tool() {
+  gen -g 6 -i 20 -o "$D/s.scn" || return 1
+  set -- env LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+    MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/s.scn" \
+    MONREADER_EMU_LOCK="$D/lock" MONREADER_EMU_PACE_MS=100 MONREADER_EMU_LOOP=0
+  e2e_bg "$D/first.err" "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/first.pcapng" -q
+  first=$E2E_PID
+  e2e_wait 10 sh -c "[ \$(wc -c <'$D/first.pcapng') -gt 2000 ]" 2>/dev/null ||
+    fail "the first capture writes nothing" || return 1
+  "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/second.pcapng" 2>"$D/second.err"
+  rc=$?
+  [ $rc -eq 2 ] || fail "second reader: exit status $rc, want 2" || return 1
+  grep -q "another process holds the device" "$D/second.err" ||
+    fail "no EBUSY message: $(cat "$D/second.err")" || return 1
+  [ ! -e "$D/second.pcapng" ] || fail "a file was left behind" || return 1
+  e2e_stop "$first" || fail "the capture did not stop on SIGTERM" || return 1
+  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/first.pcapng" >"$D/first.txt" ||
+    fail "the capture stopped by SIGTERM is not complete" || return 1
+  e2e_bg "$D/third.err" "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/third.pcapng" -q
+  third=$E2E_PID
+  sleep 1
+  kill -KILL "$third"
+  wait "$third" 2>/dev/null
+  e2e_forget "$third"
+  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/third.pcapng" >"$D/third.txt" 2>"$D/third.dump.err"
+  rc=$?
+  [ $rc -le 1 ] || fail "dump of the killed capture: exit status $rc" || return 1
+  n=$(sed -n 's/^\([0-9]*\) data sets.*/\1/p' "$D/third.txt")
+  [ "${n:-0}" -ge 3 ] || fail "killed capture: only ${n:-0} sets readable" || return 1
+  say "ok - EBUSY, SIGTERM ($(head -n 1 "$D/first.txt")), kill -9 ($n sets readable)"
+}
+
 # ---------------------------------------------------------------------------
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts graphite influxdb
-capture_replay replay_damaged"
+capture_replay replay_damaged capture_tool"
 [ $# -gt 0 ] && ALL="$*"
 
 t_all=$(date +%s)
