@@ -426,7 +426,27 @@ static void domains_text(zvm_domain_mask_t mask, char *buf, size_t size) {
 }
 
 static int zvm_shutdown(void);
-static int register_read(void);
+
+/* Start the thread that feeds the queue (the device reader, or a replay),
+ * then the read callback. what: "reader" or "replay". */
+static int start_feeder(void *(*fn)(void *), void *arg, const char *what) {
+  int status = plugin_thread_create(&reader_thread, fn, arg, PLUGIN_NAME);
+  if (status != 0) {
+    ERROR(LOG_PREFIX "cannot start the %s thread: %s", what, STRERROR(status));
+    zvm_shutdown();
+    return -1;
+  }
+  reader_thread_running = true;
+  status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
+                                        zvm_read, /* interval = */ 0,
+                                        /* user_data = */ NULL);
+  if (status != 0) {
+    ERROR(LOG_PREFIX "plugin_register_complex_read failed (%i)", status);
+    zvm_shutdown();
+    return -1;
+  }
+  return 0;
+}
 
 /* ReplayFile given: the queue is fed from capture files (mapper exists). */
 static int replay_init(void) {
@@ -451,15 +471,7 @@ static int replay_init(void) {
     zvm_shutdown();
     return -1;
   }
-  int status =
-      plugin_thread_create(&reader_thread, replay_main, replay, PLUGIN_NAME);
-  if (status != 0) {
-    ERROR(LOG_PREFIX "cannot start the replay thread: %s", STRERROR(status));
-    zvm_shutdown();
-    return -1;
-  }
-  reader_thread_running = true;
-  if (register_read() != 0)
+  if (start_feeder(replay_main, replay, "replay") != 0)
     return -1;
   const char *const *files;
   size_t nfiles = zvm_replay_files(replay, &files);
@@ -471,18 +483,6 @@ static int replay_init(void) {
   INFO(LOG_PREFIX "replaying %zu capture file(s) instead of %s, first %s; %s%s",
        nfiles, conf.device, files[0], speed,
        replay_opts.loop ? "; in a loop" : "");
-  return 0;
-}
-
-static int register_read(void) {
-  int status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
-                                            zvm_read, /* interval = */ 0,
-                                            /* user_data = */ NULL);
-  if (status != 0) {
-    ERROR(LOG_PREFIX "plugin_register_complex_read failed (%i)", status);
-    zvm_shutdown();
-    return -1;
-  }
   return 0;
 }
 
@@ -512,15 +512,7 @@ static int zvm_init(void) {
 
   /* The thread opens the device, and re-opens it with back-off; a missing
    * device is therefore not fatal here. */
-  int status =
-      plugin_thread_create(&reader_thread, reader_main, reader, PLUGIN_NAME);
-  if (status != 0) {
-    ERROR(LOG_PREFIX "cannot start the reader thread: %s", STRERROR(status));
-    zvm_shutdown();
-    return -1;
-  }
-  reader_thread_running = true;
-  if (register_read() != 0)
+  if (start_feeder(reader_main, reader, "reader") != 0)
     return -1;
 
   char domains[256];
