@@ -596,6 +596,27 @@ sc_capture_tool() {
   n=$(sed -n 's/^\([0-9]*\) data sets.*/\1/p' "$D/third.txt")
   [ "${n:-0}" -ge 3 ] || fail "killed capture: only ${n:-0} sets readable" || return 1
   say "ok - EBUSY, SIGTERM ($(head -n 1 "$D/first.txt")), kill -9 ($n sets readable)"
+  # a pipe (-w - into -r -), and the dump reading the device itself
+  gen -g 4 -i 2 --fault eio@1:300 -o "$D/p.scn" || return 1
+  set -- env LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+    MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/p.scn" MONREADER_EMU_LOOP=1
+  "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w - -q -i 1 2>/dev/null |
+    "$E2E_BUILD/tools/zvm-monitor-dump" -t -r - >"$D/pipe.txt" || fail "capture | dump failed" || return 1
+  "$@" "$E2E_BUILD/tools/zvm-monitor-dump" -t -d "$D/monreader" -c 3 >"$D/live.txt" 2>/dev/null ||
+    fail "zvm-monitor-dump -d failed" || return 1
+  cmp -s "$D/pipe.txt" "$D/live.txt" || { diff "$D/pipe.txt" "$D/live.txt" | head >>"$SC_LOG"; fail "the device and its capture print differently"; return 1; }
+  grep -q "event: zvm_monitor event EIO" "$D/live.txt" || fail "no EIO event printed" || return 1
+  # Wireshark's tools, where installed: editcap cuts, mergecap merges
+  if command -v editcap >/dev/null 2>&1 && command -v mergecap >/dev/null 2>&1; then
+    editcap -r "$D/first.pcapng" "$D/cut.pcapng" 1-3 >/dev/null 2>&1 || fail "editcap failed" || return 1
+    n=$("$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/cut.pcapng" | sed -n 's/^\([0-9]*\) data sets, \([0-9]*\) events.*/\1+\2/p')
+    [ "$n" = "2+1" ] || [ "$n" = "3+0" ] || fail "editcap -r 1-3: want 3 packets, got $n" || return 1
+    mergecap -w "$D/merged.pcapng" "$D/first.pcapng" "$D/cut.pcapng" 2>/dev/null || fail "mergecap failed" || return 1
+    "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/merged.pcapng" >/dev/null || fail "merged capture unreadable" || return 1
+    say "ok - editcap and mergecap output read back"
+  else
+    say "note - editcap/mergecap not installed: the Wireshark round trip was not tried"
+  fi
 }
 
 # ---------------------------------------------------------------------------
