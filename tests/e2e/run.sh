@@ -522,6 +522,12 @@ sc_capture_replay() {
   say "ok - $nfiles rotated files"
   replay_run "$D/rotated" "$sets" "ReplayFile \"$D/rot-*.pcapng\"" 'ReplaySpeed "fast"' || return 1
   same_values "$D/direct" "$D/rotated" || return 1
+  # at the recorded pace (a message every 2 s), checked by the oracle
+  # against the scenario itself, like a device
+  capture "$D/slow.scn" "$D/slow.pcapng" || return 1
+  replay_run "$D/recorded" "$sets" "ReplayFile \"$D/slow.pcapng\"" || return 1
+  "$PY" "$ORACLE" check "$D/slow.scn" --csv "$D/recorded/csv" --log "$D/recorded/collectd.log" \
+    >>"$SC_LOG" 2>&1 || { fail "recorded-pace replay differs from the oracle"; return 1; }
 }
 
 # Damage: a capture cut in the middle of a block (a kill -9 while writing)
