@@ -48,11 +48,14 @@ struct dump {
   bool oom;
 };
 
-/* ---- descriptors: the built-in tables; <Record> definitions from a
- * configuration file plug in here (see the man page). */
+/* ---- descriptors: the plugin's registry of record layouts, with the
+ * built-in tables; <Record> definitions from a configuration file are
+ * added to it (see the man page). */
+static struct zvm_registry *registry;
+
 static const struct zvm_record_desc *find_desc(uint8_t domain,
                                                uint16_t number) {
-  return zvm_record_find(domain, number);
+  return zvm_registry_find(registry, domain, number);
 }
 
 static void print_time(uint64_t us) {
@@ -127,9 +130,12 @@ static const char *kind_name(enum zvm_field_kind k) {
 }
 
 /* One field of a record (or of an array entry) with every element that
- * lies inside len. */
+ * lies inside len: raw value, and "-> value" the plugin dispatches if it
+ * differs (TOD, CPU timer, scale, counting down). */
 static void print_field(const struct zvm_field *f, const uint8_t *data,
                         size_t len, const char *indent) {
+  if (f->type == ZVM_TYPE_RECORD_COUNT)
+    return; /* not in the bytes */
   for (unsigned idx = 0; idx < f->count; idx++) {
     if (!zvm_field_present(f, len, idx)) {
       printf("%s%-18s (not in this record: %zu bytes)\n", indent, f->ibm_name,
@@ -143,7 +149,7 @@ static void print_field(const struct zvm_field *f, const uint8_t *data,
       snprintf(name, sizeof(name), "%s", f->ibm_name);
     printf("%s%-18s +%-4u ", indent, name,
            (unsigned)(f->offset + idx * f->width));
-    if (f->kind == ZVM_FIELD_TEXT) {
+    if (f->type == ZVM_TYPE_EBCDIC || f->kind == ZVM_FIELD_TEXT) {
       const uint8_t *p = data + f->offset + (size_t)idx * f->width;
       putchar('"');
       for (unsigned i = 0; i < f->width; i++) {
@@ -156,47 +162,69 @@ static void print_field(const struct zvm_field *f, const uint8_t *data,
       printf("\"\n");
       continue;
     }
-    uint64_t u;
-    int64_t s;
-    if (f->is_signed && zvm_field_i64(f, data, len, idx, &s))
+    uint64_t u = 0;
+    int64_t s = 0, derive;
+    double gauge, raw;
+    bool hex = f->kind == ZVM_FIELD_FLAGS || f->kind == ZVM_FIELD_ID ||
+               f->type == ZVM_TYPE_TOD || f->type == ZVM_TYPE_CPU_TIMER;
+    if (f->type == ZVM_TYPE_SIGNED && zvm_field_i64(f, data, len, idx, &s)) {
       printf("%" PRId64, s);
-    else if (zvm_field_u64(f, data, len, idx, &u) &&
-             (f->kind == ZVM_FIELD_FLAGS || f->kind == ZVM_FIELD_ID))
-      printf("X'%0*" PRIX64 "'", (int)f->width * 2, u);
-    else if (zvm_field_u64(f, data, len, idx, &u))
-      printf("%" PRIu64, u);
-    else
+      raw = (double)s;
+    } else if (zvm_field_u64(f, data, len, idx, &u)) {
+      if (hex)
+        printf("X'%0*" PRIX64 "'", (int)f->width * 2, u);
+      else
+        printf("%" PRIu64, u);
+      raw = (double)u;
+    } else {
       printf("?");
-    printf("  %s\n", kind_name(f->kind));
+      raw = 0;
+    }
+    printf("  %s", kind_name(f->kind));
+    /* What the plugin makes of it, where that is not the raw number. */
+    if (zvm_field_dispatched(f) &&
+        zvm_field_value(f, data, len, idx, &derive, &gauge)) {
+      if (f->kind == ZVM_FIELD_COUNTER && (hex || (double)derive != raw))
+        printf(" -> %" PRId64, derive);
+      else if (f->kind != ZVM_FIELD_COUNTER && (hex || gauge != raw))
+        printf(" -> %.17g", gauge);
+    }
+    putchar('\n');
   }
+}
+
+static void print_layout_fields(const struct zvm_layout *l, const uint8_t *data,
+                                size_t len, const char *indent) {
+  for (size_t i = 0; i < l->nfields; i++)
+    print_field(&l->fields[i], data, len, indent);
 }
 
 static void print_fields(const struct zvm_record *rec,
                          const struct zvm_record_desc *desc) {
-  printf("      %s %s (%s; %s)\n", desc->ibm_name, desc->title, desc->zvm_level,
-         desc->source);
-  for (size_t i = 0; i < desc->nfields; i++)
-    print_field(&desc->fields[i], rec->data, rec->len, "        ");
-  if (desc->array == NULL)
-    return;
-  struct zvm_array_view v;
-  switch (zvm_array_locate(desc->array, rec->data, rec->len, &v)) {
-  case ZVM_ARRAY_OK:
-    for (size_t e = 0; e < v.count; e++) {
-      printf("        %s[%zu]\n", desc->array->ibm_name, e);
-      for (size_t i = 0; i < desc->array->nfields; i++)
-        print_field(&desc->array->fields[i], zvm_array_entry(&v, e),
-                    v.entry_size, "          ");
+  printf("      %s %s (%s; %s)%s\n", desc->ibm_name, desc->title,
+         desc->zvm_level, desc->source,
+         desc->user_defined ? " [<Record> block]" : "");
+  print_layout_fields(&desc->main, rec->data, rec->len, "        ");
+  for (size_t a = 0; a < desc->narrays; a++) {
+    const struct zvm_array *arr = &desc->arrays[a];
+    struct zvm_array_view v;
+    switch (zvm_array_locate(arr, rec->data, rec->len, &v)) {
+    case ZVM_ARRAY_OK:
+      for (size_t e = 0; e < v.count; e++) {
+        printf("        %s[%zu]\n", arr->ibm_name, e);
+        print_layout_fields(&arr->entry, zvm_array_entry(&v, e), v.entry_size,
+                            "          ");
+      }
+      break;
+    case ZVM_ARRAY_ABSENT:
+      printf("        %s: not in this record\n", arr->ibm_name);
+      break;
+    default:
+      printf("        %s: entries outside the record (rejected by the "
+             "plugin)\n",
+             arr->ibm_name);
+      break;
     }
-    break;
-  case ZVM_ARRAY_ABSENT:
-    printf("        %s: not in this record\n", desc->array->ibm_name);
-    break;
-  default:
-    printf("        %s: entries outside the record (rejected by the "
-           "plugin)\n",
-           desc->array->ibm_name);
-    break;
   }
 }
 
@@ -270,7 +298,8 @@ static void dump_set(struct dump *d, const uint8_t *set, size_t len,
            desc != NULL ? desc->ibm_name : "?", rec.len);
     print_tod(rec.tod);
     printf(" addr X'%08" PRIX32 "'\n", rec.addr);
-    if (d->verbose && desc != NULL && desc->nfields > 0)
+    if (d->verbose && desc != NULL &&
+        (desc->main.nfields > 0 || desc->narrays > 0))
       print_fields(&rec, desc);
     if (d->hex)
       hex_dump(rec.data, rec.len, "      ");
@@ -466,6 +495,11 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  registry = zvm_registry_create();
+  if (registry == NULL || zvm_registry_add_builtins(registry) != 0) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return 1;
+  }
   struct sigaction sa = {.sa_handler = on_signal};
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
@@ -478,6 +512,7 @@ int main(int argc, char **argv) {
   if (d.stats)
     print_stats(&d);
   free(d.hist);
+  zvm_registry_destroy(registry);
   if (fflush(stdout) != 0 && rc == 0)
     rc = 1;
   return rc;
