@@ -111,8 +111,8 @@ struct fake {
   char last_path[128];
   unsigned bad_calls; /* read/poll on a closed fd, close twice, ... */
   unsigned n_wait;
-  int wait_fd, wait_ms; /* arguments of the last wait() */
-  int wait_errno;       /* != 0: the next wait() fails with it */
+  int wait_fd, wait_ms;  /* arguments of the last wait() */
+  int wait_errno;        /* != 0: the next wait() fails with it */
 };
 
 /* What the callback received. */
