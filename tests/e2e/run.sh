@@ -689,6 +689,18 @@ sc_capture_tool() {
     fail "zvm-monitor-dump -d failed" || return 1
   cmp -s "$D/pipe.txt" "$D/live.txt" || { diff "$D/pipe.txt" "$D/live.txt" | head >>"$SC_LOG"; fail "the device and its capture print differently"; return 1; }
   grep -q "event: zvm_monitor event EIO" "$D/live.txt" || fail "no EIO event printed" || return 1
+  # rotation by time (-G 1, a message every 250 ms for 3 s) and a ring of 2
+  gen -g 2 -i 6 -o "$D/ring.scn" || return 1
+  "$@" MONREADER_EMU_PACE_MS=250 MONREADER_EMU_SCENARIO="$D/ring.scn" "$CAPTURE_TOOL" \
+    -d "$D/monreader" -w "$D/ring.pcapng" -G 1 -W 2 -i 1 -q 2>/dev/null ||
+    fail "capture -G 1 -W 2 failed" || return 1
+  ls "$D"/ring-*.pcapng >"$D/ring.list" 2>/dev/null
+  [ "$(wc -l <"$D/ring.list")" -eq 2 ] || fail "-W 2: want 2 files, got $(cat "$D/ring.list")" || return 1
+  [ ! -e "$D/ring-000000.pcapng" ] || fail "-W 2: the oldest file was not removed" || return 1
+  for f in $(cat "$D/ring.list"); do
+    "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$f" >/dev/null || fail "$f unreadable" || return 1
+  done
+  say "ok - rotation by time with a ring of 2: $(tr '\n' ' ' <"$D/ring.list")"
   # Wireshark's tools, where installed: editcap cuts, mergecap merges
   if command -v editcap >/dev/null 2>&1 && command -v mergecap >/dev/null 2>&1; then
     editcap -r "$D/first.pcapng" "$D/cut.pcapng" 1-3 >/dev/null 2>&1 || fail "editcap failed" || return 1
