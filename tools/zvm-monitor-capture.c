@@ -103,7 +103,8 @@ static const char *write_error_hint(int e) {
   case EDQUOT:
     return "the disk quota is exhausted";
   case EFBIG:
-    return "the file is too large for this file system (use -C to rotate)";
+    return "the file reached its size limit (file system or ulimit -f; use -C "
+           "to rotate)";
   default:
     return strerror(e);
   }
@@ -426,6 +427,8 @@ int main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
+  /* A file size limit (ulimit -f) is an error of the write, not a kill. */
+  signal(SIGXFSZ, SIG_IGN);
 
   struct zvm_reader_config rc = {.device = o->device,
                                  .max_set_size = o->max_set_size,

@@ -689,6 +689,21 @@ sc_capture_tool() {
     fail "zvm-monitor-dump -d failed" || return 1
   cmp -s "$D/pipe.txt" "$D/live.txt" || { diff "$D/pipe.txt" "$D/live.txt" | head >>"$SC_LOG"; fail "the device and its capture print differently"; return 1; }
   grep -q "event: zvm_monitor event EIO" "$D/live.txt" || fail "no EIO event printed" || return 1
+  # a full file (ulimit -f: 12 or 24 KiB, whatever the shell's unit): exit
+  # status 1, a message, and a file of complete blocks
+  gen -g 24 -e 2 -i 4 --set-frames 2 --mces 1 -o "$D/big.scn" || return 1
+  (
+    ulimit -f 24
+    "$@" MONREADER_EMU_SCENARIO="$D/big.scn" "$CAPTURE_TOOL" -d "$D/monreader" \
+      -w "$D/full.pcapng" -i 1 -q 2>"$D/full.err"
+  )
+  rc=$?
+  [ $rc -eq 1 ] || fail "size limit: exit status $rc, want 1" || return 1
+  grep -q "size limit.*holds every set up to the last one written" "$D/full.err" ||
+    fail "size limit: no clear message: $(cat "$D/full.err")" || return 1
+  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/full.pcapng" >"$D/full.txt" ||
+    fail "the capture cut by the size limit is damaged" || return 1
+  say "ok - size limit: $(wc -c <"$D/full.pcapng") bytes of complete blocks, $(head -n 1 "$D/full.txt")"
   # rotation by time (-G 1, a message every 250 ms for 3 s) and a ring of 2
   gen -g 2 -i 6 -o "$D/ring.scn" || return 1
   "$@" MONREADER_EMU_PACE_MS=250 MONREADER_EMU_SCENARIO="$D/ring.scn" "$CAPTURE_TOOL" \
