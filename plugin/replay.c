@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #define SLICE_US UINT64_C(100000) /* pacing sleeps: a closed queue is seen */
+/* "fast": how often to look whether the read callback took the last set */
+#define TAKEN_POLL_US UINT64_C(2000)
 #define DEFAULT_MAX_SET ((size_t)64 * 1024 * 1024)
 #define MSG_MAX 512
 
@@ -229,6 +231,23 @@ static bool pace_wait(struct zvm_replay *rp, struct pace *p, uint64_t rec_us,
   return false;
 }
 
+/* "fast": hand over a set only when the read callback has taken the one
+ * before, so that every set is a read callback of its own (an identifier
+ * is dispatched at most once per read callback: values of one identifier
+ * dispatched together would reach collectd's write threads together, which
+ * may write them out of order). false if the queue was closed. */
+static bool wait_taken(struct zvm_replay *rp, struct zvm_setq *q) {
+  struct zvm_setq_stats qs;
+  for (;;) {
+    if (zvm_setq_is_closed(q))
+      return false;
+    zvm_setq_get_stats(q, &qs);
+    if (qs.sets == 0)
+      return true;
+    rp->clock.sleep_us(TAKEN_POLL_US, rp->clock.ctx);
+  }
+}
+
 /* One file; false if the queue was closed. */
 static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
                         struct pace *p, uint64_t *last_rec_us) {
@@ -274,6 +293,10 @@ static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
       rp->rs.bytes_read += it.len;
       zvm_setq_publish(q, &rp->rs, 0);
       continue;
+    }
+    if (rp->speed <= 0 && !wait_taken(rp, q)) {
+      open_q = false;
+      break;
     }
     rp->rs.sets++;
     rp->rs.bytes_read += it.len;

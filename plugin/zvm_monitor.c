@@ -348,9 +348,21 @@ static void dispatch_notification(const struct zvm_notification *zn) {
   NOTICE(LOG_PREFIX "%s", zn->message);
 }
 
-/* Finish a pass and dispatch what it produced. */
-static void dispatch_pass(const struct zvm_reader_stats *rs) {
-  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), rs) != 0)
+static int zvm_read(user_data_t *ud) {
+  (void)ud;
+  struct zvm_reader_stats rs;
+  int status;
+  if (!first_read_done) {
+    (void)zvm_setq_wait_published(queue, FIRST_DRAIN_WAIT_MS);
+    first_read_done = true;
+  }
+  struct zvm_qset *sets = zvm_setq_take(queue, &rs, &status);
+
+  /* Sets handed over before a failure are complete and valid. */
+  for (const struct zvm_qset *s = sets; s != NULL; s = s->next)
+    zvm_mapper_add_set_at(mapper, s->data, s->len, s->arrival_us);
+  zvm_qset_free(sets);
+  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &rs) != 0)
     c_complain(LOG_ERR, &oom_complaint,
                LOG_PREFIX "out of memory: values were lost");
   else
@@ -366,34 +378,6 @@ static void dispatch_pass(const struct zvm_reader_stats *rs) {
   const struct zvm_notification *notifs = zvm_mapper_notifications(mapper, &n);
   for (size_t i = 0; i < n; i++)
     dispatch_notification(&notifs[i]);
-}
-
-static int zvm_read(user_data_t *ud) {
-  (void)ud;
-  struct zvm_reader_stats rs;
-  int status;
-  if (!first_read_done) {
-    (void)zvm_setq_wait_published(queue, FIRST_DRAIN_WAIT_MS);
-    first_read_done = true;
-  }
-  struct zvm_qset *sets = zvm_setq_take(queue, &rs, &status);
-
-  /* Sets handed over before a failure are complete and valid. */
-  for (const struct zvm_qset *s = sets; s != NULL; s = s->next) {
-    zvm_mapper_add_set_at(mapper, s->data, s->len, s->arrival_us);
-    /* ReplaySpeed "fast" hands over many sets at once: every set is a
-     * pass of its own, so no recorded value is skipped (a bulk load); the
-     * reader counters go out once, with the last. At a recorded pace a
-     * replay is aggregated like the device. */
-    if (replay != NULL && replay_opts.speed <= 0 && s->next != NULL) {
-      bool report = conf.report_reader_stats;
-      conf.report_reader_stats = false;
-      dispatch_pass(NULL);
-      conf.report_reader_stats = report;
-    }
-  }
-  zvm_qset_free(sets);
-  dispatch_pass(&rs);
 
   const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(mapper);
   if (ms->users_dropped > users_dropped_logged) {

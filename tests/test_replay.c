@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,35 @@ static void on_log(enum zvm_log_level level, const char *msg, void *ctx) {
   l->n++;
 }
 
+/* The read callback's side: takes what is queued until the replay is done;
+ * "fast" must hand over one set per take. */
+struct consumer {
+  struct zvm_setq *q;
+  pthread_t tid;
+  bool done; /* __atomic: set by the test, read by the consumer */
+  struct zvm_qset *head, **tail;
+  size_t max_per_take;
+};
+
+static void *consume(void *arg) {
+  struct consumer *c = arg;
+  for (;;) {
+    bool done = __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
+    struct zvm_qset *got = zvm_setq_take(c->q, NULL, NULL);
+    size_t n = 0;
+    for (struct zvm_qset *s = got; s != NULL; s = s->next)
+      n++;
+    if (n > c->max_per_take)
+      c->max_per_take = n;
+    *c->tail = got;
+    while (*c->tail != NULL)
+      c->tail = &(*c->tail)->next;
+    if (done && got == NULL)
+      return NULL;
+    usleep(500);
+  }
+}
+
 /* Run a replay of the patterns fast; returns the taken sets. */
 static struct zvm_qset *run(const char *const *patterns, size_t n,
                             struct logs *l, struct zvm_reader_stats *rs,
@@ -102,19 +132,24 @@ static struct zvm_qset *run(const char *const *patterns, size_t n,
   char err[256];
   struct zvm_replay *rp = zvm_replay_create(&cfg, err, sizeof(err));
   assert_non_null(rp);
-  struct zvm_setq *q = zvm_setq_create(1 << 20);
-  assert_non_null(q);
-  zvm_replay_run(rp, q);
+  struct consumer c = {.q = zvm_setq_create(1 << 20)};
+  assert_non_null(c.q);
+  c.tail = &c.head;
+  assert_int_equal(pthread_create(&c.tid, NULL, consume, &c), 0);
+  zvm_replay_run(rp, c.q);
+  __atomic_store_n(&c.done, true, __ATOMIC_RELEASE);
+  assert_int_equal(pthread_join(c.tid, NULL), 0);
+  assert_true(c.max_per_take <= 1);
   struct zvm_reader_stats published;
   int status = -1;
-  struct zvm_qset *sets = zvm_setq_take(q, &published, &status);
+  assert_null(zvm_setq_take(c.q, &published, &status));
   assert_int_equal(status, 0);
   zvm_replay_get_stats(rp, st, rs);
   /* what the read callback sees is what the replay counted */
   assert_memory_equal(&published, rs, sizeof(published));
-  zvm_setq_destroy(q);
+  zvm_setq_destroy(c.q);
   zvm_replay_destroy(rp);
-  return sets;
+  return c.head;
 }
 
 static void check_set(const struct zvm_qset *s, unsigned i) {
@@ -237,9 +272,9 @@ static void pacing(void **state) {
   char p[128];
   path_of(p, sizeof(p), "p.pcapng");
   const char *pats[] = {p};
-  double speeds[] = {1.0, 2.0, 0.0};
-  uint64_t want[] = {3000000, 1500000, 0};
-  for (int k = 0; k < 3; k++) {
+  double speeds[] = {1.0, 2.0};
+  uint64_t want[] = {3000000, 1500000};
+  for (int k = 0; k < 2; k++) {
     struct fake_clock fc = {.now = 5000000};
     struct zvm_replay_clock clock = {fc_now, fc_sleep, &fc};
     struct zvm_replay_config cfg = {

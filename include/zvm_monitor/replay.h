@@ -33,8 +33,9 @@ struct zvm_replay_clock {
 struct zvm_replay_config {
   const char *const *patterns; /* files or glob(3) patterns, in order */
   size_t npatterns;
-  double speed;        /* 0: as fast as the queue takes them; 1: the recorded
-                          pace; N: N times faster */
+  double speed;        /* 0: as fast as the read callback takes them, one
+                          set per take (each set a read callback of its
+                          own); 1: the recorded pace; N: N times faster */
   bool loop;           /* start again after the last file, for ever */
   size_t max_set_size; /* larger sets are refused like the reader's (0:
                           64 MiB) */
