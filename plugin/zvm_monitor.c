@@ -464,8 +464,9 @@ static int register_types(void) {
   return 0;
 }
 
-/* ReplayFile given: the queue is fed from capture files (mapper exists). */
-static int replay_init(void) {
+/* ReplayFile given: capture files feed the queue instead of the device.
+ * 0, or -1 after logging why. */
+static int replay_create(void) {
   char err[512] = "";
   struct zvm_replay_config rc = {
       .patterns = (const char *const *)replay_opts.patterns,
@@ -476,21 +477,12 @@ static int replay_init(void) {
       .log = reader_log,
   };
   replay = zvm_replay_create(&rc, err, sizeof(err));
-  if (replay == NULL) {
+  if (replay == NULL)
     ERROR(LOG_PREFIX "%s", err);
-    zvm_shutdown();
-    return -1;
-  }
-  queue = zvm_setq_create(conf.max_queue_size);
-  if (queue == NULL) {
-    ERROR(LOG_PREFIX "out of memory while starting");
-    zvm_shutdown();
-    return -1;
-  }
-  if (register_types() != 0) {
-    zvm_shutdown();
-    return -1;
-  }
+  return replay != NULL ? 0 : -1;
+}
+
+static int replay_start(void) {
   if (start_feeder(replay_main, replay, "replay") != 0)
     return -1;
   const char *const *files;
@@ -512,19 +504,21 @@ static int zvm_init(void) {
     return -1;
   }
   mapper = zvm_mapper_create(&conf);
-  if (mapper != NULL && replay_opts.npatterns > 0)
-    return replay_init();
+  if (mapper != NULL && replay_opts.npatterns > 0 && replay_create() != 0) {
+    zvm_shutdown();
+    return -1;
+  }
   struct zvm_reader_config rc = {
       .device = conf.device,
       .max_set_size = conf.max_set_size,
       .io = NULL,
       .log = reader_log,
   };
-  if (mapper != NULL)
+  if (mapper != NULL && replay == NULL)
     reader = zvm_reader_create(&rc);
-  if (reader != NULL)
+  if (reader != NULL || replay != NULL)
     queue = zvm_setq_create(conf.max_queue_size);
-  if (mapper == NULL || reader == NULL || queue == NULL) {
+  if (mapper == NULL || (reader == NULL && replay == NULL) || queue == NULL) {
     ERROR(LOG_PREFIX "out of memory while starting");
     zvm_shutdown();
     return -1;
@@ -533,6 +527,8 @@ static int zvm_init(void) {
     zvm_shutdown();
     return -1;
   }
+  if (replay != NULL)
+    return replay_start();
 
   /* The thread opens the device, and re-opens it with back-off; a missing
    * device is therefore not fatal here. */
