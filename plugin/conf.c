@@ -27,7 +27,36 @@ static const struct {
     {"MaxQueueSize", ZVM_CONF_NUMBER},
     {"UserField", ZVM_CONF_STRING},
     {"CombinedUserValues", ZVM_CONF_BOOLEAN},
+    {"NotifyLogon", ZVM_CONF_BOOLEAN},
+    {"NotifyLogoff", ZVM_CONF_BOOLEAN},
+    {"NotifyMultithreading", ZVM_CONF_BOOLEAN},
+    {"NotifyOverflow", ZVM_CONF_BOOLEAN},
+    {"NotifyDiscard", ZVM_CONF_BOOLEAN},
+    {"NotifyDevice", ZVM_CONF_BOOLEAN},
 };
+
+static const char *const notify_names[ZVM_NOTIFY_KINDS] = {
+    [ZVM_NOTIFY_LOGON] = "Logon",
+    [ZVM_NOTIFY_LOGOFF] = "Logoff",
+    [ZVM_NOTIFY_MULTITHREADING] = "Multithreading",
+    [ZVM_NOTIFY_OVERFLOW] = "Overflow",
+    [ZVM_NOTIFY_DISCARD] = "Discard",
+    [ZVM_NOTIFY_DEVICE] = "Device",
+};
+
+const char *zvm_notify_kind_name(enum zvm_notify_kind kind) {
+  return (unsigned)kind < ZVM_NOTIFY_KINDS ? notify_names[kind] : NULL;
+}
+
+/* The kind a Notify<Kind> option switches, or -1. */
+static int notify_option(const char *key) {
+  if (strncasecmp(key, "Notify", 6) != 0)
+    return -1;
+  for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
+    if (strcasecmp(key + 6, notify_names[k]) == 0)
+      return k;
+  return -1;
+}
 
 __attribute__((format(printf, 3, 4))) static int
 conf_error(char *err, size_t err_size, const char *fmt, ...) {
@@ -47,6 +76,8 @@ int zvm_conf_init(struct zvm_conf *c) {
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
       .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
   };
+  for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
+    c->notify[k] = true;
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   return c->device == NULL ? -1 : 0;
 }
@@ -209,7 +240,10 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
   if (kind != ZVM_CONF_BOOLEAN)
     return conf_error(err, err_size, "%s: a boolean is not a valid value", key);
 
-  if (strcasecmp(key, "IgnoreSelected") == 0)
+  int notify = notify_option(key);
+  if (notify >= 0)
+    c->notify[notify] = value;
+  else if (strcasecmp(key, "IgnoreSelected") == 0)
     c->ignore_selected = value;
   else if (strcasecmp(key, "CombinedUserValues") == 0)
     c->combined_user_values = value;

@@ -32,6 +32,20 @@ struct zvm_userid_rule {
   regex_t re; /* valid only if is_regex */
 };
 
+/* Notification kinds an admin can switch off (Notify<Kind> false). */
+enum zvm_notify_kind {
+  ZVM_NOTIFY_LOGON,          /* D4R1: a guest logged on */
+  ZVM_NOTIFY_LOGOFF,         /* D4R2: a guest logged off */
+  ZVM_NOTIFY_MULTITHREADING, /* D5R21: start/end of an MT change */
+  ZVM_NOTIFY_OVERFLOW,       /* EOVERFLOW episodes */
+  ZVM_NOTIFY_DISCARD,        /* discarded data sets (EIO/EFAULT/oversize) */
+  ZVM_NOTIFY_DEVICE,         /* device cannot be opened / path severed */
+  ZVM_NOTIFY_KINDS
+};
+
+/* "Logon", "Logoff", ...: the option is "Notify" followed by this. */
+const char *zvm_notify_kind_name(enum zvm_notify_kind kind);
+
 struct zvm_conf {
   char *device;
   zvm_domain_mask_t domains; /* handed to the decoder */
@@ -47,6 +61,7 @@ struct zvm_conf {
   /* UserField: D4R10 values to dispatch (lower case); none = all. */
   char **userfields;
   size_t userfields_num;
+  bool notify[ZVM_NOTIFY_KINDS]; /* Notify<Kind>: all true by default */
 };
 
 /* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
