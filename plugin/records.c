@@ -295,6 +295,8 @@ const struct zvm_field *const zvm_cputinfo_rccsymnt =
 const struct zvm_record_desc *const zvm_record_tables[] = {
     &zvm_rec_mtrend,
     &zvm_rec_mtreof,
+    &zvm_rec_uselon,
+    &zvm_rec_uselof,
     &zvm_rec_useite,
     &zvm_rec_prcsmt,
 };
@@ -307,6 +309,8 @@ static const struct zvm_record_desc
     *const by_number[ZVM_DOMAIN_COUNT][BUILTIN_NUMBER_SLOTS] = {
         [ZVM_DOMAIN_MONITOR][ZVM_MTR_INTERVAL_END] = &zvm_rec_mtrend,
         [ZVM_DOMAIN_MONITOR][ZVM_MTR_END_OF_FRAME] = &zvm_rec_mtreof,
+        [ZVM_DOMAIN_USER][1] = &zvm_rec_uselon,
+        [ZVM_DOMAIN_USER][2] = &zvm_rec_uselof,
         [ZVM_DOMAIN_USER][10] = &zvm_rec_useite,
         [ZVM_DOMAIN_PROCESSOR][21] = &zvm_rec_prcsmt,
 };

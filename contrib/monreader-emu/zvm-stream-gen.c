@@ -568,8 +568,7 @@ static void gen_events(struct gen *g, unsigned i) {
     if (guest_logged_on(o, u, i, &since))
       nev += o->events;
     nev += session_event(o, u, i, true) != NULL;
-    if (session_event(o, u, i, false) != NULL)
-      nev += guest_vmdbks(o, u);
+    nev += session_event(o, u, i, false) != NULL;
   }
   if (nev == 0)
     return;
@@ -600,11 +599,16 @@ static void gen_events(struct gen *g, unsigned i) {
         put_useite(o, rec_alloc(g, USEITE_LEN, 4, 10, NEXT_TOD()), u,
                    (uint64_t)(i - since) * o->events + e + 1);
     }
-  for (unsigned u = 0; u < o->guests; u++)
-    if (session_event(o, u, i, false) != NULL)
-      for (unsigned v = 0; v < guest_vmdbks(o, u); v++)
-        put_session(o, rec_alloc(g, USELOF_LEN, 4, 2, NEXT_TOD()),
-                    USELOF_LEN, u, u % (o->cpus ? o->cpus : 1) + v, i);
+  for (unsigned u = 0; u < o->guests; u++) {
+    if (session_event(o, u, i, false) == NULL)
+      continue;
+    /* The VMDBKs' records of one logoff: built together, 1 us apart. */
+    uint64_t tod = NEXT_TOD();
+    for (unsigned v = 0; v < guest_vmdbks(o, u); v++)
+      put_session(o,
+                  rec_alloc(g, USELOF_LEN, 4, 2, tod + ((uint64_t)v << 12)),
+                  USELOF_LEN, u, u % (o->cpus ? o->cpus : 1) + v, i);
+  }
   if (smt) {
     put_prcsmt(rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD()), false,
                g->smt_changes);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/hooks.h"
 #include "zvm_monitor/records.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
@@ -31,17 +32,6 @@ struct zvm_userid_rule {
   char *text; /* as configured (a regex without its slashes) */
   bool is_regex;
   regex_t re; /* valid only if is_regex */
-};
-
-/* Notification kinds an admin can switch off (Notify<Kind> false). */
-enum zvm_notify_kind {
-  ZVM_NOTIFY_LOGON,          /* D4R1: a guest logged on */
-  ZVM_NOTIFY_LOGOFF,         /* D4R2: a guest logged off */
-  ZVM_NOTIFY_MULTITHREADING, /* D5R21: start/end of an MT change */
-  ZVM_NOTIFY_OVERFLOW,       /* EOVERFLOW episodes */
-  ZVM_NOTIFY_DISCARD,        /* discarded data sets (EIO/EFAULT/oversize) */
-  ZVM_NOTIFY_DEVICE,         /* device cannot be opened / path severed */
-  ZVM_NOTIFY_KINDS
 };
 
 /* "Logon", "Logoff", ...: the option is "Notify" followed by this. */

@@ -605,7 +605,7 @@ class Model:
         notes = []
         transactions = {}
         fresh = {}  # user -> its state starts afresh with its next D4R10
-        logged_off = {}  # user -> its logoff was notified
+        logged_off = {}  # user -> time of its last notified logoff
         starts = {}  # RCCSMTSQ -> {cpu type: activated} of the start record
         h = self.cfg.hostname
         lo = 0
@@ -618,18 +618,22 @@ class Model:
                     # A logon starts a new session; a logoff (one record
                     # per VMDBK) is one notification, and the guest's
                     # state starts afresh with its next record.
+                    # D4R2 records of one logoff (one per VMDBK) are one
+                    # notification: a D4R2 less than 2 s after a notified
+                    # logoff of the same guest, with no logon between,
+                    # belongs to it (man page).
                     name = user_name(r.data[20:28])
+                    t = tod_to_us(r.tod)
                     if r.number == 1:
                         notes.append(self.session_note(r, name, True))
-                        logged_off[name] = False
-                    elif not logged_off.get(name):
+                        logged_off.pop(name, None)
+                    elif not (name in logged_off and 0 <= t - logged_off[name] < 2000000):
                         notes.append(self.session_note(r, name, False))
-                        logged_off[name] = True
+                        logged_off[name] = t
                     fresh[name] = True
                     continue
                 if r.domain == 4:
                     name, vals, tident = self.d4r10_idents(r)
-                    logged_off[name] = False
                     if fresh.pop(name, False):
                         transactions[tident] = 0
                     transactions[tident] = transactions.get(tident, 0) + 1
@@ -663,7 +667,9 @@ class Model:
                     out.setdefault(i, []).append((tod_to_us(tod), v, t))
                     last_time[i] = tod
             lo = hi
-        return out, [n for n in notes if n]
+        off = set(getattr(self.cfg, "notify_off", ()))
+        return out, [n for n in notes if n and
+                     (n[6] if len(n) > 6 else "multithreading") not in off]
 
     def notification(self, tod, seq, status, ents, starts):
         n = (seq + 1) // 2
@@ -884,11 +890,15 @@ def config_args(p):
     p.add_argument("--guests-as-hosts", action="store_true")
     p.add_argument("--one-value-per-list", action="store_true")
     p.add_argument("--open-errors-min", type=int)
+    p.add_argument("--notify-off", action="append", default=[],
+                   choices=["logon", "logoff", "multithreading"],
+                   help="Notify<Kind> false: no such notifications")
 
 
 def make_model(a):
     cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts,
                  a.one_value_per_list)
+    cfg.notify_off = a.notify_off
     return Model(Scenario(a.scenario), cfg)
 
 
