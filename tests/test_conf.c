@@ -396,8 +396,6 @@ static void test_notify_switches(void **state) {
     for (size_t j = 0; j < sizeof(cases) / sizeof(cases[0]); j++)
       assert_int_equal(f->c.notify[cases[j].kind], j > i);
   }
-  assert_string_equal(zvm_notify_kind_name(ZVM_NOTIFY_LOGOFF), "Logoff");
-  assert_null(zvm_notify_kind_name(ZVM_NOTIFY_KINDS));
   assert_int_equal(zvm_conf_option_kind("NotifyEverything"), ZVM_CONF_UNKNOWN);
   assert_int_equal(zvm_conf_option_kind("Notify"), ZVM_CONF_UNKNOWN);
   assert_int_equal(

@@ -34,9 +34,6 @@ struct zvm_userid_rule {
   regex_t re; /* valid only if is_regex */
 };
 
-/* "Logon", "Logoff", ...: the option is "Notify" followed by this. */
-const char *zvm_notify_kind_name(enum zvm_notify_kind kind);
-
 struct zvm_conf {
   char *device;
   zvm_domain_mask_t domains; /* handed to the decoder */
