@@ -25,14 +25,18 @@ enum option_id {
   OPT_USER_FIELD,
   OPT_ONE_VALUE_PER_LIST,
   OPT_COMBINED_USER_VALUES,
-  OPT_NOTIFY, /* Notify<Kind>: .notify names the kind */
+  OPT_NOTIFY_LOGON,
+  OPT_NOTIFY_LOGOFF,
+  OPT_NOTIFY_MULTITHREADING,
+  OPT_NOTIFY_OVERFLOW,
+  OPT_NOTIFY_DISCARD,
+  OPT_NOTIFY_DEVICE,
 };
 
 static const struct option {
   const char *key;
   enum zvm_conf_kind kind;
   enum option_id id;
-  enum zvm_notify_kind notify; /* OPT_NOTIFY */
 } options[] = {
     {"Device", ZVM_CONF_STRING, OPT_DEVICE},
     {"Domain", ZVM_CONF_STRING_OR_NUMBER, OPT_DOMAIN},
@@ -47,13 +51,12 @@ static const struct option {
     /* The first release's opt-in to one list per guest, now the default:
      * "CombinedUserValues false" means "OneValuePerList true". */
     {"CombinedUserValues", ZVM_CONF_BOOLEAN, OPT_COMBINED_USER_VALUES},
-    {"NotifyLogon", ZVM_CONF_BOOLEAN, OPT_NOTIFY, ZVM_NOTIFY_LOGON},
-    {"NotifyLogoff", ZVM_CONF_BOOLEAN, OPT_NOTIFY, ZVM_NOTIFY_LOGOFF},
-    {"NotifyMultithreading", ZVM_CONF_BOOLEAN, OPT_NOTIFY,
-     ZVM_NOTIFY_MULTITHREADING},
-    {"NotifyOverflow", ZVM_CONF_BOOLEAN, OPT_NOTIFY, ZVM_NOTIFY_OVERFLOW},
-    {"NotifyDiscard", ZVM_CONF_BOOLEAN, OPT_NOTIFY, ZVM_NOTIFY_DISCARD},
-    {"NotifyDevice", ZVM_CONF_BOOLEAN, OPT_NOTIFY, ZVM_NOTIFY_DEVICE},
+    {"NotifyLogon", ZVM_CONF_BOOLEAN, OPT_NOTIFY_LOGON},
+    {"NotifyLogoff", ZVM_CONF_BOOLEAN, OPT_NOTIFY_LOGOFF},
+    {"NotifyMultithreading", ZVM_CONF_BOOLEAN, OPT_NOTIFY_MULTITHREADING},
+    {"NotifyOverflow", ZVM_CONF_BOOLEAN, OPT_NOTIFY_OVERFLOW},
+    {"NotifyDiscard", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DISCARD},
+    {"NotifyDevice", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DEVICE},
 };
 
 __attribute__((format(printf, 3, 4))) static int
@@ -314,10 +317,24 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
   if (kind != ZVM_CONF_BOOLEAN)
     return conf_error(err, err_size, "%s: a boolean is not a valid value", key);
 
-  const struct option *o = option_find(key);
-  switch (o->id) {
-  case OPT_NOTIFY:
-    c->notify[o->notify] = value;
+  switch (option_find(key)->id) {
+  case OPT_NOTIFY_LOGON:
+    c->notify[ZVM_NOTIFY_LOGON] = value;
+    break;
+  case OPT_NOTIFY_LOGOFF:
+    c->notify[ZVM_NOTIFY_LOGOFF] = value;
+    break;
+  case OPT_NOTIFY_MULTITHREADING:
+    c->notify[ZVM_NOTIFY_MULTITHREADING] = value;
+    break;
+  case OPT_NOTIFY_OVERFLOW:
+    c->notify[ZVM_NOTIFY_OVERFLOW] = value;
+    break;
+  case OPT_NOTIFY_DISCARD:
+    c->notify[ZVM_NOTIFY_DISCARD] = value;
+    break;
+  case OPT_NOTIFY_DEVICE:
+    c->notify[ZVM_NOTIFY_DEVICE] = value;
     break;
   case OPT_IGNORE_SELECTED:
     c->ignore_selected = value;
