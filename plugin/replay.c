@@ -169,11 +169,20 @@ void zvm_replay_get_stats(const struct zvm_replay *rp,
 void zvm_replay_count_event(struct zvm_reader_stats *rs,
                             const struct zvm_reader_event *ev) {
   switch (ev->type) {
+  case ZVM_READER_EV_OPEN:
+    rs->open = 1;
+    break;
   case ZVM_READER_EV_REOPEN:
     rs->reopens++;
+    rs->open = 1;
     break;
   case ZVM_READER_EV_OPEN_ERROR:
     rs->open_errors++;
+    rs->open_errno = ev->err;
+    break;
+  case ZVM_READER_EV_SEVER:
+    rs->faults++;
+    rs->open = 0;
     break;
   case ZVM_READER_EV_EOVERFLOW:
     rs->eoverflow++;
@@ -188,8 +197,6 @@ void zvm_replay_count_event(struct zvm_reader_stats *rs,
     rs->sets++;
     rs->oversize++;
     break;
-  case ZVM_READER_EV_OPEN:
-  case ZVM_READER_EV_SEVER:
   default:
     break;
   }
