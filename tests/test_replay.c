@@ -384,8 +384,12 @@ static void event_counting(void **state) {
   (void)state;
   struct zvm_reader_stats rs = {0};
   for (unsigned t = ZVM_READER_EV_OPEN; t <= ZVM_READER_EV_MAX; t++) {
-    struct zvm_reader_event ev = {.type = (enum zvm_reader_event_type)t};
+    struct zvm_reader_event ev = {.type = (enum zvm_reader_event_type)t,
+                                  .err = t == ZVM_READER_EV_OPEN_ERROR ? EBUSY
+                                                                       : 0};
     zvm_replay_count_event(&rs, &ev);
+    if (t == ZVM_READER_EV_REOPEN)
+      assert_int_equal(rs.open, 1); /* the device state, as the reader's */
   }
   struct zvm_reader_event ev = {
       .type = ZVM_READER_EV_SEVER, .set_discarded = true, .discarded_bytes = 7};
@@ -399,6 +403,9 @@ static void event_counting(void **state) {
   assert_int_equal(rs.sets, 1);
   assert_int_equal(rs.discarded, 1);
   assert_int_equal(rs.bytes_read, 7);
+  assert_int_equal(rs.faults, 2);
+  assert_int_equal(rs.open, 0);
+  assert_int_equal(rs.open_errno, EBUSY);
 }
 
 int main(void) {
