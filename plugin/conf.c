@@ -4,6 +4,7 @@
  */
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/timerule.h"
 
 #include <ctype.h>
 
@@ -27,6 +28,8 @@ static const struct {
     {"MaxQueueSize", ZVM_CONF_NUMBER},
     {"UserField", ZVM_CONF_STRING},
     {"CombinedUserValues", ZVM_CONF_BOOLEAN},
+    {"LeapSecondOffset", ZVM_CONF_STRING_OR_NUMBER},
+    {"ReportByVirtualCPU", ZVM_CONF_BOOLEAN},
 };
 
 __attribute__((format(printf, 3, 4))) static int
@@ -46,6 +49,7 @@ int zvm_conf_init(struct zvm_conf *c) {
       .report_reader_stats = true,
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
       .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
+      .leap_auto = true,
   };
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   return c->device == NULL ? -1 : 0;
@@ -168,8 +172,7 @@ static int add_userfield(struct zvm_conf *c, const char *value, char *err,
     return conf_error(err, err_size, "UserField: out of memory");
   for (char *p = copy; *p != '\0'; p++)
     *p = (char)tolower((unsigned char)*p);
-  char **tmp =
-      realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
+  char **tmp = realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
   if (tmp == NULL) {
     free(copy);
     return conf_error(err, err_size, "UserField: out of memory");
@@ -197,6 +200,15 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
     return add_domain(c, value, err, err_size);
   if (strcasecmp(key, "UserField") == 0)
     return add_userfield(c, value, err, err_size);
+  if (strcasecmp(key, "LeapSecondOffset") == 0) {
+    if (strcasecmp(value, "auto") != 0)
+      return conf_error(err, err_size,
+                        "LeapSecondOffset \"%s\": give \"auto\" or the "
+                        "seconds the TOD clock is ahead of UTC (0-%d)",
+                        value, ZVM_LEAP_MAX_S);
+    c->leap_auto = true;
+    return 0;
+  }
   return add_userid(c, value, err, err_size);
 }
 
@@ -215,6 +227,8 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
     c->combined_user_values = value;
   else if (strcasecmp(key, "GuestsAsHosts") == 0)
     c->guests_as_hosts = value;
+  else if (strcasecmp(key, "ReportByVirtualCPU") == 0)
+    c->report_by_virtual_cpu = value;
   else
     c->report_reader_stats = value;
   return 0;
@@ -238,6 +252,16 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
     char name[8];
     snprintf(name, sizeof(name), "%d", (int)value);
     return add_domain(c, name, err, err_size);
+  }
+  if (strcasecmp(key, "LeapSecondOffset") == 0) {
+    if (!(value >= 0 && value <= ZVM_LEAP_MAX_S) || value != (int)value)
+      return conf_error(err, err_size,
+                        "LeapSecondOffset %g: must be \"auto\" or whole "
+                        "seconds from 0 to %d",
+                        value, ZVM_LEAP_MAX_S);
+    c->leap_auto = false;
+    c->leap_us = (uint64_t)value * 1000000;
+    return 0;
   }
 
   /* MaxSetSize, MaxQueueSize */

@@ -5,8 +5,10 @@
  */
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/timerule.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,11 +43,13 @@ struct user {
   struct user *touched_next; /* users seen in this pass */
   uint64_t key;
   bool touched;
-  bool selected;   /* UserID rules, decided once */
-  bool pending;    /* rec holds a record of this pass */
+  bool selected; /* UserID rules, decided once */
+  bool pending;  /* rec holds a record of this pass */
   uint16_t rec_len;
-  uint64_t pend_us;
-  uint64_t last_us; /* time last emitted, 0: never */
+  uint64_t pend_unix_us;    /* the kept record's TOD (leap offset not off) */
+  uint64_t pend_arrival_us; /* its set's arrival time */
+  uint64_t out_us;          /* the time its values are dispatched at */
+  uint64_t last_us;         /* time last emitted, 0: never */
   uint64_t last_seen_us;
   uint64_t transactions;
   char name[ZVM_NAME_MAX]; /* plugin instance */
@@ -63,12 +67,20 @@ struct emit {
   size_t len;
 };
 
+/* A record's time before the time rules: TOD as Unix time (leap-second
+ * offset not yet taken off) and its set's arrival time. */
+struct rec_time {
+  uint64_t unix_us;
+  uint64_t arrival_us;
+};
+
 struct cpu_state {
   char name[16]; /* plugin instance, set when first seen */
   bool pending;
-  uint64_t pend_us;
+  struct rec_time pend;
   uint64_t last_us;
-  uint8_t activated, requested, hardware_max, zvm_max;
+  /* PRCSMT_CPUTINFO thread counts (seed 004), X'FF' = MAX as read. */
+  uint8_t activated, requested, hardware_max, zvm_max, statement, set_command;
 };
 
 struct mt_start {
@@ -87,7 +99,7 @@ struct zvm_mapper {
   struct slot *useite_slots;
   size_t useite_nslots;
   bool transactions; /* total_events-transactions selected (UserField) */
-  struct zvm_value_item *items; /* a combined list (CombinedUserValues) */
+  struct zvm_value_item *items;  /* a combined list (CombinedUserValues) */
   size_t userid_off, userid_end; /* USEITE_VMDUSER */
 
   struct user **buckets;
@@ -98,15 +110,27 @@ struct zvm_mapper {
   struct cpu_state cpu[CPU_TYPES];
   struct {
     bool pending;
-    uint64_t pend_us;
+    struct rec_time pend;
     uint64_t last_us;
-    bool has_seq, has_maxtc;
+    bool has_seq, has_maxtc, has_all, has_smset;
     uint32_t seq;
     uint8_t maxtc;
+    uint8_t statement_all, set_all; /* RCCCOALL, RCCSMALL */
+    uint8_t smset;                  /* RCCSMSET flags */
   } sys;
   struct mt_start starts[MT_STARTS_KEPT];
   size_t next_start;
-  uint64_t last_start_notif_us, last_end_notif_us;
+  /* Notifications are suppressed only as exact repeats: the RCCSMTSQ of
+   * the last start and of the last end notified. */
+  bool have_start_seq, have_end_seq;
+  uint32_t last_start_seq, last_end_seq;
+
+  /* Time rules (timerule.h). */
+  uint64_t set_arrival_us;     /* of the set being decoded, 0: unknown */
+  uint64_t set_newest_unix_us; /* its newest record */
+  struct zvm_leap_est leap_est;
+  bool clock_leap_known;
+  uint64_t clock_leap_us;
 
   /* The pass's output: reader and D5R21 values built by finish (a few),
    * then per user values produced on demand from the kept records. */
@@ -238,13 +262,56 @@ msg_append(char *buf, size_t size, const char *fmt, ...) {
     memcpy(buf + size - 4, "...", 4);
 }
 
-/* A record's TOD in microseconds; 0 is reserved for "now" in zvm_value. */
-static bool record_time(const struct zvm_record *rec, uint64_t *us) {
-  /* zvm_tod_to_unix_us(), inlined: this runs for every record. */
-  if (rec->tod < ZVM_TOD_UNIX_EPOCH)
+/* A record's TOD as Unix time, in the TOD epoch nearest its set's arrival
+ * (the 2042 wrap); the leap-second offset is taken off when the pass ends,
+ * with the offset of the whole pass. False for a time before 1970. */
+static bool record_time(const struct zvm_mapper *m,
+                        const struct zvm_record *rec, struct rec_time *t) {
+  uint64_t us;
+  if (!zvm_tod_unix_us(rec->tod, m->set_arrival_us, &us))
     return false;
-  *us = (rec->tod - ZVM_TOD_UNIX_EPOCH) >> 12;
-  return *us != 0;
+  *t = (struct rec_time){.unix_us = us, .arrival_us = m->set_arrival_us};
+  return true;
+}
+
+/* The leap-second offset of this pass (LeapSecondOffset, man page). */
+static uint64_t pass_leap(struct zvm_mapper *m) {
+  if (!m->conf->leap_auto) {
+    m->stats.leap_method = ZVM_LEAP_CONFIGURED;
+    return m->conf->leap_us;
+  }
+  if (m->clock_leap_known) {
+    m->stats.leap_method = ZVM_LEAP_CLOCKS;
+    return m->clock_leap_us;
+  }
+  m->stats.leap_method = ZVM_LEAP_ARRIVAL;
+  return zvm_leap_estimate_us(&m->leap_est);
+}
+
+/* The time rule (design.md "Time") for one record instance: *out_us is
+ * after *last_us, which it becomes. False if the record's time is not
+ * after 1970 once the offset is off (nothing to dispatch). */
+static bool stamp(struct zvm_mapper *m, const char *what,
+                  const struct rec_time *rt, uint64_t *last_us,
+                  uint64_t *out_us) {
+  uint64_t rec_us;
+  if (!zvm_unix_to_utc(rt->unix_us, m->stats.leap_us, &rec_us))
+    return false;
+  enum zvm_stamp how = zvm_time_stamp(*last_us, rec_us, rt->arrival_us, out_us);
+  m->stats.pass_timed++;
+  if (how != ZVM_STAMP_RECORD) {
+    m->stats.restamped++;
+    if (m->stats.pass_restamped++ == 0) {
+      struct zvm_restamp_note *n = &m->stats.first_restamp;
+      snprintf(n->what, sizeof(n->what), "%s", what);
+      n->record_us = rec_us;
+      n->last_us = *last_us;
+      n->stamped_us = *out_us;
+      n->arrival = how == ZVM_STAMP_ARRIVAL;
+    }
+  }
+  *last_us = *out_us;
+  return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -386,23 +453,22 @@ static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
   /* Every transaction counts, also one whose values are superseded. */
   u->transactions++;
 
-  uint64_t us;
-  if (!record_time(rec, &us))
+  struct rec_time t;
+  if (!record_time(m, rec, &t))
     return;
-  if (u->pending && us < u->pend_us)
-    return; /* an older record than the one kept */
-
+  /* The latest record in stream order is kept, whatever its TOD says (a
+   * clock set back): the time rule stamps it at the end of the pass. */
   u->pending = true;
   u->rec_len = rec->len < sizeof(u->rec) ? rec->len : sizeof(u->rec);
   memcpy(u->rec, rec->data, u->rec_len);
-  u->pend_us = us;
+  u->pend_unix_us = t.unix_us;
+  u->pend_arrival_us = t.arrival_us;
 }
 
 /* A slot's value in a kept record; false if the record is too short to
  * hold it (an older z/VM) or it is not representable (as zvm_field_i64). */
 static inline __attribute__((always_inline)) bool
-slot_read(const struct slot *s, const uint8_t *data, size_t len,
-                      int64_t *x) {
+slot_read(const struct slot *s, const uint8_t *data, size_t len, int64_t *x) {
   if ((size_t)s->offset + s->width > len)
     return false;
   const uint8_t *q = data + s->offset;
@@ -433,12 +499,12 @@ slot_read(const struct slot *s, const uint8_t *data, size_t len,
 /* Value number k (0: transactions, k >= 1: slot k - 1) of an emitted user;
  * false if it has none (not selected, or absent from the record). */
 static inline __attribute__((always_inline)) bool
-user_value(const struct zvm_mapper *m, const struct emit *e,
-                       size_t k, struct zvm_value *v) {
+user_value(const struct zvm_mapper *m, const struct emit *e, size_t k,
+           struct zvm_value *v) {
   const struct user *u = e->u;
   v->host = e->host;
   v->plugin_instance = e->plugin_instance;
-  v->time_us = u->pend_us;
+  v->time_us = u->out_us;
   v->nitems = 0;
   v->items = NULL;
   if (k == 0) {
@@ -481,16 +547,16 @@ static bool user_combined(struct zvm_mapper *m, const struct emit *e,
     int64_t x;
     if (!slot_read(s, e->data, e->len, &x))
       return false;
-    items[1 + i] = s->kind == ZVM_VALUE_DERIVE
-                       ? (struct zvm_value_item){.kind = s->kind, .derive = x}
-                       : (struct zvm_value_item){.kind = s->kind,
-                                                 .gauge = (double)x};
+    items[1 + i] =
+        s->kind == ZVM_VALUE_DERIVE
+            ? (struct zvm_value_item){.kind = s->kind, .derive = x}
+            : (struct zvm_value_item){.kind = s->kind, .gauge = (double)x};
   }
   *v = (struct zvm_value){.host = e->host,
                           .plugin_instance = e->plugin_instance,
                           .type = ZVM_MAPPER_COMBINED_TYPE,
                           .type_instance = "",
-                          .time_us = e->u->pend_us,
+                          .time_us = e->u->out_us,
                           .nitems = 1 + m->useite_nslots,
                           .items = items};
   return true;
@@ -521,12 +587,10 @@ static struct mt_start *start_find(struct zvm_mapper *m, uint32_t seq) {
   return NULL;
 }
 
+/* us: the record's Unix time; the leap-second offset is taken off when
+ * the pass ends (notifs_to_utc). */
 static void notify_start(struct zvm_mapper *m, uint32_t seq, uint64_t us,
                          const struct zvm_array_view *cpus) {
-  if (us <= m->last_start_notif_us)
-    return; /* a repeated or stale start record: already reported */
-  m->last_start_notif_us = us;
-
   /* Remember the activated counts from before the change (seed 004: the
    * start record holds the old RCCACMNT) to name old -> new at the end. */
   struct mt_start *s = start_find(m, seq);
@@ -568,8 +632,7 @@ static void notify_start(struct zvm_mapper *m, uint32_t seq, uint64_t us,
 static void notify_end(struct zvm_mapper *m, uint32_t seq, uint64_t us,
                        const struct zvm_array_view *cpus) {
   struct mt_start *s = start_find(m, seq);
-  if (us > m->last_end_notif_us) {
-    m->last_end_notif_us = us;
+  {
     struct zvm_notification *n = notif_new(m, ZVM_NOTIF_OKAY, us);
     if (n != NULL) {
       snprintf(n->message, sizeof(n->message),
@@ -605,63 +668,99 @@ static void notify_end(struct zvm_mapper *m, uint32_t seq, uint64_t us,
 }
 
 static void map_prcsmt(struct zvm_mapper *m, const struct zvm_record *rec) {
-  uint64_t us;
-  if (!record_time(rec, &us))
+  struct rec_time t;
+  if (!record_time(m, rec, &t))
     return;
+  const uint8_t *d = rec->data;
+  size_t len = rec->len;
 
-  uint64_t seq = 0, maxtc = 0, status = 0;
-  bool has_seq =
-      zvm_field_u64(zvm_prcsmt_rccsmtsq, rec->data, rec->len, 0, &seq);
-  bool has_maxtc =
-      zvm_field_u64(zvm_prcsmt_calmaxtc, rec->data, rec->len, 0, &maxtc);
-  (void)zvm_field_u64(zvm_prcsmt_cal_status, rec->data, rec->len, 0, &status);
+  uint64_t seq = 0, maxtc = 0, status = 0, coall = 0, small = 0, smset = 0;
+  bool has_seq = zvm_field_u64(zvm_prcsmt_rccsmtsq, d, len, 0, &seq);
+  bool has_maxtc = zvm_field_u64(zvm_prcsmt_calmaxtc, d, len, 0, &maxtc);
+  bool has_all = zvm_field_u64(zvm_prcsmt_rcccoall, d, len, 0, &coall) &&
+                 zvm_field_u64(zvm_prcsmt_rccsmall, d, len, 0, &small);
+  bool has_smset = zvm_field_u64(zvm_prcsmt_rccsmset, d, len, 0, &smset);
+  (void)zvm_field_u64(zvm_prcsmt_cal_status, d, len, 0, &status);
 
-  if ((has_seq || has_maxtc) && (!m->sys.pending || us >= m->sys.pend_us)) {
+  /* The latest record in stream order wins, whatever its TOD. */
+  if (has_seq || has_maxtc || has_all || has_smset) {
     m->sys.pending = true;
-    m->sys.pend_us = us;
+    m->sys.pend = t;
     m->sys.has_seq = has_seq;
     m->sys.has_maxtc = has_maxtc;
+    m->sys.has_all = has_all;
+    m->sys.has_smset = has_smset;
     m->sys.seq = (uint32_t)seq;
     m->sys.maxtc = (uint8_t)maxtc;
+    m->sys.statement_all = (uint8_t)coall;
+    m->sys.set_all = (uint8_t)small;
+    m->sys.smset = (uint8_t)smset;
   }
 
+  /* An unusable array (zero entry size, entries outside the record; the
+   * decoder counted it as malformed) loses only the per-type values: the
+   * fixed part above and the notification below are still used. */
   struct zvm_array_view cpus = {.count = 0};
-  if (zvm_array_locate(zvm_rec_prcsmt.array, rec->data, rec->len, &cpus) !=
-      ZVM_ARRAY_OK)
+  if (zvm_array_locate(zvm_rec_prcsmt.array, d, len, &cpus) != ZVM_ARRAY_OK)
     cpus.count = 0;
   for (size_t i = 0; i < cpus.count; i++) {
     const uint8_t *e = zvm_array_entry(&cpus, i);
-    size_t len = cpus.entry_size;
-    uint64_t type, act, req, hw, sy;
-    /* An entry must hold all four counts: a half-known type is skipped. */
-    if (!zvm_field_u64(zvm_cputinfo_cputype, e, len, 0, &type) ||
-        !zvm_field_u64(zvm_cputinfo_rccacmnt, e, len, 0, &act) ||
-        !zvm_field_u64(zvm_cputinfo_rcccrmnt, e, len, 0, &req) ||
-        !zvm_field_u64(zvm_cputinfo_rcchwmnt, e, len, 0, &hw) ||
-        !zvm_field_u64(zvm_cputinfo_rccsymnt, e, len, 0, &sy))
+    size_t elen = cpus.entry_size;
+    uint64_t type, act, req, hw, sy, co, sm;
+    /* An entry must hold every count: a half-known type is skipped. */
+    if (!zvm_field_u64(zvm_cputinfo_cputype, e, elen, 0, &type) ||
+        !zvm_field_u64(zvm_cputinfo_rccacmnt, e, elen, 0, &act) ||
+        !zvm_field_u64(zvm_cputinfo_rcccrmnt, e, elen, 0, &req) ||
+        !zvm_field_u64(zvm_cputinfo_rcchwmnt, e, elen, 0, &hw) ||
+        !zvm_field_u64(zvm_cputinfo_rccsymnt, e, elen, 0, &sy) ||
+        !zvm_field_u64(zvm_cputinfo_rcccomnt, e, elen, 0, &co) ||
+        !zvm_field_u64(zvm_cputinfo_rccsmmnt, e, elen, 0, &sm))
       continue;
     struct cpu_state *c = &m->cpu[type & 0xFF];
-    if (c->pending && us < c->pend_us)
-      continue;
     if (c->name[0] == '\0') {
       const char *name = cpu_name((uint8_t)type, c->name, sizeof(c->name));
       if (name != c->name)
         snprintf(c->name, sizeof(c->name), "%s", name);
     }
     c->pending = true;
-    c->pend_us = us;
+    c->pend = t;
     c->activated = (uint8_t)act;
     c->requested = (uint8_t)req;
     c->hardware_max = (uint8_t)hw;
     c->zvm_max = (uint8_t)sy;
+    c->statement = (uint8_t)co;
+    c->set_command = (uint8_t)sm;
   }
 
+  /* Notifications: every start and end once; only an exact repeat (same
+   * RCCSMTSQ and status as the last one notified) is suppressed, never a
+   * record for its time. */
   if (!has_seq)
     return;
-  if (status & ZVM_PRCSMT_CAL_START)
-    notify_start(m, (uint32_t)seq, us, &cpus);
-  if (status & ZVM_PRCSMT_CAL_END)
-    notify_end(m, (uint32_t)seq, us, &cpus);
+  if ((status & ZVM_PRCSMT_CAL_START) &&
+      !(m->have_start_seq && m->last_start_seq == seq)) {
+    m->have_start_seq = true;
+    m->last_start_seq = (uint32_t)seq;
+    notify_start(m, (uint32_t)seq, t.unix_us, &cpus);
+  }
+  if ((status & ZVM_PRCSMT_CAL_END) &&
+      !(m->have_end_seq && m->last_end_seq == seq)) {
+    m->have_end_seq = true;
+    m->last_end_seq = (uint32_t)seq;
+    notify_end(m, (uint32_t)seq, t.unix_us, &cpus);
+  }
+}
+
+/* A thread count. X'FF' means MAX was specified (seed 004), not 255
+ * threads: it is dispatched as NaN, never as a number a dashboard graphs,
+ * and, for counts where MAX can be specified, a bool-<name>_is_max value
+ * (1 or 0) says so. */
+static void emit_threads(struct zvm_mapper *m, const char *pi, const char *ti,
+                         const char *max_ti, uint8_t v, uint64_t us) {
+  bool is_max = v == ZVM_PRCSMT_THREADS_MAX;
+  emit_gauge(m, "", pi, "threads", ti, is_max ? NAN : (double)v, us);
+  if (max_ti != NULL)
+    emit_gauge(m, "", pi, "bool", max_ti, is_max ? 1 : 0, us);
 }
 
 static void emit_mt(struct zvm_mapper *m) {
@@ -670,29 +769,47 @@ static void emit_mt(struct zvm_mapper *m) {
     if (!c->pending)
       continue;
     c->pending = false;
-    if (c->pend_us <= c->last_us)
+    uint64_t us;
+    if (!stamp(m, c->name, &c->pend, &c->last_us, &us))
       continue;
-    c->last_us = c->pend_us;
     const char *pi = c->name;
-    /* X'FF' (MAX) is dispatched as the raw 255, as documented. */
-    emit_gauge(m, "", pi, "threads", "activated", c->activated, c->pend_us);
-    emit_gauge(m, "", pi, "threads", "requested", c->requested, c->pend_us);
-    emit_gauge(m, "", pi, "threads", "hardware_max", c->hardware_max,
-               c->pend_us);
-    emit_gauge(m, "", pi, "threads", "zvm_max", c->zvm_max, c->pend_us);
+    emit_threads(m, pi, "activated", NULL, c->activated, us);
+    emit_threads(m, pi, "requested", "requested_is_max", c->requested, us);
+    emit_threads(m, pi, "hardware_max", NULL, c->hardware_max, us);
+    emit_threads(m, pi, "zvm_max", NULL, c->zvm_max, us);
+    emit_threads(m, pi, "statement", "statement_is_max", c->statement, us);
+    emit_threads(m, pi, "set_command", "set_command_is_max", c->set_command,
+                 us);
   }
 
   if (m->sys.pending) {
     m->sys.pending = false;
-    if (m->sys.pend_us > m->sys.last_us) {
-      m->sys.last_us = m->sys.pend_us;
+    uint64_t us;
+    if (stamp(m, PLUGIN_INSTANCE_SYSTEM, &m->sys.pend, &m->sys.last_us, &us)) {
+      const char *pi = PLUGIN_INSTANCE_SYSTEM;
       if (m->sys.has_seq)
-        emit_gauge(m, "", PLUGIN_INSTANCE_SYSTEM, "gauge", "mt_config_seq",
-                   m->sys.seq, m->sys.pend_us);
+        emit_gauge(m, "", pi, "gauge", "mt_config_seq", m->sys.seq, us);
       if (m->sys.has_maxtc)
-        emit_gauge(m, "", PLUGIN_INSTANCE_SYSTEM, "gauge", "mt_max_threads",
-                   m->sys.maxtc, m->sys.pend_us);
+        emit_gauge(m, "", pi, "gauge", "mt_max_threads", m->sys.maxtc, us);
+      if (m->sys.has_all) {
+        emit_threads(m, pi, "statement_all", "statement_all_is_max",
+                     m->sys.statement_all, us);
+        emit_threads(m, pi, "set_all", "set_all_is_max", m->sys.set_all, us);
+      }
+      if (m->sys.has_smset)
+        emit_gauge(m, "", pi, "bool", "set_initial",
+                   (m->sys.smset & ZVM_PRCSMT_RCCSMINI) ? 1 : 0, us);
     }
+  }
+}
+
+/* The pass's notifications carry their records' Unix times: take the
+ * leap-second offset off. */
+static void notifs_to_utc(struct zvm_mapper *m) {
+  for (size_t i = 0; i < m->nnotifs; i++) {
+    uint64_t utc;
+    if (zvm_unix_to_utc(m->notifs[i].time_us, m->stats.leap_us, &utc))
+      m->notifs[i].time_us = utc;
   }
 }
 
@@ -702,6 +819,13 @@ static void emit_mt(struct zvm_mapper *m) {
 static void record_cb(const struct zvm_record *rec,
                       const struct zvm_record_desc *desc, void *ctx) {
   struct zvm_mapper *m = ctx;
+  if (m->set_arrival_us != 0) {
+    /* The newest record of the set, for the leap-second estimate. */
+    uint64_t us;
+    if (zvm_tod_unix_us(rec->tod, m->set_arrival_us, &us) &&
+        us > m->set_newest_unix_us)
+      m->set_newest_unix_us = us;
+  }
   if (desc == &zvm_rec_useite)
     map_useite(m, rec);
   else if (desc == &zvm_rec_prcsmt)
@@ -709,9 +833,24 @@ static void record_cb(const struct zvm_record *rec,
   /* D1R11/D1R13 only structure the stream. */
 }
 
-void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
+void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
+                           uint64_t arrival_us) {
   output_begin(m);
+  m->set_arrival_us = arrival_us;
+  m->set_newest_unix_us = 0;
   zvm_decode_set(set, len, m->conf->domains, record_cb, m, &m->decode);
+  zvm_leap_observe(&m->leap_est, m->set_newest_unix_us, arrival_us);
+  m->set_arrival_us = 0;
+}
+
+void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
+  zvm_mapper_add_set_at(m, set, len, 0);
+}
+
+void zvm_mapper_set_clock_leap(struct zvm_mapper *m, bool known,
+                               uint64_t leap_us) {
+  m->clock_leap_known = known;
+  m->clock_leap_us = leap_us;
 }
 
 static void emit_reader(struct zvm_mapper *m,
@@ -737,21 +876,27 @@ static void emit_reader(struct zvm_mapper *m,
               0);
   emit_derive(m, "", pi, "total_objects", "skipped", counter(skipped), 0);
   emit_derive(m, "", pi, "total_bytes", "read", counter(rs->bytes_read), 0);
+  emit_derive(m, "", pi, "total_objects", "restamped",
+              counter(m->stats.restamped), 0);
 }
 
 int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
                       const struct zvm_reader_stats *rs) {
   output_begin(m);
 
-  if (m->conf->report_reader_stats)
-    emit_reader(m, rs);
+  m->stats.leap_us = pass_leap(m);
+  m->stats.pass_timed = 0;
+  m->stats.pass_restamped = 0;
 
   /* Users' values are produced on demand (zvm_mapper_next_value) from
    * the records kept in the users, untouched until the next pass starts. */
   for (struct user *u = m->touched; u != NULL;) {
     struct user *next = u->touched_next;
-    if (u->pending && u->pend_us > u->last_us) {
-      if (grow((void **)&m->emit, &m->cap_emit, m->nemit, sizeof(*m->emit))) {
+    if (u->pending) {
+      struct rec_time rt = {u->pend_unix_us, u->pend_arrival_us};
+      if (!grow((void **)&m->emit, &m->cap_emit, m->nemit, sizeof(*m->emit)))
+        m->oom = true;
+      else if (stamp(m, u->name, &rt, &u->last_us, &u->out_us))
         m->emit[m->nemit++] = (struct emit){
             .u = u,
             .host = m->conf->guests_as_hosts ? u->host : "",
@@ -759,10 +904,6 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
             .data = u->rec,
             .len = u->rec_len,
         };
-        u->last_us = u->pend_us;
-      } else {
-        m->oom = true;
-      }
     }
     u->pending = false;
     u->touched = false;
@@ -773,6 +914,10 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
   m->touched = NULL;
 
   emit_mt(m);
+  notifs_to_utc(m);
+  /* The reader's counters last: they include this pass's restamping. */
+  if (m->conf->report_reader_stats)
+    emit_reader(m, rs);
 
   if (m->last_sweep_us == 0 || now_us < m->last_sweep_us) {
     m->last_sweep_us = now_us;
@@ -852,8 +997,7 @@ static int slots_build(struct zvm_mapper *m, const struct zvm_record_desc *d) {
   if (m->useite_slots == NULL || m->items == NULL)
     return -1;
 
-  m->transactions =
-      zvm_conf_userfield_selected(m->conf, "transactions", NULL);
+  m->transactions = zvm_conf_userfield_selected(m->conf, "transactions", NULL);
   for (size_t i = 0; i < d->nfields; i++) {
     const struct zvm_field *f = &d->fields[i];
     if (!field_dispatched(f))
@@ -956,8 +1100,7 @@ const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n) {
       /* Combined lists: the items are copied; pointers are set below,
        * once the item array no longer moves. */
       if (v.nitems > 0)
-        memcpy(m->values_items + nitems, v.items,
-               v.nitems * sizeof(*v.items));
+        memcpy(m->values_items + nitems, v.items, v.nitems * sizeof(*v.items));
       v.items = NULL;
       nitems += v.nitems;
       m->values[m->nvalues++] = v;

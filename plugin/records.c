@@ -196,6 +196,16 @@ const struct zvm_field *const zvm_prcsmt_cal_status =
     &prcsmt_fields[PRCSMT_CAL_STATUS];
 const struct zvm_field *const zvm_prcsmt_calmaxtc =
     &prcsmt_fields[PRCSMT_CALMAXTC];
+const struct zvm_field *const zvm_prcsmt_rcccoall =
+    &prcsmt_fields[PRCSMT_RCCCOALL];
+const struct zvm_field *const zvm_prcsmt_rccsmall =
+    &prcsmt_fields[PRCSMT_RCCSMALL];
+const struct zvm_field *const zvm_prcsmt_rccsmset =
+    &prcsmt_fields[PRCSMT_RCCSMSET];
+const struct zvm_field *const zvm_cputinfo_rcccomnt =
+    &cputinfo_fields[CPUTINFO_RCCCOMNT];
+const struct zvm_field *const zvm_cputinfo_rccsmmnt =
+    &cputinfo_fields[CPUTINFO_RCCSMMNT];
 const struct zvm_field *const zvm_cputinfo_cputype =
     &cputinfo_fields[CPUTINFO_CPUTYPE];
 const struct zvm_field *const zvm_cputinfo_rccacmnt =
@@ -332,11 +342,11 @@ void zvm_decode_set(const uint8_t *buf, size_t len, zvm_domain_mask_t select,
     }
     if (desc->array != NULL) {
       struct zvm_array_view view;
+      /* An unusable array is counted, yet the record's fixed part is
+       * still handed on: the callback locates the array itself. */
       if (zvm_array_locate(desc->array, rec.data, rec.len, &view) ==
-          ZVM_ARRAY_BAD) {
+          ZVM_ARRAY_BAD)
         stats->array_rejected++;
-        continue;
-      }
     }
     if (cb != NULL)
       cb(&rec, desc, ctx);

@@ -472,8 +472,7 @@ static size_t count_vls(const char *pi, const char *type, const char *ti) {
   size_t n = 0;
   for (size_t i = 0; i < nvls; i++)
     if (strcmp(vls[i].plugin_instance, pi) == 0 &&
-        strcmp(vls[i].type, type) == 0 &&
-        strcmp(vls[i].type_instance, ti) == 0)
+        strcmp(vls[i].type, type) == 0 && strcmp(vls[i].type_instance, ti) == 0)
       n++;
   return n;
 }
@@ -581,7 +580,7 @@ static void test_defaults_without_config(void **state) {
   /* The next interval without data: reader counters only. */
   nvls = 0;
   assert_int_equal(cb_read(NULL), 0);
-  assert_int_equal(nvls, 9);
+  assert_int_equal(nvls, 10); /* the ten reader counters */
 }
 
 static void test_every_option(void **state) {
@@ -599,6 +598,7 @@ static void test_every_option(void **state) {
   cfg_number(&c, "MaxSetSize", 1048576);
   cfg_number(&c, "MaxQueueSize", 2097152);
   cfg_string(&c, "UserField", "hfcpurn");
+  cfg_number(&c, "LeapSecondOffset", 27);
   assert_int_equal(cb_config(&c.root), 0);
   assert_int_equal(cb_init(), 0);
   assert_string_equal(reader_device, "/run/monreader");
@@ -613,6 +613,10 @@ static void test_every_option(void **state) {
   assert_int_equal(cb_read(NULL), 0);
   const value_list_t *vl = find_vl("linux07", "", "derive", "hfcpurn");
   assert_int_equal(vl->values[0].derive, 2147483648);
+  /* LeapSecondOffset 27: the TOD runs 27 s ahead of UTC. */
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC - 27, 1)));
+  assert_true(logged(LOG_INFO, "record times: the TOD clock is 27 s ahead of "
+                               "UTC (from LeapSecondOffset)"));
   vl = find_vl("web1", "", "derive", "hfcpurn");
   assert_int_equal(vl->values[0].derive, 2147483649);
   for (size_t i = 0; i < nvls; i++) {
@@ -638,9 +642,9 @@ static void test_combined_user_values(void **state) {
   assert_int_equal(cb_read(NULL), 0);
   const value_list_t *vl = find_vl("", "LINUX07", "zvm_useite", "");
   assert_int_equal(vl->values_len, 48);
-  assert_int_equal(vl->values[0].derive, 1);            /* transactions */
-  assert_true(vl->values[1].gauge == -1.0);             /* vmdslcnt */
-  assert_int_equal(vl->values[20].derive, 2147483648);  /* hfcpurn */
+  assert_int_equal(vl->values[0].derive, 1);           /* transactions */
+  assert_true(vl->values[1].gauge == -1.0);            /* vmdslcnt */
+  assert_int_equal(vl->values[20].derive, 2147483648); /* hfcpurn */
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 9)));
   vl = find_vl("", "WEB1", "zvm_useite", "");
   assert_int_equal(vl->values[20].derive, 2147483649);
@@ -722,8 +726,8 @@ static void test_config_errors(void **state) {
 static void test_reader_log_and_failure(void **state) {
   (void)state;
   assert_int_equal(cb_init(), 0);
-  script("another process holds /dev/monreader (only one reader is allowed)",
-         0, NULL);
+  script("another process holds /dev/monreader (only one reader is allowed)", 0,
+         NULL);
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: another process holds "
@@ -775,8 +779,8 @@ static void test_reader_thread(void **state) {
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   /* Latest record wins; every transaction counted; nothing twice. */
-  const value_list_t *vl = find_vl("", "LINUX07", "total_events",
-                                   "transactions");
+  const value_list_t *vl =
+      find_vl("", "LINUX07", "total_events", "transactions");
   assert_int_equal(vl->values[0].derive, 2);
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 20)));
   vl = find_vl("", "LINUX08", "total_events", "transactions");
@@ -789,7 +793,7 @@ static void test_reader_thread(void **state) {
   /* Nothing new: the next callback has the reader counters only. */
   nvls = 0;
   assert_int_equal(cb_read(NULL), 0);
-  assert_int_equal(nvls, 9);
+  assert_int_equal(nvls, 10); /* the ten reader counters */
 }
 
 /* The first read callback sees what the first drain read, even if the
@@ -890,11 +894,16 @@ static void test_shutdown_and_restart(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
-      T(test_registration),           T(test_defaults_without_config),
-      T(test_every_option),           T(test_config_errors),
-      T(test_reader_log_and_failure), T(test_dispatch_failure_rate_limited),
-      T(test_shutdown_and_restart),   T(test_reader_thread),
-      T(test_queue_full_waits),       T(test_shutdown_while_queue_full),
+      T(test_registration),
+      T(test_defaults_without_config),
+      T(test_every_option),
+      T(test_config_errors),
+      T(test_reader_log_and_failure),
+      T(test_dispatch_failure_rate_limited),
+      T(test_shutdown_and_restart),
+      T(test_reader_thread),
+      T(test_queue_full_waits),
+      T(test_shutdown_while_queue_full),
       T(test_first_read_waits_for_first_drain),
       T(test_combined_user_values),
 #undef T

@@ -521,7 +521,9 @@ static void test_decode_set(void **state) {
   zvm_decode_set(set.data, set.len, ZVM_DOMAINS_ALL, on_record, &s, &st);
   assert_int_equal(s.useite, 1);
   assert_int_equal(s.last_hfcpurn, 0xCAFEF00D);
-  assert_int_equal(s.prcsmt, 1);
+  /* The record with the unusable array is counted and still handed on:
+   * its fixed part and notification are not lost. */
+  assert_int_equal(s.prcsmt, 2);
   assert_int_equal(s.mtrend, 1);
   assert_int_equal(s.other, 0);
   assert_int_equal(st.unknown, 2);

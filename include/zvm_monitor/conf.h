@@ -42,6 +42,11 @@ struct zvm_conf {
   bool guests_as_hosts;
   bool report_reader_stats;
   bool combined_user_values; /* CombinedUserValues: one list per user */
+  /* LeapSecondOffset: "auto" (leap_auto) or seconds the TOD clock runs
+   * ahead of UTC (leap_us); see timerule.h. */
+  bool leap_auto;
+  uint64_t leap_us;
+  bool report_by_virtual_cpu; /* ReportByVirtualCPU: D4R10 per VMDBK too */
   size_t max_set_size;
   size_t max_queue_size;
   /* UserField: D4R10 values to dispatch (lower case); none = all. */

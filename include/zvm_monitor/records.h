@@ -73,6 +73,11 @@ extern const struct zvm_field *const zvm_useite_vmdputyp;
 extern const struct zvm_field *const zvm_prcsmt_rccsmtsq;
 extern const struct zvm_field *const zvm_prcsmt_cal_status;
 extern const struct zvm_field *const zvm_prcsmt_calmaxtc;
+extern const struct zvm_field *const zvm_prcsmt_rcccoall;
+extern const struct zvm_field *const zvm_prcsmt_rccsmall;
+extern const struct zvm_field *const zvm_prcsmt_rccsmset;
+extern const struct zvm_field *const zvm_cputinfo_rcccomnt;
+extern const struct zvm_field *const zvm_cputinfo_rccsmmnt;
 extern const struct zvm_field *const zvm_cputinfo_cputype;
 extern const struct zvm_field *const zvm_cputinfo_rccacmnt;
 extern const struct zvm_field *const zvm_cputinfo_rcccrmnt;
@@ -82,6 +87,10 @@ extern const struct zvm_field *const zvm_cputinfo_rccsymnt;
 /* PRCSMT_CAL_STATUS flags. */
 #define ZVM_PRCSMT_CAL_START 0x80
 #define ZVM_PRCSMT_CAL_END 0x40
+/* PRCSMT_RCCSMSET: SET MULTITHREAD INITIAL was specified. */
+#define ZVM_PRCSMT_RCCSMINI 0x80
+/* A thread count of X'FF': MAX was specified (seed 004). */
+#define ZVM_PRCSMT_THREADS_MAX 0xFF
 
 /* CPU type codes (USEITE_VMDPUTYP, PRCSMT_CAL_CPUTYPE). */
 #define ZVM_CPU_CP 0x00
@@ -135,12 +144,14 @@ static inline const uint8_t *zvm_array_entry(const struct zvm_array_view *v,
 /*
  * Walk a complete data set and hand every selected record that has a table
  * to cb. Unknown records are skipped by their length and counted; a record
- * whose array does not fit inside it is rejected (counted, cb not called).
+ * whose array does not fit inside it is counted (array_rejected) and still
+ * handed to cb, whose zvm_array_locate() then says ZVM_ARRAY_BAD.
  */
 struct zvm_decode_stats {
   struct zvm_walk_stats walk;
   uint64_t unknown;        /* valid records without a table */
-  uint64_t array_rejected; /* records whose array lies outside them */
+  uint64_t array_rejected; /* records whose array lies outside them
+                              (their fixed part is still used) */
 };
 
 typedef void (*zvm_record_cb)(const struct zvm_record *rec,
