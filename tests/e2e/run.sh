@@ -55,6 +55,7 @@ run_case() {
   rc_oargs=$3
   shift 3
   e2e_conf "$rc_dir" "$@"
+  rc_from=$(date +%s)
   # shellcheck disable=SC2086
   e2e_collectd "$rc_dir" "$rc_scn" ${CASE_ENV:-}
   rc_pid=$E2E_PID
@@ -68,6 +69,8 @@ run_case() {
     return 1
   fi
   e2e_stop "$rc_pid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
+  # the window in which every set arrived (the time rule's arrival times)
+  rc_oargs="$rc_oargs --wall $rc_from:$(date +%s)"
   grep -q "Exiting normally" "$rc_dir/collectd.log" || {
     tail -n 20 "$rc_dir/collectd.log" >>"$SC_LOG"
     fail "collectd did not exit normally"
