@@ -215,6 +215,74 @@ sc_guests_as_hosts() {
     fail "no linux003/zvm_monitor/derive-hfcpurn"
 }
 
+# 7. Record times (issue 10). Interval 1 repeats interval 0's TODs exactly
+# (equal TODs), interval 2 on is one hour earlier still (the z/VM clock set
+# back); a record set per message, 1.1 s apart, so the intervals meet in
+# different read callbacks. Every value reaches collectd: the repeated and
+# earlier ones stamped with their set's arrival time (the records are from
+# 2023, the sets arrive now) and counted in total_objects-restamped; every
+# multithreading notification still comes (none is a repeat).
+sc_time_rules() {
+  gen -g 4 -i 4 --smt-every 1 --mces 1 --time-jump 1:-60 --time-jump 2:-3600 \
+    --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 4" run_case "$D" "$D/s.scn" "" || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-reader/total_objects-restamped-*) || return 1
+  [ "$(tail -n 1 "$f" | cut -d, -f2)" -ge 21 ] ||
+    fail "want at least 21 restamped instances (3 intervals x 7)" || return 1
+  [ "$(sed 1d "$D"/csv/zvmtest/zvm_monitor-LINUX001/derive-hfcpurn-* | wc -l)" -eq 4 ] ||
+    fail "LINUX001 hfcpurn: want one value per interval" || return 1
+  [ "$(grep -c 'Notification: severity = OKAY' "$D/collectd.log")" -eq 4 ] ||
+    fail "want four end-of-change notifications" || return 1
+  grep -q "zvm_monitor plugin: record time .* of .* is not after its last time" "$D/collectd.log" ||
+    fail "the first restamped value is not logged" || return 1
+}
+
+# 7. The TOD clock past its wrap on 2042-09-17 and 27 s ahead of UTC (an
+# STP leap-second offset, LeapSecondOffset 27), with interval 1 repeating
+# interval 0's TODs: the records are read in 2042 (after the wrap), 27 s
+# earlier than their TODs; the repeated ones lie after the local clock, so
+# they are stamped 1 us after the last time (csv shows the same ms).
+sc_leap_wrap() {
+  gen -g 4 -i 3 --smt-every 1 --mces 1 --start 2295734400 --tod-offset 27 \
+    --time-jump 1:-60 --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "--leap-seconds 27" \
+    'LeapSecondOffset 27' || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/derive-hfcpurn-*) || return 1
+  # LINUX001's D4R10 is event record 4 of 8 in a 60 s interval from
+  # 2042-10-01 00:00:00 UTC (TOD 27 s later); its repeat in interval 1 is
+  # 1 us later (the same ms in csv)
+  [ "$(sed -n 2,3p "$f" | cut -d, -f1 | tr '\n' ' ')" = "2295734426.667 2295734426.667 " ] ||
+    fail "LINUX001 times: want 2295734426.667 twice" || return 1
+  grep -q "record times: the TOD clock is 27 s ahead of UTC (from LeapSecondOffset)" "$D/collectd.log" ||
+    fail "the offset is not logged" || return 1
+}
+
+# 8. D5R21 completely (issue 10): every field of seed 004 set, in three
+# kinds of change: distinct values; X'FF' (MAX) in every count MAX can be
+# given for (NaN and bool-*_is_max 1, never 255); an unusable CPUTINFO
+# array (entry size 0 in the start record, offset 8 in the end record):
+# the fixed part and both notifications are kept, the records counted in
+# errors-malformed.
+sc_d5r21_complete() {
+  gen -g 2 -i 3 --smt-every 1 --smt-fields --mces 1 --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  c=$D/csv/zvmtest
+  grep -q ',nan$' "$c"/zvm_monitor-ifl/threads-requested-* ||
+    fail "ifl requested MAX is not NaN" || return 1
+  if grep -q ',255' "$c"/zvm_monitor-*/threads-*; then
+    fail "a thread count of 255 was dispatched"
+    return 1
+  fi
+  grep -q ',1.000000$' "$c"/zvm_monitor-ifl/bool-requested_is_max-* ||
+    fail "no ifl bool-requested_is_max 1" || return 1
+  [ "$(sed 1d "$c"/zvm_monitor-system/gauge-mt_config_seq-* | cut -d, -f2 | tr '\n' ' ')" = \
+    "1.000000 3.000000 5.000000 " ] || fail "system mt_config_seq: want 1 3 5" || return 1
+  grep -q "change 3 started (RCCSMTSQ 5); activated threads per core before the change: none listed" "$D/collectd.log" ||
+    fail "no start notification for the change with the unusable array" || return 1
+  [ "$(tail -n 1 "$c"/zvm_monitor-reader/errors-malformed-* | cut -d, -f2)" -eq 2 ] ||
+    fail "want errors-malformed 2 (the two unusable arrays)" || return 1
+}
+
 # ---------------------------------------------------------------------------
 # Real back ends. Each is started once, on 127.0.0.1 ports picked free,
 # with everything under the temporary directory.
@@ -418,7 +486,8 @@ else:
 # ---------------------------------------------------------------------------
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
-userid userid_ignore domain_processor domain_user guests_as_hosts graphite influxdb"
+userid userid_ignore domain_processor domain_user guests_as_hosts
+time_rules leap_wrap d5r21_complete graphite influxdb"
 [ $# -gt 0 ] && ALL="$*"
 
 t_all=$(date +%s)
