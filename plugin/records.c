@@ -149,6 +149,7 @@ const struct zvm_record_desc zvm_rec_useite = {
             .nfields = COUNT_OF(useite_fields),
             .length = 200,
         },
+    .hooks = &zvm_useite_hooks, /* one record per VMDBK: sums per guest */
 };
 
 const struct zvm_field *const zvm_useite_vmduser =

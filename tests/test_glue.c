@@ -521,6 +521,7 @@ static void script_users(const char *const *users, size_t n, uint64_t tod) {
     tb_put_ebcdic(&rs, rec + 20, users[i], 8);
     tb_put_u32(&rs, rec + 116, 0x80000000u + (uint32_t)i); /* HFCPURN */
     tb_put_u16(&rs, rec + 30, 0xFFFF);                     /* VMDSLCNT */
+    tb_put_u8(&rs, rec + 47, 0x80); /* CALFLAG1: CALBASE */
   }
   size_t rec = tb_record(&rs, 44, 5, 21, tod + (UINT64_C(5) << 12));
   tb_put_u32(&rs, rec + 20, 7);   /* RCCSMTSQ */

@@ -125,6 +125,8 @@ static void add_useite(struct tb *rs, const char *user, uint64_t tod,
   tb_put_ebcdic(rs, rec + 20, user, 8);
   if (len >= 30)
     tb_put_u16(rs, rec + 28, 0x0102); /* VMDCPUAD: an ID, not dispatched */
+  if (len >= 48)
+    tb_put_u8(rs, rec + 47, 0x80); /* CALFLAG1: CALBASE, the only VMDBK */
   if (len >= 197)
     tb_put_u8(rs, rec + 196, 3); /* VMDPUTYP: a code, not dispatched */
   for (size_t i = 0; i < USEITE_NEXP; i++) {
@@ -500,6 +502,7 @@ static void test_hostile_userid(void **state) {
   /* "A./ B", then lower-case 'a' (X'81'), a NUL and a quote (X'7F'). */
   static const uint8_t id[8] = {0xC1, 0x4B, 0x61, 0x40, 0xC2, 0x81, 0x00, 0x7F};
   memcpy(f->rs.data + rec + 20, id, sizeof(id));
+  f->rs.data[rec + 47] = 0x80; /* CALBASE: a transaction */
   pass(f, TB_DOM(4));
   /* Escaped by EBCDIC byte; lower-casing keeps distinct IDs distinct. */
   expect_derive(f, "a%4b%61%40b%81%00%7f", "", "total_events", "transactions",
@@ -512,6 +515,7 @@ static void test_hostile_userid(void **state) {
   start(f);
   rec = tb_record(&f->rs, 200, 4, 10, tb_tod(SEC, 2));
   memcpy(f->rs.data + rec + 20, id, sizeof(id));
+  f->rs.data[rec + 47] = 0x80;
   pass(f, TB_DOM(4));
   expect_derive(f, "", "A%4B%61%40B%81%00%7F", "total_events", "transactions",
                 1, US(SEC, 2));
@@ -599,6 +603,67 @@ static void test_domain_selection(void **state) {
 /* ------------------------------------------------------------------------
  * Aggregation and time order.
  */
+/* A D4R10 of VMDBK cpuad (seed 002: one per virtual CPU) with HFCPURN,
+ * VMDSLCNT (a level) and CALBASE as given. */
+static void add_vmdbk(struct tb *rs, const char *user, uint64_t tod,
+                      uint16_t cpuad, bool base, uint32_t hfcpurn,
+                      int16_t slcnt) {
+  size_t rec = tb_record(rs, 200, 4, 10, tod);
+  tb_put_ebcdic(rs, rec + 20, user, 8);
+  tb_put_u16(rs, rec + 28, cpuad);              /* VMDCPUAD */
+  tb_put_u16(rs, rec + 30, (uint16_t)slcnt);    /* VMDSLCNT */
+  tb_put_u8(rs, rec + 47, base ? 0x80 : 0x00);  /* CALFLAG1 */
+  tb_put_u32(rs, rec + 116, hfcpurn);           /* HFCPURN */
+  tb_put_u32(rs, rec + 48, 10u * (cpuad + 1u)); /* HFQUCT */
+}
+
+/* Issue 10: a virtual MP guest's counters are the sum over its VMDBKs of
+ * each one's latest value; a VMDBK that skips a transaction keeps
+ * contributing; transactions counts base records; levels are the base's. */
+static void test_useite_per_vmdbk(void **state) {
+  struct fx *f = *state;
+  start(f);
+  /* The two VMDBKs of the issue (hfcpurn 1116 and 5000117). */
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001233, US(SEC, 2));
+  expect_derive(f, "", "LINUX07", "derive", "hfquct", 30, US(SEC, 2));
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
+                US(SEC, 2));
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 3, US(SEC, 2));
+
+  /* Next transaction: VMDBK 1 skips it; its last value stays in the sum,
+   * which never goes back (no 1116 -> 5000117 -> 1116 any more). */
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001317, US(SEC, 3));
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 2,
+                US(SEC, 3));
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 4, US(SEC, 3));
+
+  /* A non-base record alone: the sum moves, transactions and the level
+   * (the base's) do not. */
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 4), 1, false, 5000200, 9);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001400, US(SEC, 4));
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 2,
+                US(SEC, 4));
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 4, US(SEC, 4));
+
+  /* Three VMDBKs in one pass, two records of VMDBK 2: its latest counts. */
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 0, true, 1300, 1);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 2, false, 100, 2);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 6), 0, true, 1400, 2);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 6), 2, false, 150, 6);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 1400 + 5000200 + 150,
+                US(SEC, 6));
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 4,
+                US(SEC, 6));
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 2, US(SEC, 6));
+}
+
 static void test_aggregation_latest_wins(void **state) {
   struct fx *f = *state;
   start(f);
@@ -1107,6 +1172,7 @@ int main(void) {
       T(test_userid_exact_and_regex),
       T(test_userid_ignore_selected),
       T(test_domain_selection),
+      T(test_useite_per_vmdbk),
       T(test_aggregation_latest_wins),
       T(test_time_rule_restamps),
       T(test_tod_wrap_and_leap),

@@ -173,5 +173,13 @@ struct zvm_record_hooks {
 
 /* Built-in hooks. */
 extern const struct zvm_record_hooks zvm_prcsmt_hooks; /* D5R21 */
+extern const struct zvm_record_hooks zvm_useite_hooks; /* D4R10 per VMDBK */
+
+/* D4R10: end a guest's per-VMDBK state at once (call it on the guest's
+ * logoff, e.g. from a D4R2 hook): its counters are summed again from its
+ * next records on, so the sums of a guest that logs on again do not mix
+ * old VMDBKs with new ones. userid: the 8 EBCDIC bytes as in the records.
+ * False if the guest is not tracked. */
+bool zvm_useite_end_guest(struct zvm_hook_ctx *ctx, const uint8_t userid[8]);
 
 #endif /* ZVM_MONITOR_HOOKS_H */
