@@ -215,6 +215,22 @@ sc_guests_as_hosts() {
     fail "no linux003/zvm_monitor/derive-hfcpurn"
 }
 
+# 7. Virtual MP guests (issue 10): three VMDBKs per guest (VMDCPUAD 0-2,
+# CALBASE on 0), VMDBKs 1 and 2 skipping every other transaction, two
+# transactions per interval. A guest's counters are the sum over its
+# VMDBKs of each one's latest value (never going back), transactions
+# counts base records, the levels are the base VMDBK's.
+sc_mp_guests() {
+  gen -g 5 -e 2 -i 3 --vcpus 3 --vmdbk-skip 2 --smt-every 2 --mces 1 \
+    --gap-ms 600 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/derive-hfcpurn-*) || return 1
+  sed 1d "$f" | cut -d, -f2 | awk 'NR > 1 && $1 < last { exit 1 } { last = $1 }' ||
+    fail "LINUX001 hfcpurn goes back: $(sed 1d "$f" | cut -d, -f2 | tr '\n' ' ')" || return 1
+  [ "$(tail -n 1 "$D"/csv/zvmtest/zvm_monitor-LINUX001/total_events-transactions-* | cut -d, -f2)" -eq 6 ] ||
+    fail "LINUX001 transactions: want 6 (base records only)" || return 1
+}
+
 # 7. Record times (issue 10). Interval 1 repeats interval 0's TODs exactly
 # (equal TODs), interval 2 on is one hour earlier still (the z/VM clock set
 # back); a record set per message, 1.1 s apart, so the intervals meet in
@@ -487,7 +503,7 @@ else:
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts
-time_rules leap_wrap d5r21_complete graphite influxdb"
+mp_guests time_rules leap_wrap d5r21_complete graphite influxdb"
 [ $# -gt 0 ] && ALL="$*"
 
 t_all=$(date +%s)
