@@ -199,6 +199,9 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
   return true;
 }
 
+static struct mrec *mrec_of(struct zvm_mapper *m,
+                            const struct zvm_record_desc *d);
+
 static struct mrec *mrec_create(struct zvm_mapper *m,
                                 const struct zvm_record_desc *d) {
   struct mrec *r = calloc(1, sizeof(*r));
@@ -225,6 +228,9 @@ static struct mrec *mrec_create(struct zvm_mapper *m,
       if (!lay_init(m, r, &r->arrays[a], &d->arrays[a].entry))
         return NULL;
   }
+  if (d->per_cpu_view != NULL && m->conf->report_by_virtual_cpu &&
+      (r->per_cpu = mrec_of(m, d->per_cpu_view)) == NULL)
+    return NULL;
   return r;
 }
 
@@ -362,6 +368,8 @@ static void record_cb(const struct zvm_record *rec,
     for (size_t i = 0; i < av.count; i++)
       map_instance(m, l, zvm_array_entry(&av, i), av.entry_size, NULL, time_us);
   }
+  if (r->per_cpu != NULL)
+    map_instance(m, &r->per_cpu->main, view.data, view.len, NULL, time_us);
 }
 
 void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,

@@ -54,8 +54,9 @@ struct mrec {
   const struct zvm_record_hooks *hooks; /* NULL: none */
   struct zvm_hook_ctx ctx;
   struct lay main;
-  struct lay *arrays; /* desc->narrays */
-  struct mrec *next;  /* all of them, for destroy */
+  struct lay *arrays;   /* desc->narrays */
+  struct mrec *per_cpu; /* desc->per_cpu_view with ReportByVirtualCPU */
+  struct mrec *next;    /* all of them, for destroy */
 };
 
 struct entity {

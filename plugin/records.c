@@ -59,6 +59,7 @@ const struct zvm_record_desc zvm_rec_mtreof = {
 /* Positions in useite_fields of the fields read by name; a unit test
  * checks they point at the right offsets. */
 #define USEITE_VMDUSER 1
+#define USEITE_VMDCPUAD 2
 #define USEITE_VMDPUTYP 46
 
 static const struct zvm_field useite_fields[] = {
@@ -150,6 +151,32 @@ const struct zvm_record_desc zvm_rec_useite = {
             .length = 200,
         },
     .hooks = &zvm_useite_hooks, /* one record per VMDBK: sums per guest */
+    .per_cpu_view = &zvm_rec_useite_vcpu,
+};
+
+/* ReportByVirtualCPU: every VMDBK of a guest on its own (plugin instance
+ * "<user>-vcpu<VMDCPUAD>"), its latest record's values as they are; the
+ * same fields and type as the guest's list. */
+const struct zvm_record_desc zvm_rec_useite_vcpu = {
+    .domain = ZVM_DOMAIN_USER,
+    .number = 10,
+    .ibm_name = "MRUSEITE",
+    .title = "User Interaction at Transaction End, per VMDBK",
+    .zvm_level = "z/VM V6R2.0",
+    .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",
+    .length = 200,
+    .main =
+        {
+            .type_name = "zvm_useite",
+            .key = {.nparts = 2,
+                    .part = {{.kind = ZVM_KEY_USERID, .field = USEITE_VMDUSER},
+                             {.kind = ZVM_KEY_NUMBER,
+                              .field = USEITE_VMDCPUAD,
+                              .text = "-vcpu"}}},
+            .fields = useite_fields,
+            .nfields = COUNT_OF(useite_fields),
+            .length = 200,
+        },
 };
 
 const struct zvm_field *const zvm_useite_vmduser =

@@ -664,6 +664,38 @@ static void test_useite_per_vmdbk(void **state) {
   expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 2, US(SEC, 6));
 }
 
+/* ReportByVirtualCPU: every VMDBK on its own as well, as it writes it. */
+static void test_report_by_virtual_cpu(void **state) {
+  struct fx *f = *state;
+  f->conf.report_by_virtual_cpu = true;
+  start(f);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001233, US(SEC, 2));
+  expect_derive(f, "", "LINUX07-vcpu0", "derive", "hfcpurn", 1116, US(SEC, 1));
+  expect_derive(f, "", "LINUX07-vcpu1", "derive", "hfcpurn", 5000117,
+                US(SEC, 2));
+  expect_gauge(f, "", "LINUX07-vcpu1", "gauge", "vmdslcnt", 5, US(SEC, 2));
+  /* a VMDBK's records */
+  expect_derive(f, "", "LINUX07-vcpu1", "total_events", "transactions", 1,
+                US(SEC, 2));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07-vcpu0", "derive", "hfcpurn", 1200, US(SEC, 3));
+  assert_int_equal(count_pi(f, "", "LINUX07-vcpu1"), 0); /* skipped */
+  assert_true(count_pi(f, "", "LINUX07") > 0);
+
+  /* GuestsAsHosts: host = the guest, plugin instance "vcpu<N>". */
+  zvm_mapper_destroy(f->m);
+  f->conf.guests_as_hosts = true;
+  start(f);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 10), 2, false, 77, 1);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "linux07", "vcpu2", "derive", "hfcpurn", 77, US(SEC, 10));
+  expect_derive(f, "linux07", "", "derive", "hfcpurn", 77, US(SEC, 10));
+}
+
 static void test_aggregation_latest_wins(void **state) {
   struct fx *f = *state;
   start(f);
@@ -1173,6 +1205,7 @@ int main(void) {
       T(test_userid_ignore_selected),
       T(test_domain_selection),
       T(test_useite_per_vmdbk),
+      T(test_report_by_virtual_cpu),
       T(test_aggregation_latest_wins),
       T(test_time_rule_restamps),
       T(test_tod_wrap_and_leap),

@@ -204,6 +204,10 @@ struct zvm_record_desc {
   const struct zvm_record_hooks *hooks; /* NULL: fields only (hooks.h) */
   void *hook_data;                      /* for the hooks' own use */
   bool user_defined;                    /* from a <Record> block */
+  /* With ReportByVirtualCPU true the record is also mapped with this
+   * descriptor (its main layout only, its own hooks): D4R10 per VMDBK,
+   * keyed by user ID and VMDCPUAD. NULL: none. */
+  const struct zvm_record_desc *per_cpu_view;
 };
 
 /* ------------------------------------------------------------------------
@@ -212,6 +216,9 @@ struct zvm_record_desc {
 extern const struct zvm_record_desc zvm_rec_mtrend; /* D1R11 */
 extern const struct zvm_record_desc zvm_rec_mtreof; /* D1R13 */
 extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
+/* D4R10 per VMDBK (ReportByVirtualCPU), not in the tables: see
+ * zvm_record_desc.per_cpu_view. */
+extern const struct zvm_record_desc zvm_rec_useite_vcpu;
 extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
 
 /* Named fields hooks need directly. */
