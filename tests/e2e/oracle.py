@@ -404,8 +404,9 @@ def decode_set(buf, set_index):
 class Config:
     def __init__(self, hostname="zvmtest", domains=(), userids=(),
                  ignore_selected=False, guests_as_hosts=False,
-                 leap_seconds=0, wall=None):
+                 leap_seconds=0, wall=None, report_by_vcpu=False):
         self.hostname = hostname
+        self.report_by_vcpu = report_by_vcpu
         self.leap_us = leap_seconds * 1000000
         if wall:
             lo, hi = (int(x) for x in wall.split(":"))
@@ -696,6 +697,18 @@ class Model:
                         st["transactions"] += 1
                         st["base_levels"] = [(typ, ti, v) for typ, ti, v in vals if ti in LEVELS]
                     latest[("user", name)] = (t, self.user_values(name, st))
+                    if self.cfg.report_by_vcpu:
+                        # each VMDBK as it writes it: plugin instance
+                        # <user>-vcpu<VMDCPUAD> (vcpu<N> with GuestsAsHosts)
+                        host, pinst = self.user_host_pinst(name)
+                        pinst = (pinst + "-" if pinst else "") + "vcpu%d" % cpuad
+                        nrec = st.setdefault("vcpu_records", {})
+                        nrec[cpuad] = nrec.get(cpuad, 0) + 1
+                        vv = {ident(host, pinst, typ, ti): (v, typ)
+                              for typ, ti, v in st["vmdbk"][cpuad]}
+                        vv[ident(host, pinst, "total_events", "transactions")] = (
+                            nrec[cpuad], "derive")
+                        latest[("vcpu", name, cpuad)] = (t, vv)
                 else:
                     p = d5r21_parse(r)
                     for inst, vals in self.d5r21_values(p).items():
@@ -952,11 +965,13 @@ def config_args(p):
     p.add_argument("--open-errors-min", type=int)
     p.add_argument("--leap-seconds", type=int, default=0)
     p.add_argument("--wall", help="FROM:TO Unix seconds the daemon ran")
+    p.add_argument("--report-by-vcpu", action="store_true",
+                   help="ReportByVirtualCPU true")
 
 
 def make_model(a):
     cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts,
-                 a.leap_seconds, a.wall)
+                 a.leap_seconds, a.wall, a.report_by_vcpu)
     return Model(Scenario(a.scenario), cfg)
 
 

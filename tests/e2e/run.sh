@@ -231,6 +231,16 @@ sc_mp_guests() {
     fail "LINUX001 transactions: want 6 (base records only)" || return 1
 }
 
+# 7. The same guests with ReportByVirtualCPU: each VMDBK also on its own
+# (plugin instance LINUX001-vcpu2: its own latest values, its records).
+sc_mp_guests_vcpu() {
+  gen -g 3 -e 2 -i 2 --vcpus 3 --vmdbk-skip 2 --smt-every 0 --mces 1 \
+    --gap-ms 600 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--report-by-vcpu" 'ReportByVirtualCPU true' || return 1
+  ls "$D"/csv/zvmtest/zvm_monitor-LINUX003-vcpu2/derive-hfcpurn-* >/dev/null 2>&1 ||
+    fail "no LINUX003-vcpu2 values" || return 1
+}
+
 # 7. Record times (issue 10). Interval 1 repeats interval 0's TODs exactly
 # (equal TODs), interval 2 on is one hour earlier still (the z/VM clock set
 # back); a record set per message, 1.1 s apart, so the intervals meet in
@@ -503,7 +513,7 @@ else:
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts
-mp_guests time_rules leap_wrap d5r21_complete graphite influxdb"
+mp_guests mp_guests_vcpu time_rules leap_wrap d5r21_complete graphite influxdb"
 [ $# -gt 0 ] && ALL="$*"
 
 t_all=$(date +%s)
