@@ -208,6 +208,10 @@ struct zvm_record_desc {
    * descriptor (its main layout only, its own hooks): D4R10 per VMDBK,
    * keyed by user ID and VMDCPUAD. NULL: none. */
   const struct zvm_record_desc *per_cpu_view;
+  /* Offsets are from a window a select hook hands out (hooks.h, e.g.
+   * APPLDATA's data area), not from the record: the 20-byte header rule
+   * of zvm_record_check() does not apply. */
+  bool window;
 };
 
 /* ------------------------------------------------------------------------

@@ -32,7 +32,8 @@ Commands (Python 3 standard library only):
                                               identifier: "TIME VALUE"
 
 CONFIG: --hostname H, --domain D (repeatable), --userid U (repeatable),
---ignore-selected, --guests-as-hosts, --open-errors-min N (errors-open is
+--ignore-selected, --guests-as-hosts, --one-value-per-list,
+--report-by-vcpu, --open-errors-min N (errors-open is
 only known to be at least N, e.g. EBUSY while another process holds the
 device), --leap-seconds N (LeapSecondOffset N; default 0, what "auto"
 finds for data far from the local clock), --wall FROM:TO (Unix seconds
@@ -45,6 +46,17 @@ guest; a CPU type or the system part of D5R21) gives its values; if its
 time is not after the instance's last time, the values carry the set's
 arrival time if that is later (known only to lie in the --wall window),
 else the last time + 1 us, and total_objects-restamped counts one.
+
+Value shape (contrib/zvm_monitor.pod, "VALUE LISTS AND TYPES"): by default
+every record instance is one value list of the record's type -- a guest's
+D4R10 values are one list of type zvm_useite whose data sources are
+transactions and then the D4R10 values below in this order; D5R21 gives
+zvm_prcsmt (system) and zvm_prcsmt_cpu (per CPU type). Its identifier here
+is "host/plugin-instance/type" (empty type instance) and its value all the
+data sources in order, as the csv plugin writes them. With
+--one-value-per-list every value is a list of its own, as in the first
+release. An IDENT for "value" may name one data source of a list:
+"host/plugin-instance/type/ds".
 """
 
 import argparse
@@ -124,6 +136,18 @@ PRCSMT_CAL_CPUTAOFF = 32  # U2 array offset
 # 6 RCCCRMNT (all U1); an entry is 8 bytes.
 CPUTINFO_LEN = 8
 CPU_TYPES = {0: "cp", 2: "zaap", 3: "ifl", 4: "icf", 5: "ziip"}
+
+# One value list per record instance (the default): the data sources of
+# each record's type, in the documented order (the pod and the shipped
+# contrib/zvm_monitor.types.db), written down here, not derived from the C.
+USEITE_TYPE = "zvm_useite"  # transactions, then D4R10_FIELDS in order
+PRCSMT_TYPE = "zvm_prcsmt"
+PRCSMT_DS = ("mt_config_seq", "mt_max_threads", "statement_all", "set_all",
+             "set_initial", "statement_all_is_max", "set_all_is_max")
+PRCSMT_CPU_TYPE = "zvm_prcsmt_cpu"
+PRCSMT_CPU_DS = ("statement", "hardware_max", "zvm_max", "activated",
+                 "set_command", "requested", "statement_is_max",
+                 "set_command_is_max", "requested_is_max")
 
 DOMAINS = {
     "system": 0, "monitor": 1, "scheduler": 2, "storage": 3, "user": 4,
@@ -404,8 +428,10 @@ def decode_set(buf, set_index):
 class Config:
     def __init__(self, hostname="zvmtest", domains=(), userids=(),
                  ignore_selected=False, guests_as_hosts=False,
-                 leap_seconds=0, wall=None, report_by_vcpu=False):
+                 leap_seconds=0, wall=None, report_by_vcpu=False,
+                 one_value_per_list=False):
         self.hostname = hostname
+        self.one_value_per_list = one_value_per_list
         self.report_by_vcpu = report_by_vcpu
         self.leap_us = leap_seconds * 1000000
         if wall:
@@ -461,6 +487,8 @@ def user_name(raw):
 
 def ident(host, pinst, type_, tinst):
     p = "zvm_monitor" + ("-" + pinst if pinst else "")
+    if tinst is None:  # a record instance's list: no type instance
+        return "%s/%s/%s" % (host, p, type_)
     return "%s/%s/%s-%s" % (host, p, type_, tinst)
 
 
@@ -520,6 +548,17 @@ def d5r21_parse(rec):
 
 def threads_value(v):
     return float("nan") if v == THREADS_MAX else v
+
+
+def list_ds_names(type_):
+    """The data sources of one of the plugin's types, in order."""
+    if type_ == USEITE_TYPE:
+        return ["transactions"] + [f[4] for f in D4R10_FIELDS]
+    if type_ == PRCSMT_TYPE:
+        return list(PRCSMT_DS)
+    if type_ == PRCSMT_CPU_TYPE:
+        return list(PRCSMT_CPU_DS)
+    return []
 
 
 def cpu_name(t):
@@ -659,6 +698,30 @@ class Model:
             out["system"] = sysv
         return out
 
+    def shape(self, inst, vals):
+        """An instance's values {ident: (value, type)}, named one value per
+        list, as dispatched: so with --one-value-per-list; else one list of
+        the instance's type, data sources in order -- unless the record
+        lacks a field (an older, shorter layout: then one by one, nothing
+        made up)."""
+        if self.cfg.one_value_per_list:
+            return vals
+        if inst[0] in ("user", "vcpu"):
+            type_ = USEITE_TYPE
+        elif inst[1] == "system":
+            type_ = PRCSMT_TYPE
+        else:
+            type_ = PRCSMT_CPU_TYPE
+        byds = {}
+        head = None
+        for i, (v, typ) in vals.items():
+            head, tt = i.rsplit("/", 1)
+            byds[tt.split("-", 1)[1]] = (v, typ)
+        names = list_ds_names(type_)
+        if head is None or not all(n in byds for n in names):
+            return vals
+        return {head + "/" + type_: ([byds[n] for n in names], "list")}
+
     def dispatches(self, partition):
         """Expected values {ident: [(time_us or ARRIVAL, value, type,
         restamped)]}, the notifications [(severity, time_us, message,
@@ -726,7 +789,7 @@ class Model:
                     when, again = prev[0] + STEP_US, True
                 restamped += again
                 last[inst] = (when, cb)
-                for i, (v, typ) in vals.items():
+                for i, (v, typ) in self.shape(inst, vals).items():
                     out.setdefault(i, []).append((when, v, typ, again))
             lo = hi
         return out, notes, restamped
@@ -791,6 +854,8 @@ def read_csv(d):
 
 
 def fmt_value(v, typ):
+    if typ == "list":  # a value list: every data source, as csv writes it
+        return ",".join(fmt_value(x, t) for x, t in v)
     # collectd's csv writes a gauge with "%f" (NaN: "nan")
     return "%f" % v if typ == "gauge" else "%d" % v
 
@@ -920,12 +985,14 @@ class Checker:
         n = 0
         for r in self.m.forbidden:
             t = self.m.rec_us(r) / 1e6
+            h = self.m.cfg.hostname
             if r.domain == 4:
                 _name, vals, tident = self.m.d4r10_idents(r)
-                idents = [i for i, _t, _v in vals] + [tident]
+                idents = [i for i, _t, _v in vals] + [
+                    tident, tident.rsplit("/", 1)[0] + "/" + USEITE_TYPE]
             else:
-                h = self.m.cfg.hostname
-                idents = [ident(h, "system", "gauge", "mt_config_seq")]
+                idents = [ident(h, "system", "gauge", "mt_config_seq"),
+                          ident(h, "system", PRCSMT_TYPE, None)]
             for i in idents:
                 n += 1
                 for gt, gv in csv.get(i, []):
@@ -967,11 +1034,12 @@ def config_args(p):
     p.add_argument("--wall", help="FROM:TO Unix seconds the daemon ran")
     p.add_argument("--report-by-vcpu", action="store_true",
                    help="ReportByVirtualCPU true")
+    p.add_argument("--one-value-per-list", action="store_true")
 
 
 def make_model(a):
     cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts,
-                 a.leap_seconds, a.wall, a.report_by_vcpu)
+                 a.leap_seconds, a.wall, a.report_by_vcpu, a.one_value_per_list)
     return Model(Scenario(a.scenario), cfg)
 
 
@@ -1020,10 +1088,20 @@ def main(argv):
         if a.ident.split("/")[1] == "zvm_monitor-reader":
             print("- %d" % m.c[a.ident.split("/")[2]])
             return 0
-        if a.ident not in exp:
+        ds = None
+        key = a.ident
+        if key not in exp and key.count("/") == 3:  # one data source of a list
+            key, ds = key.rsplit("/", 1)
+        if key not in exp:
             print("oracle: no value for %s" % a.ident, file=sys.stderr)
             return 1
-        t, v, typ, _a = exp[a.ident][-1]
+        t, v, typ, _a = exp[key][-1]
+        if ds is not None:
+            names = list_ds_names(key.rsplit("/", 1)[1])
+            if ds not in names:
+                print("oracle: %s has no data source %s" % (key, ds), file=sys.stderr)
+                return 1
+            v, typ = v[names.index(ds)]
         print("%d %s" % (t // 1000000, fmt_value(v, typ)))
         return 0
 
