@@ -24,6 +24,7 @@
 #include "zvm_monitor/hooks.h"
 #include "zvm_monitor/vmdbk.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define USEITE_VMDCPUAD_OFF 28 /* Unsigned 2 */
@@ -31,27 +32,52 @@
 #define USEITE_CALBASE 0x80
 #define EBCDIC_BLANK 0x40
 
+/* The latest record of one VMDBK, kept as bytes: decoding it costs far
+ * more than copying it, and only a virtual MP guest needs it decoded. */
+#define USEITE_COPY 256 /* bytes kept: MRUSEITE is 200 at V6R2 */
+struct vmdbk_copy {
+  uint16_t cpuad;
+  bool base;
+  bool dirty; /* newer than what vmdbks holds */
+  uint16_t len;
+  uint8_t bytes[USEITE_COPY];
+};
+
 /* Per guest (inst->state). */
 struct useite_state {
-  struct zvm_vmdbk_set vmdbks; /* one entry per VMDCPUAD */
+  struct vmdbk_copy *copies; /* one per VMDCPUAD seen */
+  size_t ncopies, cap;
+  struct zvm_vmdbk_set vmdbks; /* their values and sums (MP guests) */
   bool ready;                  /* vmdbks initialised */
-  bool failed;                 /* out of memory once: no values */
   uint16_t latest_cpuad;       /* VMDBK of the guest's latest record */
   /* Records without CALBASE: transactions = the guest's records (the
    * engine counts every one, also one without a usable time) - these. */
   uint64_t nonbase_records;
 };
 
-/* The value of data source k of a record, as an integer (D4R10's values
- * are integers: counters and the two levels). */
-static bool element_value(const struct zvm_field *f, unsigned idx,
-                          const uint8_t *data, size_t len, int64_t *out) {
-  int64_t x = 0;
-  double g = 0;
-  if (!zvm_field_value(f, data, len, idx, &x, &g))
-    return false;
-  *out = f->kind == ZVM_FIELD_GAUGE ? (int64_t)g : x;
-  return true;
+/* One VMDBK with every record its base's: the guest's values are its
+ * latest record's (a guest with one virtual CPU, the common case). */
+static bool single_vmdbk(const struct useite_state *st) {
+  return st->ncopies == 1 && st->nonbase_records == 0;
+}
+
+static struct vmdbk_copy *copy_for(struct useite_state *st, uint16_t cpuad) {
+  for (size_t i = 0; i < st->ncopies; i++)
+    if (st->copies[i].cpuad == cpuad)
+      return &st->copies[i];
+  if (st->ncopies >= ZVM_VMDBK_MAX)
+    return NULL; /* more VMDBKs than a guest can have */
+  if (st->ncopies == st->cap) {
+    size_t cap = st->cap ? 2 * st->cap : 1;
+    struct vmdbk_copy *c = realloc(st->copies, cap * sizeof(*c));
+    if (c == NULL)
+      return NULL;
+    st->copies = c;
+    st->cap = cap;
+  }
+  struct vmdbk_copy *c = &st->copies[st->ncopies++];
+  c->cpuad = cpuad;
+  return c;
 }
 
 static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
@@ -61,17 +87,6 @@ static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
   (void)ctx;
   (void)time_us;
   struct useite_state *st = inst->state;
-  const struct zvm_layout *l = inst->layout;
-  size_t nds = zvm_layout_data_sources(l, NULL, 0);
-  if (nds > ZVM_LAYOUT_DS_MAX)
-    return ZVM_HOOK_DROP;
-  if (!st->ready) {
-    if (zvm_vmdbk_init(&st->vmdbks, nds) != 0) {
-      st->failed = true;
-      return ZVM_HOOK_DROP;
-    }
-    st->ready = true;
-  }
 
   /* A record too short for the VMDBK address is the guest's only VMDBK
    * of an older layout: address 0, base. */
@@ -83,48 +98,83 @@ static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
   if (len > USEITE_CALFLAG1_OFF)
     base = (data[USEITE_CALFLAG1_OFF] & USEITE_CALBASE) != 0;
 
-  int64_t values[ZVM_LAYOUT_DS_MAX];
-  bool present[ZVM_LAYOUT_DS_MAX];
-  size_t k = 0;
-  for (size_t i = 0; i < l->nfields; i++) {
-    const struct zvm_field *f = &l->fields[i];
-    if (!zvm_field_dispatched(f))
-      continue;
-    for (unsigned idx = 0; idx < f->count && k < nds; idx++, k++) {
-      values[k] = 0;
-      present[k] = f->type != ZVM_TYPE_RECORD_COUNT &&
-                   element_value(f, idx, data, len, &values[k]);
-    }
-  }
-  if (zvm_vmdbk_update(&st->vmdbks, cpuad, base, values, present) !=
-      ZVM_VMDBK_OK)
-    return ZVM_HOOK_DROP; /* more VMDBKs than a guest can have, or no
-                             memory: the sums stay as they were */
+  struct vmdbk_copy *c = copy_for(st, cpuad);
+  if (c == NULL)
+    return ZVM_HOOK_DROP; /* the sums stay as they were */
+  c->base = base;
+  c->dirty = true;
+  c->len = (uint16_t)(len < USEITE_COPY ? len : USEITE_COPY);
+  memcpy(c->bytes, data, c->len);
   st->latest_cpuad = cpuad;
   if (!base)
     st->nonbase_records++;
-  /* One VMDBK, every record its base's (a guest with one virtual CPU, the
-   * common case): the sums are the record's own values, so the engine
-   * keeps the record and reads it (a shorter record then yields only the
-   * fields it holds). Otherwise the values hook gives the sums. */
-  if (st->vmdbks.count == 1 && st->nonbase_records == 0)
-    return ZVM_HOOK_KEEP;
-  return ZVM_HOOK_PENDING;
+  /* A guest with one VMDBK: the engine keeps the record and reads it (a
+   * shorter record then yields only the fields it holds). Otherwise the
+   * values hook gives the sums. */
+  return single_vmdbk(st) ? ZVM_HOOK_KEEP : ZVM_HOOK_PENDING;
+}
+
+/* The value of element idx of a field as an integer (D4R10's values are
+ * integers: counters and the two levels). */
+static bool element_value(const struct zvm_field *f, unsigned idx,
+                          const uint8_t *data, size_t len, int64_t *out) {
+  int64_t x = 0;
+  double g = 0;
+  if (!zvm_field_value(f, data, len, idx, &x, &g))
+    return false;
+  *out = f->kind == ZVM_FIELD_GAUGE ? (int64_t)g : x;
+  return true;
+}
+
+/* Decode the VMDBKs with newer records into vmdbks (their sums move by the
+ * difference to their previous values). False if out of memory. */
+static bool vmdbks_update(struct useite_state *st, const struct zvm_layout *l) {
+  size_t nds = zvm_layout_data_sources(l, NULL, 0);
+  if (nds > ZVM_LAYOUT_DS_MAX)
+    return false;
+  if (!st->ready) {
+    if (zvm_vmdbk_init(&st->vmdbks, nds) != 0)
+      return false;
+    st->ready = true;
+  }
+  int64_t values[ZVM_LAYOUT_DS_MAX];
+  bool present[ZVM_LAYOUT_DS_MAX];
+  for (size_t c = 0; c < st->ncopies; c++) {
+    struct vmdbk_copy *cp = &st->copies[c];
+    if (!cp->dirty)
+      continue;
+    size_t k = 0;
+    for (size_t i = 0; i < l->nfields; i++) {
+      const struct zvm_field *f = &l->fields[i];
+      if (!zvm_field_dispatched(f))
+        continue;
+      for (unsigned idx = 0; idx < f->count && k < nds; idx++, k++) {
+        values[k] = 0;
+        present[k] = f->type != ZVM_TYPE_RECORD_COUNT &&
+                     element_value(f, idx, cp->bytes, cp->len, &values[k]);
+      }
+    }
+    if (zvm_vmdbk_update(&st->vmdbks, cp->cpuad, cp->base, values, present) !=
+        ZVM_VMDBK_OK)
+      return false;
+    cp->dirty = false;
+  }
+  return true;
 }
 
 static bool useite_values(struct zvm_hook_ctx *ctx,
                           const struct zvm_instance *inst,
                           struct zvm_value_item *items, size_t nitems) {
   (void)ctx;
-  const struct useite_state *st = inst->state;
-  if (!st->ready || st->failed)
-    return false;
-  if (st->vmdbks.count == 1 && st->nonbase_records == 0)
+  struct useite_state *st = inst->state;
+  if (single_vmdbk(st))
     return true; /* KEEP: the items are the kept record's */
+  const struct zvm_layout *l = inst->layout;
+  if (!vmdbks_update(st, l))
+    return false; /* out of memory: no list this pass */
   const struct zvm_vmdbk *level_src = zvm_vmdbk_base(&st->vmdbks);
   if (level_src == NULL)
     level_src = zvm_vmdbk_find(&st->vmdbks, st->latest_cpuad);
-  const struct zvm_layout *l = inst->layout;
   size_t k = 0;
   for (size_t i = 0; i < l->nfields; i++) {
     const struct zvm_field *f = &l->fields[i];
@@ -135,12 +185,12 @@ static bool useite_values(struct zvm_hook_ctx *ctx,
       if (f->type == ZVM_TYPE_RECORD_COUNT) {
         uint64_t t = inst->records - st->nonbase_records;
         v = t > INT64_MAX ? INT64_MAX : (int64_t)t;
-      }
-      else if (f->kind == ZVM_FIELD_GAUGE)
+      } else if (f->kind == ZVM_FIELD_GAUGE) {
         v = level_src != NULL && level_src->present[k] ? level_src->values[k]
                                                        : 0;
-      else
+      } else {
         (void)zvm_vmdbk_sum(&st->vmdbks, k, &v);
+      }
       if (items[k].kind == ZVM_VALUE_DERIVE)
         items[k].derive = v;
       else
@@ -155,6 +205,9 @@ static void useite_release(void *state) {
   if (st->ready)
     zvm_vmdbk_free(&st->vmdbks);
   st->ready = false;
+  free(st->copies);
+  st->copies = NULL;
+  st->ncopies = st->cap = 0;
 }
 
 bool zvm_useite_end_guest(struct zvm_hook_ctx *ctx, const uint8_t userid[8]) {
@@ -173,9 +226,7 @@ bool zvm_useite_end_guest(struct zvm_hook_ctx *ctx, const uint8_t userid[8]) {
   struct zvm_instance *inst = zvm_hook_find(ctx, &zvm_rec_useite.main, &key);
   if (inst == NULL || inst->state == NULL)
     return false;
-  struct useite_state *st = inst->state;
-  if (st->ready)
-    zvm_vmdbk_clear(&st->vmdbks);
+  useite_release(inst->state); /* the next record starts afresh */
   return true;
 }
 
