@@ -664,6 +664,49 @@ static void test_useite_per_vmdbk(void **state) {
   expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 2, US(SEC, 6));
 }
 
+/* A stand-in for the notify branch's D4R2 (logoff) hook: its record hook
+ * ends the guest's per-VMDBK state with zvm_useite_end_guest(). */
+static bool logoff_record(struct zvm_hook_ctx *ctx,
+                          const struct zvm_record_view *view,
+                          uint64_t time_us) {
+  (void)time_us;
+  assert_true(zvm_useite_end_guest(ctx, view->rec->data + 20));
+  return false;
+}
+static const struct zvm_record_hooks logoff_hooks = {.record = logoff_record};
+static const struct zvm_record_desc logoff_desc = {
+    .domain = 4,
+    .number = 2,
+    .ibm_name = "TLOGOFF",
+    .title = "test logoff",
+    .zvm_level = "test",
+    .source = "tests/test_mapper.c",
+    .main = {.key = {.nparts = 0}},
+    .hooks = &logoff_hooks,
+};
+
+static void test_useite_end_guest(void **state) {
+  struct fx *f = *state;
+  char err[256];
+  assert_int_equal(zvm_registry_add(f->conf.records, &logoff_desc, false, NULL,
+                                    err, sizeof(err)),
+                   0);
+  start(f);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1000, 1);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 500, 1);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 1500, US(SEC, 2));
+  /* Logoff, logon again with new VMDBKs: the old VMDBK 1 no longer adds. */
+  size_t r = tb_record(&f->rs, 28, 4, 2, tb_tod(SEC, 3));
+  tb_put_ebcdic(&f->rs, r + 20, "LINUX07", 8);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 4), 0, true, 7, 1);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 7, US(SEC, 4));
+  /* transactions go on (a DERIVE never goes back for a logoff) */
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 2,
+                US(SEC, 4));
+}
+
 /* ReportByVirtualCPU: every VMDBK on its own as well, as it writes it. */
 static void test_report_by_virtual_cpu(void **state) {
   struct fx *f = *state;
@@ -1239,6 +1282,7 @@ int main(void) {
       T(test_domain_selection),
       T(test_useite_per_vmdbk),
       T(test_report_by_virtual_cpu),
+      T(test_useite_end_guest),
       T(test_aggregation_latest_wins),
       T(test_time_rule_restamps),
       T(test_tod_wrap_and_leap),
