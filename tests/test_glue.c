@@ -874,6 +874,23 @@ static void test_reader_thread(void **state) {
   nvls = 0;
   assert_int_equal(cb_read(NULL), 0);
   assert_int_equal(nvls, 10); /* the ten reader counters */
+
+  /* LINUX07's TOD again (the z/VM clock repeats itself): its values still
+   * come, stamped with its set's arrival time (now, far after 2023),
+   * counted, and the episode is logged once with the plugin's prefix. */
+  script_users(users, 1, tb_tod(SEC, 20));
+  sync_reader();
+  nvls = 0;
+  assert_int_equal(cb_read(NULL), 0);
+  vl = find_vl("", "LINUX07", "zvm_useite", "");
+  assert_int_equal(vl->values[0].derive, 3);
+  assert_true(vl->time > US_TO_CDTIME_T(US(SEC, 20)));
+  vl = find_vl("", "reader", "total_objects", "restamped");
+  assert_int_equal(vl->values[0].derive, 3); /* LINUX07, ifl, system */
+  assert_true(logged(LOG_NOTICE, "zvm_monitor plugin: record time "));
+  assert_true(logged(LOG_NOTICE, "is not after its last time"));
+  assert_true(logged(LOG_NOTICE, "(the arrival time of its set) and counted "
+                                 "in total_objects-restamped (3 this pass)"));
 }
 
 /* The first read callback sees what the first drain read, even if the
