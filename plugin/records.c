@@ -132,24 +132,23 @@ static const struct zvm_field useite_fields[] = {
     U("USEITE_VMDCFGEM", "vmdcfgem", 197, 1, FLAGS),
     U("USEITE_VMDPUST", "vmdpust", 198, 1, FLAGS),
 };
+/* What the guest's descriptor and its per-VMDBK view share: the source
+ * and the layout of every field; they differ in their key. */
+#define USEITE_SOURCE                                                          \
+  .domain = ZVM_DOMAIN_USER, .number = 10, .ibm_name = "MRUSEITE",             \
+  .zvm_level = "z/VM V6R2.0",                                                  \
+  .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",      \
+  .length = 200
+#define USEITE_LAYOUT                                                          \
+  .type_name = "zvm_useite", .fields = useite_fields,                          \
+  .nfields = COUNT_OF(useite_fields), .length = 200
+
 const struct zvm_record_desc zvm_rec_useite = {
-    .domain = ZVM_DOMAIN_USER,
-    .number = 10,
-    .ibm_name = "MRUSEITE",
+    USEITE_SOURCE,
     .title = "User Interaction at Transaction End",
-    .zvm_level = "z/VM V6R2.0",
-    .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",
-    .length = 200,
-    .main =
-        {
-            .type_name = "zvm_useite",
-            .key = {.nparts = 1,
-                    .part = {{.kind = ZVM_KEY_USERID,
-                              .field = USEITE_VMDUSER}}},
-            .fields = useite_fields,
-            .nfields = COUNT_OF(useite_fields),
-            .length = 200,
-        },
+    .main = {USEITE_LAYOUT, .key = {.nparts = 1,
+                                    .part = {{.kind = ZVM_KEY_USERID,
+                                              .field = USEITE_VMDUSER}}}},
     .hooks = &zvm_useite_hooks, /* one record per VMDBK: sums per guest */
     .per_cpu_view = &zvm_rec_useite_vcpu,
 };
@@ -158,25 +157,14 @@ const struct zvm_record_desc zvm_rec_useite = {
  * "<user>-vcpu<VMDCPUAD>"), its latest record's values as they are; the
  * same fields and type as the guest's list. */
 const struct zvm_record_desc zvm_rec_useite_vcpu = {
-    .domain = ZVM_DOMAIN_USER,
-    .number = 10,
-    .ibm_name = "MRUSEITE",
+    USEITE_SOURCE,
     .title = "User Interaction at Transaction End, per VMDBK",
-    .zvm_level = "z/VM V6R2.0",
-    .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",
-    .length = 200,
-    .main =
-        {
-            .type_name = "zvm_useite",
-            .key = {.nparts = 2,
-                    .part = {{.kind = ZVM_KEY_USERID, .field = USEITE_VMDUSER},
-                             {.kind = ZVM_KEY_NUMBER,
-                              .field = USEITE_VMDCPUAD,
-                              .text = "-vcpu"}}},
-            .fields = useite_fields,
-            .nfields = COUNT_OF(useite_fields),
-            .length = 200,
-        },
+    .main = {USEITE_LAYOUT,
+             .key = {.nparts = 2,
+                     .part = {{.kind = ZVM_KEY_USERID, .field = USEITE_VMDUSER},
+                              {.kind = ZVM_KEY_NUMBER,
+                               .field = USEITE_VMDCPUAD,
+                               .text = "-vcpu"}}}},
 };
 
 const struct zvm_field *const zvm_useite_vmduser =
