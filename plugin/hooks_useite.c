@@ -43,9 +43,16 @@ struct vmdbk_copy {
   uint8_t bytes[USEITE_COPY];
 };
 
-/* Per guest (inst->state). */
+/* Per guest (inst->state). A guest starts with one VMDBK: while every
+ * record is its base VMDBK's, the engine keeps the latest record and the
+ * hook keeps nothing (mp false). At the first record of another VMDBK, or
+ * without CALBASE, the guest is a virtual MP guest: the base VMDBK's
+ * latest record is taken from the engine, and every VMDBK's is kept. */
 struct useite_state {
-  struct vmdbk_copy *copies; /* one per VMDCPUAD seen */
+  bool mp;
+  bool single_seen;
+  uint16_t single_cpuad;     /* the one VMDBK while !mp */
+  struct vmdbk_copy *copies; /* mp: one per VMDCPUAD seen */
   size_t ncopies, cap;
   struct zvm_vmdbk_set vmdbks; /* their values and sums (MP guests) */
   bool ready;                  /* vmdbks initialised */
@@ -54,12 +61,6 @@ struct useite_state {
    * engine counts every one, also one without a usable time) - these. */
   uint64_t nonbase_records;
 };
-
-/* One VMDBK with every record its base's: the guest's values are its
- * latest record's (a guest with one virtual CPU, the common case). */
-static bool single_vmdbk(const struct useite_state *st) {
-  return st->ncopies == 1 && st->nonbase_records == 0;
-}
 
 static struct vmdbk_copy *copy_for(struct useite_state *st, uint16_t cpuad) {
   for (size_t i = 0; i < st->ncopies; i++)
@@ -98,6 +99,30 @@ static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
   if (len > USEITE_CALFLAG1_OFF)
     base = (data[USEITE_CALFLAG1_OFF] & USEITE_CALBASE) != 0;
 
+  if (!st->mp) {
+    /* One VMDBK, every record its base's (a guest with one virtual CPU,
+     * the common case): the guest's values are its latest record's, read
+     * by the engine (a shorter record yields only the fields it holds). */
+    if (base && (!st->single_seen || cpuad == st->single_cpuad)) {
+      st->single_seen = true;
+      st->single_cpuad = cpuad;
+      return ZVM_HOOK_KEEP;
+    }
+    st->mp = true;
+    if (st->single_seen) {
+      size_t klen;
+      const uint8_t *kept = zvm_hook_kept(ctx, inst, &klen);
+      struct vmdbk_copy *b =
+          kept != NULL ? copy_for(st, st->single_cpuad) : NULL;
+      if (b != NULL) {
+        b->base = true;
+        b->dirty = true;
+        b->len = (uint16_t)(klen < USEITE_COPY ? klen : USEITE_COPY);
+        memcpy(b->bytes, kept, b->len);
+      }
+    }
+  }
+
   struct vmdbk_copy *c = copy_for(st, cpuad);
   if (c == NULL)
     return ZVM_HOOK_DROP; /* the sums stay as they were */
@@ -108,10 +133,7 @@ static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
   st->latest_cpuad = cpuad;
   if (!base)
     st->nonbase_records++;
-  /* A guest with one VMDBK: the engine keeps the record and reads it (a
-   * shorter record then yields only the fields it holds). Otherwise the
-   * values hook gives the sums. */
-  return single_vmdbk(st) ? ZVM_HOOK_KEEP : ZVM_HOOK_PENDING;
+  return ZVM_HOOK_PENDING; /* the values hook gives the sums */
 }
 
 /* The value of element idx of a field as an integer (D4R10's values are
@@ -167,8 +189,10 @@ static bool useite_values(struct zvm_hook_ctx *ctx,
                           struct zvm_value_item *items, size_t nitems) {
   (void)ctx;
   struct useite_state *st = inst->state;
-  if (single_vmdbk(st))
+  if (!st->mp)
     return true; /* KEEP: the items are the kept record's */
+  if (st->ncopies == 0)
+    return false; /* ended (logoff) since its records: nothing to sum */
   const struct zvm_layout *l = inst->layout;
   if (!vmdbks_update(st, l))
     return false; /* out of memory: no list this pass */

@@ -6,6 +6,7 @@
  */
 #include "mapper_int.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,17 @@ static struct zvm_instance *op_find(struct zvm_hook_ctx *ctx,
 
 static void op_count_malformed(struct zvm_hook_ctx *ctx) {
   ctx_mapper(ctx)->hook_malformed++;
+}
+
+static const uint8_t *op_kept(struct zvm_hook_ctx *ctx,
+                              const struct zvm_instance *inst, size_t *len) {
+  (void)ctx;
+  /* Hooks only ever see the instance inside its entity. */
+  const struct entity *e =
+      (const struct entity *)(const void *)((const char *)inst -
+                                            offsetof(struct entity, inst));
+  *len = e->copy_len;
+  return e->copy_len > 0 ? e->copy : NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -483,7 +495,8 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
   m->ops = (struct zvm_hook_ops){.notify = op_notify,
                                  .forget = op_forget,
                                  .find = op_find,
-                                 .count_malformed = op_count_malformed};
+                                 .count_malformed = op_count_malformed,
+                                 .kept = op_kept};
   bool ok = m->reg != NULL && zvm_entity_table_init(m);
   for (size_t i = 0; ok && i < zvm_registry_count(m->reg); i++) {
     const struct zvm_record_desc *d = zvm_registry_at(m->reg, i);

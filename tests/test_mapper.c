@@ -664,6 +664,24 @@ static void test_useite_per_vmdbk(void **state) {
   expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 2, US(SEC, 6));
 }
 
+/* A guest with one virtual CPU for a while that then gets a second one
+ * (CP DEFINE CPU): the first VMDBK's latest values enter the sum. */
+static void test_useite_becomes_mp(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 100, 2);
+  pass(f, TB_DOM(4));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 0, true, 150, 3);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 150, US(SEC, 2));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 1, false, 40, 9);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 190, US(SEC, 3));
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 2,
+                US(SEC, 3));
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 3, US(SEC, 3));
+}
+
 /* A stand-in for the notify branch's D4R2 (logoff) hook: its record hook
  * ends the guest's per-VMDBK state with zvm_useite_end_guest(). */
 static bool logoff_record(struct zvm_hook_ctx *ctx,
@@ -1283,6 +1301,7 @@ int main(void) {
       T(test_useite_per_vmdbk),
       T(test_report_by_virtual_cpu),
       T(test_useite_end_guest),
+      T(test_useite_becomes_mp),
       T(test_aggregation_latest_wins),
       T(test_time_rule_restamps),
       T(test_tod_wrap_and_leap),

@@ -99,6 +99,11 @@ struct zvm_hook_ops {
                                const struct zvm_key_value *key);
   /* Count a record a hook rejected as bad data (errors-malformed). */
   void (*count_malformed)(struct zvm_hook_ctx *ctx);
+  /* The bytes the engine keeps for an instance (its latest record that an
+   * instance hook answered ZVM_HOOK_KEEP, or had no hook); NULL and *len
+   * 0 if none. Valid until the hook returns. */
+  const uint8_t *(*kept)(struct zvm_hook_ctx *ctx,
+                         const struct zvm_instance *inst, size_t *len);
 };
 
 struct zvm_hook_ctx {
@@ -135,6 +140,12 @@ zvm_hook_find(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
 
 static inline void zvm_hook_count_malformed(struct zvm_hook_ctx *ctx) {
   ctx->ops->count_malformed(ctx);
+}
+
+static inline const uint8_t *zvm_hook_kept(struct zvm_hook_ctx *ctx,
+                                           const struct zvm_instance *inst,
+                                           size_t *len) {
+  return ctx->ops->kept(ctx, inst, len);
 }
 
 enum zvm_hook_verdict {
