@@ -18,8 +18,9 @@
  *   - transactions counts the base VMDBK's records only: one per
  *     transaction, however many VMDBKs contributed.
  *
- * zvm_useite_end_guest() ends a guest's per-VMDBK state at once (its
- * logoff).
+ * A guest's logoff or logon (D4R2/D4R1 hooks, hooks_session.c) restarts
+ * its instance: the engine releases this state (useite_release), so the
+ * VMDBKs of the next session are summed afresh.
  */
 #include "zvm_monitor/hooks.h"
 #include "zvm_monitor/vmdbk.h"
@@ -30,7 +31,6 @@
 #define USEITE_VMDCPUAD_OFF 28 /* Unsigned 2 */
 #define USEITE_CALFLAG1_OFF 47 /* Bitstring 1 */
 #define USEITE_CALBASE 0x80
-#define EBCDIC_BLANK 0x40
 
 /* The latest record of one VMDBK, kept as bytes: decoding it costs far
  * more than copying it, and only a virtual MP guest needs it decoded. */
@@ -232,26 +232,6 @@ static void useite_release(void *state) {
   free(st->copies);
   st->copies = NULL;
   st->ncopies = st->cap = 0;
-}
-
-bool zvm_useite_end_guest(struct zvm_hook_ctx *ctx, const uint8_t userid[8]) {
-  /* The key as the engine forms it for a USERID part: the 8 EBCDIC bytes,
-   * trailing blanks or NULs as blanks, big-endian (records.h). */
-  uint8_t b[8];
-  memcpy(b, userid, sizeof(b));
-  int i = 7;
-  for (; i >= 0 && (b[i] == EBCDIC_BLANK || b[i] == 0x00); i--)
-    b[i] = EBCDIC_BLANK;
-  if (i < 0)
-    return false;
-  struct zvm_key_value key = {{0}};
-  for (unsigned j = 0; j < 8; j++)
-    key.v[0] = key.v[0] << 8 | b[j];
-  struct zvm_instance *inst = zvm_hook_find(ctx, &zvm_rec_useite.main, &key);
-  if (inst == NULL || inst->state == NULL)
-    return false;
-  useite_release(inst->state); /* the next record starts afresh */
-  return true;
 }
 
 const struct zvm_record_hooks zvm_useite_hooks = {

@@ -74,6 +74,7 @@ struct entity {
   bool selected; /* UserID rules, decided once */
   bool pending;  /* a record of this pass is kept */
   uint16_t copy_len;
+  bool restart;             /* start afresh with the next record (a logoff) */
   uint64_t pend_us;         /* the kept record's TOD as Unix time, the
                                leap-second offset not yet off */
   uint64_t pend_arrival_us; /* its set's arrival time (0: unknown) */
@@ -202,6 +203,8 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
                                  const struct zvm_key_value *key, bool *full);
 /* Remove an entity from the table and the pass and free it. */
 void zvm_entity_remove(struct zvm_mapper *m, struct entity *e);
+/* Start e afresh (its restart flag): hook state zeroed, record count 0. */
+void zvm_entity_restart(struct zvm_mapper *m, struct entity *e);
 /* Forget entities not seen for ZVM_MAPPER_EXPIRE_US. */
 void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
 
@@ -210,8 +213,9 @@ void zvm_output_begin(struct zvm_mapper *m);
 bool zvm_output_grow(void **array, size_t *cap, size_t n, size_t size);
 void zvm_output_reader(struct zvm_mapper *m, const struct zvm_reader_stats *rs);
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *plugin_instance,
-                       const char *type, const char *message);
+                       uint64_t time_us, const char *host,
+                       const char *plugin_instance, const char *type,
+                       const char *type_instance, const char *message);
 void zvm_output_notifs_to_utc(struct zvm_mapper *m);
 void zvm_output_free(struct zvm_mapper *m);
 

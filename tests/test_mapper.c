@@ -682,46 +682,25 @@ static void test_useite_becomes_mp(void **state) {
   expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 3, US(SEC, 3));
 }
 
-/* A stand-in for the notify branch's D4R2 (logoff) hook: its record hook
- * ends the guest's per-VMDBK state with zvm_useite_end_guest(). */
-static bool logoff_record(struct zvm_hook_ctx *ctx,
-                          const struct zvm_record_view *view,
-                          uint64_t time_us) {
-  (void)time_us;
-  assert_true(zvm_useite_end_guest(ctx, view->rec->data + 20));
-  return false;
-}
-static const struct zvm_record_hooks logoff_hooks = {.record = logoff_record};
-static const struct zvm_record_desc logoff_desc = {
-    .domain = 4,
-    .number = 2,
-    .ibm_name = "TLOGOFF",
-    .title = "test logoff",
-    .zvm_level = "test",
-    .source = "tests/test_mapper.c",
-    .main = {.key = {.nparts = 0}},
-    .hooks = &logoff_hooks,
-};
-
-static void test_useite_end_guest(void **state) {
+/* A logoff (D4R2, one per VMDBK) ends the guest's per-VMDBK state: the
+ * next session's VMDBKs are summed afresh, the old VMDBK 1 no longer adds. */
+static void test_useite_logoff_restarts(void **state) {
   struct fx *f = *state;
-  char err[256];
-  assert_int_equal(zvm_registry_add(f->conf.records, &logoff_desc, false, NULL,
-                                    err, sizeof(err)),
-                   0);
   start(f);
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1000, 1);
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 500, 1);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 1500, US(SEC, 2));
-  /* Logoff, logon again with new VMDBKs: the old VMDBK 1 no longer adds. */
-  size_t r = tb_record(&f->rs, 28, 4, 2, tb_tod(SEC, 3));
-  tb_put_ebcdic(&f->rs, r + 20, "LINUX07", 8);
+  for (uint16_t v = 0; v < 2; v++) {
+    size_t r = tb_record(&f->rs, 30, 4, 2, tb_tod(SEC, 3)); /* MRUSELOF */
+    tb_put_ebcdic(&f->rs, r + 20, "LINUX07", 8);
+    tb_put_u16(&f->rs, r + 28, v);
+  }
+  pass(f, TB_DOM(4));
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 4), 0, true, 7, 1);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 7, US(SEC, 4));
-  /* transactions go on (a DERIVE never goes back for a logoff) */
-  expect_derive(f, "", "LINUX07", "total_events", "transactions", 2,
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
                 US(SEC, 4));
 }
 
@@ -1300,7 +1279,7 @@ int main(void) {
       T(test_domain_selection),
       T(test_useite_per_vmdbk),
       T(test_report_by_virtual_cpu),
-      T(test_useite_end_guest),
+      T(test_useite_logoff_restarts),
       T(test_useite_becomes_mp),
       T(test_aggregation_latest_wins),
       T(test_time_rule_restamps),

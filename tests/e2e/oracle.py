@@ -628,12 +628,29 @@ class Model:
         if r.domain == 5 and r.number == 21:
             # an unusable array loses only the per-type values
             return self.rec_us(r) is not None
+        if r.domain == 4 and r.number in (1, 2):
+            # D4R1 MRUSELON / D4R2 MRUSELOF: user ID at 20, nothing else
+            # used (IBM mon620/mon730: only offsets 20-30 are common)
+            if len(r.data) < 28 or self.rec_us(r) is None:
+                return False
+            name = user_name(r.data[20:28])
+            return bool(name) and self.cfg.user_selected(name)
         return False
 
     # -- time
     def rec_us(self, r):
         """A record's UTC time (the local clock is the --wall start)."""
         return tod_to_us(r.tod, self.cfg.wall_ref_us, self.cfg.leap_us)
+
+    def session_note(self, r, name, logon):
+        """Logon (OKAY) / logoff (WARNING) notification of a guest."""
+        if self.cfg.guests_as_hosts:
+            host, pinst = name.lower(), ""
+        else:
+            host, pinst = self.cfg.hostname, name
+        return ("OKAY" if logon else "WARNING", self.rec_us(r),
+                "z/VM guest %s logged %s" % (name, "on" if logon else "off"),
+                None, host, pinst, "logon" if logon else "logoff")
 
     # -- identifiers and values of one record
     def user_host_pinst(self, name):
@@ -735,6 +752,9 @@ class Model:
         last = {}  # instance -> last time (us), or ARRIVAL with its callback
         notes = []
         users = {}  # name -> {"vmdbk": {cpuad: values}, "base_levels", "transactions"}
+        vcpu_records = {}  # (name, cpuad) -> records of that VMDBK
+        fresh = {}  # user -> its state starts afresh with its next D4R10
+        logged_off = {}  # user -> time of its last notified logoff
         starts = {}  # RCCSMTSQ -> {cpu type: activated} of the start record
         notified = {}  # status bit -> RCCSMTSQ last notified
         restamped = 0
@@ -745,8 +765,28 @@ class Model:
                 if not lo <= r.set_index < hi:
                     continue
                 t = self.rec_us(r)
+                if r.domain == 4 and r.number in (1, 2):
+                    # A logon starts a new session; a logoff (one record
+                    # per VMDBK) is one notification, and the guest's
+                    # state starts afresh with its next record: its
+                    # VMDBKs and transactions (the time rule keeps its
+                    # last time). D4R2 records of one logoff (one per
+                    # VMDBK) are one notification: a D4R2 less than 2 s
+                    # after a notified logoff of the same guest, with no
+                    # logon between, belongs to it (man page).
+                    name = user_name(r.data[20:28])
+                    if r.number == 1:
+                        notes.append(self.session_note(r, name, True))
+                        logged_off.pop(name, None)
+                    elif not (name in logged_off and 0 <= t - logged_off[name] < 2000000):
+                        notes.append(self.session_note(r, name, False))
+                        logged_off[name] = t
+                    fresh[name] = True
+                    continue
                 if r.domain == 4:
                     name = user_name(r.data[20:28])
+                    if fresh.pop(name, False):
+                        users.pop(name, None)
                     st = users.setdefault(name, {"vmdbk": {}, "base_levels": [],
                                                  "transactions": 0})
                     cpuad = be(r.data, 28, 2) if len(r.data) >= 30 else 0
@@ -765,12 +805,12 @@ class Model:
                         # <user>-vcpu<VMDCPUAD> (vcpu<N> with GuestsAsHosts)
                         host, pinst = self.user_host_pinst(name)
                         pinst = (pinst + "-" if pinst else "") + "vcpu%d" % cpuad
-                        nrec = st.setdefault("vcpu_records", {})
-                        nrec[cpuad] = nrec.get(cpuad, 0) + 1
+                        nrec = vcpu_records
+                        nrec[(name, cpuad)] = nrec.get((name, cpuad), 0) + 1
                         vv = {ident(host, pinst, typ, ti): (v, typ)
                               for typ, ti, v in st["vmdbk"][cpuad]}
                         vv[ident(host, pinst, "total_events", "transactions")] = (
-                            nrec[cpuad], "derive")
+                            nrec[(name, cpuad)], "derive")
                         latest[("vcpu", name, cpuad)] = (t, vv)
                 else:
                     p = d5r21_parse(r)
@@ -792,6 +832,9 @@ class Model:
                 for i, (v, typ) in self.shape(inst, vals).items():
                     out.setdefault(i, []).append((when, v, typ, again))
             lo = hi
+        off = set(getattr(self.cfg, "notify_off", ()))
+        notes = [n for n in notes if
+                 (n[6] if len(n) > 6 else "multithreading") not in off]
         return out, notes, restamped
 
     def notification(self, t, p, starts, notified):
@@ -868,9 +911,12 @@ def partition_of(series):
     return [int(v) for _t, v in series["total_objects-sets"]]
 
 
+# The logfile plugin leaves out empty fields (plugin_instance with
+# GuestsAsHosts). Device episodes (type errors) are checked by run.sh.
 NOTE_RE = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] (?:\[[a-z]+\] )?Notification: "
                      r"severity = (\w+), host = ([^,]*), plugin = zvm_monitor, "
-                     r"plugin_instance = system, type = threads, message = (.*)$")
+                     r"(?:plugin_instance = ([^,]*), )?type = (threads|session), "
+                     r"(?:type_instance = (\w+), )?message = (.*)$")
 
 
 def read_notifications(path):
@@ -880,9 +926,10 @@ def read_notifications(path):
     with open(path, errors="replace") as f:
         for line in f:
             m = NOTE_RE.match(line.rstrip("\n"))
-            if m:
+            if m and (m.group(5) == "session" or m.group(4) == "system"):
                 ts = calendar.timegm(_t.strptime(m.group(1), "%Y-%m-%d %H:%M:%S"))
-                out.append((m.group(2), ts, m.group(3), m.group(4)))
+                out.append((m.group(2), ts, m.group(3), m.group(7),
+                            m.group(4) or "", m.group(6) or ""))
     return out
 
 
@@ -1008,10 +1055,14 @@ class Checker:
                 len(got), len(notes), "\n       ".join(g[3] for g in got),
                 "\n       ".join(n[2] + (" ... " + n[3] if n[3] else "") for n in notes)))
             return
-        for (sev, ts, host, msg), (esev, eus, etext, suffix) in zip(got, notes):
-            if sev != esev or host != self.m.cfg.hostname:
-                self.err("notification %r: severity %s host %s, want %s %s" % (
-                    msg, sev, host, esev, self.m.cfg.hostname))
+        for (sev, ts, host, msg, pinst, tinst), note in zip(got, notes):
+            esev, eus, etext, suffix = note[:4]
+            ehost, epinst, etinst = note[4:] if len(note) > 4 else \
+                (self.m.cfg.hostname, "system", "")
+            if sev != esev or host != ehost or pinst != epinst or tinst != etinst:
+                self.err("notification %r: severity %s host %s plugin_instance %r "
+                         "type_instance %r, want %s %s %r %r" % (
+                             msg, sev, host, pinst, tinst, esev, ehost, epinst, etinst))
             if ts not in (eus // 1000000, (eus + 500000) // 1000000):
                 self.err("notification %r: time %d, want %d" % (msg, ts, eus // 1000000))
             if suffix is None:
@@ -1035,11 +1086,15 @@ def config_args(p):
     p.add_argument("--report-by-vcpu", action="store_true",
                    help="ReportByVirtualCPU true")
     p.add_argument("--one-value-per-list", action="store_true")
+    p.add_argument("--notify-off", action="append", default=[],
+                   choices=["logon", "logoff", "multithreading"],
+                   help="Notify<Kind> false: no such notifications")
 
 
 def make_model(a):
     cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts,
                  a.leap_seconds, a.wall, a.report_by_vcpu, a.one_value_per_list)
+    cfg.notify_off = a.notify_off
     return Model(Scenario(a.scenario), cfg)
 
 
