@@ -53,7 +53,7 @@ reader_MAX_LEN = 16384
 # The record engine and mapper: hostile sets to values (both shapes, a
 # run-time descriptor).
 fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
-	plugin/mapper.c plugin/output.c
+	plugin/mapper.c plugin/output.c plugin/timerule.c
 mapper_MAX_LEN = 12288
 
 FUZZ_TARGETS ?= decode names mapper \
