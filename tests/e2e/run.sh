@@ -276,6 +276,16 @@ sc_mp_guests_vcpu() {
     fail "no LINUX002-vcpu1 derive-hfcpurn" || return 1
 }
 
+# 7. A virtual MP guest logs off (one D4R2 per VMDBK) and on again: its
+# VMDBKs are summed afresh in the new session, its transactions restart.
+sc_mp_logoff() {
+  gen -g 3 -e 2 -i 4 --vcpus 3 --vmdbk-skip 2 --smt-every 0 --mces 1 \
+    --logoff 2@1 --logon 2@2 --gap-ms 600 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  grep -q "z/VM guest LINUX002 logged off" "$D/collectd.log" ||
+    fail "no logoff notification for LINUX002" || return 1
+}
+
 # 7. Record times (issue 10). Interval 1 repeats interval 0's TODs exactly
 # (equal TODs), interval 2 on is one hour earlier still (the z/VM clock set
 # back); a record set per message, 1.1 s apart, so the intervals meet in
@@ -667,7 +677,7 @@ sc_sessions() {
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_list
-episodes sessions mp_guests mp_guests_vcpu time_rules leap_wrap d5r21_complete
+episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
 graphite influxdb"
 [ $# -gt 0 ] && ALL="$*"
 
