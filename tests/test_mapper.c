@@ -726,6 +726,19 @@ static void test_report_by_virtual_cpu(void **state) {
   assert_int_equal(count_pi(f, "", "LINUX07-vcpu1"), 0); /* skipped */
   assert_true(count_pi(f, "", "LINUX07") > 0);
 
+  /* A logoff (a D4R2 per VMDBK) starts each VMDBK's own view afresh. */
+  for (uint16_t v = 0; v < 2; v++) {
+    size_t r = tb_record(&f->rs, 30, 4, 2, tb_tod(SEC, 4)); /* MRUSELOF */
+    tb_put_ebcdic(&f->rs, r + 20, "LINUX07", 8);
+    tb_put_u16(&f->rs, r + 28, v);
+  }
+  pass(f, TB_DOM(4));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 1, false, 9, 1);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07-vcpu1", "total_events", "transactions", 1,
+                US(SEC, 5));
+  expect_derive(f, "", "LINUX07-vcpu1", "derive", "hfcpurn", 9, US(SEC, 5));
+
   /* GuestsAsHosts: host = the guest, plugin instance "vcpu<N>". */
   zvm_mapper_destroy(f->m);
   f->conf.guests_as_hosts = true;

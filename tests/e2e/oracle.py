@@ -782,6 +782,9 @@ class Model:
                         notes.append(self.session_note(r, name, False))
                         logged_off[name] = t
                     fresh[name] = True
+                    if r.number == 2 and len(r.data) >= 30:
+                        # ReportByVirtualCPU: that VMDBK's own view too
+                        vcpu_records.pop((name, be(r.data, 28, 2)), None)
                     continue
                 if r.domain == 4:
                     name = user_name(r.data[20:28])

@@ -284,6 +284,9 @@ sc_mp_logoff() {
   CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
   grep -q "z/VM guest LINUX002 logged off" "$D/collectd.log" ||
     fail "no logoff notification for LINUX002" || return 1
+  # the same with each VMDBK on its own: their views start afresh too
+  CASE_CHECK="--min-callbacks 3" run_case "$D/vcpu" "$D/s.scn" \
+    "--report-by-vcpu" 'ReportByVirtualCPU true' || return 1
 }
 
 # 7. Record times (issue 10). Interval 1 repeats interval 0's TODs exactly
