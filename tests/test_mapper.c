@@ -617,6 +617,16 @@ static void add_vmdbk(struct tb *rs, const char *user, uint64_t tod,
   tb_put_u32(rs, rec + 48, 10u * (cpuad + 1u)); /* HFQUCT */
 }
 
+/* LINUX07's guest values at time t: HFCPURN (a counter, summed),
+ * transactions and VMDSLCNT (a level, the base VMDBK's). */
+static void expect_guest(const struct fx *f, int64_t hfcpurn,
+                         int64_t transactions, double slcnt, uint64_t t) {
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", hfcpurn, t);
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", transactions,
+                t);
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", slcnt, t);
+}
+
 /* Issue 10: a virtual MP guest's counters are the sum over its VMDBKs of
  * each one's latest value; a VMDBK that skips a transaction keeps
  * contributing; transactions counts base records; levels are the base's. */
@@ -627,29 +637,20 @@ static void test_useite_per_vmdbk(void **state) {
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
   pass(f, TB_DOM(4));
-  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001233, US(SEC, 2));
   expect_derive(f, "", "LINUX07", "derive", "hfquct", 30, US(SEC, 2));
-  expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
-                US(SEC, 2));
-  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 3, US(SEC, 2));
+  expect_guest(f, 5001233, 1, 3, US(SEC, 2));
 
   /* Next transaction: VMDBK 1 skips it; its last value stays in the sum,
    * which never goes back (no 1116 -> 5000117 -> 1116 any more). */
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
   pass(f, TB_DOM(4));
-  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001317, US(SEC, 3));
-  expect_derive(f, "", "LINUX07", "total_events", "transactions", 2,
-                US(SEC, 3));
-  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 4, US(SEC, 3));
+  expect_guest(f, 5001317, 2, 4, US(SEC, 3));
 
   /* A non-base record alone: the sum moves, transactions and the level
    * (the base's) do not. */
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 4), 1, false, 5000200, 9);
   pass(f, TB_DOM(4));
-  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001400, US(SEC, 4));
-  expect_derive(f, "", "LINUX07", "total_events", "transactions", 2,
-                US(SEC, 4));
-  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 4, US(SEC, 4));
+  expect_guest(f, 5001400, 2, 4, US(SEC, 4));
 
   /* Three VMDBKs in one pass, two records of VMDBK 2: its latest counts. */
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 0, true, 1300, 1);
@@ -657,11 +658,7 @@ static void test_useite_per_vmdbk(void **state) {
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 6), 0, true, 1400, 2);
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 6), 2, false, 150, 6);
   pass(f, TB_DOM(4));
-  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 1400 + 5000200 + 150,
-                US(SEC, 6));
-  expect_derive(f, "", "LINUX07", "total_events", "transactions", 4,
-                US(SEC, 6));
-  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 2, US(SEC, 6));
+  expect_guest(f, 1400 + 5000200 + 150, 4, 2, US(SEC, 6));
 }
 
 /* A guest with one virtual CPU for a while that then gets a second one
@@ -676,10 +673,7 @@ static void test_useite_becomes_mp(void **state) {
   expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 150, US(SEC, 2));
   add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 1, false, 40, 9);
   pass(f, TB_DOM(4));
-  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 190, US(SEC, 3));
-  expect_derive(f, "", "LINUX07", "total_events", "transactions", 2,
-                US(SEC, 3));
-  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", 3, US(SEC, 3));
+  expect_guest(f, 190, 2, 3, US(SEC, 3));
 }
 
 /* A logoff (D4R2, one per VMDBK) ends the guest's per-VMDBK state: the
