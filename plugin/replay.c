@@ -255,9 +255,15 @@ static bool wait_taken(struct zvm_replay *rp, struct zvm_setq *q) {
   }
 }
 
+/* The recorded times a pass covers (a loop shifts the next pass by it). */
+struct span {
+  bool seen;
+  uint64_t first_us, last_us;
+};
+
 /* One file; false if the queue was closed. */
 static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
-                        struct pace *p, uint64_t *last_rec_us) {
+                        struct pace *p, struct span *span) {
   const char *path = rp->files[idx];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -285,8 +291,11 @@ static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
       open_q = false;
       break;
     }
-    if (it.time_us > *last_rec_us)
-      *last_rec_us = it.time_us;
+    if (!span->seen || it.time_us < span->first_us)
+      span->first_us = it.time_us;
+    if (!span->seen || it.time_us > span->last_us)
+      span->last_us = it.time_us;
+    span->seen = true;
     if (k == ZVM_CAP_EVENT) {
       zvm_replay_count_event(&rp->rs, &it.event);
       rp->st.events++;
@@ -337,23 +346,18 @@ static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
 }
 
 void zvm_replay_run(struct zvm_replay *rp, struct zvm_setq *q) {
-  uint64_t first_rec_us = 0, last_rec_us = 0;
+  struct span span = {.seen = false};
   zvm_setq_publish(q, &rp->rs, 0);
   do {
     struct pace p = {.started = false};
     for (size_t i = 0; i < rp->nfiles; i++) {
-      if (!replay_file(rp, i, q, &p, &last_rec_us))
+      if (!replay_file(rp, i, q, &p, &span))
         return;
     }
-    if (p.started && first_rec_us == 0)
-      first_rec_us = p.first_rec_us;
     rp->st.passes++;
     /* The next pass comes later: its arrival times move by the span of
-     * the capture (plus a second, so passes do not meet). */
-    if (last_rec_us > first_rec_us)
-      rp->shift_us += last_rec_us - first_rec_us + 1000000u;
-    else
-      rp->shift_us += 1000000u;
+     * the capture plus a second, so passes do not meet. */
+    rp->shift_us += (span.seen ? span.last_us - span.first_us : 0) + 1000000u;
     if (rp->st.passes == 1)
       say(rp, ZVM_LOG_INFO,
           "replayed %zu capture file(s): %" PRIu64 " data sets, %" PRIu64

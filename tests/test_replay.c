@@ -99,6 +99,7 @@ struct consumer {
   bool done; /* __atomic: set by the test, read by the consumer */
   struct zvm_qset *head, **tail;
   size_t max_per_take;
+  size_t taken, close_after; /* close the queue after this many (0: never) */
 };
 
 static void *consume(void *arg) {
@@ -114,6 +115,11 @@ static void *consume(void *arg) {
     *c->tail = got;
     while (*c->tail != NULL)
       c->tail = &(*c->tail)->next;
+    c->taken += n;
+    if (c->close_after > 0 && c->taken >= c->close_after) {
+      zvm_setq_close(c->q);
+      return NULL;
+    }
     if (done && got == NULL)
       return NULL;
     usleep(500);
@@ -333,6 +339,36 @@ static void loop_until_closed(void **state) {
   zvm_replay_destroy(rp);
 }
 
+/* "fast" in a loop: pass 2 arrives the capture's span plus a second
+ * after pass 1 began, not at some far-off time. */
+static void loop_fast_shift(void **state) {
+  (void)state;
+  write_capture("f.pcapng", 2, 0); /* sets at T0, T0 + 1 s */
+  char p[128];
+  path_of(p, sizeof(p), "f.pcapng");
+  const char *pats[] = {p};
+  struct zvm_replay_config cfg = {
+      .patterns = pats, .npatterns = 1, .speed = 0, .loop = true};
+  char err[256];
+  struct zvm_replay *rp = zvm_replay_create(&cfg, err, sizeof(err));
+  assert_non_null(rp);
+  struct consumer c = {.q = zvm_setq_create(1 << 20), .close_after = 5};
+  c.tail = &c.head;
+  assert_int_equal(pthread_create(&c.tid, NULL, consume, &c), 0);
+  zvm_replay_run(rp, c.q);
+  assert_int_equal(pthread_join(c.tid, NULL), 0);
+  const struct zvm_qset *s = c.head;
+  uint64_t want[] = {T0, T0 + 1000000, T0 + 2000000, T0 + 3000000,
+                     T0 + 4000000};
+  for (int i = 0; i < 5; i++, s = s->next) {
+    assert_non_null(s);
+    assert_int_equal(s->arrival_us, want[i]);
+  }
+  zvm_qset_free(c.head);
+  zvm_setq_destroy(c.q);
+  zvm_replay_destroy(rp);
+}
+
 static void options(void **state) {
   (void)state;
   struct zvm_replay_options o;
@@ -417,6 +453,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(pacing, setup, teardown),
       cmocka_unit_test_setup_teardown(loop_until_closed, setup, teardown),
+      cmocka_unit_test_setup_teardown(loop_fast_shift, setup, teardown),
       cmocka_unit_test(options),
       cmocka_unit_test(event_counting),
   };
