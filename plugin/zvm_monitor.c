@@ -15,6 +15,7 @@
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/recconf.h"
 #include "zvm_monitor/setqueue.h"
 
 #include <pthread.h>
@@ -49,7 +50,7 @@ static struct zvm_reader *reader;
 static struct zvm_setq *queue;
 static pthread_t reader_thread;
 static bool reader_thread_running;
-static bool queue_full_logged; /* reader thread only */
+static bool queue_full_logged;  /* reader thread only */
 static bool queue_nomem_logged; /* reader thread only */
 static bool first_read_done;
 /* The first read callback waits this long at most for the thread's first
@@ -123,6 +124,77 @@ static int config_option(oconfig_item_t *child, char *err, size_t err_size) {
   return -1;
 }
 
+/* <Record "D/R"> blocks: every value goes to the recconf builder, which
+ * decides what is wrong with it (plugin/recconf.c). */
+static struct zvm_recconf user_records;
+
+static int config_record_item(oconfig_item_t *item, char *err,
+                              size_t err_size) {
+  enum zvm_recconf_kind kind =
+      zvm_recconf_option_kind(&user_records, item->key);
+  switch (kind) {
+  case ZVM_RECCONF_STRING: {
+    char *value = NULL;
+    if (cf_util_get_string(item, &value) != 0)
+      break;
+    int status =
+        zvm_recconf_set_string(&user_records, item->key, value, err, err_size);
+    sfree(value);
+    return status;
+  }
+  case ZVM_RECCONF_NUMBER: {
+    double value;
+    if (cf_util_get_double(item, &value) != 0)
+      break;
+    return zvm_recconf_set_number(&user_records, item->key, value, err,
+                                  err_size);
+  }
+  case ZVM_RECCONF_BOOLEAN: {
+    bool value;
+    if (cf_util_get_boolean(item, &value) != 0)
+      break;
+    return zvm_recconf_set_boolean(&user_records, item->key, value, err,
+                                   err_size);
+  }
+  case ZVM_RECCONF_BLOCK: { /* <Field "name"> */
+    char *name = NULL;
+    if (cf_util_get_string(item, &name) != 0)
+      break;
+    int status = zvm_recconf_field_begin(&user_records, name, err, err_size);
+    sfree(name);
+    for (int i = 0; status == 0 && i < item->children_num; i++)
+      status = config_record_item(item->children + i, err, err_size);
+    return status == 0 ? zvm_recconf_field_end(&user_records, err, err_size)
+                       : status;
+  }
+  case ZVM_RECCONF_UNKNOWN:
+  default: /* the builder names the options it knows */
+    return zvm_recconf_set_string(&user_records, item->key, "", err, err_size);
+  }
+  snprintf(err, err_size, "%s: exactly one %s value is required", item->key,
+           kind == ZVM_RECCONF_BLOCK     ? "string (the field name)"
+           : kind == ZVM_RECCONF_NUMBER  ? "numeric"
+           : kind == ZVM_RECCONF_BOOLEAN ? "boolean"
+                                         : "string");
+  return -1;
+}
+
+static int config_record(oconfig_item_t *ci, char *err, size_t err_size) {
+  char *id = NULL;
+  if (cf_util_get_string(ci, &id) != 0) {
+    snprintf(err, err_size,
+             "Record: give the record as <Record \"D/R\">, "
+             "e.g. <Record \"0/2\">");
+    return -1;
+  }
+  int status = zvm_recconf_record_begin(&user_records, id, err, err_size);
+  sfree(id);
+  for (int i = 0; status == 0 && i < ci->children_num; i++)
+    status = config_record_item(ci->children + i, err, err_size);
+  return status == 0 ? zvm_recconf_record_end(&user_records, err, err_size)
+                     : status;
+}
+
 static int zvm_config(oconfig_item_t *ci) {
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
@@ -130,7 +202,11 @@ static int zvm_config(oconfig_item_t *ci) {
   }
   for (int i = 0; i < ci->children_num; i++) {
     char err[512] = "";
-    if (config_option(ci->children + i, err, sizeof(err)) != 0) {
+    oconfig_item_t *child = ci->children + i;
+    int status = strcasecmp(child->key, "Record") == 0
+                     ? config_record(child, err, sizeof(err))
+                     : config_option(child, err, sizeof(err));
+    if (status != 0) {
       ERROR(LOG_PREFIX "%s", err);
       return -1;
     }
@@ -405,8 +481,8 @@ static int zvm_init(void) {
 
   /* The thread opens the device, and re-opens it with back-off; a missing
    * device is therefore not fatal here. */
-  int status = plugin_thread_create(&reader_thread, reader_main, reader,
-                                    PLUGIN_NAME);
+  int status =
+      plugin_thread_create(&reader_thread, reader_main, reader, PLUGIN_NAME);
   if (status != 0) {
     ERROR(LOG_PREFIX "cannot start the reader thread: %s", STRERROR(status));
     zvm_shutdown();
@@ -415,8 +491,8 @@ static int zvm_init(void) {
   reader_thread_running = true;
 
   status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
-                                            zvm_read, /* interval = */ 0,
-                                            /* user_data = */ NULL);
+                                        zvm_read, /* interval = */ 0,
+                                        /* user_data = */ NULL);
   if (status != 0) {
     ERROR(LOG_PREFIX "plugin_register_complex_read failed (%i)", status);
     zvm_shutdown();
