@@ -32,6 +32,7 @@
 
 static struct zvm_conf conf;
 static bool conf_ready;
+static struct zvm_recconf user_records; /* <Record> blocks */
 static struct zvm_mapper *mapper;
 static uint64_t users_dropped_logged;
 
@@ -67,6 +68,7 @@ static int conf_prepare(void) {
     return 0;
   if (zvm_conf_init(&conf) != 0)
     return -1;
+  zvm_recconf_init(&user_records, NULL, 0);
   conf_ready = true;
   return 0;
 }
@@ -126,8 +128,6 @@ static int config_option(oconfig_item_t *child, char *err, size_t err_size) {
 
 /* <Record "D/R"> blocks: every value goes to the recconf builder, which
  * decides what is wrong with it (plugin/recconf.c). */
-static struct zvm_recconf user_records;
-
 static int config_record_item(oconfig_item_t *item, char *err,
                               size_t err_size) {
   enum zvm_recconf_kind kind =
@@ -527,8 +527,10 @@ static int zvm_shutdown(void) {
   queue = NULL;
   zvm_mapper_destroy(mapper);
   mapper = NULL;
-  if (conf_ready)
+  if (conf_ready) {
     zvm_conf_free(&conf);
+    zvm_recconf_free(&user_records);
+  }
   conf_ready = false;
   users_dropped_logged = 0;
   return 0;
