@@ -141,6 +141,125 @@ def d0r2_values(data):
     return be(data, *SYTPRP_PFXCPUAD), out
 
 
+# --------------------------------------------------------------------------
+# <Record> blocks of collectd.conf (man page, "RECORDS DEFINED IN
+# COLLECTD.CONF"), read from the daemon's own configuration file.
+
+class UserField:
+    def __init__(self, name):
+        self.name = name.lower()
+        self.offset = self.length = self.type = self.kind = None
+        self.scale = 1.0
+        self.count = 1
+        self.down = False
+
+    def ds_names(self):
+        if self.count == 1:
+            return [self.name]
+        return ["%s_%d" % (self.name, i) for i in range(self.count)]
+
+
+class UserRecord:
+    def __init__(self, ident):
+        d, r = ident.split("/")
+        self.domain, self.number = int(d), int(r)
+        self.name = None
+        self.prefix = ""
+        self.fields = []
+
+    @property
+    def type_name(self):
+        return "zvm_" + self.name
+
+    def keys(self):
+        return [f for f in self.fields if f.kind == "instance"]
+
+    def values(self):
+        return [f for f in self.fields if f.kind in ("counter", "gauge")]
+
+
+def parse_record_blocks(path):
+    """[UserRecord] from the <Record> blocks of a collectd.conf (the subset
+    of its syntax the e2e configurations use: one option per line)."""
+    recs = []
+    rec = fld = None
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            m = re.match(r'^<Record\s+"([^"]*)">$', line, re.I)
+            if m:
+                rec = UserRecord(m.group(1))
+                continue
+            if rec is None:
+                continue
+            m = re.match(r'^<Field\s+"([^"]*)">$', line, re.I)
+            if m:
+                fld = UserField(m.group(1))
+                continue
+            if re.match(r"^</Field>$", line, re.I):
+                rec.fields.append(fld)
+                fld = None
+                continue
+            if re.match(r"^</Record>$", line, re.I):
+                recs.append(rec)
+                rec = None
+                continue
+            m = re.match(r'^(\w+)\s+"?([^"]*)"?$', line)
+            if not m:
+                continue
+            k, v = m.group(1).lower(), m.group(2)
+            if fld is not None:
+                if k in ("offset", "length", "count"):
+                    setattr(fld, k, int(float(v)))
+                elif k in ("type", "kind"):
+                    setattr(fld, k, v.lower())
+                elif k == "scale":
+                    fld.scale = float(v)
+                elif k == "countsdown":
+                    fld.down = v.lower() == "true"
+            elif k == "name":
+                rec.name = v.lower()
+            elif k == "instanceprefix":
+                rec.prefix = v
+    return recs
+
+
+def user_field_value(f, data, i):
+    """Element i of a counter/gauge field, or None if the record is too
+    short for it."""
+    off = f.offset + i * f.length
+    if off + f.length > len(data):
+        return None
+    raw = be(data, off, f.length, f.type == "signed")
+    if f.type == "cputimer":
+        v = (((2**63 - 1 - raw) % 2**64) if f.down else raw) >> 12
+    elif f.type == "tod":
+        v = (raw - TOD_UNIX_EPOCH) / 4096e6
+    elif f.down:
+        v = (2**63 - 1 - raw) % 2**64
+    else:
+        v = raw
+    v = v * f.scale if f.scale != 1.0 else v
+    return int(v) if f.kind == "counter" else float(v)
+
+
+def user_record_values(rec, data):
+    """(plugin instance, [(data source, value or None)]) of one record, or
+    None if an instance field lies outside it."""
+    parts = []
+    for i, k in enumerate(rec.keys()):
+        if k.offset + k.length > len(data):
+            return None
+        raw = data[k.offset:k.offset + k.length]
+        text = user_name(raw) if k.type == "ebcdic" else str(be(raw, 0, k.length))
+        parts.append((rec.prefix if i == 0 else "_") + text)
+    vals = []
+    for f in rec.values():
+        for i, ds in enumerate(f.ds_names()):
+            vals.append((ds, user_field_value(f, data, i)))
+    return "".join(parts), vals
+
+
 DOMAINS = {
     "system": 0, "monitor": 1, "scheduler": 2, "storage": 3, "user": 4,
     "processor": 5, "i/o": 6, "seek": 7, "virtual_network": 8, "isfc": 9,
