@@ -472,8 +472,7 @@ static size_t count_vls(const char *pi, const char *type, const char *ti) {
   size_t n = 0;
   for (size_t i = 0; i < nvls; i++)
     if (strcmp(vls[i].plugin_instance, pi) == 0 &&
-        strcmp(vls[i].type, type) == 0 &&
-        strcmp(vls[i].type_instance, ti) == 0)
+        strcmp(vls[i].type, type) == 0 && strcmp(vls[i].type_instance, ti) == 0)
       n++;
   return n;
 }
@@ -638,9 +637,9 @@ static void test_combined_user_values(void **state) {
   assert_int_equal(cb_read(NULL), 0);
   const value_list_t *vl = find_vl("", "LINUX07", "zvm_useite", "");
   assert_int_equal(vl->values_len, 48);
-  assert_int_equal(vl->values[0].derive, 1);            /* transactions */
-  assert_true(vl->values[1].gauge == -1.0);             /* vmdslcnt */
-  assert_int_equal(vl->values[20].derive, 2147483648);  /* hfcpurn */
+  assert_int_equal(vl->values[0].derive, 1);           /* transactions */
+  assert_true(vl->values[1].gauge == -1.0);            /* vmdslcnt */
+  assert_int_equal(vl->values[20].derive, 2147483648); /* hfcpurn */
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 9)));
   vl = find_vl("", "WEB1", "zvm_useite", "");
   assert_int_equal(vl->values[20].derive, 2147483649);
@@ -719,11 +718,124 @@ static void test_config_errors(void **state) {
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: Device: exactly one"));
 }
 
+/* <Record> blocks as liboconfig nests them: the glue hands every value to
+ * the recconf builder; a mistake deep inside is one error line naming it,
+ * values of the wrong kind are refused by the glue itself. */
+static oconfig_value_t ostr(const char *s) {
+  oconfig_value_t v = {.type = OCONFIG_TYPE_STRING};
+  v.value.string = (char *)s;
+  return v;
+}
+static oconfig_value_t onum(double n) {
+  oconfig_value_t v = {.type = OCONFIG_TYPE_NUMBER};
+  v.value.number = n;
+  return v;
+}
+static oconfig_value_t obool(bool b) {
+  oconfig_value_t v = {.type = OCONFIG_TYPE_BOOLEAN};
+  v.value.boolean = b;
+  return v;
+}
+
+struct record_cfg {
+  oconfig_value_t id, name, field, offset, length, type, kind;
+  oconfig_item_t field_items[4], record_items[2], record, root;
+};
+
+static void record_cfg_init(struct record_cfg *c) {
+  *c = (struct record_cfg){
+      .id = ostr("0/9"),
+      .name = ostr("myrec"),
+      .field = ostr("hits"),
+      .offset = onum(24),
+      .length = onum(4),
+      .type = ostr("unsigned"),
+      .kind = ostr("counter"),
+  };
+  oconfig_value_t *fv[] = {&c->offset, &c->length, &c->type, &c->kind};
+  const char *fk[] = {"Offset", "Length", "Type", "Kind"};
+  for (int i = 0; i < 4; i++)
+    c->field_items[i] = (oconfig_item_t){
+        .key = (char *)fk[i], .values = fv[i], .values_num = 1};
+  c->record_items[0] =
+      (oconfig_item_t){.key = "Name", .values = &c->name, .values_num = 1};
+  c->record_items[1] = (oconfig_item_t){.key = "Field",
+                                        .values = &c->field,
+                                        .values_num = 1,
+                                        .children = c->field_items,
+                                        .children_num = 4};
+  c->record = (oconfig_item_t){.key = "Record",
+                               .values = &c->id,
+                               .values_num = 1,
+                               .children = c->record_items,
+                               .children_num = 2};
+  c->root = (oconfig_item_t){
+      .key = "Plugin", .children = &c->record, .children_num = 1};
+}
+
+static void test_record_blocks(void **state) {
+  (void)state;
+  struct record_cfg c;
+  record_cfg_init(&c);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(nlogs, 0);
+  /* The same record again (configuration may come in several blocks). */
+  assert_int_equal(cb_config(&c.root), -1);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: Record \"0/9\" is "
+                              "defined twice"));
+
+  struct {
+    oconfig_value_t *v;
+    oconfig_value_t to;
+    const char *key; /* of the item to rename, or NULL */
+    const char *want;
+  } bad[] = {
+      {&c.offset, onum(12), NULL,
+       "Record \"0/8\" Field \"hits\": Offset 12 lies in the 20-byte record "
+       "header"},
+      {&c.type, ostr("float"), NULL,
+       "Record \"0/8\" Field \"hits\": unknown Type \"float\""},
+      {&c.length, ostr("4"), NULL,
+       "Length: exactly one numeric value is "
+       "required"},
+      {&c.kind, obool(true), NULL,
+       "Kind: exactly one string value is "
+       "required"},
+      {&c.field, onum(1), NULL,
+       "Field: exactly one string (the field name) "
+       "value is required"},
+      {&c.id, onum(2), NULL, "Record: give the record as <Record \"D/R\">"},
+      {NULL, onum(0), "Width",
+       "Record \"0/8\" Field \"hits\": unknown option "
+       "\"Width\""},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    assert_int_equal(cb_shutdown(), 0); /* forget the configuration */
+    record_cfg_init(&c);
+    c.id = ostr("0/8");
+    if (bad[i].key != NULL)
+      c.field_items[3].key = (char *)bad[i].key;
+    else
+      *bad[i].v = bad[i].to;
+    nlogs = 0;
+    assert_int_equal(cb_config(&c.root), -1);
+    char want[300];
+    snprintf(want, sizeof(want), "zvm_monitor plugin: %s", bad[i].want);
+    bool found = false;
+    for (size_t l = 0; l < nlogs && !found; l++)
+      found = strstr(logs[l].msg, bad[i].want) != NULL &&
+              strncmp(logs[l].msg, "zvm_monitor plugin: ", 20) == 0;
+    if (!found)
+      fail_msg("case %zu: no error \"%s\" (got \"%s\")", i, want,
+               nlogs ? logs[nlogs - 1].msg : "");
+  }
+}
+
 static void test_reader_log_and_failure(void **state) {
   (void)state;
   assert_int_equal(cb_init(), 0);
-  script("another process holds /dev/monreader (only one reader is allowed)",
-         0, NULL);
+  script("another process holds /dev/monreader (only one reader is allowed)", 0,
+         NULL);
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: another process holds "
@@ -775,8 +887,8 @@ static void test_reader_thread(void **state) {
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   /* Latest record wins; every transaction counted; nothing twice. */
-  const value_list_t *vl = find_vl("", "LINUX07", "total_events",
-                                   "transactions");
+  const value_list_t *vl =
+      find_vl("", "LINUX07", "total_events", "transactions");
   assert_int_equal(vl->values[0].derive, 2);
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 20)));
   vl = find_vl("", "LINUX08", "total_events", "transactions");
@@ -890,13 +1002,19 @@ static void test_shutdown_and_restart(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
-      T(test_registration),           T(test_defaults_without_config),
-      T(test_every_option),           T(test_config_errors),
-      T(test_reader_log_and_failure), T(test_dispatch_failure_rate_limited),
-      T(test_shutdown_and_restart),   T(test_reader_thread),
-      T(test_queue_full_waits),       T(test_shutdown_while_queue_full),
+      T(test_registration),
+      T(test_defaults_without_config),
+      T(test_every_option),
+      T(test_config_errors),
+      T(test_reader_log_and_failure),
+      T(test_dispatch_failure_rate_limited),
+      T(test_shutdown_and_restart),
+      T(test_reader_thread),
+      T(test_queue_full_waits),
+      T(test_shutdown_while_queue_full),
       T(test_first_read_waits_for_first_drain),
       T(test_combined_user_values),
+      T(test_record_blocks),
 #undef T
   };
   return cmocka_run_group_tests_name("glue", tests, NULL, NULL);
