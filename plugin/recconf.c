@@ -42,6 +42,27 @@ fail(char *err, size_t err_size, const char *fmt, ...) {
   return -1;
 }
 
+/* Text from the configuration as it may appear in a log line: printable
+ * ASCII, anything else as \xNN, at most SHOWN_MAX - 4 bytes of it. */
+#define SHOWN_MAX 64
+static const char *shown(const char *s, char buf[SHOWN_MAX]) {
+  size_t n = 0;
+  for (; *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (n + 8 >= SHOWN_MAX) {
+      memcpy(buf + n, "...", 3);
+      n += 3;
+      break;
+    }
+    if (c >= 0x20 && c < 0x7F && c != '\\')
+      buf[n++] = (char)c;
+    else
+      n += (size_t)snprintf(buf + n, SHOWN_MAX - n, "\\x%02X", c);
+  }
+  buf[n] = '\0';
+  return buf;
+}
+
 static const struct {
   const char *key;
   enum zvm_recconf_kind kind;
@@ -197,13 +218,14 @@ static bool parse_id(const char *id, unsigned *domain, unsigned *number) {
 int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
                              size_t err_size) {
   unsigned domain, number;
+  char sb[SHOWN_MAX];
   if (rc->in_record)
     return fail(err, err_size, "Record blocks cannot be nested");
   if (id == NULL || !parse_id(id, &domain, &number))
     return fail(err, err_size,
                 "Record \"%s\": give the record as \"DOMAIN/RECORD\" in "
                 "decimal, e.g. <Record \"0/2\">",
-                id != NULL ? id : "");
+                shown(id != NULL ? id : "", sb));
   if (domain >= DOMAIN_COUNT || number == 0 || number > MAX_RECORD_NUMBER)
     return fail(err, err_size,
                 "Record \"%s\": the domain must be 0-%d and the record "
@@ -232,6 +254,7 @@ int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
                 "block");
   struct zvm_urecord *r = &rc->cur;
   bool bad;
+  char sb[SHOWN_MAX];
   if (name == NULL)
     name = "";
   if (r->nfields >= ZVM_RECCONF_MAX_FIELDS)
@@ -244,7 +267,7 @@ int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
                 "Record \"%s\" Field \"%s\": a field name is a letter "
                 "followed by letters, digits or '_', at most %d characters "
                 "(it is the data source name)",
-                rc->id, name, ZVM_RECCONF_MAX_DS_NAME);
+                rc->id, shown(name, sb), ZVM_RECCONF_MAX_DS_NAME);
   if (rc->fcur.name == NULL)
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
   for (size_t i = 0; i < r->nfields; i++)
@@ -252,7 +275,7 @@ int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\" is defined twice: field names "
                   "must be unique (case-insensitive)",
-                  rc->id, name);
+                  rc->id, shown(name, sb));
   rc->fcur.count = 1;
   rc->fcur.scale = 1.0;
   rc->has_offset = rc->has_length = rc->has_type = rc->has_kind = false;
@@ -269,6 +292,8 @@ static int lookup_name(const char *const *names, size_t n, const char *value) {
 
 static int unknown_option(const struct zvm_recconf *rc, const char *key,
                           char *err, size_t err_size) {
+  char sb[SHOWN_MAX];
+  key = shown(key != NULL ? key : "", sb);
   if (!rc->in_record)
     return fail(err, err_size, "option \"%s\" outside a Record block", key);
   if (rc->in_field)
@@ -287,6 +312,7 @@ int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
   if (zvm_recconf_option_kind(rc, key) != ZVM_RECCONF_STRING)
     return unknown_option(rc, key, err, err_size);
   bool bad;
+  char sb[SHOWN_MAX];
   if (rc->in_field) {
     struct zvm_ufield *f = &rc->fcur;
     if (strcasecmp(key, "Type") == 0) {
@@ -295,7 +321,7 @@ int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
         return fail(err, err_size,
                     "Record \"%s\" Field \"%s\": unknown Type \"%s\" (use "
                     "unsigned, signed, cputimer, tod or ebcdic)",
-                    rc->id, f->name, value);
+                    rc->id, f->name, shown(value, sb));
       f->type = (enum zvm_ufield_type)t;
       rc->has_type = true;
     } else { /* Kind */
@@ -304,7 +330,7 @@ int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
         return fail(err, err_size,
                     "Record \"%s\" Field \"%s\": unknown Kind \"%s\" (use "
                     "counter, gauge or instance)",
-                    rc->id, f->name, value);
+                    rc->id, f->name, shown(value, sb));
       f->kind = (enum zvm_ufield_kind)k;
       rc->has_kind = true;
     }
@@ -317,7 +343,7 @@ int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
                   "Record \"%s\" Name \"%s\": a letter followed by letters, "
                   "digits or '_', at most %d characters (the type is "
                   "zvm_<name>)",
-                  rc->id, value, ZVM_RECCONF_MAX_NAME);
+                  rc->id, shown(value, sb), ZVM_RECCONF_MAX_NAME);
     if (copy == NULL)
       return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
     free(rc->cur.name);
@@ -340,7 +366,7 @@ int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
     return fail(err, err_size,
                 "Record \"%s\" InstancePrefix \"%s\": letters, digits and "
                 "'_' only, at most %d characters",
-                rc->id, value, ZVM_RECCONF_MAX_PREFIX);
+                rc->id, shown(value, sb), ZVM_RECCONF_MAX_PREFIX);
   char *copy = strdup(value);
   if (copy == NULL)
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);

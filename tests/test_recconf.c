@@ -231,6 +231,9 @@ static void test_every_error(void **state) {
       {REC("0/9", FIELD("2x", "")), "Field \"2x\": a field name is a letter"},
       {REC("0/9", FIELD("a.b", "")), "Field \"a.b\""},
       {REC("0/9", FIELD("", "")), "Field \"\""},
+      /* text from the configuration is shown escaped, on one line */
+      {REC("0/9", FIELD("a\tb\\\nc", "")), "Field \"a\\x09b\\x0Ac\""},
+      {REC("0/9", FIELD("c", "Type \"\x01\"\n")), "unknown Type \"\\x01\""},
       {REC("0/9", FIELD("abcdefghijabcdefghij", "")), "at most 19 characters"},
       {REC("0/9", OK_COUNTER FIELD("C", "")), "Field \"C\" is defined twice"},
       {REC("0/9", FIELD("c", "Offset 20\nLength 1\nCount 10\n"

@@ -47,9 +47,12 @@ names_MAX_LEN = 64
 # exists (branch reader).
 fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
 reader_MAX_LEN = 16384
-# Next: fuzz_config_SRC = <the config-value parser's sources>, config_MAX_LEN.
+# <Record> blocks from config text (tests/recconf_text.c), then a data set.
+fuzz_records_SRC = $(DECODER_SRC) plugin/recconf.c tests/recconf_text.c
+records_MAX_LEN = 8192
 
-FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader)
+FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader) \
+	records
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
