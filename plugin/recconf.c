@@ -92,10 +92,8 @@ static const char *const kind_names[] = {
 };
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-void zvm_recconf_init(struct zvm_recconf *rc,
-                      const struct zvm_recconf_builtin *builtins,
-                      size_t nbuiltins) {
-  *rc = (struct zvm_recconf){.builtins = builtins, .nbuiltins = nbuiltins};
+void zvm_recconf_init(struct zvm_recconf *rc, struct zvm_registry *reg) {
+  *rc = (struct zvm_recconf){.reg = reg};
 }
 
 static void field_free(struct zvm_ufield *f) {
@@ -120,7 +118,7 @@ void zvm_recconf_free(struct zvm_recconf *rc) {
   free(rc->records);
   record_free(&rc->cur);
   field_free(&rc->fcur);
-  zvm_recconf_init(rc, rc->builtins, rc->nbuiltins);
+  zvm_recconf_init(rc, rc->reg);
 }
 
 enum zvm_recconf_kind zvm_recconf_option_kind(const struct zvm_recconf *rc,
@@ -177,11 +175,30 @@ static bool dispatched(const struct zvm_ufield *f) {
 /* ------------------------------------------------------------------------
  * Builder.
  */
-static const struct zvm_recconf_builtin *
-builtin_find(const struct zvm_recconf *rc, uint8_t domain, uint16_t number) {
-  for (size_t i = 0; i < rc->nbuiltins; i++)
-    if (rc->builtins[i].domain == domain && rc->builtins[i].number == number)
-      return &rc->builtins[i];
+/* "D4R10 MRUSEITE" */
+static const char *desc_label(const struct zvm_record_desc *d, char *buf,
+                              size_t size) {
+  snprintf(buf, size, "D%uR%u %s", (unsigned)d->domain, (unsigned)d->number,
+           d->ibm_name != NULL ? d->ibm_name : "");
+  return buf;
+}
+
+/* A record of the registry other than skip whose value lists have the
+ * type name type. */
+static const struct zvm_record_desc *
+type_owner(const struct zvm_registry *reg, const char *type,
+           const struct zvm_record_desc *skip) {
+  for (size_t i = 0; reg != NULL && i < zvm_registry_count(reg); i++) {
+    const struct zvm_record_desc *d = zvm_registry_at(reg, i);
+    if (d == skip)
+      continue;
+    if (d->main.type_name != NULL && strcmp(d->main.type_name, type) == 0)
+      return d;
+    for (size_t a = 0; a < d->narrays; a++)
+      if (d->arrays[a].entry.type_name != NULL &&
+          strcmp(d->arrays[a].entry.type_name, type) == 0)
+        return d;
+  }
   return NULL;
 }
 
@@ -461,7 +478,7 @@ static const char *length_rule(enum zvm_ufield_type t) {
     return "8";
   case ZVM_UTYPE_EBCDIC:
   default:
-    return "1-16";
+    return "1-8";
   }
 }
 
@@ -617,31 +634,8 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
   if (r->instance_prefix == NULL && (r->instance_prefix = strdup("")) == NULL)
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
 
-  const struct zvm_recconf_builtin *b = builtin_find(rc, r->domain, r->number);
-  if (b != NULL && !b->replaceable)
-    return fail(err, err_size,
-                "Record \"%s\" is %s, which the plugin itself needs; it "
-                "cannot be redefined",
-                rc->id, b->label);
-  if (b != NULL && !r->replace)
-    return fail(err, err_size,
-                "Record \"%s\" is built in (%s, type %s); add 'Replace true' "
-                "to the block to decode it with this definition instead "
-                "(its built-in values and notifications then stop)",
-                rc->id, b->label, b->type_name);
-  if (b == NULL && r->replace)
-    return fail(err, err_size,
-                "Record \"%s\": Replace true, but there is no built-in "
-                "record %s to replace; remove Replace",
-                rc->id, rc->id);
-  for (size_t i = 0; i < rc->nbuiltins; i++)
-    if (rc->builtins[i].type_name != NULL &&
-        strcmp(rc->builtins[i].type_name, r->type_name) == 0 &&
-        !(r->replace && &rc->builtins[i] == b))
-      return fail(err, err_size,
-                  "Record \"%s\" Name \"%s\": the type %s belongs to the "
-                  "built-in %s; choose another Name",
-                  rc->id, r->name, r->type_name, rc->builtins[i].label);
+  /* Records of earlier blocks are in the registry too: their Name is
+   * checked first, for the clearer message. */
   for (size_t i = 0; i < rc->nrecords; i++)
     if (strcmp(rc->records[i].name, r->name) == 0)
       return fail(err, err_size,
@@ -649,41 +643,159 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                   "already; names must be unique",
                   rc->id, r->name, rc->records[i].domain,
                   rc->records[i].number);
+  char label[64];
+  const struct zvm_record_desc *b =
+      rc->reg != NULL ? zvm_registry_find(rc->reg, r->domain, r->number) : NULL;
+  if (b != NULL && b->main.type_name == NULL)
+    return fail(err, err_size,
+                "Record \"%s\" is %s, which the plugin itself needs; it "
+                "cannot be redefined",
+                rc->id, desc_label(b, label, sizeof(label)));
+  if (b != NULL && !r->replace)
+    return fail(err, err_size,
+                "Record \"%s\" is built in (%s, type %s); add 'Replace true' "
+                "to the block to decode it with this definition instead "
+                "(its built-in values and notifications then stop)",
+                rc->id, desc_label(b, label, sizeof(label)), b->main.type_name);
+  if (b == NULL && r->replace)
+    return fail(err, err_size,
+                "Record \"%s\": Replace true, but there is no built-in "
+                "record %s to replace; remove Replace",
+                rc->id, rc->id);
+  const struct zvm_record_desc *owner = type_owner(rc->reg, r->type_name, b);
+  if (owner != NULL)
+    return fail(err, err_size,
+                "Record \"%s\" Name \"%s\": the type %s belongs to the "
+                "built-in %s; choose another Name",
+                rc->id, r->name, r->type_name,
+                desc_label(owner, label, sizeof(label)));
 
   struct zvm_urecord *records =
       realloc(rc->records, (rc->nrecords + 1) * sizeof(*records));
   if (records == NULL)
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
   rc->records = records;
+  if (rc->reg != NULL) {
+    struct zvm_record_desc *d = zvm_urecord_desc(r);
+    if (d == NULL)
+      return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
+    char why[256];
+    if (zvm_registry_add(rc->reg, d, r->replace, zvm_urecord_desc_free, why,
+                         sizeof(why)) != 0)
+      return fail(err, err_size, "Record \"%s\": %s", rc->id, why);
+  }
   rc->records[rc->nrecords++] = *r;
   rc->cur = (struct zvm_urecord){0};
   rc->in_record = false;
   return 0;
 }
 
-int zvm_urecord_types_db_line(const struct zvm_urecord *r, char *out,
-                              size_t out_size) {
-  size_t used = 0;
-  int n = snprintf(out, out_size, "%s", r->type_name);
-  if (n < 0 || (size_t)n >= out_size)
-    return -1;
-  used = (size_t)n;
-  const char *sep = "\t";
+/* ------------------------------------------------------------------------
+ * The engine's descriptor. One allocation owns the descriptor, its fields
+ * and every string, so that the registry frees it with one call.
+ */
+struct owned_desc {
+  struct zvm_record_desc desc; /* first: freed through its address */
+  struct zvm_field *fields;
+  char *names; /* the field names, NUL separated */
+  char *type_name, *prefix, *ibm_name, *source;
+};
+
+static char *dup_or_null(const char *s) { return s != NULL ? strdup(s) : NULL; }
+
+void zvm_urecord_desc_free(const struct zvm_record_desc *d) {
+  if (d == NULL)
+    return;
+  struct owned_desc *o = (struct owned_desc *)(uintptr_t)d;
+  free(o->fields);
+  free(o->names);
+  free(o->type_name);
+  free(o->prefix);
+  free(o->ibm_name);
+  free(o->source);
+  free(o);
+}
+
+static const enum zvm_field_type engine_types[] = {
+    [ZVM_UTYPE_UNSIGNED] = ZVM_TYPE_UNSIGNED,
+    [ZVM_UTYPE_SIGNED] = ZVM_TYPE_SIGNED,
+    [ZVM_UTYPE_CPUTIMER] = ZVM_TYPE_CPU_TIMER,
+    [ZVM_UTYPE_TOD] = ZVM_TYPE_TOD,
+    [ZVM_UTYPE_EBCDIC] = ZVM_TYPE_EBCDIC,
+};
+
+struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
+  struct owned_desc *o = calloc(1, sizeof(*o));
+  if (o == NULL)
+    return NULL;
+  size_t names_len = 0;
+  for (size_t i = 0; i < r->nfields; i++)
+    names_len += strlen(r->fields[i].name) + 1;
+  char source[64];
+  snprintf(source, sizeof(source), "<Record \"%u/%u\"> in collectd.conf",
+           (unsigned)r->domain, (unsigned)r->number);
+  o->fields = calloc(r->nfields ? r->nfields : 1, sizeof(*o->fields));
+  o->names = malloc(names_len ? names_len : 1);
+  o->type_name = dup_or_null(r->type_name);
+  o->prefix = dup_or_null(r->instance_prefix ? r->instance_prefix : "");
+  o->ibm_name = dup_or_null(r->name);
+  o->source = strdup(source);
+  if (o->fields == NULL || o->names == NULL || o->type_name == NULL ||
+      o->prefix == NULL || o->ibm_name == NULL || o->source == NULL) {
+    zvm_urecord_desc_free(&o->desc);
+    return NULL;
+  }
+
+  struct zvm_key key = {0};
+  char *name = o->names;
   for (size_t i = 0; i < r->nfields; i++) {
-    const struct zvm_ufield *f = &r->fields[i];
-    if (!dispatched(f))
-      continue;
-    for (unsigned e = 0; e < f->count; e++) {
-      char ds[64];
-      if (zvm_ufield_ds_name(f, e, ds, sizeof(ds)) != 0)
-        return -1;
-      n = snprintf(out + used, out_size - used, "%s%s:%s", sep, ds,
-                   f->kind == ZVM_UKIND_COUNTER ? "DERIVE:0:U" : "GAUGE:U:U");
-      if (n < 0 || (size_t)n >= out_size - used)
-        return -1;
-      used += (size_t)n;
-      sep = ", ";
+    const struct zvm_ufield *u = &r->fields[i];
+    struct zvm_field *f = &o->fields[i];
+    size_t len = strlen(u->name) + 1;
+    memcpy(name, u->name, len);
+    *f = (struct zvm_field){
+        .ibm_name = name,
+        .metric = name,
+        .offset = u->offset,
+        .width = (uint8_t)u->length,
+        .count = (uint8_t)u->count,
+        .type = engine_types[u->type],
+        .scale = u->scale,
+        .flags = u->counts_down ? ZVM_FIELD_DECREMENTS : 0,
+        .elem_prefix = "_", /* name_0, name_1, ... (not D4R10's _q0) */
+    };
+    name += len;
+    if (u->kind == ZVM_UKIND_COUNTER) {
+      f->kind = ZVM_FIELD_COUNTER;
+    } else if (u->kind == ZVM_UKIND_GAUGE) {
+      f->kind = ZVM_FIELD_GAUGE;
+    } else { /* instance: a part of the key */
+      bool text = u->type == ZVM_UTYPE_EBCDIC;
+      struct zvm_key_part *p = &key.part[key.nparts];
+      f->kind = text ? ZVM_FIELD_TEXT : ZVM_FIELD_ID;
+      p->kind = text ? ZVM_KEY_EBCDIC : ZVM_KEY_NUMBER;
+      p->field = (int16_t)i;
+      p->text = key.nparts > 0 ? "_" : o->prefix[0] != '\0' ? o->prefix : NULL;
+      key.nparts++;
     }
   }
-  return 0;
+  o->desc = (struct zvm_record_desc){
+      .domain = r->domain,
+      .number = r->number,
+      .ibm_name = o->ibm_name,
+      .title = "defined in collectd.conf",
+      .zvm_level = "as configured",
+      .source = o->source,
+      .length = r->full_len,
+      .main =
+          {
+              .type_name = o->type_name,
+              .key = key,
+              .fields = o->fields,
+              .nfields = r->nfields,
+              .length = r->full_len,
+          },
+      .user_defined = true,
+  };
+  return &o->desc;
 }

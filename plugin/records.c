@@ -297,6 +297,7 @@ const struct zvm_record_desc *const zvm_record_tables[] = {
     &zvm_rec_mtreof,
     &zvm_rec_useite,
     &zvm_rec_prcsmt,
+    &zvm_rec_sytprp, /* records_sytprp.c */
 };
 const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
 
@@ -308,6 +309,7 @@ static const struct zvm_record_desc
         [ZVM_DOMAIN_MONITOR][ZVM_MTR_INTERVAL_END] = &zvm_rec_mtrend,
         [ZVM_DOMAIN_MONITOR][ZVM_MTR_END_OF_FRAME] = &zvm_rec_mtreof,
         [ZVM_DOMAIN_USER][10] = &zvm_rec_useite,
+        [ZVM_DOMAIN_SYSTEM][2] = &zvm_rec_sytprp,
         [ZVM_DOMAIN_PROCESSOR][21] = &zvm_rec_prcsmt,
 };
 
@@ -402,6 +404,15 @@ bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
   if (!zvm_field_u64(f, data, len, idx, &raw))
     return false;
   int64_t x;
+  /* A count down from X'7FFF...' (IBM: SYTPRP_PFXPRBTM "starts at
+   * x'7FFFFFFF_00000000' and advances down") becomes what was used since:
+   * X'7FFFFFFFFFFFFFFF' minus the value, in the type's unit, a positive
+   * number that grows at the rate the field falls. Modulo 2^64, so a timer
+   * that runs past zero (negative) keeps growing. */
+  bool down = (f->flags & ZVM_FIELD_DECREMENTS) && f->width == 8 &&
+              (f->type == ZVM_TYPE_UNSIGNED || f->type == ZVM_TYPE_CPU_TIMER);
+  if (down)
+    raw = UINT64_C(0x7FFFFFFFFFFFFFFF) - raw;
   switch (f->type) {
   case ZVM_TYPE_SIGNED:
     x = zvm_sign_extend(raw, f->width);
@@ -427,7 +438,7 @@ bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
     x = (int64_t)raw;
     break;
   }
-  if (f->flags & ZVM_FIELD_DECREMENTS)
+  if ((f->flags & ZVM_FIELD_DECREMENTS) && !down)
     x = -x; /* raw >= 0 here or small negative: no overflow */
   if (f->kind == ZVM_FIELD_GAUGE) {
     *gauge = f->scale != 0 ? (double)x * f->scale : (double)x;

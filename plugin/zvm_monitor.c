@@ -68,7 +68,7 @@ static int conf_prepare(void) {
     return 0;
   if (zvm_conf_init(&conf) != 0)
     return -1;
-  zvm_recconf_init(&user_records, NULL, 0);
+  zvm_recconf_init(&user_records, conf.records);
   conf_ready = true;
   return 0;
 }

@@ -591,7 +591,12 @@ static void test_defaults_without_config(void **state) {
   ds = registered("zvm_prcsmt_cpu", &nds);
   assert_int_equal(nds, 4);
   assert_string_equal(ds[2].name, "activated");
-  assert_int_equal(nsets, 3);
+  ds = registered("zvm_sytprp", &nds);
+  assert_int_equal(nds, 3);
+  assert_string_equal(ds[0].name, "plscuhaf");
+  assert_string_equal(ds[1].name, "pfxprbtm");
+  assert_string_equal(ds[2].name, "pfxutime");
+  assert_int_equal(nsets, 4);
 
   static const char *const users[] = {"LINUX07"};
   script_users(users, 1, tb_tod(SEC, 250));

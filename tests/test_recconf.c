@@ -15,19 +15,25 @@
 #include "recconf_text.h"
 #include "zvm_monitor/recconf.h"
 
-static const struct zvm_recconf_builtin builtins[] = {
-    {1, 11, "D1R11 MRMTREND", NULL, false},
-    {1, 13, "D1R13 MRMTREOF", NULL, false},
-    {4, 10, "D4R10 MRUSEITE", "zvm_useite", true},
-    {0, 2, "D0R2 MRSYTPRP", "zvm_sytprp", true},
-};
-
 static char err[512];
+/* The built-in records, and each test's records once parsed. */
+static struct zvm_registry *reg;
 
 static int parse(struct zvm_recconf *rc, const char *text) {
-  zvm_recconf_init(rc, builtins, sizeof(builtins) / sizeof(builtins[0]));
+  zvm_registry_destroy(reg);
+  reg = zvm_registry_create();
+  assert_non_null(reg);
+  assert_int_equal(zvm_registry_add_builtins(reg), 0);
+  zvm_recconf_init(rc, reg);
   err[0] = '\0';
   return recconf_parse_text(rc, text, strlen(text), err, sizeof(err));
+}
+
+static int teardown(void **state) {
+  (void)state;
+  zvm_registry_destroy(reg);
+  reg = NULL;
+  return 0;
 }
 
 /* D0R2 as IBM's z/VM 6.4 page lays it out (offsets 20, 22, 24, 32). */
@@ -97,11 +103,23 @@ static void test_valid_record(void **state) {
   assert_false(f->counts_down);
   assert_true(f->scale == 0.001);
 
+  /* The engine's descriptor in the registry: same fields, key and type. */
+  const struct zvm_record_desc *d = zvm_registry_find(reg, 0, 7);
+  assert_non_null(d);
+  assert_true(d->user_defined);
+  assert_string_equal(d->main.type_name, "zvm_myprp");
+  assert_int_equal(d->main.nfields, 4);
+  assert_int_equal(d->main.key.nparts, 1);
+  assert_int_equal(d->main.key.part[0].kind, ZVM_KEY_NUMBER);
+  assert_int_equal(d->main.key.part[0].field, 0);
+  assert_string_equal(d->main.key.part[0].text, "cpu");
+  assert_int_equal(d->main.fields[2].type, ZVM_TYPE_CPU_TIMER);
+  assert_int_equal(d->main.fields[2].flags, ZVM_FIELD_DECREMENTS);
+  assert_int_equal(d->main.fields[1].kind, ZVM_FIELD_COUNTER);
   char line[256];
-  assert_int_equal(zvm_urecord_types_db_line(r, line, sizeof(line)), 0);
+  assert_true(zvm_layout_types_db_line(&d->main, line, sizeof(line)) > 0);
   assert_string_equal(line, "zvm_myprp\tplscuhaf:DERIVE:0:U, "
-                            "pfxprbtm:DERIVE:0:U, pfxutime:DERIVE:0:U");
-  assert_int_equal(zvm_urecord_types_db_line(r, line, 20), -1);
+                            "pfxprbtm:DERIVE:U:U, pfxutime:DERIVE:0:U");
   zvm_recconf_free(&rc);
   zvm_recconf_free(&rc); /* idempotent */
 }
@@ -138,7 +156,12 @@ static void test_arrays_gauges_and_two_records(void **state) {
   assert_int_equal(r->nds, 5);
   assert_string_equal(r->instance_prefix, "");
   char line[256];
-  assert_int_equal(zvm_urecord_types_db_line(r, line, sizeof(line)), 0);
+  const struct zvm_record_desc *d = zvm_registry_find(reg, 3, 2);
+  assert_non_null(d);
+  assert_int_equal(d->main.key.nparts, 1);
+  assert_int_equal(d->main.key.part[0].kind, ZVM_KEY_EBCDIC);
+  assert_null(d->main.key.part[0].text);
+  assert_true(zvm_layout_types_db_line(&d->main, line, sizeof(line)) > 0);
   assert_string_equal(line, "zvm_stor\tq_0:GAUGE:U:U, q_1:GAUGE:U:U, "
                             "q_2:GAUGE:U:U, q_3:GAUGE:U:U, "
                             "stamp:GAUGE:U:U");
@@ -150,6 +173,10 @@ static void test_arrays_gauges_and_two_records(void **state) {
   assert_non_null(r);
   assert_true(r->replace);
   assert_string_equal(r->type_name, "zvm_useite");
+  /* It replaced the built-in D4R10 in the registry. */
+  d = zvm_registry_find(reg, 4, 10);
+  assert_true(d->user_defined);
+  assert_int_equal(d->main.nfields, 1);
   zvm_recconf_free(&rc);
 }
 
@@ -223,6 +250,12 @@ static void test_every_error(void **state) {
       /* built-in records */
       {REC("4/10", OK_COUNTER), "is built in (D4R10 MRUSEITE, type "
                                 "zvm_useite); add 'Replace true'"},
+      {REC("0/2", OK_COUNTER), "is built in (D0R2 MRSYTPRP, type "
+                               "zvm_sytprp); add 'Replace true'"},
+      {"<Record \"0/9\">\nName \"sytprp\"\n" OK_COUNTER "</Record>\n",
+       "the type zvm_sytprp belongs to the built-in D0R2 MRSYTPRP"},
+      {"<Record \"0/9\">\nName \"prcsmt_cpu\"\n" OK_COUNTER "</Record>\n",
+       "the type zvm_prcsmt_cpu belongs to the built-in D5R21 MRPRCSMT"},
       {REC("1/13", "Replace true\n" OK_COUNTER),
        "D1R13 MRMTREOF, which the plugin itself needs"},
       {REC("0/9", "Replace true\n" OK_COUNTER),
@@ -279,9 +312,9 @@ static void test_every_error(void **state) {
       {REC("0/9", FIELD("c", "Offset 20\nLength 4\n"
                              "Type \"cputimer\"\nKind \"counter\"\n")),
        "Length 4 does not fit Type cputimer (8 bytes)"},
-      {REC("0/9", FIELD("c", "Offset 20\nLength 17\n"
+      {REC("0/9", FIELD("c", "Offset 20\nLength 9\n"
                              "Type \"ebcdic\"\nKind \"instance\"\n")),
-       "Length 17 does not fit Type ebcdic (1-16 bytes)"},
+       "Length 9 does not fit Type ebcdic (1-8 bytes)"},
       {REC("0/9", OK_COUNTER FIELD("d", "Offset 22\nLength 4\n"
                                         "Type \"unsigned\"\n"
                                         "Kind \"gauge\"\n")),
@@ -348,7 +381,7 @@ static void test_every_error(void **state) {
 static void test_builder_order(void **state) {
   (void)state;
   struct zvm_recconf rc;
-  zvm_recconf_init(&rc, NULL, 0);
+  zvm_recconf_init(&rc, NULL);
   assert_int_equal(zvm_recconf_option_kind(&rc, "Name"), ZVM_RECCONF_UNKNOWN);
   assert_int_equal(zvm_recconf_field_begin(&rc, "a", err, sizeof(err)), -1);
   assert_int_equal(zvm_recconf_field_end(&rc, err, sizeof(err)), -1);
@@ -371,11 +404,11 @@ static void test_builder_order(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_valid_record),
-      cmocka_unit_test(test_arrays_gauges_and_two_records),
-      cmocka_unit_test(test_data_source_limit),
-      cmocka_unit_test(test_every_error),
-      cmocka_unit_test(test_builder_order),
+      cmocka_unit_test_teardown(test_valid_record, teardown),
+      cmocka_unit_test_teardown(test_arrays_gauges_and_two_records, teardown),
+      cmocka_unit_test_teardown(test_data_source_limit, teardown),
+      cmocka_unit_test_teardown(test_every_error, teardown),
+      cmocka_unit_test_teardown(test_builder_order, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

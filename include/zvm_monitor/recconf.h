@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zvm_monitor/records.h"
+
 /* The value an option of a <Record> block or of a <Field> block inside it
  * takes; as collectd's oconfig gives it. */
 enum zvm_recconf_kind {
@@ -49,7 +51,7 @@ enum zvm_ufield_type {
   ZVM_UTYPE_SIGNED,   /* big-endian two's complement, 1, 2, 4 or 8 bytes */
   ZVM_UTYPE_CPUTIMER, /* 8 bytes, CPU-timer format (bit 51 = 1 us): us */
   ZVM_UTYPE_TOD,      /* 8 bytes, TOD clock: Unix seconds (gauge only) */
-  ZVM_UTYPE_EBCDIC,   /* EBCDIC text, 1-16 bytes (instance only) */
+  ZVM_UTYPE_EBCDIC,   /* EBCDIC text, 1-8 bytes (instance only) */
 };
 
 /* What a field becomes. */
@@ -65,7 +67,7 @@ enum zvm_ufield_kind {
 #define ZVM_RECCONF_MAX_DS_NAME 19      /* rrdtool's limit, the tightest */
 #define ZVM_RECCONF_MAX_NAME 27         /* Name: "zvm_" + name fits 32 */
 #define ZVM_RECCONF_MAX_INSTANCE_FIELDS 2
-#define ZVM_RECCONF_MAX_EBCDIC 16
+#define ZVM_RECCONF_MAX_EBCDIC 8 /* instance keys are up to 8 bytes */
 #define ZVM_RECCONF_MAX_COUNT 63
 #define ZVM_RECCONF_MAX_RECORDS 64
 #define ZVM_RECCONF_MAX_FIELDS 64
@@ -96,17 +98,6 @@ struct zvm_urecord {
   size_t nds;        /* data sources (counters and gauges, arrays expanded) */
 };
 
-/* Built-in records the configuration must know about (from the record
- * engine's tables): a user block for one of them is an error unless it
- * says Replace true, and never allowed for structural records. */
-struct zvm_recconf_builtin {
-  uint8_t domain;
-  uint16_t number;
-  const char *label;     /* e.g. "D4R10 MRUSEITE" */
-  const char *type_name; /* its registered type, e.g. "zvm_useite" */
-  bool replaceable;
-};
-
 struct zvm_recconf {
   struct zvm_urecord *records;
   size_t nrecords;
@@ -116,14 +107,16 @@ struct zvm_recconf {
   bool in_record, in_field;
   bool has_offset, has_length, has_type, has_kind;
   char id[16]; /* "D/R" of the record being built, for messages */
-  const struct zvm_recconf_builtin *builtins;
-  size_t nbuiltins;
+  struct zvm_registry *reg;
 };
 
-/* builtins (may be NULL) must outlive rc. */
-void zvm_recconf_init(struct zvm_recconf *rc,
-                      const struct zvm_recconf_builtin *builtins,
-                      size_t nbuiltins);
+/* reg holds the built-in records: a block for one of them is an error
+ * unless it says Replace true, and never allowed for a record without a
+ * value-list type (D1R11, D1R13: the data stream's own structure); no
+ * block may take a type name of another record. Every complete block is
+ * added to reg as a run-time descriptor (zvm_urecord_desc()). reg may be
+ * NULL (no built-in records, nothing added); it must outlive rc. */
+void zvm_recconf_init(struct zvm_recconf *rc, struct zvm_registry *reg);
 void zvm_recconf_free(struct zvm_recconf *rc);
 
 /* Kind of an option at the current level (inside a Record or a Field);
@@ -155,9 +148,11 @@ const struct zvm_urecord *zvm_recconf_find(const struct zvm_recconf *rc,
 int zvm_ufield_ds_name(const struct zvm_ufield *f, unsigned idx, char *out,
                        size_t out_size);
 
-/* A types.db line for the record ("zvm_name  a:DERIVE:0:U, b:GAUGE:U:U");
- * -1 if it does not fit into out. */
-int zvm_urecord_types_db_line(const struct zvm_urecord *r, char *out,
-                              size_t out_size);
+/* The record engine's descriptor of a checked record: fields in block
+ * order (instance fields become the key, InstancePrefix before the first
+ * part, "_" before the second), type zvm_<name>. Allocated; free it with
+ * zvm_urecord_desc_free(). NULL if out of memory. */
+struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r);
+void zvm_urecord_desc_free(const struct zvm_record_desc *d);
 
 #endif /* ZVM_MONITOR_RECCONF_H */

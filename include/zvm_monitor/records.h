@@ -71,7 +71,9 @@ enum zvm_field_type {
 
 /* zvm_field.flags */
 /* The field counts down (SYTPRP_PFXPRBTM starts near X'7FFF...' and
- * decreases): dispatched negated, so that its rate is positive. */
+ * decreases): an 8-byte unsigned or CPU-timer field is dispatched as
+ * X'7FFFFFFFFFFFFFFF' minus its value (what was used since), any other
+ * negated; either way its rate is positive. */
 #define ZVM_FIELD_DECREMENTS 0x01
 
 struct zvm_field {
@@ -205,6 +207,7 @@ extern const struct zvm_record_desc zvm_rec_mtrend; /* D1R11 */
 extern const struct zvm_record_desc zvm_rec_mtreof; /* D1R13 */
 extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
 extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
+extern const struct zvm_record_desc zvm_rec_sytprp; /* D0R2 */
 
 /* Named fields hooks need directly. */
 extern const struct zvm_field *const zvm_useite_vmduser;

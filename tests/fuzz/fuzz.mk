@@ -38,7 +38,8 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # --- the targets: tests/fuzz/fuzz_NAME.c, one line each -------------------
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
-DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c
+DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
+	plugin/records_sytprp.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
 fuzz_names_SRC = $(DECODER_SRC)
@@ -48,7 +49,9 @@ names_MAX_LEN = 64
 fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
 reader_MAX_LEN = 16384
 # <Record> blocks from config text (tests/recconf_text.c), then a data set.
-fuzz_records_SRC = $(DECODER_SRC) plugin/recconf.c tests/recconf_text.c
+fuzz_records_SRC = $(sort $(DECODER_SRC) plugin/hooks_prcsmt.c \
+	plugin/conf.c plugin/entity.c plugin/mapper.c plugin/output.c \
+	plugin/recconf.c tests/recconf_text.c)
 records_MAX_LEN = 8192
 
 FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader) \

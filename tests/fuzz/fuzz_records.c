@@ -10,8 +10,10 @@
  * (checked here independently): fields inside bytes 20-4095 and not
  * overlapping, names [a-z][a-z0-9_] of at most 19 characters and unique,
  * at most 63 data sources, types and lengths compatible. A refused one
- * must come with a one-line reason. Then the data set is decoded with the
- * definitions.
+ * must come with a one-line reason. Then the data set goes through the
+ * mapper with the definitions (twice, as two read callbacks): every value
+ * list must have a registered type with as many values as data sources,
+ * and identifier parts made of safe characters only.
  */
 #include "fuzz.h"
 
@@ -19,13 +21,9 @@
 #include <stdbool.h>
 
 #include "recconf_text.h"
+#include "zvm_monitor/conf.h"
+#include "zvm_monitor/mapper.h"
 #include "zvm_monitor/recconf.h"
-
-static const struct zvm_recconf_builtin builtins[] = {
-    {1, 11, "D1R11 MRMTREND", NULL, false},
-    {1, 13, "D1R13 MRMTREOF", NULL, false},
-    {4, 10, "D4R10 MRUSEITE", "zvm_useite", true},
-};
 
 static bool ds_name_ok(const char *s) {
   size_t n = strlen(s);
@@ -87,9 +85,42 @@ static void check_record(const struct zvm_urecord *r) {
     }
   }
   FUZZ_CHECK(nds == r->nds && nds >= 1 && nds <= 63 && keys <= 2);
-  char line[4096];
-  FUZZ_CHECK(zvm_urecord_types_db_line(r, line, sizeof(line)) == 0);
-  FUZZ_CHECK(strchr(line, '\n') == NULL);
+}
+
+static bool id_ok(const char *s) {
+  size_t n = strlen(s);
+  FUZZ_CHECK(n < 64);
+  for (size_t i = 0; i < n; i++)
+    if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+          (s[i] >= '0' && s[i] <= '9') || strchr("@#$_+%-", s[i]) != NULL))
+      return false;
+  return true;
+}
+
+/* The data set through the mapper with conf's records. */
+static void map_set(const struct zvm_conf *conf, const uint8_t *set,
+                    size_t len) {
+  struct zvm_mapper *m = zvm_mapper_create(conf);
+  FUZZ_CHECK(m != NULL);
+  for (int pass = 0; pass < 2; pass++) {
+    zvm_mapper_add_set_at(m, set, len, UINT64_C(1800000000000000));
+    FUZZ_CHECK(zvm_mapper_finish(m, UINT64_C(1800000000000000), NULL) == 0);
+    struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
+    struct zvm_value v;
+    while (zvm_mapper_next_value(m, &it, &v)) {
+      FUZZ_CHECK(id_ok(v.host) && id_ok(v.plugin_instance) &&
+                 id_ok(v.type_instance));
+      if (v.nitems == 0)
+        continue;
+      const struct zvm_layout *l = NULL;
+      for (size_t t = 0; t < zvm_mapper_type_count(m) && l == NULL; t++)
+        if (strcmp(zvm_mapper_type_at(m, t)->type_name, v.type) == 0)
+          l = zvm_mapper_type_at(m, t);
+      FUZZ_CHECK(l != NULL);
+      FUZZ_CHECK(zvm_layout_data_sources(l, NULL, 0) == v.nitems);
+    }
+  }
+  zvm_mapper_destroy(m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -101,9 +132,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* An exact-size copy: the parser must not read past its length. */
   char *text = (char *)fuzz_dup(data + 2, text_len);
 
+  struct zvm_conf conf;
+  FUZZ_CHECK(zvm_conf_init(&conf) == 0);
   struct zvm_recconf rc;
   char err[512];
-  zvm_recconf_init(&rc, builtins, sizeof(builtins) / sizeof(builtins[0]));
+  zvm_recconf_init(&rc, conf.records);
   err[0] = '\0';
   if (recconf_parse_text(&rc, text, text_len, err, sizeof(err)) == 0) {
     for (size_t i = 0; i < rc.nrecords; i++) {
@@ -113,10 +146,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FUZZ_CHECK(!(rc.records[i].domain == 1 &&
                    (rc.records[i].number == 11 || rc.records[i].number == 13)));
     }
+    uint8_t *set = fuzz_dup(data + 2 + text_len, size - 2 - text_len);
+    map_set(&conf, set, size - 2 - text_len);
+    free(set);
   } else {
     FUZZ_CHECK(err[0] != '\0' && strchr(err, '\n') == NULL);
   }
   zvm_recconf_free(&rc);
+  zvm_conf_free(&conf);
   free(text);
   return 0;
 }
