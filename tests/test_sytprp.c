@@ -62,6 +62,7 @@ struct fx {
   const struct zvm_value *v;
   size_t nv;
   struct zvm_value values[MAX_VALUES];
+  int64_t short_records; /* the reader counter after the last pass */
 };
 
 static int setup(void **state) {
@@ -105,9 +106,12 @@ static void pass(struct fx *f, uint8_t type, uint16_t domains) {
   assert_int_equal(zvm_mapper_finish(f->m, US(SEC + 1000, 0), NULL), 0);
   const struct zvm_value *all = zvm_mapper_values(f->m, &f->nv);
   size_t n = 0;
+  f->short_records = -1;
   for (size_t i = 0; i < f->nv && n < MAX_VALUES; i++)
     if (strcmp(all[i].plugin_instance, "reader") != 0)
       f->values[n++] = all[i];
+    else if (strcmp(all[i].type_instance, "short_records") == 0)
+      f->short_records = all[i].derive;
   f->v = f->values;
   f->nv = n;
 }
@@ -199,6 +203,7 @@ static void test_mapped(void **state) {
   sytprp(&f->rs, 352, tb_tod(SEC, 1), 1, 20, 3000, 4000);
   pass(f, 0xE2, TB_DOM(0));
   assert_int_equal(f->nv, 2);
+  assert_int_equal(f->short_records, 0);
   const struct zvm_value *v = list(f, "cpu1", "zvm_sytprp");
   assert_non_null(v);
   assert_string_equal(v->host, "");
@@ -248,6 +253,7 @@ static void test_short_records(void **state) {
   sytprp(&f->rs, 21, tb_tod(SEC, 1), 5, 10, 1000, 2000);
   pass(f, 0xE2, TB_DOM(0));
   assert_int_equal(f->nv, 2);
+  assert_int_equal(f->short_records, 2); /* counted since start */
   for (size_t i = 0; i < f->nv; i++) {
     assert_string_equal(f->v[i].plugin_instance, "cpu4");
     assert_true(strcmp(f->v[i].type_instance, "pfxutime") != 0);
@@ -296,6 +302,7 @@ static void test_user_record(void **state) {
   vnd(&f->rs, 64, tb_tod(SEC, 1), "TCP#2", 0x603); /* ends before "late" */
   pass(f, 0xE2, TB_DOM(8));
   assert_int_equal(f->nv, 1 + 5);
+  assert_int_equal(f->short_records, 1);
   const struct zvm_value *v = list(f, "ifTCPIP_1536", "zvm_vnd");
   assert_non_null(v);
   assert_int_equal(v->nitems, 6);
