@@ -499,9 +499,9 @@ size_t zvm_layout_data_sources(const struct zvm_layout *l, struct zvm_ds *ds,
         ds[n].name[0] = '\0'; /* zvm_record_check() rejects such names */
       bool counter = f->kind == ZVM_FIELD_COUNTER;
       ds[n].type = counter ? ZVM_DS_DERIVE : ZVM_DS_GAUGE;
-      /* A counter that counts down is dispatched negated: its rate is
-       * positive, its value is not. */
-      ds[n].min = counter && !(f->flags & ZVM_FIELD_DECREMENTS) ? 0 : NAN;
+      /* A DERIVE minimum bounds the rate (types.db(5)); every counter,
+       * one that counts down included, is dispatched with a rate >= 0. */
+      ds[n].min = counter ? 0 : NAN;
       ds[n].max = NAN;
     }
   }

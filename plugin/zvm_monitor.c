@@ -489,6 +489,26 @@ static int register_types(void) {
   return 0;
 }
 
+/* A <Record> block's type is registered like the built-in ones; programs
+ * that read collectd's network packets themselves (InfluxDB's collectd
+ * listener) need its types.db line: it goes to the log. */
+static void log_user_records(void) {
+  for (size_t i = 0; i < zvm_registry_count(conf.records); i++) {
+    const struct zvm_record_desc *d = zvm_registry_at(conf.records, i);
+    if (!d->user_defined)
+      continue;
+    char line[900];
+    if (zvm_layout_types_db_line(&d->main, line, sizeof(line)) < 0)
+      sstrncpy(line,
+               "(too long for the log: list the data sources in field "
+               "order, counters as DERIVE:0:U, gauges as GAUGE:U:U)",
+               sizeof(line));
+    INFO(LOG_PREFIX "record %u/%u from its <Record> block, type %s; "
+                    "types.db line: %s",
+         (unsigned)d->domain, (unsigned)d->number, d->main.type_name, line);
+  }
+}
+
 static int zvm_init(void) {
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
@@ -514,6 +534,7 @@ static int zvm_init(void) {
     zvm_shutdown();
     return -1;
   }
+  log_user_records();
 
   /* The thread opens the device, and re-opens it with back-off; a missing
    * device is therefore not fatal here. */

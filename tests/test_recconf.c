@@ -119,7 +119,7 @@ static void test_valid_record(void **state) {
   char line[256];
   assert_true(zvm_layout_types_db_line(&d->main, line, sizeof(line)) > 0);
   assert_string_equal(line, "zvm_myprp\tplscuhaf:DERIVE:0:U, "
-                            "pfxprbtm:DERIVE:U:U, pfxutime:DERIVE:0:U");
+                            "pfxprbtm:DERIVE:0:U, pfxutime:DERIVE:0:U");
   zvm_recconf_free(&rc);
   zvm_recconf_free(&rc); /* idempotent */
 }

@@ -338,7 +338,7 @@ static void test_user_record(void **state) {
   assert_true(zvm_layout_types_db_line(l, line, sizeof(line)) > 0);
   assert_string_equal(line, "zvm_vnd\tpkts_0:DERIVE:0:U, pkts_1:DERIVE:0:U, "
                             "pkts_2:DERIVE:0:U, load:GAUGE:U:U, "
-                            "left:DERIVE:U:U, late:DERIVE:0:U");
+                            "left:DERIVE:0:U, late:DERIVE:0:U");
 }
 
 /* Replace true: the block takes over D0R2 from the built-in table. */
