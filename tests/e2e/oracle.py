@@ -269,7 +269,7 @@ DOMAINS = {
 READER_COUNTERS = [
     "errors-eoverflow", "errors-eio", "errors-efault", "errors-open",
     "errors-malformed", "total_objects-sets", "total_objects-records",
-    "total_objects-skipped", "total_bytes-read",
+    "total_objects-skipped", "total_bytes-read", "total_objects-short_records",
 ]
 
 
@@ -520,8 +520,11 @@ def decode_set(buf, set_index):
 
 class Config:
     def __init__(self, hostname="zvmtest", domains=(), userids=(),
-                 ignore_selected=False, guests_as_hosts=False):
+                 ignore_selected=False, guests_as_hosts=False,
+                 one_value_per_list=False, records=()):
         self.hostname = hostname
+        self.one_value_per_list = one_value_per_list
+        self.records = {(r.domain, r.number): r for r in records}
         self.domains = set()
         for d in domains:
             if d.isdigit():
@@ -567,6 +570,8 @@ def user_name(raw):
 
 def ident(host, pinst, type_, tinst):
     p = "zvm_monitor" + ("-" + pinst if pinst else "")
+    if not tinst:  # a record instance's value list (csv: TYPE-DATE)
+        return "%s/%s/%s" % (host, p, type_)
     return "%s/%s/%s-%s" % (host, p, type_, tinst)
 
 
@@ -618,7 +623,7 @@ class Model:
         self.c = dict(self.reader.c)
         self.records = []
         self.set_records = []  # per set: cumulative (records, malformed, skipped)
-        cum_rec = cum_bad = cum_skip = 0
+        cum_rec = cum_bad = cum_skip = cum_short = 0
         for i, (buf, _msg) in enumerate(self.reader.sets):
             recs, nrec, bad = decode_set(buf, i)
             cum_rec += nrec
@@ -638,11 +643,13 @@ class Model:
             # a D5R21 whose array lies outside it is malformed
             cum_bad += sum(1 for r in recs if r.domain == 5 and r.number == 21 and
                            self.selected(r) and d5r21_parse(r) is None)
+            cum_short += sum(1 for r in recs if self.short(r))
             self.records += used
-            self.set_records.append((cum_rec, cum_bad, cum_skip))
+            self.set_records.append((cum_rec, cum_bad, cum_skip, cum_short))
         self.c["total_objects-records"] = cum_rec
         self.c["errors-malformed"] = cum_bad
         self.c["total_objects-skipped"] = cum_skip
+        self.c["total_objects-short_records"] = cum_short
         # records of discarded messages, decoded in full: must never show
         self.forbidden = []
         msgs = [p for k, p in scn.items if k == "M"]
@@ -654,9 +661,32 @@ class Model:
         """Domain selection: the record's domain and its set's MCE mask."""
         return self.cfg.domain_selected(r.domain) and self.cfg.mask_selected(r.mask)
 
+    # Tables and their length (the end of their last field): D4R10 199
+    # (VMDPUST at 198), D5R21 34 (fixed part up to CAL_CPUTAOFF), D0R2 40.
+    TABLE_LEN = {(4, 10): 199, (5, 21): 34, (0, 2): 40}
+
+    def short(self, r):
+        """A selected record its table decodes, shorter than the table's
+        fields (man page: total_objects-short_records)."""
+        if not self.selected(r):
+            return False
+        u = self.cfg.records.get((r.domain, r.number))
+        if u is not None:
+            need = max(f.offset + f.length * f.count for f in u.fields)
+        elif (r.domain, r.number) == (5, 21) and d5r21_parse(r) is None and len(r.data) >= 34:
+            return False  # rejected for its array before it is decoded
+        else:
+            need = self.TABLE_LEN.get((r.domain, r.number))
+        return need is not None and len(r.data) < need
+
     def used(self, r):
         if not self.selected(r):
             return False
+        u = self.cfg.records.get((r.domain, r.number))
+        if u is not None:
+            return user_record_values(u, r.data) is not None
+        if (r.domain, r.number) == (0, 2):
+            return d0r2_values(r.data) is not None
         if r.domain == 4 and r.number == 10:
             if len(r.data) < D4R10_USER[0] + D4R10_USER[1]:
                 return False
@@ -698,6 +728,8 @@ class Model:
             for r in self.records:
                 if not lo <= r.set_index < hi:
                     continue
+                if self.record_values(r, latest):
+                    continue
                 if r.domain == 4:
                     name, vals, tident = self.d4r10_idents(r)
                     transactions[tident] = transactions.get(tident, 0) + 1
@@ -720,6 +752,34 @@ class Model:
                     last_time[i] = tod
             lo = hi
         return out, [n for n in notes if n]
+
+    def record_values(self, r, latest):
+        """Values of a D0R2 or a <Record> record into latest; False for
+        other records."""
+        u = self.cfg.records.get((r.domain, r.number))
+        if u is not None:
+            pi, vals = user_record_values(u, r.data)
+            kinds = [f.kind for f in u.values() for _ds in f.ds_names()]
+            type_name = u.type_name
+        elif (r.domain, r.number) == (0, 2):
+            addr, vals = d0r2_values(r.data)
+            pi = "cpu%d" % addr
+            vals += [(ds, None) for ds in ("plscuhaf", "pfxprbtm", "pfxutime")[len(vals):]]
+            kinds = ["counter"] * 3
+            type_name = "zvm_sytprp"
+        else:
+            return False
+        h = self.cfg.hostname
+        typ = ["derive" if k == "counter" else "gauge" for k in kinds]
+        if self.cfg.one_value_per_list or any(v is None for _ds, v in vals):
+            # one value per list, also for a record too short for a field
+            for (ds, v), t in zip(vals, typ):
+                if v is not None:
+                    latest[ident(h, pi, t, ds)] = (r.tod, v, t)
+        else:
+            latest[ident(h, pi, type_name, "")] = (
+                r.tod, tuple(v for _ds, v in vals), tuple(typ))
+        return True
 
     def notification(self, tod, seq, status, ents, starts):
         n = (seq + 1) // 2
@@ -773,6 +833,8 @@ def read_csv(d):
 
 
 def fmt_value(v, typ):
+    if isinstance(v, tuple):  # a value list: the csv plugin's columns
+        return ",".join(fmt_value(x, t) for x, t in zip(v, typ))
     return "%f" % v if typ == "gauge" else "%d" % v
 
 
@@ -849,7 +911,7 @@ class Checker:
         # records, malformed and skipped follow the completed sets exactly
         sets = [int(v) for _t, v in rs["total_objects-sets"]]
         for c, k in (("total_objects-records", 0), ("errors-malformed", 1),
-                     ("total_objects-skipped", 2)):
+                     ("total_objects-skipped", 2), ("total_objects-short_records", 3)):
             s = [int(v) for _t, v in rs[c]]
             if len(s) != len(sets):
                 self.err("reader: %s has %d lines, total_objects-sets %d" % (c, len(s), len(sets)))
@@ -885,7 +947,11 @@ class Checker:
         n = 0
         for r in self.m.forbidden:
             t = tod_to_us(r.tod) / 1e6
-            if r.domain == 4:
+            if (r.domain, r.number) in self.m.cfg.records or r.domain == 0:
+                latest = {}
+                self.m.record_values(r, latest)
+                idents = list(latest)
+            elif r.domain == 4:
                 _name, vals, tident = self.m.d4r10_idents(r)
                 idents = [i for i, _t, _v in vals] + [tident]
             else:
@@ -928,10 +994,13 @@ def config_args(p):
     p.add_argument("--ignore-selected", action="store_true")
     p.add_argument("--guests-as-hosts", action="store_true")
     p.add_argument("--open-errors-min", type=int)
+    p.add_argument("--one-value-per-list", action="store_true")
+    p.add_argument("--conf", help="the daemon's collectd.conf: its <Record> blocks")
 
 
 def make_model(a):
-    cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts)
+    cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts,
+                 a.one_value_per_list, parse_record_blocks(a.conf) if a.conf else ())
     return Model(Scenario(a.scenario), cfg)
 
 
