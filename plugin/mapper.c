@@ -280,13 +280,17 @@ static void map_instance(struct zvm_mapper *m, struct lay *l,
 static void record_cb(const struct zvm_record *rec,
                       const struct zvm_record_desc *desc, void *ctx) {
   struct zvm_mapper *m = ctx;
-  struct mrec *r = m->by_num[desc->domain][desc->number];
+  /* reg: the registry's descriptor (select and record hooks); r: the one
+   * whose layouts decode the record (select may hand out another). */
+  struct mrec *reg = m->by_num[desc->domain][desc->number];
+  struct mrec *r = reg;
+  const struct zvm_record_hooks *h = reg->hooks;
   struct zvm_record_view view = {
       .rec = rec, .desc = desc, .data = rec->data, .len = rec->len};
 
-  if (r->hooks != NULL && r->hooks->select != NULL) {
-    r->ctx.arrival_us = m->arrival_us;
-    if (!r->hooks->select(&r->ctx, &view)) {
+  if (h != NULL && h->select != NULL) {
+    reg->ctx.arrival_us = m->arrival_us;
+    if (!h->select(&reg->ctx, &view)) {
       m->hook_skipped++;
       return;
     }
@@ -297,9 +301,9 @@ static void record_cb(const struct zvm_record *rec,
   }
 
   uint64_t time_us = record_time(m, rec);
-  if (r->hooks != NULL && r->hooks->record != NULL) {
-    r->ctx.arrival_us = m->arrival_us;
-    if (!r->hooks->record(&r->ctx, &view, time_us))
+  if (h != NULL && h->record != NULL) {
+    reg->ctx.arrival_us = m->arrival_us;
+    if (!h->record(&reg->ctx, &view, time_us))
       return;
   }
 

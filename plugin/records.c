@@ -685,7 +685,7 @@ int zvm_record_check(const struct zvm_record_desc *d, char *err,
            (unsigned)d->number);
   if (d->domain >= ZVM_DOMAIN_COUNT)
     return check_error(err, err_size, "%s: domain must be 0-15", what);
-  if (check_layout(&d->main, false, what, err, err_size) != 0)
+  if (check_layout(&d->main, d->window, what, err, err_size) != 0)
     return -1;
   for (size_t a = 0; a < d->narrays; a++) {
     const struct zvm_array *arr = &d->arrays[a];

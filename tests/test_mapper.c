@@ -896,6 +896,39 @@ static void test_reader_counters_off(void **state) {
   assert_int_equal(f->nv, 1 + USEITE_NEXP);
 }
 
+/* The shipped contrib/zvm_monitor.types.db holds exactly the types the
+ * plugin registers, in order (regenerate it with 'make types-db'). */
+static void test_shipped_types_db(void **state) {
+  struct fx *f = *state;
+  f->conf.one_value_per_list = false;
+  start(f);
+  FILE *fp = fopen(ZVM_TYPES_DB, "r");
+  assert_non_null(fp);
+  char line[ZVM_LAYOUT_DS_MAX * 96], want[ZVM_LAYOUT_DS_MAX * 96];
+  size_t n = 0;
+  while (fgets(line, sizeof(line), fp) != NULL) {
+    if (line[0] == '#')
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    if (n >= zvm_mapper_type_count(f->m))
+      fail_msg("types.db has a type the plugin does not register: %.40s", line);
+    assert_true(zvm_layout_types_db_line(zvm_mapper_type_at(f->m, n), want,
+                                         sizeof(want)) > 0);
+    if (strcmp(line, want) != 0)
+      fail_msg("types.db line %zu differs (run 'make types-db'):\n  %s\n  "
+               "want %s",
+               n + 1, line, want);
+    n++;
+  }
+  fclose(fp);
+  assert_int_equal(n, zvm_mapper_type_count(f->m));
+  assert_int_equal(n, 4);
+  assert_string_equal(zvm_mapper_type_at(f->m, 0)->type_name, "zvm_useite");
+  assert_string_equal(zvm_mapper_type_at(f->m, 1)->type_name, "zvm_prcsmt");
+  assert_string_equal(zvm_mapper_type_at(f->m, 2)->type_name, "zvm_prcsmt_cpu");
+  assert_string_equal(zvm_mapper_type_at(f->m, 3)->type_name, "zvm_sytprp");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -903,6 +936,7 @@ int main(void) {
       T(test_useite_short_record),
       T(test_userfield_selection),
       T(test_default_useite_one_list),
+      T(test_shipped_types_db),
       T(test_guests_as_hosts),
       T(test_hostile_userid),
       T(test_blank_userid),

@@ -359,29 +359,10 @@ static void test_replace_builtin(void **state) {
   assert_true(v->items[0].gauge > 2.4999 && v->items[0].gauge < 2.5001);
 }
 
-/* The shipped types.db (for InfluxDB's collectd listener) has the line
- * the table gives. */
-static void test_shipped_types_db(void **state) {
-  (void)state;
-  char want[512], line[4096];
-  assert_true(
-      zvm_layout_types_db_line(&zvm_rec_sytprp.main, want, sizeof(want)) > 0);
-  FILE *fp = fopen(ZVM_TYPES_DB, "r");
-  assert_non_null(fp);
-  bool found = false;
-  while (!found && fgets(line, sizeof(line), fp) != NULL)
-    found = strncmp(line, "zvm_sytprp\t", 11) == 0;
-  fclose(fp);
-  assert_true(found);
-  line[strcspn(line, "\n")] = '\0';
-  assert_string_equal(line, want);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table),
       cmocka_unit_test(test_field_values),
-      cmocka_unit_test(test_shipped_types_db),
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
       T(test_mapped),
       T(test_one_value_per_list),

@@ -16,6 +16,11 @@
  *   4. values    at the end of the pass, for every instance with a new
  *                record: adjust the value list (per-VMDBK sums)
  *
+ * select and record are the hooks of the registry's descriptor for the
+ * record's (domain, record); instance and values (and the per-instance
+ * state) those of the descriptor whose layout decodes it (view->desc,
+ * which select may change).
+ *
  * Hooks are engine code: they see bytes, descriptors and this interface,
  * never the mapper's internals nor collectd. What they may ask of the
  * mapper goes through struct zvm_hook_ctx (function pointers, so the

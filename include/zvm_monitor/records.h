@@ -198,6 +198,10 @@ struct zvm_record_desc {
   const struct zvm_record_hooks *hooks; /* NULL: fields only (hooks.h) */
   void *hook_data;                      /* for the hooks' own use */
   bool user_defined;                    /* from a <Record> block */
+  /* Offsets are from a window a select hook hands out (hooks.h, e.g.
+   * APPLDATA's data area), not from the record: the 20-byte header rule
+   * of zvm_record_check() does not apply. */
+  bool window;
 };
 
 /* ------------------------------------------------------------------------
