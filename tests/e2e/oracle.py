@@ -631,6 +631,8 @@ def list_ds_names(type_):
         return ["mt_config_seq", "mt_max_threads"]
     if type_ == PRCSMT_CPU_TYPE:
         return list(PRCSMT_CPU_DS)
+    if type_ == "zvm_sytprp":
+        return ["plscuhaf", "pfxprbtm", "pfxutime"]
     return []
 
 

@@ -253,7 +253,7 @@ have_pkgs() {
 backend_stream() {
   now=$(date +%s)
   gen -g 3 -i 2 --smt-every 2 --interval 60 --start $((now - 600)) \
-    --counter-offset 2147483000 -o "$1"
+    --counter-offset 2147483000 --sytprp 2 -o "$1"
 }
 
 # oracle_value SCENARIO IDENT: "UNIXSECONDS VALUE" of the last value
@@ -268,6 +268,8 @@ zvmtest/zvm_monitor-LINUX001/zvm_useite/transactions
 zvmtest/zvm_monitor-LINUX002/zvm_useite/vmdslcnt
 zvmtest/zvm_monitor-ifl/zvm_prcsmt_cpu/activated
 zvmtest/zvm_monitor-system/zvm_prcsmt/mt_config_seq
+zvmtest/zvm_monitor-cpu1/zvm_sytprp/pfxutime
+zvmtest/zvm_monitor-cpu0/zvm_sytprp/pfxprbtm
 zvmtest/zvm_monitor-reader/total_objects-sets
 zvmtest/zvm_monitor-reader/total_objects-records"
 
