@@ -136,27 +136,12 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
 
 /* A plain integer slot's value in a kept record; false if the record is
  * too short to hold it (an older z/VM) or it is not representable (as
- * zvm_field_i64). The fast path: one bounds check and a load. */
+ * zvm_field_i64). The fast path: the offset and width are resolved. */
 static inline __attribute__((always_inline)) bool
 plain_read(const struct slot *s, const uint8_t *data, size_t len, int64_t *x) {
-  if ((size_t)s->offset + s->width > len)
-    return false;
-  const uint8_t *q = data + s->offset;
   uint64_t raw;
-  switch (s->width) {
-  case 1:
-    raw = q[0];
-    break;
-  case 2:
-    raw = zvm_load_be16(q);
-    break;
-  case 4:
-    raw = zvm_load_be32(q);
-    break;
-  default:
-    raw = zvm_load_be64(q);
-    break;
-  }
+  if (!zvm_be_uint(data, len, s->offset, s->width, &raw))
+    return false;
   if (s->is_signed)
     *x = zvm_sign_extend(raw, s->width);
   else if (raw > (uint64_t)INT64_MAX)

@@ -48,14 +48,18 @@ names_MAX_LEN = 64
 # exists (branch reader).
 fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
 reader_MAX_LEN = 16384
+# The record engine and mapper: hostile sets to values (both shapes, a
+# run-time descriptor).
+fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
+	plugin/mapper.c plugin/output.c
+mapper_MAX_LEN = 12288
 # <Record> blocks from config text (tests/recconf_text.c), then a data set.
-fuzz_records_SRC = $(sort $(DECODER_SRC) plugin/hooks_prcsmt.c \
-	plugin/conf.c plugin/entity.c plugin/mapper.c plugin/output.c \
-	plugin/recconf.c tests/recconf_text.c)
+fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
+	plugin/mapper.c plugin/output.c plugin/recconf.c tests/recconf_text.c
 records_MAX_LEN = 8192
 
-FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader) \
-	records
+FUZZ_TARGETS ?= decode names mapper records \
+	$(if $(wildcard $(top)/plugin/reader.c),reader)
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
