@@ -690,6 +690,26 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
   return 0;
 }
 
+int zvm_recconf_check_domains(const struct zvm_recconf *rc,
+                              zvm_domain_mask_t mask, char *err,
+                              size_t err_size) {
+  for (size_t i = 0; i < rc->nrecords; i++) {
+    unsigned d = rc->records[i].domain;
+    if (mask & ZVM_DOMAIN_BIT(d))
+      continue;
+    const char *name = zvm_domain_name(d);
+    char num[8];
+    snprintf(num, sizeof(num), "%u", d);
+    return fail(err, err_size,
+                "Record \"%u/%u\": its domain (%s) is not selected by the "
+                "Domain options, so it would never be decoded; add Domain "
+                "\"%s\" or remove the block",
+                d, (unsigned)rc->records[i].number, name ? name : num,
+                name ? name : num);
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------------------
  * The engine's descriptor. One allocation owns the descriptor, its fields
  * and every string, so that the registry frees it with one call.

@@ -212,7 +212,9 @@ static int zvm_config(oconfig_item_t *ci) {
     }
   }
   char err[512] = "";
-  if (zvm_conf_check(&conf, err, sizeof(err)) != 0) {
+  if (zvm_conf_check(&conf, err, sizeof(err)) != 0 ||
+      zvm_recconf_check_domains(&user_records, conf.domains, err,
+                                sizeof(err)) != 0) {
     ERROR(LOG_PREFIX "%s", err);
     return -1;
   }

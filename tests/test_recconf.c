@@ -376,6 +376,28 @@ static void test_every_error(void **state) {
   }
 }
 
+/* A block whose domain Domain does not select would yield nothing. */
+static void test_domains(void **state) {
+  (void)state;
+  struct zvm_recconf rc;
+  assert_int_equal(
+      parse(&rc, REC("3/2", OK_COUNTER) REC("0/9", OK_COUNTER "Name \"s\"\n")),
+      0);
+  assert_int_equal(
+      zvm_recconf_check_domains(&rc, ZVM_DOMAINS_ALL, err, sizeof(err)), 0);
+  assert_int_equal(
+      zvm_recconf_check_domains(&rc, ZVM_DOMAIN_BIT(3) | ZVM_DOMAIN_BIT(0), err,
+                                sizeof(err)),
+      0);
+  assert_int_equal(
+      zvm_recconf_check_domains(&rc, ZVM_DOMAIN_BIT(3), err, sizeof(err)), -1);
+  assert_string_equal(err, "Record \"0/9\": its domain (system) is not "
+                           "selected by the Domain options, so it would never "
+                           "be decoded; add Domain \"system\" or remove the "
+                           "block");
+  zvm_recconf_free(&rc);
+}
+
 /* The builder refuses calls out of order (the glue never makes them, but
  * nothing may break if it did). */
 static void test_builder_order(void **state) {
@@ -408,6 +430,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_arrays_gauges_and_two_records, teardown),
       cmocka_unit_test_teardown(test_data_source_limit, teardown),
       cmocka_unit_test_teardown(test_every_error, teardown),
+      cmocka_unit_test_teardown(test_domains, teardown),
       cmocka_unit_test_teardown(test_builder_order, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,6 +140,13 @@ int zvm_recconf_set_boolean(struct zvm_recconf *rc, const char *key, bool value,
 int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size);
 int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size);
 
+/* Every record's domain must be selected by the Domain options (mask as
+ * handed to the decoder), or its block would silently yield nothing: 0,
+ * or -1 with a one-line reason. */
+int zvm_recconf_check_domains(const struct zvm_recconf *rc,
+                              zvm_domain_mask_t mask, char *err,
+                              size_t err_size);
+
 /* The record defined for domain/number, or NULL. */
 const struct zvm_urecord *zvm_recconf_find(const struct zvm_recconf *rc,
                                            uint8_t domain, uint16_t number);
