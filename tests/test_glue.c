@@ -910,6 +910,42 @@ static void test_record_blocks(void **state) {
   }
 }
 
+/* A <Record> block's type is registered like a built-in one, its
+ * types.db line logged, and its records dispatched as its value lists. */
+static void test_record_block_dispatch(void **state) {
+  (void)state;
+  struct record_cfg c;
+  record_cfg_init(&c);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+  size_t nds;
+  const data_source_t *ds = registered("zvm_myrec", &nds);
+  assert_non_null(ds);
+  assert_int_equal(nds, 1);
+  assert_string_equal(ds[0].name, "hits");
+  assert_int_equal(ds[0].type, DS_TYPE_DERIVE);
+  assert_true(ds[0].min == 0.0);
+  assert_true(logged(LOG_INFO, "zvm_monitor plugin: record 0/9 from its "
+                               "<Record> block, type zvm_myrec; types.db "
+                               "line: zvm_myrec\thits:DERIVE:0:U"));
+
+  struct tb rs, set;
+  tb_init(&rs);
+  size_t rec = tb_record(&rs, 28, 0, 9, tb_tod(SEC, 30));
+  tb_put_u32(&rs, rec + 24, 0xC0000001u);
+  tb_init(&set);
+  tb_record_set(&set, 0xE2, TB_DOM(0), 0x00200000, &rs);
+  script_set_add(&set);
+  tb_free(&rs);
+  sync_reader();
+  nvls = 0;
+  assert_int_equal(cb_read(NULL), 0);
+  const value_list_t *vl = find_vl("", "", "zvm_myrec", "");
+  assert_int_equal(vl->values_len, 1);
+  assert_int_equal(vl->values[0].derive, 0xC0000001u);
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 30)));
+}
+
 static void test_reader_log_and_failure(void **state) {
   (void)state;
   assert_int_equal(cb_init(), 0);
@@ -1093,6 +1129,7 @@ int main(void) {
       T(test_first_read_waits_for_first_drain),
       T(test_one_value_per_list),
       T(test_record_blocks),
+      T(test_record_block_dispatch),
 #undef T
   };
   return cmocka_run_group_tests_name("glue", tests, NULL, NULL);
