@@ -630,6 +630,15 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                 "Record \"%s\": no field with Kind counter or gauge, so there "
                 "is nothing to dispatch",
                 rc->id);
+  bool keyed = false;
+  for (size_t i = 0; i < r->nfields; i++)
+    keyed |= r->fields[i].kind == ZVM_UKIND_INSTANCE;
+  if (r->instance_prefix != NULL && r->instance_prefix[0] != '\0' && !keyed)
+    return fail(err, err_size,
+                "Record \"%s\": InstancePrefix without a field of Kind "
+                "instance would name nothing; add the instance field or "
+                "remove InstancePrefix",
+                rc->id);
   snprintf(r->type_name, sizeof(r->type_name), "zvm_%s", r->name);
   if (r->instance_prefix == NULL && (r->instance_prefix = strdup("")) == NULL)
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);

@@ -242,6 +242,8 @@ static void test_every_error(void **state) {
        "record 0/9 has that Name already"},
       {REC("0/9", "InstancePrefix \"c-p\"\n" OK_COUNTER),
        "InstancePrefix \"c-p\": letters, digits"},
+      {REC("0/9", "InstancePrefix \"cpu\"\n" OK_COUNTER),
+       "InstancePrefix without a field of Kind instance"},
       {REC("0/9", "Prefix \"x\"\n" OK_COUNTER),
        "unknown option \"Prefix\" (Name, InstancePrefix"},
       {REC("0/9", FIELD("i", "Offset 20\nLength 2\nType \"unsigned\"\n"

@@ -85,6 +85,7 @@ static void check_record(const struct zvm_urecord *r) {
     }
   }
   FUZZ_CHECK(nds == r->nds && nds >= 1 && nds <= 63 && keys <= 2);
+  FUZZ_CHECK(r->instance_prefix[0] == '\0' || keys > 0);
 }
 
 static bool id_ok(const char *s) {
