@@ -359,6 +359,64 @@ static void test_replace_builtin(void **state) {
   assert_true(v->items[0].gauge > 2.4999 && v->items[0].gauge < 2.5001);
 }
 
+/* The man page's worked example, taken from the page itself: it decodes
+ * D0R2 as the page says (instance cpuN, type zvm_myprp, the values of the
+ * built-in table) and its types.db line is the one the page prints. */
+static void test_man_page_example(void **state) {
+  struct fx *f = *state;
+  FILE *fp = fopen(ZVM_POD, "r");
+  assert_non_null(fp);
+  char line[512], text[4096] = "";
+  size_t len = 0;
+  bool example = false, in = false, printed = false;
+  char want_line[256] = "";
+  while (fgets(line, sizeof(line), fp) != NULL) {
+    if (strncmp(line, "B<A worked example>", 19) == 0)
+      example = true;
+    if (example && strstr(line, "<Record \"0/2\">") != NULL)
+      in = true;
+    if (in) {
+      assert_true(len + strlen(line) < sizeof(text));
+      strcpy(text + len, line);
+      len += strlen(line);
+    }
+    if (in && strstr(line, "</Record>") != NULL) {
+      in = false;
+      example = false;
+      printed = true;
+    }
+    if (printed && strncmp(line, "  zvm_myprp ", 12) == 0) {
+      snprintf(want_line, sizeof(want_line), "%s", line + 2);
+      break;
+    }
+  }
+  fclose(fp);
+  assert_true(len > 0);
+  assert_true(want_line[0] != '\0');
+  configure(f, text);
+
+  sytprp(&f->rs, 352, tb_tod(SEC, 0), 2, 10, 1000, 2000);
+  pass(f, 0xE2, TB_DOM(0));
+  assert_int_equal(f->nv, 1);
+  const struct zvm_value *v = list(f, "cpu2", "zvm_myprp");
+  assert_non_null(v);
+  assert_int_equal(v->nitems, 3);
+  assert_int_equal(v->items[0].derive, 10);
+  assert_int_equal(v->items[1].derive, down_us(1000));
+  assert_int_equal(v->items[2].derive, 2000);
+
+  /* "zvm_myprp  plscuhaf:..." on the page, a tab in types.db. */
+  const struct zvm_record_desc *d = zvm_registry_find(f->conf.records, 0, 2);
+  char got[256];
+  assert_true(zvm_layout_types_db_line(&d->main, got, sizeof(got)) > 0);
+  want_line[strcspn(want_line, "\n")] = '\0';
+  char *gap = strstr(want_line, "  ");
+  assert_non_null(gap);
+  assert_int_equal(strncmp(got, want_line, (size_t)(gap - want_line)), 0);
+  assert_int_equal(got[gap - want_line], '\t');
+  assert_string_equal(got + (gap - want_line) + 1, gap + 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table),
@@ -369,6 +427,7 @@ int main(void) {
       T(test_short_records),
       T(test_user_record),
       T(test_replace_builtin),
+      T(test_man_page_example),
 #undef T
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
