@@ -481,6 +481,17 @@ static int register_types(void) {
       sources[i].min = ds[i].min;
       sources[i].max = ds[i].max;
     }
+    /* A record's type must not replace one of collectd's own types (a
+     * <Record> block naming its type "derive" would break every plugin
+     * using it); the plugin's own zvm_ types may replace an older
+     * definition from a TypesDB line. */
+    const data_set_t *known = plugin_get_ds(set.type);
+    if (known != NULL && strncmp(set.type, "zvm_", 4) != 0) {
+      ERROR(LOG_PREFIX "the type %s is already defined (TypesDB): name the "
+                       "record's type differently",
+            set.type);
+      return -1;
+    }
     int status = plugin_register_data_set(&set);
     if (status != 0) {
       ERROR(LOG_PREFIX "cannot register the type %s (status %i)", l->type_name,
