@@ -21,26 +21,15 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define DOMAIN_COUNT 16 /* MCE domain masks have 16 bits */
 #define MAX_RECORD_NUMBER 255
-#define HEADER_LEN 20
 
-__attribute__((format(printf, 3, 4))) static int
-fail(char *err, size_t err_size, const char *fmt, ...) {
-  if (err != NULL && err_size > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
+/* The project's error convention: a one-line reason, -1. */
+#define fail zvm_format_error
 
 /* Text from the configuration as it may appear in a log line: printable
  * ASCII, anything else as \xNN, at most SHOWN_MAX - 4 bytes of it. */
@@ -243,11 +232,11 @@ int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
                 "Record \"%s\": give the record as \"DOMAIN/RECORD\" in "
                 "decimal, e.g. <Record \"0/2\">",
                 shown(id != NULL ? id : "", sb));
-  if (domain >= DOMAIN_COUNT || number == 0 || number > MAX_RECORD_NUMBER)
+  if (domain >= ZVM_DOMAIN_COUNT || number == 0 || number > MAX_RECORD_NUMBER)
     return fail(err, err_size,
                 "Record \"%s\": the domain must be 0-%d and the record "
                 "number 1-%d",
-                id, DOMAIN_COUNT - 1, MAX_RECORD_NUMBER);
+                id, ZVM_DOMAIN_COUNT - 1, MAX_RECORD_NUMBER);
   if (rc->nrecords >= ZVM_RECCONF_MAX_RECORDS)
     return fail(err, err_size, "Record \"%s\": more than %d Record blocks", id,
                 ZVM_RECCONF_MAX_RECORDS);
@@ -408,12 +397,12 @@ int zvm_recconf_set_number(struct zvm_recconf *rc, const char *key,
                   "Record \"%s\" Field \"%s\": Offset %g is not a byte offset "
                   "inside a record (0-%d; records never cross a 4 KB frame)",
                   rc->id, f->name, value, ZVM_RECCONF_MAX_RECORD_LEN - 1);
-    if (value < HEADER_LEN)
+    if (value < ZVM_MRHDR_LEN)
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\": Offset %g lies in the %d-byte "
                   "record header (MRHDR); offsets count from the record "
                   "start as IBM prints them, so fields start at %d or later",
-                  rc->id, f->name, value, HEADER_LEN, HEADER_LEN);
+                  rc->id, f->name, value, ZVM_MRHDR_LEN, ZVM_MRHDR_LEN);
     f->offset = (uint16_t)value;
     rc->has_offset = true;
   } else if (strcasecmp(key, "Length") == 0) {

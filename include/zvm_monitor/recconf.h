@@ -62,10 +62,11 @@ enum zvm_ufield_kind {
 };
 
 /* Limits, each with its reason in recconf.c. */
-#define ZVM_RECCONF_MAX_RECORD_LEN 4096 /* a record never crosses a frame */
-#define ZVM_RECCONF_MAX_DS 63           /* data sources of one record */
-#define ZVM_RECCONF_MAX_DS_NAME 19      /* rrdtool's limit, the tightest */
-#define ZVM_RECCONF_MAX_NAME 27         /* Name: "zvm_" + name fits 32 */
+/* A record never crosses a 4 KB frame. */
+#define ZVM_RECCONF_MAX_RECORD_LEN ((int)ZVM_FRAME_SIZE)
+#define ZVM_RECCONF_MAX_DS 63      /* data sources of one record */
+#define ZVM_RECCONF_MAX_DS_NAME 19 /* rrdtool's limit, the tightest */
+#define ZVM_RECCONF_MAX_NAME 27    /* Name: "zvm_" + name fits 32 */
 #define ZVM_RECCONF_MAX_INSTANCE_FIELDS 2
 #define ZVM_RECCONF_MAX_EBCDIC 8 /* instance keys are up to 8 bytes */
 #define ZVM_RECCONF_MAX_COUNT 63
