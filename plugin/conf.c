@@ -24,6 +24,12 @@ enum option_id {
   OPT_USER_FIELD,
   OPT_ONE_VALUE_PER_LIST,
   OPT_COMBINED_USER_VALUES,
+  OPT_NOTIFY_LOGON,
+  OPT_NOTIFY_LOGOFF,
+  OPT_NOTIFY_MULTITHREADING,
+  OPT_NOTIFY_OVERFLOW,
+  OPT_NOTIFY_DISCARD,
+  OPT_NOTIFY_DEVICE,
 };
 
 static const struct option {
@@ -44,6 +50,12 @@ static const struct option {
     /* The first release's opt-in to one list per guest, now the default:
      * "CombinedUserValues false" means "OneValuePerList true". */
     {"CombinedUserValues", ZVM_CONF_BOOLEAN, OPT_COMBINED_USER_VALUES},
+    {"NotifyLogon", ZVM_CONF_BOOLEAN, OPT_NOTIFY_LOGON},
+    {"NotifyLogoff", ZVM_CONF_BOOLEAN, OPT_NOTIFY_LOGOFF},
+    {"NotifyMultithreading", ZVM_CONF_BOOLEAN, OPT_NOTIFY_MULTITHREADING},
+    {"NotifyOverflow", ZVM_CONF_BOOLEAN, OPT_NOTIFY_OVERFLOW},
+    {"NotifyDiscard", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DISCARD},
+    {"NotifyDevice", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DEVICE},
 };
 
 int zvm_conf_init(struct zvm_conf *c) {
@@ -53,6 +65,8 @@ int zvm_conf_init(struct zvm_conf *c) {
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
       .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
   };
+  for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
+    c->notify[k] = true;
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   c->records = zvm_registry_create();
   if (c->device == NULL || c->records == NULL ||
@@ -295,6 +309,24 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
                             key);
 
   switch (option_find(key)->id) {
+  case OPT_NOTIFY_LOGON:
+    c->notify[ZVM_NOTIFY_LOGON] = value;
+    break;
+  case OPT_NOTIFY_LOGOFF:
+    c->notify[ZVM_NOTIFY_LOGOFF] = value;
+    break;
+  case OPT_NOTIFY_MULTITHREADING:
+    c->notify[ZVM_NOTIFY_MULTITHREADING] = value;
+    break;
+  case OPT_NOTIFY_OVERFLOW:
+    c->notify[ZVM_NOTIFY_OVERFLOW] = value;
+    break;
+  case OPT_NOTIFY_DISCARD:
+    c->notify[ZVM_NOTIFY_DISCARD] = value;
+    break;
+  case OPT_NOTIFY_DEVICE:
+    c->notify[ZVM_NOTIFY_DEVICE] = value;
+    break;
   case OPT_IGNORE_SELECTED:
     c->ignore_selected = value;
     break;

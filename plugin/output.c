@@ -110,8 +110,9 @@ void zvm_output_reader(struct zvm_mapper *m,
 }
 
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *plugin_instance,
-                       const char *type, const char *message) {
+                       uint64_t time_us, const char *host,
+                       const char *plugin_instance, const char *type,
+                       const char *type_instance, const char *message) {
   /* Hooks notify while a set is added (the output already begun), never
    * while the pass's output is read. */
   if (!zvm_output_grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
@@ -123,11 +124,14 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
   *n = (struct zvm_notification){
       .severity = severity,
       .time_us = time_us,
-      /* Hooks pass string literals or names that live as long as the
-       * mapper; the message is copied. */
-      .plugin_instance = plugin_instance,
+      /* Hooks pass string literals as types; names are copied (an
+       * instance may be forgotten before the notification goes out). */
       .type = type,
+      .type_instance = type_instance != NULL ? type_instance : "",
   };
+  snprintf(n->host, sizeof(n->host), "%s", host != NULL ? host : "");
+  snprintf(n->plugin_instance, sizeof(n->plugin_instance), "%s",
+           plugin_instance != NULL ? plugin_instance : "");
   snprintf(n->message, sizeof(n->message), "%s", message);
 }
 

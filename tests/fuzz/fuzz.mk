@@ -39,14 +39,15 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
 DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
-	plugin/records_sytprp.c plugin/hooks_prcsmt.c
+	plugin/records_sytprp.c plugin/hooks_prcsmt.c plugin/hooks_session.c \
+	plugin/records_session.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
 fuzz_names_SRC = $(DECODER_SRC)
 names_MAX_LEN = 64
 # Set assembly through the reader's fake I/O; built once plugin/reader.c
 # exists (branch reader).
-fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
+fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c plugin/reader_advice.c
 reader_MAX_LEN = 16384
 # The record engine and mapper: hostile sets to values (both shapes, a
 # run-time descriptor).
