@@ -693,8 +693,9 @@ class Model:
         return self.cfg.domain_selected(r.domain) and self.cfg.mask_selected(r.mask)
 
     # Tables and their length (the end of their last field): D4R10 199
-    # (VMDPUST at 198), D5R21 34 (fixed part up to CAL_CPUTAOFF), D0R2 40.
-    TABLE_LEN = {(4, 10): 199, (5, 21): 34, (0, 2): 40}
+    # (VMDPUST at 198), D5R21 34 (fixed part up to CAL_CPUTAOFF), D0R2 40,
+    # D4R1/D4R2 30 (user ID and VMDCPUAD).
+    TABLE_LEN = {(4, 10): 199, (5, 21): 34, (0, 2): 40, (4, 1): 30, (4, 2): 30}
 
     def short(self, r):
         """A selected record its table decodes, shorter than the table's
