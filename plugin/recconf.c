@@ -52,21 +52,21 @@ static const char *shown(const char *s, char buf[SHOWN_MAX]) {
   return buf;
 }
 
-static const struct {
+struct option {
   const char *key;
   enum zvm_recconf_kind kind;
-} record_options[] =
-    {
-        {"Name", ZVM_RECCONF_STRING},
-        {"InstancePrefix", ZVM_RECCONF_STRING},
-        {"Replace", ZVM_RECCONF_BOOLEAN},
-        {"Field", ZVM_RECCONF_BLOCK},
-},
-  field_options[] = {
-      {"Offset", ZVM_RECCONF_NUMBER},      {"Length", ZVM_RECCONF_NUMBER},
-      {"Type", ZVM_RECCONF_STRING},        {"Kind", ZVM_RECCONF_STRING},
-      {"Scale", ZVM_RECCONF_NUMBER},       {"Count", ZVM_RECCONF_NUMBER},
-      {"CountsDown", ZVM_RECCONF_BOOLEAN},
+};
+static const struct option record_options[] = {
+    {"Name", ZVM_RECCONF_STRING},
+    {"InstancePrefix", ZVM_RECCONF_STRING},
+    {"Replace", ZVM_RECCONF_BOOLEAN},
+    {"Field", ZVM_RECCONF_BLOCK},
+};
+static const struct option field_options[] = {
+    {"Offset", ZVM_RECCONF_NUMBER},      {"Length", ZVM_RECCONF_NUMBER},
+    {"Type", ZVM_RECCONF_STRING},        {"Kind", ZVM_RECCONF_STRING},
+    {"Scale", ZVM_RECCONF_NUMBER},       {"Count", ZVM_RECCONF_NUMBER},
+    {"CountsDown", ZVM_RECCONF_BOOLEAN},
 };
 
 static const char *const type_names[] = {
@@ -225,8 +225,11 @@ int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
                              size_t err_size) {
   unsigned domain, number;
   char sb[SHOWN_MAX];
-  if (rc->in_record)
-    return fail(err, err_size, "Record blocks cannot be nested");
+  /* A block left unfinished was refused (its error was reported):
+   * forget it, so that a later <Plugin> block starts afresh. */
+  record_free(&rc->cur);
+  field_free(&rc->fcur);
+  rc->in_record = rc->in_field = false;
   if (id == NULL || !parse_id(id, &domain, &number))
     return fail(err, err_size,
                 "Record \"%s\": give the record as \"DOMAIN/RECORD\" in "

@@ -920,6 +920,9 @@ static void test_record_blocks(void **state) {
       fail_msg("case %zu: no error \"%s\" (got \"%s\")", i, want,
                nlogs ? logs[nlogs - 1].msg : "");
   }
+  /* After a refused block, a later <Plugin> block configures afresh. */
+  record_cfg_init(&c);
+  assert_int_equal(cb_config(&c.root), 0);
 }
 
 /* A <Record> block's type is registered like a built-in one, its

@@ -126,8 +126,8 @@ enum zvm_recconf_kind zvm_recconf_option_kind(const struct zvm_recconf *rc,
                                               const char *key);
 
 /* Every call returns 0, or -1 with a one-line reason in err (which names
- * the record and the field). After an error the builder state is
- * undefined except for zvm_recconf_free(): stop configuring. */
+ * the record and the field). A record whose block failed is not added;
+ * the next zvm_recconf_record_begin() forgets it and starts afresh. */
 int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
                              size_t err_size);
 int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
