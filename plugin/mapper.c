@@ -91,8 +91,8 @@ static void op_notify_instance(struct zvm_hook_ctx *ctx,
   if (!notify_wanted(ctx))
     return;
   const struct entity *e = entity_of(inst);
-  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host,
-                    e->out_pi, type, type_instance, message);
+  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host, e->out_pi,
+                    type, type_instance, message);
 }
 
 static bool op_restart(struct zvm_hook_ctx *ctx,

@@ -392,8 +392,7 @@ static void dispatch_notification(const struct zvm_notification *zn) {
       .time = US_TO_CDTIME_T(zn->time_us),
   };
   sstrncpy(n.message, zn->message, sizeof(n.message));
-  sstrncpy(n.host, zn->host[0] != '\0' ? zn->host : hostname_g,
-           sizeof(n.host));
+  sstrncpy(n.host, zn->host[0] != '\0' ? zn->host : hostname_g, sizeof(n.host));
   sstrncpy(n.plugin, PLUGIN_NAME, sizeof(n.plugin));
   sstrncpy(n.plugin_instance, zn->plugin_instance, sizeof(n.plugin_instance));
   sstrncpy(n.type, zn->type, sizeof(n.type));
