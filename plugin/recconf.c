@@ -72,7 +72,7 @@ static const struct option field_options[] = {
 static const char *const type_names[] = {
     [ZVM_UTYPE_UNSIGNED] = "unsigned", [ZVM_UTYPE_SIGNED] = "signed",
     [ZVM_UTYPE_CPUTIMER] = "cputimer", [ZVM_UTYPE_TOD] = "tod",
-    [ZVM_UTYPE_EBCDIC] = "ebcdic",
+    [ZVM_UTYPE_EBCDIC] = "ebcdic",     [ZVM_UTYPE_USERID] = "userid",
 };
 static const char *const kind_names[] = {
     [ZVM_UKIND_COUNTER] = "counter",
@@ -329,7 +329,7 @@ int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
       if (t < 0)
         return fail(err, err_size,
                     "Record \"%s\" Field \"%s\": unknown Type \"%s\" (use "
-                    "unsigned, signed, cputimer, tod or ebcdic)",
+                    "unsigned, signed, cputimer, tod, ebcdic or userid)",
                     rc->id, f->name, shown(value, sb));
       f->type = (enum zvm_ufield_type)t;
       rc->has_type = true;
@@ -453,6 +453,7 @@ static bool length_ok(enum zvm_ufield_type t, unsigned len) {
     return len == 1 || len == 2 || len == 4 || len == 8;
   case ZVM_UTYPE_CPUTIMER:
   case ZVM_UTYPE_TOD:
+  case ZVM_UTYPE_USERID:
     return len == 8;
   case ZVM_UTYPE_EBCDIC:
   default:
@@ -467,6 +468,7 @@ static const char *length_rule(enum zvm_ufield_type t) {
     return "1, 2, 4 or 8";
   case ZVM_UTYPE_CPUTIMER:
   case ZVM_UTYPE_TOD:
+  case ZVM_UTYPE_USERID:
     return "8";
   case ZVM_UTYPE_EBCDIC:
   default:
@@ -478,8 +480,9 @@ static const char *length_rule(enum zvm_ufield_type t) {
 static const char *combination_error(const struct zvm_ufield *f) {
   switch (f->kind) {
   case ZVM_UKIND_INSTANCE:
-    if (f->type != ZVM_UTYPE_UNSIGNED && f->type != ZVM_UTYPE_EBCDIC)
-      return "an instance field has Type unsigned or ebcdic";
+    if (f->type != ZVM_UTYPE_UNSIGNED && f->type != ZVM_UTYPE_EBCDIC &&
+        f->type != ZVM_UTYPE_USERID)
+      return "an instance field has Type unsigned, ebcdic or userid";
     if (f->count != 1)
       return "an instance field cannot have a Count";
     if (f->scale != 1.0 || f->counts_down)
@@ -492,7 +495,7 @@ static const char *combination_error(const struct zvm_ufield *f) {
     /* fall through */
   case ZVM_UKIND_GAUGE:
   default:
-    if (f->type == ZVM_UTYPE_EBCDIC)
+    if (f->type == ZVM_UTYPE_EBCDIC || f->type == ZVM_UTYPE_USERID)
       return "text cannot be a value: use Kind instance";
     if (f->counts_down &&
         (f->kind != ZVM_UKIND_COUNTER ||
@@ -591,6 +594,17 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                   "Record \"%s\" Field \"%s\": at most %d fields may have "
                   "Kind instance",
                   rc->id, f->name, ZVM_RECCONF_MAX_INSTANCE_FIELDS);
+    /* A user ID names the guest (and with GuestsAsHosts is the host): it
+     * is the only instance field of its record. */
+    bool userid = f->type == ZVM_UTYPE_USERID;
+    for (size_t i = 0; i < r->nfields; i++)
+      userid |= r->fields[i].kind == ZVM_UKIND_INSTANCE &&
+                r->fields[i].type == ZVM_UTYPE_USERID;
+    if (keys > 0 && userid)
+      return fail(err, err_size,
+                  "Record \"%s\" Field \"%s\": a field of Type userid must "
+                  "be the record's only field of Kind instance",
+                  rc->id, f->name);
   }
 
   struct zvm_ufield *fields =
@@ -743,6 +757,7 @@ static const enum zvm_field_type engine_types[] = {
     [ZVM_UTYPE_CPUTIMER] = ZVM_TYPE_CPU_TIMER,
     [ZVM_UTYPE_TOD] = ZVM_TYPE_TOD,
     [ZVM_UTYPE_EBCDIC] = ZVM_TYPE_EBCDIC,
+    [ZVM_UTYPE_USERID] = ZVM_TYPE_EBCDIC,
 };
 
 struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
@@ -791,10 +806,12 @@ struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
     } else if (u->kind == ZVM_UKIND_GAUGE) {
       f->kind = ZVM_FIELD_GAUGE;
     } else { /* instance: a part of the key */
-      bool text = u->type == ZVM_UTYPE_EBCDIC;
+      bool text = u->type == ZVM_UTYPE_EBCDIC || u->type == ZVM_UTYPE_USERID;
       struct zvm_key_part *p = &key.part[key.nparts];
       f->kind = text ? ZVM_FIELD_TEXT : ZVM_FIELD_ID;
-      p->kind = text ? ZVM_KEY_EBCDIC : ZVM_KEY_NUMBER;
+      p->kind = u->type == ZVM_UTYPE_USERID ? ZVM_KEY_USERID
+                : text                      ? ZVM_KEY_EBCDIC
+                                            : ZVM_KEY_NUMBER;
       p->field = (int16_t)i;
       p->text = key.nparts > 0 ? "_" : o->prefix[0] != '\0' ? o->prefix : NULL;
       key.nparts++;

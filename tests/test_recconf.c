@@ -332,7 +332,7 @@ static void test_every_error(void **state) {
        "text cannot be a value"},
       {REC("0/9", FIELD("c", "Offset 20\nLength 8\n"
                              "Type \"cputimer\"\nKind \"instance\"\n")),
-       "an instance field has Type unsigned or ebcdic"},
+       "an instance field has Type unsigned, ebcdic or userid"},
       {REC("0/9", FIELD("c", "Offset 20\nLength 1\nCount 2\n"
                              "Type \"unsigned\"\nKind \"instance\"\n")),
        "an instance field cannot have a Count"},
@@ -353,6 +353,23 @@ static void test_every_error(void **state) {
                                      "Type \"unsigned\"\n"
                                      "Kind \"instance\"\n")),
        "at most 2 fields may have Kind instance"},
+      {REC("0/9", FIELD("u", "Offset 20\nLength 4\n"
+                             "Type \"userid\"\nKind \"instance\"\n")),
+       "Length 4 does not fit Type userid (8 bytes)"},
+      {REC("0/9", FIELD("u", "Offset 20\nLength 8\n"
+                             "Type \"userid\"\nKind \"gauge\"\n")),
+       "text cannot be a value"},
+      {REC("0/9", FIELD("u", "Offset 20\nLength 8\n"
+                             "Type \"userid\"\nKind \"instance\"\n")
+                      FIELD("n", "Offset 28\nLength 2\n"
+                                 "Type \"unsigned\"\nKind \"instance\"\n")),
+       "Field \"n\": a field of Type userid must be the record's only field "
+       "of Kind instance"},
+      {REC("0/9", FIELD("n", "Offset 28\nLength 2\n"
+                             "Type \"unsigned\"\nKind \"instance\"\n")
+                      FIELD("u", "Offset 20\nLength 8\n"
+                                 "Type \"userid\"\nKind \"instance\"\n")),
+       "Field \"u\": a field of Type userid must be the record's only"},
       {REC("0/9", FIELD("c", "Width 4\n")),
        "unknown option \"Width\" (Offset, Length"},
       /* values of the wrong kind (as the glue checks them) */

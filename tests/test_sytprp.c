@@ -342,6 +342,46 @@ static void test_user_record(void **state) {
                             "left:DERIVE:0:U, late:DERIVE:0:U");
 }
 
+/* A user ID as the instance (Type userid): UserID selects, GuestsAsHosts
+ * makes the guest the host, as for D4R10. */
+static void guest_rec(struct tb *rs, const char *user, uint32_t n,
+                      uint64_t tod) {
+  size_t r = tb_record(rs, 32, 4, 3, tod);
+  tb_put_ebcdic(rs, r + 20, user, 8);
+  tb_put_u32(rs, r + 28, n);
+}
+
+static void test_userid_record(void **state) {
+  struct fx *f = *state;
+  configure(f, "<Record \"4/3\">\n Name \"guest\"\n"
+               " <Field \"user\">\n Offset 20\n Length 8\n Type \"userid\"\n"
+               " Kind \"instance\"\n </Field>\n"
+               " <Field \"n\">\n Offset 28\n Length 4\n Type \"unsigned\"\n"
+               " Kind \"counter\"\n </Field>\n</Record>\n");
+  char err[256];
+  assert_int_equal(
+      zvm_conf_set_string(&f->conf, "UserID", "/^LINUX/", err, sizeof(err)), 0);
+  guest_rec(&f->rs, "LINUX01", 11, tb_tod(SEC, 0));
+  guest_rec(&f->rs, "WEB01", 22, tb_tod(SEC, 1));
+  pass(f, 0xC5, TB_DOM(4));
+  assert_int_equal(f->nv, 1);
+  const struct zvm_value *v = list(f, "LINUX01", "zvm_guest");
+  assert_non_null(v);
+  assert_string_equal(v->host, "");
+  assert_int_equal(v->items[0].derive, 11);
+
+  zvm_mapper_destroy(f->m);
+  f->m = NULL;
+  f->conf.guests_as_hosts = true;
+  guest_rec(&f->rs, "LINUX02", 33, tb_tod(SEC, 2));
+  pass(f, 0xC5, TB_DOM(4));
+  assert_int_equal(f->nv, 1);
+  v = list(f, "", "zvm_guest");
+  assert_non_null(v);
+  assert_string_equal(v->host, "linux02");
+  assert_int_equal(v->items[0].derive, 33);
+}
+
 /* Replace true: the block takes over D0R2 from the built-in table. */
 static void test_replace_builtin(void **state) {
   struct fx *f = *state;
@@ -427,6 +467,7 @@ int main(void) {
       T(test_short_records),
       T(test_user_record),
       T(test_replace_builtin),
+      T(test_userid_record),
       T(test_man_page_example),
 #undef T
   };

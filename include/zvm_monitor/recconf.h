@@ -52,6 +52,8 @@ enum zvm_ufield_type {
   ZVM_UTYPE_CPUTIMER, /* 8 bytes, CPU-timer format (bit 51 = 1 us): us */
   ZVM_UTYPE_TOD,      /* 8 bytes, TOD clock: Unix seconds (gauge only) */
   ZVM_UTYPE_EBCDIC,   /* EBCDIC text, 1-8 bytes (instance only) */
+  ZVM_UTYPE_USERID,   /* 8-byte EBCDIC user ID (instance only): UserID
+                         selection and GuestsAsHosts apply */
 };
 
 /* What a field becomes. */

@@ -262,7 +262,12 @@ def user_record_values(rec, data):
         if k.offset + k.length > len(data):
             return None
         raw = data[k.offset:k.offset + k.length]
-        text = user_name(raw) if k.type == "ebcdic" else str(be(raw, 0, k.length))
+        if k.type in ("ebcdic", "userid"):
+            text = user_name(raw)
+            if not text.strip("\x00"):
+                return None  # a blank name names nothing: skipped
+        else:
+            text = str(be(raw, 0, k.length))
         parts.append((rec.prefix if i == 0 else "_") + text)
     vals = []
     for f in rec.values():
@@ -716,7 +721,12 @@ class Model:
             return False
         u = self.cfg.records.get((r.domain, r.number))
         if u is not None:
-            return user_record_values(u, r.data) is not None
+            got = user_record_values(u, r.data)
+            if got is None:
+                return False
+            if any(k.type == "userid" for k in u.keys()):
+                return self.cfg.user_selected(got[0][len(u.prefix):])
+            return True
         if (r.domain, r.number) == (0, 2):
             return d0r2_values(r.data) is not None
         if r.domain == 4 and r.number == 10:
@@ -852,11 +862,14 @@ class Model:
     def record_values(self, r, latest):
         """Values of a D0R2 or a <Record> record into latest; False for
         other records."""
+        h = self.cfg.hostname
         u = self.cfg.records.get((r.domain, r.number))
         if u is not None:
             pi, vals = user_record_values(u, r.data)
             kinds = [f.kind for f in u.values() for _ds in f.ds_names()]
             type_name = u.type_name
+            if self.cfg.guests_as_hosts and any(k.type == "userid" for k in u.keys()):
+                h, pi = pi[len(u.prefix):].lower(), ""
         elif (r.domain, r.number) == (0, 2):
             addr, vals = d0r2_values(r.data)
             pi = "cpu%d" % addr
@@ -865,7 +878,6 @@ class Model:
             type_name = "zvm_sytprp"
         else:
             return False
-        h = self.cfg.hostname
         typ = ["derive" if k == "counter" else "gauge" for k in kinds]
         if self.cfg.one_value_per_list or any(v is None for _ds, v in vals):
             # one value per list, also for a record too short for a field

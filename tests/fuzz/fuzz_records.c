@@ -66,7 +66,10 @@ static void check_record(const struct zvm_urecord *r) {
       FUZZ_CHECK(f->length == 8);
       break;
     case ZVM_UTYPE_EBCDIC:
-      FUZZ_CHECK(f->length <= 16 && f->kind == ZVM_UKIND_INSTANCE);
+      FUZZ_CHECK(f->length <= 8 && f->kind == ZVM_UKIND_INSTANCE);
+      break;
+    case ZVM_UTYPE_USERID:
+      FUZZ_CHECK(f->length == 8 && f->kind == ZVM_UKIND_INSTANCE);
       break;
     default:
       FUZZ_CHECK(!"unknown type");
@@ -85,6 +88,9 @@ static void check_record(const struct zvm_urecord *r) {
     }
   }
   FUZZ_CHECK(nds == r->nds && nds >= 1 && nds <= 63 && keys <= 2);
+  for (size_t i = 0; i < r->nfields; i++)
+    if (r->fields[i].type == ZVM_UTYPE_USERID)
+      FUZZ_CHECK(keys == 1);
   FUZZ_CHECK(r->instance_prefix[0] == '\0' || keys > 0);
 }
 
