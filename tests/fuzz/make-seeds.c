@@ -450,6 +450,14 @@ static void records_seeds(void) {
   tb_init(&set);
   tb_record_set(&set, EVENT, TB_DOM(4), DCSS + 0x40, &rs);
   records_seed("d4r10-arrays-keys", d4r10, &set);
+  records_seed("d4r10-userid",
+               "<Record \"4/10\">\n Name \"use\"\n Replace true\n"
+               " <Field \"user\">\n  Offset 20\n  Length 8\n"
+               "  Type \"userid\"\n  Kind \"instance\"\n </Field>\n"
+               " <Field \"hfcpurn\">\n  Offset 116\n  Length 4\n"
+               "  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+               "</Record>\n",
+               &set);
   tb_free(&set);
   tb_free(&rs);
 
