@@ -28,7 +28,7 @@
  * zvm_prcsmt_cpu, zvm_sytprp. */
 #define BUILTIN_TYPES 4
 /* Reader counters in every pass (the man page lists them). */
-#define READER_VALUES 10
+#define READER_VALUES 11
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 #define NOW US(SEC + 100, 0)
