@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Compare two end-to-end runs, e.g. amd64 and s390x (tests/run's s390x stage).
+
+  compare.py DIR_A DIR_B
+
+DIR_A and DIR_B are the E2E_DIR of two runs of tests/e2e/run.sh (one
+subdirectory per scenario). Generic: whatever the scenarios write is
+compared; nothing here knows a metric, a scenario or a value shape.
+
+What must be identical, scenario by scenario:
+  * every generated stream (*.scn): byte for byte;
+  * the set of identifiers the csv writer wrote (host/plugin-instance/
+    type-type-instance, the csv file's date suffix dropped);
+  * the notifications in collectd.log (the line's timestamp is the
+    notification's time, a record time: compared too), as a multiset;
+  * for every identifier except the reader's counters: the last line
+    (time and all values), and the line at every time both runs wrote.
+
+What legitimately differs, and how it is compared instead:
+  * How data sets fall into read callbacks depends on timing (qemu is
+    slower): a guest's two records may meet in one callback in one run and
+    be dispatched once, in two callbacks in the other and be dispatched
+    twice. So a time written by one run only is not a difference; each run
+    is checked against the oracle for its own callbacks by run.sh.
+  * The reader's counters (plugin instance "reader") are stamped with the
+    wall clock at each read callback: only their final values are compared.
+  * errors-open counts failed opens; while another process holds the device
+    (the plugin logs that it is busy) the number of retries depends on the
+    wall clock: then it need only be at least 1 in both runs.
+
+Prints one line per scenario and "N identical, N differ"; exit 1 on any
+difference. Python 3 standard library only.
+"""
+
+import glob
+import os
+import re
+import sys
+
+CSV_DATE = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+NOTIFICATION = re.compile(r"^(\[[^]]*\]) (?:\[[a-z]+\] )?(Notification: .*)$")
+READER_PINST = "-reader"
+
+
+def read_csv(d):
+    """{ident: {time_text: values_text}} of a csv plugin DataDir."""
+    out = {}
+    for path in glob.glob(os.path.join(d, "*", "*", "*")):
+        host, pdir, fname = path.split(os.sep)[-3:]
+        key = "%s/%s/%s" % (host, pdir, CSV_DATE.sub("", fname))
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith("epoch"):
+                    t, v = line.split(",", 1)
+                    out.setdefault(key, {})[t] = v
+    return out
+
+
+def read_log(path):
+    notes = []
+    busy = False
+    if os.path.exists(path):
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = NOTIFICATION.match(line.rstrip("\n"))
+                if m:
+                    notes.append(m.group(1) + " " + m.group(2))
+                elif "zvm_monitor plugin:" in line and "busy" in line.lower():
+                    busy = True
+    return sorted(notes), busy
+
+
+def last(series):
+    t = max(series, key=float)
+    return t, series[t]
+
+
+def compare_scenario(a, b):
+    """([differences], summary) of one scenario's two directories."""
+    diffs = []
+    for path in sorted(glob.glob(os.path.join(a, "*.scn"))):
+        other = os.path.join(b, os.path.basename(path))
+        with open(path, "rb") as fa:
+            da = fa.read()
+        if not os.path.exists(other):
+            diffs.append("stream %s: only in the first run" % os.path.basename(path))
+            continue
+        with open(other, "rb") as fb:
+            if fb.read() != da:
+                diffs.append("stream %s: not byte-identical" % os.path.basename(path))
+    ca, cb = read_csv(os.path.join(a, "csv")), read_csv(os.path.join(b, "csv"))
+    for k in sorted(set(ca) - set(cb)):
+        diffs.append("%s: only in the first run" % k)
+    for k in sorted(set(cb) - set(ca)):
+        diffs.append("%s: only in the second run" % k)
+    na, busy_a = read_log(os.path.join(a, "collectd.log"))
+    nb, busy_b = read_log(os.path.join(b, "collectd.log"))
+    if na != nb:
+        only_a = [n for n in na if n not in nb]
+        only_b = [n for n in nb if n not in na]
+        diffs.append("notifications differ (%d vs %d); first run only: %s; second run only: %s" % (
+            len(na), len(nb), only_a[:2], only_b[:2]))
+    points = counters = 0
+    for k in sorted(set(ca) & set(cb)):
+        sa, sb = ca[k], cb[k]
+        pdir = k.split("/")[1]
+        if pdir.endswith(READER_PINST):
+            counters += 1
+            va, vb = last(sa)[1], last(sb)[1]
+            if k.endswith("/errors-open") and (busy_a or busy_b):
+                if float(va) < 1 or float(vb) < 1:
+                    diffs.append("%s: device busy, want at least 1 in both runs: %s vs %s" % (k, va, vb))
+            elif va != vb:
+                diffs.append("%s: final value %s vs %s" % (k, va, vb))
+            continue
+        if last(sa) != last(sb):
+            diffs.append("%s: last line %s,%s vs %s,%s" % ((k,) + last(sa) + last(sb)))
+        for t in sorted(set(sa) & set(sb), key=float):
+            points += 1
+            if sa[t] != sb[t]:
+                diffs.append("%s at %s: %s vs %s" % (k, t, sa[t], sb[t]))
+    summary = "%d identifiers, %d reader counters, %d common lines, %d notifications" % (
+        len(ca), counters, points, len(na))
+    return diffs, summary
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: compare.py DIR_A DIR_B\n")
+        return 2
+    da, db = argv[1], argv[2]
+    sa = {n for n in os.listdir(da) if os.path.isdir(os.path.join(da, n))}
+    sb = {n for n in os.listdir(db) if os.path.isdir(os.path.join(db, n))}
+    same = differ = 0
+    for name in sorted(sa | sb):
+        if name not in sa or name not in sb:
+            print("DIFF: %s: ran in one run only" % name)
+            differ += 1
+            continue
+        diffs, summary = compare_scenario(os.path.join(da, name), os.path.join(db, name))
+        if diffs:
+            differ += 1
+            print("DIFF: %s (%s)" % (name, summary))
+            for d in diffs[:20]:
+                print("    " + d)
+            if len(diffs) > 20:
+                print("    ... %d more" % (len(diffs) - 20))
+        else:
+            same += 1
+            print("same: %s (%s)" % (name, summary))
+    if same == 0 and differ == 0:
+        print("no scenarios to compare")
+        differ = 1
+    print("%d identical, %d differ" % (same, differ))
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
