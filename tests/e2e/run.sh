@@ -447,7 +447,7 @@ for name in $ALL; do
     failed=$((failed + 1))
     echo "FAIL: $name (${dt} s)"
     sed 's/^/    /' "$SC_LOG"
-    [ -z "${E2E_KEEP:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
+    [ -z "${E2E_KEEP:-}${E2E_DIR:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
   fi
 done
 if [ $skipped -gt 0 ]; then
