@@ -7,11 +7,13 @@ DIR_A and DIR_B are the E2E_DIR of two runs of tests/e2e/run.sh (one
 subdirectory per scenario). Generic: whatever the scenarios write is
 compared; nothing here knows a metric, a scenario or a value shape.
 
-What must be identical, scenario by scenario:
+What must be identical, scenario by scenario (a scenario may run several
+daemons: every csv directory, collectd.log and stream below its directory
+is compared with the one at the same place in the other run):
   * every generated stream (*.scn): byte for byte;
   * the set of identifiers the csv writer wrote (host/plugin-instance/
     type-type-instance, the csv file's date suffix dropped);
-  * the notifications in collectd.log (the line's timestamp is the
+  * the notifications in each collectd.log (the line's timestamp is the
     notification's time, a record time: compared too), as a multiset;
   * for every identifier except the reader's counters: the last line
     (time and all values), and the line at every time both runs wrote.
@@ -76,39 +78,60 @@ def last(series):
     return t, series[t]
 
 
+def below(top, want):
+    """Paths relative to top of the files (or directories) named by want()."""
+    out = set()
+    for d, dirs, files in os.walk(top):
+        for n in dirs + files:
+            if want(n):
+                out.add(os.path.relpath(os.path.join(d, n), top))
+    return out
+
+
 def compare_scenario(a, b):
     """([differences], summary) of one scenario's two directories."""
     diffs = []
-    for path in sorted(glob.glob(os.path.join(a, "*.scn"))):
-        other = os.path.join(b, os.path.basename(path))
-        with open(path, "rb") as fa:
-            da = fa.read()
-        if not os.path.exists(other):
-            diffs.append("stream %s: only in the first run" % os.path.basename(path))
+    for rel in sorted(below(a, lambda n: n.endswith(".scn")) | below(b, lambda n: n.endswith(".scn"))):
+        pa, pb = os.path.join(a, rel), os.path.join(b, rel)
+        if not os.path.exists(pa) or not os.path.exists(pb):
+            diffs.append("stream %s: in one run only" % rel)
             continue
-        with open(other, "rb") as fb:
-            if fb.read() != da:
-                diffs.append("stream %s: not byte-identical" % os.path.basename(path))
-    ca, cb = read_csv(os.path.join(a, "csv")), read_csv(os.path.join(b, "csv"))
+        with open(pa, "rb") as fa, open(pb, "rb") as fb:
+            if fa.read() != fb.read():
+                diffs.append("stream %s: not byte-identical" % rel)
+    ca, cb = {}, {}
+    for rel in below(a, lambda n: n == "csv") | below(b, lambda n: n == "csv"):
+        prefix = "" if rel == "csv" else os.path.dirname(rel) + ":"
+        for k, v in read_csv(os.path.join(a, rel)).items():
+            ca[prefix + k] = v
+        for k, v in read_csv(os.path.join(b, rel)).items():
+            cb[prefix + k] = v
     for k in sorted(set(ca) - set(cb)):
         diffs.append("%s: only in the first run" % k)
     for k in sorted(set(cb) - set(ca)):
         diffs.append("%s: only in the second run" % k)
-    na, busy_a = read_log(os.path.join(a, "collectd.log"))
-    nb, busy_b = read_log(os.path.join(b, "collectd.log"))
-    if na != nb:
-        only_a = [n for n in na if n not in nb]
-        only_b = [n for n in nb if n not in na]
-        diffs.append("notifications differ (%d vs %d); first run only: %s; second run only: %s" % (
-            len(na), len(nb), only_a[:2], only_b[:2]))
+    na = []
+    busy = set()  # directories whose daemon logged a busy device
+    for rel in sorted(below(a, lambda n: n == "collectd.log") | below(b, lambda n: n == "collectd.log")):
+        la, busy_a = read_log(os.path.join(a, rel))
+        lb, busy_b = read_log(os.path.join(b, rel))
+        if busy_a or busy_b:
+            busy.add(os.path.dirname(rel))
+        if la != lb:
+            only_a = [n for n in la if n not in lb]
+            only_b = [n for n in lb if n not in la]
+            diffs.append("%s: notifications differ (%d vs %d); first run only: %s; second run only: %s" % (
+                rel, len(la), len(lb), only_a[:2], only_b[:2]))
+        na = na + la
     points = counters = 0
     for k in sorted(set(ca) & set(cb)):
         sa, sb = ca[k], cb[k]
-        pdir = k.split("/")[1]
+        where, _, ident = k.rpartition(":")
+        pdir = ident.split("/")[1]
         if pdir.endswith(READER_PINST):
             counters += 1
             va, vb = last(sa)[1], last(sb)[1]
-            if k.endswith("/errors-open") and (busy_a or busy_b):
+            if k.endswith("/errors-open") and where in busy:
                 if float(va) < 1 or float(vb) < 1:
                     diffs.append("%s: device busy, want at least 1 in both runs: %s vs %s" % (k, va, vb))
             elif va != vb:
