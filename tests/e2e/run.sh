@@ -10,7 +10,9 @@
 #
 # One line per scenario (PASS/FAIL/SKIP), then "N passed, N failed".
 # E2E_KEEP=1 keeps the temporary directory; E2E_VERBOSE=1 prints every
-# scenario's log.
+# scenario's log; E2E_DIR=DIR writes into DIR instead (tests/e2e/compare.py
+# compares two such runs). The s390x run: E2E_EXEC_WRAPPER=qemu-s390x and
+# COLLECTD_DAEMON=SYSROOT/usr/sbin/collectd (tests/run-s390x; lib.sh).
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
