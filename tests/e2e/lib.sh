@@ -12,8 +12,9 @@
 #                      LD_PRELOAD as "-E LD_PRELOAD=..." (see e2e_exec)
 #   E2E_DIR      a new or empty directory to keep every scenario's files in
 #                (default: a temporary one, removed at exit unless E2E_KEEP=1)
-#   E2E_NOW      wall-clock seconds scenarios stamp streams with (e2e_now):
-#                two runs given the same E2E_NOW write the same values
+#   E2E_NOW      wall-clock seconds scenarios stamp streams with (e2e_now;
+#                default: when e2e_init ran; kept in E2E_DIR/e2e-now): two
+#                runs given the same E2E_NOW write the same values
 #   ZVM_ASAN_RUNTIME   set by the sanitizer stage: preloaded before the shim
 #
 # Every process started with e2e_bg is remembered and killed by its PID
@@ -39,6 +40,9 @@ e2e_init() {
   else
     E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/zvm-e2e.XXXXXX")
   fi
+  # one wall clock for the whole run, kept with its output
+  E2E_NOW=${E2E_NOW:-$(date +%s)}
+  echo "$E2E_NOW" >"$E2E_TMP/e2e-now"
   trap e2e_cleanup EXIT
   trap 'exit 130' HUP INT TERM
   trap 'exit 141' PIPE
@@ -209,7 +213,7 @@ e2e_exec() {
   exec env "$@"
 }
 
-# e2e_now: the wall-clock second streams are stamped from (E2E_NOW if set).
+# e2e_now: the wall-clock second streams are stamped from (E2E_NOW).
 e2e_now() { echo "${E2E_NOW:-$(date +%s)}"; }
 
 # e2e_free_port: a TCP port on 127.0.0.1 nobody listens on right now.
