@@ -37,8 +37,7 @@ fi
 # Shared with the end-to-end suite: a temporary directory and an exit trap
 # that stops every daemon started with e2e_bg by its PID, also on signals.
 # shellcheck source=tests/e2e/lib.sh
-lib=${abs_top_srcdir:-$top/..}/tests/e2e/lib.sh
-. "$lib"
+. "${abs_top_srcdir:-$top/..}/tests/e2e/lib.sh"
 E2E_BUILD=$top
 E2E_DIR=
 e2e_init
@@ -54,10 +53,7 @@ fi
 
 # run_T CONF: "collectd -T -C CONF" (configuration and one read pass) behind
 # the exec wrapper, killed after 20 s.
-run_T() {
-  timeout 20 sh -c '. "$1"; shift; e2e_exec "$@"' sh "$lib" \
-    LD_PRELOAD="$asan_preload" "$daemon" -T -C "$1"
-}
+run_T() { (e2e_exec -t 20 LD_PRELOAD="$asan_preload" "$daemon" -T -C "$1"); }
 
 # conf FILE PLUGIN-BLOCK-LINES...: a configuration whose daemon keeps its
 # files (csv, PID) in its own directory FILE.d

@@ -15,16 +15,11 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 
 # e2e_exec: a program of this build behind the wrapper, LD_PRELOAD for it
-lib=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/e2e/lib.sh
 # shellcheck source=tests/e2e/lib.sh
-. "$lib"
+. "${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/e2e/lib.sh"
 E2E_EXEC_WRAPPER=${EMU_EXEC_WRAPPER:-}
 # target SECONDS [VAR=VALUE...] PROGRAM [ARG...]: killed after SECONDS
-target() {
-  t_secs=$1
-  shift
-  timeout "$t_secs" sh -c '. "$1"; shift; e2e_exec "$@"' sh "$lib" "$@"
-}
+target() { (e2e_exec -t "$@"); }
 gen_() { target 60 "$gen" "$@"; }
 
 # In tests/run's sanitizer stage the plugin and the shim are ASan-built but

@@ -178,14 +178,21 @@ e2e_collectd() {
     MONREADER_EMU_LOOP=1 "$@" "$E2E_DAEMON" -f -C "$_e2e_dir/collectd.conf"
 }
 
-# e2e_exec [VAR=VALUE...] PROGRAM [ARG...]: run a program built for the
-# target (the daemon, zvm-stream-gen, monreader-cat) with VAR=VALUE in its
-# environment, like env(1). With E2E_EXEC_WRAPPER (qemu-s390x) the wrapper
-# runs it, and LD_PRELOAD goes to the emulated program (qemu's -E), never to
-# the emulator. It replaces the shell: use it as e2e_bg's command or in a
-# subshell: (e2e_exec "$E2E_GEN" ARGS).
+# e2e_exec [-t SECONDS] [VAR=VALUE...] PROGRAM [ARG...]: run a program
+# built for the target (the daemon, zvm-stream-gen, monreader-cat, ...) with
+# VAR=VALUE in its environment, like env(1); -t: killed after SECONDS
+# (timeout(1), exit status 124). With E2E_EXEC_WRAPPER (qemu-s390x) the
+# wrapper runs it, and LD_PRELOAD goes to the emulated program (qemu's -E),
+# never to the emulator. It replaces the shell: use it as e2e_bg's command
+# or in a subshell: (e2e_exec "$E2E_GEN" ARGS).
 e2e_exec() {
-  [ -n "${E2E_EXEC_WRAPPER:-}" ] || exec env "$@"
+  _e2e_timeout=
+  if [ "${1:-}" = -t ]; then
+    _e2e_timeout="timeout $2"
+    shift 2
+  fi
+  # shellcheck disable=SC2086
+  [ -n "${E2E_EXEC_WRAPPER:-}" ] || exec $_e2e_timeout env "$@"
   # Rebuild "$@" in place: VAR=VALUE... WRAPPER [-E LD_PRELOAD=...] PROGRAM ARG...
   _e2e_n=$#
   _e2e_pre=
@@ -210,7 +217,8 @@ e2e_exec() {
       ;;
     esac
   done
-  exec env "$@"
+  # shellcheck disable=SC2086
+  exec $_e2e_timeout env "$@"
 }
 
 # e2e_now: the wall-clock second streams are stamped from (E2E_NOW).
