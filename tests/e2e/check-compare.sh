@@ -79,6 +79,22 @@ case_
 sed -i 's/OKAY/WARNING/' "$tmp/b/sc/collectd.log"
 expect 1 "a different notification"
 
+# the reader's notifications: wall-clock time, durations, the run's directory
+note() { # note DIR TIME TYPE-INSTANCE MESSAGE
+  printf '[%s] [info] Notification: severity = WARNING, host = zvmtest, plugin = zvm_monitor, plugin_instance = reader, type = errors, type_instance = %s, message = %s\n' \
+    "$2" "$3" "$4" >>"$1/sc/collectd.log"
+}
+case_
+note "$tmp/a" "2026-01-01 10:00:00" discard "$tmp/a/sc/monreader: lost (EIO 1, EFAULT 0) for 4 s"
+note "$tmp/b" "2026-01-01 10:02:00" discard "$tmp/b/sc/monreader: lost (EIO 1, EFAULT 0) for 3 s"
+note "$tmp/a" "2026-01-01 10:00:00" device "$tmp/a/sc/monreader is open again (3 failed opens)"
+note "$tmp/b" "2026-01-01 10:02:00" device "$tmp/b/sc/monreader is open again (2 failed opens)"
+expect 0 "reader notifications at other times, other durations, device retries, run directories"
+case_
+note "$tmp/a" "2026-01-01 10:00:00" discard "$tmp/a/sc/monreader: lost (EIO 1, EFAULT 0) for 4 s"
+note "$tmp/b" "2026-01-01 10:00:00" discard "$tmp/b/sc/monreader: lost (EIO 0, EFAULT 1) for 4 s"
+expect 1 "a reader notification counting other losses"
+
 case_
 printf 'streaM' >"$tmp/b/sc/s.scn"
 expect 1 "a stream not byte-identical"

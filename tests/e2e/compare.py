@@ -14,7 +14,8 @@ is compared with the one at the same place in the other run):
   * the set of identifiers the csv writer wrote (host/plugin-instance/
     type-type-instance, the csv file's date suffix dropped);
   * the notifications in each collectd.log (the line's timestamp is the
-    notification's time, a record time: compared too), as a multiset;
+    notification's time, a record time: compared too), as a multiset, the
+    run's own directory (in device paths) read as "E2E_DIR";
   * for every identifier except the reader's counters: the last line
     (time and all values), and the line at every time both runs wrote.
 
@@ -29,6 +30,11 @@ What legitimately differs, and how it is compared instead:
   * errors-open counts failed opens; while another process holds the device
     (the plugin logs that it is busy) the number of retries depends on the
     wall clock: then it need only be at least 1 in both runs.
+  * The reader's notifications (plugin instance "reader": lost data, device
+    trouble) are stamped with the wall clock: their time is not compared,
+    nor the durations they tell ("N s"); a device episode's message also
+    tells how many opens failed while it lasted: its numbers are not
+    compared at all. Their other numbers (sets lost, read errors) are.
 
 Prints one line per scenario and "N identical, N differ"; exit 1 on any
 difference. Python 3 standard library only.
@@ -42,6 +48,8 @@ import sys
 CSV_DATE = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 NOTIFICATION = re.compile(r"^(\[[^]]*\]) (?:\[[a-z]+\] )?(Notification: .*)$")
 READER_PINST = "-reader"
+READER_NOTE = "plugin_instance = reader,"
+DEVICE_EPISODE = "type_instance = device,"
 
 
 def read_csv(d):
@@ -59,7 +67,9 @@ def read_csv(d):
     return out
 
 
-def read_log(path):
+def read_log(path, root):
+    """(sorted notifications, whether the plugin logged a busy device) of a
+    collectd.log; root: the run's directory, which messages may name."""
     notes = []
     busy = False
     if os.path.exists(path):
@@ -67,7 +77,13 @@ def read_log(path):
             for line in f:
                 m = NOTIFICATION.match(line.rstrip("\n"))
                 if m:
-                    notes.append(m.group(1) + " " + m.group(2))
+                    stamp, text = m.group(1), m.group(2).replace(root, "E2E_DIR")
+                    if READER_NOTE in text:
+                        stamp = "[wall clock]"
+                        text = re.sub(r"\b\d+ s\b", "N s", text)  # durations
+                        if DEVICE_EPISODE in text:
+                            text = re.sub(r"\d+", "N", text)
+                    notes.append(stamp + " " + text)
                 elif "zvm_monitor plugin:" in line and "busy" in line.lower():
                     busy = True
     return sorted(notes), busy
@@ -88,8 +104,9 @@ def below(top, want):
     return out
 
 
-def compare_scenario(a, b):
-    """([differences], summary) of one scenario's two directories."""
+def compare_scenario(a, b, a_root, b_root):
+    """([differences], summary) of one scenario's two directories (below the
+    runs' directories a_root, b_root)."""
     diffs = []
     for rel in sorted(below(a, lambda n: n.endswith(".scn")) | below(b, lambda n: n.endswith(".scn"))):
         pa, pb = os.path.join(a, rel), os.path.join(b, rel)
@@ -113,8 +130,8 @@ def compare_scenario(a, b):
     na = []
     busy = set()  # directories whose daemon logged a busy device
     for rel in sorted(below(a, lambda n: n == "collectd.log") | below(b, lambda n: n == "collectd.log")):
-        la, busy_a = read_log(os.path.join(a, rel))
-        lb, busy_b = read_log(os.path.join(b, rel))
+        la, busy_a = read_log(os.path.join(a, rel), os.path.abspath(a_root))
+        lb, busy_b = read_log(os.path.join(b, rel), os.path.abspath(b_root))
         if busy_a or busy_b:
             busy.add(os.path.dirname(rel))
         if la != lb:
@@ -161,7 +178,7 @@ def main(argv):
             print("DIFF: %s: ran in one run only" % name)
             differ += 1
             continue
-        diffs, summary = compare_scenario(os.path.join(da, name), os.path.join(db, name))
+        diffs, summary = compare_scenario(os.path.join(da, name), os.path.join(db, name), da, db)
         if diffs:
             differ += 1
             print("DIFF: %s (%s)" % (name, summary))
