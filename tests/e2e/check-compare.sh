@@ -96,6 +96,28 @@ note "$tmp/b" "2026-01-01 10:00:00" discard "$tmp/b/sc/monreader: lost (EIO 0, E
 expect 1 "a reader notification counting other losses"
 
 case_
+note "$tmp/a" "2026-01-01 10:00:00" device "device busy"
+note "$tmp/b" "2026-01-01 10:00:00" device "device busy"
+sed 's/WARNING/OKAY/' "$tmp/b/sc/collectd.log" | tail -n 1 >>"$tmp/b/sc/collectd.log"
+expect 0 "an episode's end after the other run's daemon stopped"
+note "$tmp/b" "2026-01-01 10:00:00" device "device busy again"
+expect 1 "an episode's start in one run only"
+
+# values restamped with the arrival time (the daemon's wall clock)
+wall() { # wall DIR FIRST-LOG-TIME LAST-LOG-TIME: the daemon's log span
+  printf '[%s] [info] zvm_monitor plugin: opened\n[%s] [info] Exiting normally.\n' "$2" "$3" >>"$1/sc/collectd.log"
+}
+case_
+wall "$tmp/a" "2026-01-01 10:00:00" "2026-01-01 10:00:10"
+wall "$tmp/b" "2026-01-01 10:05:00" "2026-01-01 10:05:10"
+f=zvm_monitor-LINUX001/derive-x-2026-01-01
+printf '1767261605.500,9\n' >>"$tmp/a/sc/csv/zvmtest/$f"
+printf '1767261904.250,8\n1767261905.500,9\n' >>"$b/$f"
+expect 0 "arrival-stamped lines at other times, the last with the same values"
+printf '1767261906.000,10\n' >>"$b/$f"
+expect 1 "arrival-stamped lines whose last values differ"
+
+case_
 printf 'streaM' >"$tmp/b/sc/s.scn"
 expect 1 "a stream not byte-identical"
 

@@ -34,20 +34,30 @@ What legitimately differs, and how it is compared instead:
     trouble) are stamped with the wall clock: their time is not compared,
     nor the durations they tell ("N s"); a device episode's message also
     tells how many opens failed while it lasted: its numbers are not
-    compared at all. Their other numbers (sets lost, read errors) are.
+    compared at all. Their other numbers (sets lost, read errors) are, in
+    order; one run may have more episode ends (OKAY) at the end: the
+    daemon is stopped once the data are complete, maybe before one comes.
+  * Values the plugin restamps with their arrival time (its time rules:
+    a record time equal to or before one already dispatched) carry the
+    wall clock: a line whose time lies within the run's daemons' log span
+    (+-2 s) is such a line; of those, the last one's values are compared.
 
 Prints one line per scenario and "N identical, N differ"; exit 1 on any
 difference. Python 3 standard library only.
 """
 
+import calendar
 import glob
 import os
 import re
 import sys
+import time
 
 CSV_DATE = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 NOTIFICATION = re.compile(r"^(\[[^]]*\]) (?:\[[a-z]+\] )?(Notification: .*)$")
 READER_PINST = "-reader"
+LOG_TIME = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]")
+WALL_MARGIN = 2  # seconds around a daemon's log lines that count as its wall clock
 READER_NOTE = "plugin_instance = reader,"
 DEVICE_EPISODE = "type_instance = device,"
 
@@ -67,26 +77,42 @@ def read_csv(d):
     return out
 
 
-def read_log(path, root):
-    """(sorted notifications, whether the plugin logged a busy device) of a
-    collectd.log; root: the run's directory, which messages may name."""
-    notes = []
-    busy = False
-    if os.path.exists(path):
+class Log:
+    """A collectd.log: the notifications of records (sorted), the reader's
+    notifications (in order), whether the plugin logged a busy device, and
+    the wall-clock span of its other lines (seconds). root: the run's
+    directory, which messages may name."""
+
+    def __init__(self, path, root):
+        self.notes, self.reader_notes, self.busy, self.wall = [], [], False, []
+        if not os.path.exists(path):
+            return
         with open(path, errors="replace") as f:
             for line in f:
                 m = NOTIFICATION.match(line.rstrip("\n"))
                 if m:
-                    stamp, text = m.group(1), m.group(2).replace(root, "E2E_DIR")
+                    stamp, text = m.group(1), m.group(2).replace(root, "<run>")
                     if READER_NOTE in text:
-                        stamp = "[wall clock]"
                         text = re.sub(r"\b\d+ s\b", "N s", text)  # durations
                         if DEVICE_EPISODE in text:
                             text = re.sub(r"\d+", "N", text)
-                    notes.append(stamp + " " + text)
-                elif "zvm_monitor plugin:" in line and "busy" in line.lower():
-                    busy = True
-    return sorted(notes), busy
+                        self.reader_notes.append(text)
+                    else:
+                        self.notes.append(stamp + " " + text)
+                    continue
+                w = LOG_TIME.match(line)
+                if w:
+                    self.wall.append(calendar.timegm(time.strptime(w.group(1), "%Y-%m-%d %H:%M:%S")))
+                if "zvm_monitor plugin:" in line and "busy" in line.lower():
+                    self.busy = True
+        self.notes.sort()
+
+
+def reader_notes_differ(na, nb):
+    """The reader's notifications of two runs: the same, but an episode's
+    end (OKAY) may come after the daemon of one run was stopped."""
+    short, long_ = (na, nb) if len(na) <= len(nb) else (nb, na)
+    return long_[:len(short)] != short or any("severity = OKAY," not in n for n in long_[len(short):])
 
 
 def last(series):
@@ -129,17 +155,30 @@ def compare_scenario(a, b, a_root, b_root):
         diffs.append("%s: only in the second run" % k)
     na = []
     busy = set()  # directories whose daemon logged a busy device
+    wall_a, wall_b = [], []  # wall-clock seconds of each run's daemons
     for rel in sorted(below(a, lambda n: n == "collectd.log") | below(b, lambda n: n == "collectd.log")):
-        la, busy_a = read_log(os.path.join(a, rel), os.path.abspath(a_root))
-        lb, busy_b = read_log(os.path.join(b, rel), os.path.abspath(b_root))
-        if busy_a or busy_b:
+        la = Log(os.path.join(a, rel), os.path.abspath(a_root))
+        lb = Log(os.path.join(b, rel), os.path.abspath(b_root))
+        wall_a += la.wall
+        wall_b += lb.wall
+        if la.busy or lb.busy:
             busy.add(os.path.dirname(rel))
-        if la != lb:
-            only_a = [n for n in la if n not in lb]
-            only_b = [n for n in lb if n not in la]
+        if la.notes != lb.notes:
+            only_a = [n for n in la.notes if n not in lb.notes]
+            only_b = [n for n in lb.notes if n not in la.notes]
             diffs.append("%s: notifications differ (%d vs %d); first run only: %s; second run only: %s" % (
-                rel, len(la), len(lb), only_a[:2], only_b[:2]))
-        na = na + la
+                rel, len(la.notes), len(lb.notes), only_a[:2], only_b[:2]))
+        if reader_notes_differ(la.reader_notes, lb.reader_notes):
+            diffs.append("%s: the reader's notifications differ: %s vs %s" % (
+                rel, la.reader_notes, lb.reader_notes))
+        na = na + la.notes + la.reader_notes
+
+    def wall_stamped(series, wall):
+        """Lines stamped with the daemon's clock (arrival time), not a record's."""
+        if not wall:
+            return set()
+        lo, hi = min(wall) - WALL_MARGIN, max(wall) + WALL_MARGIN
+        return {t for t in series if lo <= float(t) <= hi}
     points = counters = 0
     for k in sorted(set(ca) & set(cb)):
         sa, sb = ca[k], cb[k]
@@ -154,7 +193,20 @@ def compare_scenario(a, b, a_root, b_root):
             elif va != vb:
                 diffs.append("%s: final value %s vs %s" % (k, va, vb))
             continue
-        if last(sa) != last(sb):
+        # Values restamped with their arrival time (the plugin's time rules):
+        # the last such line's values are compared, not its time.
+        wa, wb = wall_stamped(sa, wall_a), wall_stamped(sb, wall_b)
+        if bool(wa) != bool(wb):
+            diffs.append("%s: stamped with the daemon's clock in one run only" % k)
+        elif wa and sa[max(wa, key=float)] != sb[max(wb, key=float)]:
+            diffs.append("%s: last arrival-stamped line %s vs %s" % (
+                k, sa[max(wa, key=float)], sb[max(wb, key=float)]))
+        sa = {t: v for t, v in sa.items() if t not in wa}
+        sb = {t: v for t, v in sb.items() if t not in wb}
+        if bool(sa) != bool(sb):
+            diffs.append("%s: record-stamped lines in one run only" % k)
+            continue
+        if sa and last(sa) != last(sb):
             diffs.append("%s: last line %s,%s vs %s,%s" % ((k,) + last(sa) + last(sb)))
         for t in sorted(set(sa) & set(sb), key=float):
             points += 1
