@@ -10,7 +10,9 @@
 #
 # One line per scenario (PASS/FAIL/SKIP), then "N passed, N failed".
 # E2E_KEEP=1 keeps the temporary directory; E2E_VERBOSE=1 prints every
-# scenario's log.
+# scenario's log; E2E_DIR=DIR writes into DIR instead (tests/e2e/compare.py
+# compares two such runs). The s390x run: E2E_EXEC_WRAPPER=qemu-s390x and
+# COLLECTD_DAEMON=SYSROOT/usr/sbin/collectd (tests/run-s390x; lib.sh).
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -81,7 +83,9 @@ run_case() {
     $rc_oargs ${CASE_CHECK:-} >>"$SC_LOG" 2>&1 || { fail "output differs from the oracle"; return 1; }
 }
 
-gen() { "$E2E_GEN" "$@"; }
+# Target programs (the generator, monreader-cat, the daemon) run through
+# e2e_exec: behind E2E_EXEC_WRAPPER (qemu-s390x) when the build is s390x's.
+gen() { (e2e_exec "$E2E_GEN" "$@"); }
 
 # csv_col FILE NAME: the column number of data source NAME in a csv file
 csv_col() {
@@ -169,7 +173,7 @@ sc_ebusy_injected() {
 # then it opens and the whole stream arrives.
 sc_ebusy_holder() {
   gen -g 4 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
-  e2e_bg "$D/holder.out" env LD_PRELOAD="$(e2e_preload)" MONREADER_EMU_LOCK="$D/lock" \
+  e2e_bg "$D/holder.out" e2e_exec LD_PRELOAD="$(e2e_preload)" MONREADER_EMU_LOCK="$D/lock" \
     MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/s.scn" \
     "$E2E_CAT" -n -w 3000 -t 200 -q "$D/monreader"
   hpid=$E2E_PID
@@ -376,7 +380,7 @@ have_pkgs() {
 # Stream for the back ends: record times in the last hour (carbon keeps
 # 1 s points for an hour), 3 guests, one multithreading change.
 backend_stream() {
-  now=$(date +%s)
+  now=$(e2e_now)
   gen -g 3 -i 2 --smt-every 2 --interval 60 --start $((now - 600)) \
     --counter-offset 2147483000 --sytprp 2 -o "$1"
 }
@@ -817,7 +821,7 @@ for name in $ALL; do
     failed=$((failed + 1))
     echo "FAIL: $name (${dt} s)"
     sed 's/^/    /' "$SC_LOG"
-    [ -z "${E2E_KEEP:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
+    [ -z "${E2E_KEEP:-}${E2E_DIR:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
   fi
 done
 if [ $skipped -gt 0 ]; then
