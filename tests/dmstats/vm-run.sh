@@ -31,8 +31,15 @@ done
 
 # The kernel: Debian's cloud flavour has dm-mod and brd as plain modules.
 mkdir -p "$cache"
-kver=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
-  awk '/Depends: linux-image-[0-9]/ { sub(/^linux-image-/, "", $2); print $2; exit }')
+cloud_kernel() {
+  apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+    awk '/Depends: linux-image-[0-9]/ { sub(/^linux-image-/, "", $2); print $2; exit }'
+}
+kver=$(cloud_kernel)
+if [ -z "$kver" ] && [ "$(id -u)" -eq 0 ]; then
+  apt-get update -qq >/dev/null 2>&1 || true # a fresh machine has no lists
+  kver=$(cloud_kernel)
+fi
 [ -n "$kver" ] || fail "apt-cache knows no linux-image-cloud-amd64 (apt-get update?)"
 kdir=$cache/linux-$kver
 if [ ! -f "$kdir/boot/vmlinuz-$kver" ]; then
