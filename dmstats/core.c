@@ -324,8 +324,9 @@ static void update_disk_time(struct series *s, double interval_s) {
 
 /* ---- emitting ------------------------------------------------------------ */
 
-/* Device names are the admin's (dmsetup create NAME): anything but
- * letters, digits, '_', '+' and '-' becomes '_' in metric names. */
+/* Device names are the admin's (dmsetup create NAME): bytes outside
+ * [A-Za-z0-9_+-] are escaped %XX, like zvm_monitor's user IDs
+ * (design.md, naming contract), so two names never collide. */
 static void plugin_instance(char *out, size_t outlen, const char *device,
                             uint64_t region, uint64_t area) {
   char suffix[64];
@@ -334,14 +335,19 @@ static void plugin_instance(char *out, size_t outlen, const char *device,
   else
     snprintf(suffix, sizeof(suffix), "_r%" PRIu64 "_a%" PRIu64, region, area);
   size_t room = outlen - strlen(suffix) - 1;
-  size_t i = 0;
-  for (; device[i] != '\0' && i < room; i++) {
-    char c = device[i];
+  size_t o = 0;
+  for (const unsigned char *p = (const unsigned char *)device; *p; p++) {
+    unsigned char c = *p;
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
               (c >= '0' && c <= '9') || c == '_' || c == '+' || c == '-';
-    out[i] = ok ? c : '_';
+    if (o + (ok ? 1 : 3) > room)
+      break;
+    if (ok)
+      out[o++] = (char)c;
+    else
+      o += (size_t)snprintf(out + o, 4, "%%%02X", c);
   }
-  snprintf(out + i, outlen - i, "%s", suffix);
+  snprintf(out + o, outlen - o, "%s", suffix);
 }
 
 static void emit2(struct dms_ctx *ctx, const char *pi, const char *type,

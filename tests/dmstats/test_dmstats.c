@@ -748,8 +748,8 @@ static void test_device_selection_and_names(void **state) {
   struct dms_ctx *ctx = start();
   read_once(ctx, 10.0);
   assert_non_null(find("vg-root_r0", "disk_ops", ""));
-  /* names are sanitised: only letters, digits, _ + - */
-  assert_non_null(find("crypt_home_x_r0", "disk_ops", ""));
+  /* bytes outside [A-Za-z0-9_+-] are escaped %XX */
+  assert_non_null(find("crypt%2Ehome%2Fx_r0", "disk_ops", ""));
   assert_null(find("other_r0", "disk_ops", ""));
   assert_int_equal(handles_open, 2);
   /* a device that goes away is forgotten, its regions with it */
