@@ -465,10 +465,13 @@ static void device_problem(struct dms_ctx *ctx, struct device *d, int *slot,
   if (*slot == err)
     return; /* said already */
   *slot = err;
-  logf_(ctx, DMS_LOG_ERR, "device %s: %s: %s", d->name, what,
-        err == EIO ? "libdevmapper failed (see dmsetup message ... "
-                     "@stats_list)"
-                   : errno_advice(err));
+  const char *why = errno_advice(err);
+  if (err == EIO)
+    why = "libdevmapper failed (try: dmsetup message DEVICE 0 @stats_list)";
+  else if (err == EPROTO)
+    why = "unexpected @stats_print response (not in the format of "
+          "the kernel's statistics.rst)";
+  logf_(ctx, DMS_LOG_ERR, "device %s: %s: %s", d->name, what, why);
 }
 
 static void device_ok(struct dms_ctx *ctx, struct device *d, int *slot,
@@ -479,30 +482,43 @@ static void device_ok(struct dms_ctx *ctx, struct device *d, int *slot,
   logf_(ctx, DMS_LOG_INFO, "device %s: %s works again", d->name, what);
 }
 
-/* Another program's region: plain @stats_print, never cleared. */
-static void read_foreign(struct dms_ctx *ctx, struct device *d,
-                         struct region_read *r) {
+/* Before a populate the library answers dm_stats_get_histogram() with the
+ * region's bounds from @stats_list: one bin per bound plus the open-ended
+ * last one (upper bound UINT64_MAX), as many as @stats_print has counts
+ * (libdm-stats.c, _stats_parse_histogram_spec). */
+static void list_bounds(const struct dms_lib *lib, const struct dm_stats *dms,
+                        struct region_read *r) {
+  const struct dm_histogram *h = lib->stats_get_histogram(dms, r->id, 0);
+  int n = h != NULL ? lib->histogram_get_nr_bins(h) : 0;
+  if (n < 2 || n > DMS_MAX_BINS)
+    return;
+  for (int b = 0; b < n; b++)
+    r->bounds[b] = lib->histogram_get_bin_upper(h, b);
+  r->nr_bins = n;
+}
+
+/* Another program's region: plain @stats_print, never cleared. Returns 0
+ * or why it could not be read. */
+static int read_foreign(struct dms_ctx *ctx, struct device *d,
+                        struct region_read *r) {
   char *text = ctx->lib->stats_print_region(d->dms, r->id, 0, 0, 0);
   if (text == NULL) {
-    device_problem(ctx, d, &d->read_err, ctx->lib->take_last_errno(),
-                   "@stats_print");
-    return;
+    int err = ctx->lib->take_last_errno();
+    return err ? err : EIO;
   }
+  int err = ENOMEM;
   r->absolute = true;
-  r->nr_bins = 0;
-  r->signature = signature(r->nr_areas, r->precise, 0);
+  r->signature = signature(r->nr_areas, r->precise, r->nr_bins);
   if (alloc_read(r)) {
-    int n = dms_parse_print(text, r->precise, r->counters, r->nr_areas);
-    if (n >= 0 && (uint64_t)n == r->nr_areas) {
-      device_ok(ctx, d, &d->read_err, "@stats_print");
+    int n = dms_parse_print(text, r->precise, r->counters, r->nr_bins, r->bins,
+                            r->nr_areas);
+    err = n >= 0 && (uint64_t)n == r->nr_areas ? 0 : EPROTO;
+    if (err == 0)
       map_region(ctx, d, r);
-    } else {
-      device_problem(ctx, d, &d->read_err, EPROTO,
-                     "unexpected @stats_print response");
-    }
   }
   ctx->lib->stats_buffer_destroy(d->dms, text);
   free_read(r);
+  return err;
 }
 
 /* A region of ours after dm_stats_populate(): counters are deltas. */
@@ -617,6 +633,7 @@ static void read_device(struct dms_ctx *ctx, struct device *d) {
         .nr_areas = lib->stats_get_region_nr_areas(d->dms, id),
         .precise = lib->stats_get_region_precise_timestamps(d->dms, id) == 1,
     };
+    list_bounds(lib, d->dms, &foreign[foreign_num - 1]);
   }
 
   if (conf->create_regions && !own_present) {
@@ -640,27 +657,38 @@ static void read_device(struct dms_ctx *ctx, struct device *d) {
     }
   }
 
-  for (size_t i = 0; i < foreign_num; i++)
-    read_foreign(ctx, d, &foreign[i]);
+  /* One verdict per device and pass, so that a region that cannot be read
+   * next to one that can does not log at every read. */
+  int problem = 0;
+  for (size_t i = 0; i < foreign_num; i++) {
+    (void)lib->take_last_errno();
+    int err = read_foreign(ctx, d, &foreign[i]);
+    if (problem == 0)
+      problem = err;
+  }
   free(foreign);
 
-  if (!have_own)
-    return;
-  (void)lib->take_last_errno();
-  if (!lib->stats_populate(d->dms, conf->own_program_id,
-                           DM_STATS_REGIONS_ALL)) {
-    device_problem(ctx, d, &d->read_err, lib->take_last_errno(),
-                   "reading the plugin's regions");
-    return;
+  if (have_own) {
+    (void)lib->take_last_errno();
+    if (lib->stats_populate(d->dms, conf->own_program_id,
+                            DM_STATS_REGIONS_ALL)) {
+      nr = lib->stats_get_nr_regions(d->dms);
+      found = 0;
+      for (uint64_t id = 0; found < nr && id < MAX_REGION_ID; id++) {
+        if (!lib->stats_region_present(d->dms, id))
+          continue;
+        found++;
+        read_own(ctx, d, id);
+      }
+    } else if (problem == 0) {
+      int err = lib->take_last_errno();
+      problem = err ? err : EIO;
+    }
   }
-  nr = lib->stats_get_nr_regions(d->dms);
-  found = 0;
-  for (uint64_t id = 0; found < nr && id < MAX_REGION_ID; id++) {
-    if (!lib->stats_region_present(d->dms, id))
-      continue;
-    found++;
-    read_own(ctx, d, id);
-  }
+  if (problem != 0)
+    device_problem(ctx, d, &d->read_err, problem, "reading statistics");
+  else
+    device_ok(ctx, d, &d->read_err, "reading statistics");
 }
 
 size_t dms_read(struct dms_ctx *ctx, double interval_s, dms_emit_fn emit,

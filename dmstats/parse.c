@@ -6,7 +6,7 @@
  * area (Linux Documentation/admin-guide/device-mapper/statistics.rst,
  * "@stats_print"): "<start_sector>+<length>" then 13 counters; the 14th
  * field, a histogram "a:b:c", is present only for regions created with
- * one and is not read here. Strict: anything else fails the whole read.
+ * one. Strict: anything else fails the whole read.
  */
 #include "dmstats/dmstats.h"
 
@@ -40,7 +40,7 @@ static bool number(const char **p, uint64_t *out) {
 }
 
 int dms_parse_print(const char *text, bool precise, uint64_t *counters,
-                    size_t max_areas) {
+                    int nr_bins, uint64_t *bins, size_t max_areas) {
   const char *p = text;
   size_t areas = 0;
   while (*p != '\0') {
@@ -69,7 +69,12 @@ int dms_parse_print(const char *text, bool precise, uint64_t *counters,
       }
       row[c] = v;
     }
-    if (*p == ' ') { /* histogram "n:n:...": not used for these regions */
+    if (nr_bins > 0) {
+      uint64_t *hist = bins + areas * (size_t)nr_bins;
+      for (int b = 0; b < nr_bins; b++)
+        if (*p++ != (b == 0 ? ' ' : ':') || !number(&p, &hist[b]))
+          return -1;
+    } else if (*p == ' ') { /* a histogram nobody asked for */
       p++;
       while (isdigit((unsigned char)*p) || *p == ':')
         p++;

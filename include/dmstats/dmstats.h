@@ -144,11 +144,13 @@ void dms_ctx_destroy(struct dms_ctx *ctx);
 /* dm_stats_populate() reads with @stats_print_clear, which resets the
  * counters for every reader; regions of other programs are therefore read
  * with a plain @stats_print (dm_stats_print_region(..., clear=0)) and its
- * documented line format parsed here: "<start>+<len>" then 13 counters.
- * Times are converted to ns (x 1000000 unless precise). Returns the number
- * of areas parsed into counters[max_areas][DM_STATS_NR_COUNTERS], or -1 if
- * a line is malformed. */
+ * documented line format parsed here: "<start>+<len>", 13 counters, and
+ * for a region with a histogram of nr_bins bins a 14th field "n:n:...:n"
+ * of exactly nr_bins counts (with nr_bins 0 such a field is skipped).
+ * Times are converted to ns (x 1000000 unless precise). Fills
+ * counters[max_areas][DM_STATS_NR_COUNTERS] and bins[max_areas][nr_bins];
+ * returns the number of areas, or -1 if anything is malformed. */
 int dms_parse_print(const char *text, bool precise, uint64_t *counters,
-                    size_t max_areas);
+                    int nr_bins, uint64_t *bins, size_t max_areas);
 
 #endif

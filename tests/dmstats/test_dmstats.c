@@ -44,6 +44,7 @@ struct fake_region {
   uint64_t bins[MAX_AREAS][MAX_FAKE_BINS];
   uint64_t cleared[MAX_AREAS][DM_STATS_NR_COUNTERS]; /* at last populate */
   uint64_t cleared_bins[MAX_AREAS][MAX_FAKE_BINS];
+  bool print_garbage; /* @stats_print answers something unexpected */
 };
 
 struct fake_device {
@@ -62,6 +63,7 @@ struct dm_stats {
   /* what populate handed out: deltas since the previous populate */
   uint64_t snap[MAX_REGIONS][MAX_AREAS][DM_STATS_NR_COUNTERS];
   struct dm_histogram hist[MAX_REGIONS][MAX_AREAS];
+  struct dm_histogram list_bounds[MAX_REGIONS]; /* after a list */
 };
 
 static struct fake_device devices[MAX_DEVICES];
@@ -202,11 +204,20 @@ static uint64_t f_counter(const struct dm_stats *h, dm_stats_counter_t c,
   return h->snap[id][area][c];
 }
 
+/* Like libdm-stats.c: after a list (no counters yet) the region's bounds,
+ * one "bin" per bound; after a populate the area's histogram. */
 static struct dm_histogram *f_histogram(const struct dm_stats *h, uint64_t id,
                                         uint64_t area) {
-  assert_true(h->populated);
-  if (h->dev->regions[id].nr_bins == 0)
+  const struct fake_region *r = &h->dev->regions[id];
+  if (r->nr_bins == 0)
     return NULL;
+  if (!h->populated) { /* bounds plus the open-ended bin, UINT64_MAX */
+    struct dm_histogram *b = (struct dm_histogram *)&h->list_bounds[id];
+    b->nr_bins = r->nr_bins;
+    memcpy(b->upper, r->bounds, sizeof(b->upper));
+    b->upper[r->nr_bins - 1] = UINT64_MAX;
+    return b;
+  }
   return (struct dm_histogram *)&h->hist[id][area];
 }
 
@@ -252,6 +263,10 @@ static char *f_print_region(struct dm_stats *h, uint64_t id, unsigned start,
   assert_int_equal(num, 0);
   const struct fake_region *r = &h->dev->regions[id];
   char *text = calloc(1, 4096);
+  if (r->print_garbage) {
+    strcpy(text, "0+8 1 2 3 what\n");
+    return text;
+  }
   size_t used = 0;
   for (uint64_t a = 0; a < r->nr_areas; a++) {
     used +=
@@ -266,6 +281,9 @@ static char *f_print_region(struct dm_stats *h, uint64_t id, unsigned start,
         v /= NS_PER_MS;
       used += (size_t)snprintf(text + used, 4096 - used, " %" PRIu64, v);
     }
+    for (int b = 0; b < r->nr_bins; b++)
+      used += (size_t)snprintf(text + used, 4096 - used, "%c%" PRIu64,
+                               b ? ':' : ' ', r->bins[a][b]);
     used += (size_t)snprintf(text + used, 4096 - used, "\n");
   }
   return text;
@@ -511,34 +529,48 @@ static void test_parse_print(void **state) {
   uint64_t c[3][DM_STATS_NR_COUNTERS];
   const char *text = "0+1024 1 2 3 4 5 6 7 8 0 10 11 12 13\n"
                      "1024+1024 9 0 72 1 0 0 0 0 2 1 1 1 0\n";
-  assert_int_equal(dms_parse_print(text, false, &c[0][0], 3), 2);
+  assert_int_equal(dms_parse_print(text, false, &c[0][0], 0, NULL, 3), 2);
   assert_int_equal(c[0][DM_STATS_READS_COUNT], 1);
   assert_int_equal(c[0][DM_STATS_READ_SECTORS_COUNT], 3);
   assert_int_equal(c[0][DM_STATS_READ_NSECS], 4 * NS_PER_MS);
   assert_int_equal(c[0][DM_STATS_WRITE_SECTORS_COUNT], 7);
   assert_int_equal(c[0][DM_STATS_TOTAL_WRITE_NSECS], 13 * NS_PER_MS);
   assert_int_equal(c[1][DM_STATS_IO_IN_PROGRESS_COUNT], 2);
-  assert_int_equal(dms_parse_print(text, true, &c[0][0], 3), 2);
+  assert_int_equal(dms_parse_print(text, true, &c[0][0], 0, NULL, 3), 2);
   assert_int_equal(c[0][DM_STATS_READ_NSECS], 4); /* precise: ns already */
   /* a histogram field is skipped */
   assert_int_equal(dms_parse_print("0+8 1 0 8 0 0 0 0 0 0 0 0 0 0 1:0:0\n",
-                                   false, &c[0][0], 3),
+                                   false, &c[0][0], 0, NULL, 3),
                    1);
+  /* a region with a histogram of 3 bins: exactly 3 counts per line */
+  uint64_t bins[2][3];
+  const char *hist = "0+8 1 0 8 0 0 0 0 0 0 0 0 0 0 4:5:6\n"
+                     "8+8 1 0 8 0 0 0 0 0 0 0 0 0 0 0:0:1\n";
+  assert_int_equal(dms_parse_print(hist, false, &c[0][0], 3, &bins[0][0], 2),
+                   2);
+  assert_int_equal(bins[0][1], 5);
+  assert_int_equal(bins[1][2], 1);
+  assert_int_equal(dms_parse_print(hist, false, &c[0][0], 2, &bins[0][0], 2),
+                   -1);
+  assert_int_equal(dms_parse_print("0+8 1 0 8 0 0 0 0 0 0 0 0 0 0\n", false,
+                                   &c[0][0], 3, &bins[0][0], 2),
+                   -1);
   /* more areas than the region has, short lines, junk, overflow */
-  assert_int_equal(dms_parse_print(text, false, &c[0][0], 1), -1);
-  assert_int_equal(dms_parse_print("0+8 1 2 3\n", false, &c[0][0], 3), -1);
-  assert_int_equal(
-      dms_parse_print("0+8 1 0 8 0 0 0 0 0 0 0 0 0 x\n", false, &c[0][0], 3),
-      -1);
+  assert_int_equal(dms_parse_print(text, false, &c[0][0], 0, NULL, 1), -1);
+  assert_int_equal(dms_parse_print("0+8 1 2 3\n", false, &c[0][0], 0, NULL, 3),
+                   -1);
+  assert_int_equal(dms_parse_print("0+8 1 0 8 0 0 0 0 0 0 0 0 0 x\n", false,
+                                   &c[0][0], 0, NULL, 3),
+                   -1);
   assert_int_equal(dms_parse_print("0+8 99999999999999999999 0 8 0 0 0 0 0 0 "
                                    "0 0 0 0\n",
-                                   false, &c[0][0], 3),
+                                   false, &c[0][0], 0, NULL, 3),
                    -1);
   assert_int_equal(dms_parse_print("0+8 1 0 8 99999999999999999 0 0 0 0 0 0 "
                                    "0 0 0\n",
-                                   false, &c[0][0], 3),
+                                   false, &c[0][0], 0, NULL, 3),
                    -1); /* ms x 10^6 overflows */
-  assert_int_equal(dms_parse_print("", false, &c[0][0], 3), 0);
+  assert_int_equal(dms_parse_print("", false, &c[0][0], 0, NULL, 3), 0);
 }
 
 /* ---- the plugin's own regions
@@ -720,6 +752,50 @@ static void test_foreign_region_recreated_without_spike(void **state) {
   dms_ctx_destroy(ctx);
 }
 
+static void test_foreign_region_histogram(void **state) {
+  (void)state;
+  struct fake_device *dev = add_fake_device("d");
+  struct fake_region *r = add_fake_region(dev, "dmstats", 2, false);
+  r->nr_bins = 3;
+  r->bounds[0] = 1 * NS_PER_MS;
+  r->bounds[1] = 10 * NS_PER_MS;
+  r->bins[0][0] = 4;
+  r->bins[1][0] = 1;
+  r->bins[1][2] = 2;
+  struct dms_ctx *ctx = start();
+  read_once(ctx, 10.0);
+  assert_int_equal(value("d_r0", "derive", "latency-0ms-1ms", 0), 5);
+  assert_int_equal(value("d_r0", "derive", "latency-1ms-10ms", 0), 0);
+  assert_int_equal(value("d_r0", "derive", "latency-10ms-inf", 0), 2);
+  r->bins[0][1] = 3;
+  read_once(ctx, 10.0);
+  assert_int_equal(value("d_r0", "derive", "latency-1ms-10ms", 0), 3);
+  assert_int_equal(value("d_r0", "derive", "latency-0ms-1ms", 0), 5);
+  assert_int_equal(r->bins[0][0], 4); /* never cleared */
+  dms_ctx_destroy(ctx);
+}
+
+/* One bad region next to a good one: said once, not at every read. */
+static void test_unreadable_region_said_once(void **state) {
+  (void)state;
+  struct fake_device *dev = add_fake_device("d");
+  add_fake_region(dev, "dmstats", 1, false)->print_garbage = true;
+  add_fake_region(dev, "dmstats", 1, false);
+  struct dms_ctx *ctx = start();
+  for (int i = 0; i < 4; i++)
+    read_once(ctx, 10.0);
+  assert_null(find("d_r0", "disk_ops", ""));
+  assert_non_null(find("d_r1", "disk_ops", ""));
+  assert_int_equal(logged_num, 1);
+  assert_non_null(strstr(logged[0], "unexpected @stats_print response"));
+  dev->regions[0].print_garbage = false;
+  read_once(ctx, 10.0);
+  assert_non_null(find("d_r0", "disk_ops", ""));
+  assert_int_equal(logged_num, 2);
+  assert_int_equal(logged_level[1], DMS_LOG_INFO);
+  dms_ctx_destroy(ctx);
+}
+
 static void test_program_filter(void **state) {
   (void)state;
   struct fake_device *dev = add_fake_device("d");
@@ -833,6 +909,10 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(
           test_foreign_region_recreated_without_spike, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_foreign_region_histogram, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_unreadable_region_said_once, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_program_filter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_selection_and_names, setup,
                                       teardown),

@@ -75,10 +75,13 @@ fi
 # Regions of other programs: otherprog (2 areas) is read, ignoredprog not.
 dmsetup message dmtest 0 @stats_create - /2 otherprog
 dmsetup message dmtest 0 @stats_create - /1 ignoredprog
+# histprog: a histogram in ms (jiffies), 2 areas.
+dmsetup message dmtest 0 @stats_create - /2 1 histogram:1,10 histprog
 
 write_conf /tmp/dm.conf /out \
   'Device "/^dm/"' \
   'ProgramID "otherprog"' \
+  'ProgramID "histprog"' \
   'CreateRegions true' \
   'PreciseTimestamps true' \
   'Histogram "20us,1ms"'
@@ -91,7 +94,7 @@ while ! dmsetup message dmtest 0 @stats_list | grep -q ' collectd '; do
   sleep 0.1
 done
 own=$(dmsetup message dmtest 0 @stats_list | awk '$4 == "collectd" { sub(":", "", $1); print $1 }')
-check "the plugin created one region of program id collectd" 2 "${own:-none}"
+check "the plugin created one region of program id collectd" 3 "${own:-none}"
 dmsetup message dmtest 0 @stats_list | grep -q 'collectd .*precise_timestamps histogram:20000,1000000' &&
   ok "its region has precise_timestamps and the histogram" ||
   nok "its region lacks precise_timestamps/histogram: $(dmsetup message dmtest 0 @stats_list)"
@@ -153,8 +156,24 @@ check "ignoredprog region never cleared by the plugin: its writes" 320 "$(printe
 check "total_time_in_ms written for otherprog" yes \
   "$([ -n "$(last "$(ls /out/vm/dmstats-dmtest_r0/total_time_in_ms-write-* | head -n 1)" 2)" ] && echo yes)"
 
+# histprog's histogram: buckets named in ms, equal to @stats_print's.
+names=
+for f in /out/vm/dmstats-dmtest_r2/derive-latency-*; do
+  b=${f##*/derive-latency-}
+  names="$names ${b%-*-*-*}"
+done
+check "histprog region: histogram buckets named with their bounds in ms" \
+  " 0ms-1ms 10ms-inf 1ms-10ms" "$names"
+hist=$(dmsetup message dmtest 0 @stats_print 2 |
+  awk '{ split($15, h, ":"); for (i = 1; i <= 3; i++) s[i] += h[i] }
+       END { printf "%d %d %d", s[1], s[2], s[3] }')
+got="$(last "$(csv dmtest_r2 derive-latency-0ms-1ms)" 2) $(last "$(csv dmtest_r2 derive-latency-1ms-10ms)" 2) $(last "$(csv dmtest_r2 derive-latency-10ms-inf)" 2)"
+check "histprog region: buckets = @stats_print histogram (summed over areas)" "$hist" "$got"
+check "histprog region: buckets add up to reads + writes" 448 \
+  "$(echo "$got" | awk '{ print $1 + $2 + $3 }')"
+
 # Shutdown removed the plugin's region and nothing else.
-check "after shutdown: regions left" "0 1" \
+check "after shutdown: regions left" "0 1 2" \
   "$(dmsetup message dmtest 0 @stats_list | awk '{ sub(":", "", $1); printf "%s%s", s, $1; s = " " }')" ||
   show /tmp/dm.log
 check "no errors logged" 0 "$(grep -c -i 'error' /tmp/dm.log)" || show /tmp/dm.log
