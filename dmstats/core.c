@@ -108,6 +108,9 @@ static const char *errno_advice(int err) {
   case ENXIO:
     return "device-mapper is not available (no /dev/mapper/control): load "
            "the dm_mod module (modprobe dm_mod)";
+  case EOPNOTSUPP:
+    return "the device is request-based (e.g. multipath with queue_mode mq): "
+           "device-mapper keeps statistics of bio-based devices only";
   case EACCES:
   case EPERM:
     return "permission denied on /dev/mapper/control: collectd needs root or "
@@ -579,8 +582,8 @@ static void create_own_region(struct dms_ctx *ctx, struct device *d) {
     } else {
       logf_(ctx, DMS_LOG_ERR,
             "device %s: cannot create a statistics region: %s", d->name,
-            err == EIO ? "libdevmapper failed (is the device bio-based, "
-                         "e.g. not multipath request-based?)"
+            err == EIO ? "libdevmapper failed (is the device bio-based? "
+                         "request-based multipath has no statistics)"
                        : errno_advice(err));
     }
     return;

@@ -885,6 +885,44 @@ static void test_memory_limit_said_once(void **state) {
   dms_ctx_destroy(ctx);
 }
 
+static void test_request_based_device_explained(void **state) {
+  (void)state;
+  add_fake_device("mpathb")->create_errno = EOPNOTSUPP;
+  conf.create_regions = true;
+  struct dms_ctx *ctx = start();
+  read_once(ctx, 10.0);
+  read_once(ctx, 10.0);
+  assert_int_equal(logged_num, 1);
+  assert_non_null(strstr(logged[0], "device mpathb"));
+  assert_non_null(strstr(logged[0], "bio-based devices only"));
+  dms_ctx_destroy(ctx);
+}
+
+/* A region gone for good is forgotten after DMS_FORGET_AFTER_READS reads;
+ * one that comes back sooner continues its totals. */
+static void test_absent_series_forgotten(void **state) {
+  (void)state;
+  struct fake_device *dev = add_fake_device("d");
+  add_fake_region(dev, "p", 1, false);
+  do_io(dev, 0, 0, 10, 0, 1);
+  struct dms_ctx *ctx = start();
+  read_once(ctx, 10.0);
+  dev->regions[0].present = false;
+  for (int i = 0; i < DMS_FORGET_AFTER_READS; i++)
+    read_once(ctx, 10.0);
+  dev->regions[0].present = true;
+  dev->regions[0].counters[0][DM_STATS_READS_COUNT] = 1;
+  read_once(ctx, 10.0);
+  assert_int_equal(value("d_r0", "disk_ops", "", 0), 11);
+  dev->regions[0].present = false;
+  for (int i = 0; i < DMS_FORGET_AFTER_READS + 1; i++)
+    read_once(ctx, 10.0);
+  dev->regions[0].present = true;
+  read_once(ctx, 10.0);
+  assert_int_equal(value("d_r0", "disk_ops", "", 0), 1);
+  dms_ctx_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_conf_selection, setup, teardown),
@@ -921,6 +959,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_no_privilege_said_once, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_memory_limit_said_once, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_request_based_device_explained,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_absent_series_forgotten, setup,
                                       teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
