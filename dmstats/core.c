@@ -28,6 +28,9 @@
  * claims more regions than this many ids is not walked further. */
 #define MAX_REGION_ID (1u << 20)
 
+/* Running totals of one region or area, found by hash (a region may have
+ * many areas, and PerArea makes each a series). */
+#define SERIES_BUCKETS 4096
 struct series {
   struct series *next;
   char *device;
@@ -38,8 +41,8 @@ struct series {
   uint64_t last_raw[DM_STATS_NR_COUNTERS];
   uint64_t total[DM_STATS_NR_COUNTERS];
   int nr_bins;
-  uint64_t last_raw_bins[DMS_MAX_BINS];
-  uint64_t total_bins[DMS_MAX_BINS];
+  uint64_t *last_raw_bins; /* [nr_bins] */
+  uint64_t *total_bins;    /* [nr_bins] */
   /* disk_time as collectd's disk plugin (5.12) computes it. */
   bool have_prev;
   uint64_t prev_ops[2], prev_time_ns[2];
@@ -64,7 +67,7 @@ struct dms_ctx {
   dms_log_fn log;
   void *log_arg;
   struct device *devices;
-  struct series *series;
+  struct series *series[SERIES_BUCKETS];
   unsigned long read_no;
   int global_err; /* last logged failure to list devices (0: none) */
   struct dm_histogram *bounds;
@@ -236,9 +239,20 @@ static void free_device(struct dms_ctx *ctx, struct device *d,
 
 /* ---- series state ------------------------------------------------------- */
 
+static size_t series_bucket(const char *device, uint64_t region,
+                            uint64_t area) {
+  uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+  for (const unsigned char *p = (const unsigned char *)device; *p; p++)
+    h = (h ^ *p) * UINT64_C(1099511628211);
+  h = (h ^ region) * UINT64_C(1099511628211);
+  h = (h ^ area) * UINT64_C(1099511628211);
+  return (size_t)(h % SERIES_BUCKETS);
+}
+
 static struct series *get_series(struct dms_ctx *ctx, const char *device,
                                  uint64_t region, uint64_t area) {
-  for (struct series *s = ctx->series; s != NULL; s = s->next)
+  struct series **head = &ctx->series[series_bucket(device, region, area)];
+  for (struct series *s = *head; s != NULL; s = s->next)
     if (s->region == region && s->area == area &&
         strcmp(s->device, device) == 0)
       return s;
@@ -249,21 +263,29 @@ static struct series *get_series(struct dms_ctx *ctx, const char *device,
   }
   s->region = region;
   s->area = area;
-  s->next = ctx->series;
-  ctx->series = s;
+  s->next = *head;
+  *head = s;
   return s;
 }
 
+static void free_series(struct series *s) {
+  free(s->device);
+  free(s->last_raw_bins);
+  free(s->total_bins);
+  free(s);
+}
+
 static void forget_old_series(struct dms_ctx *ctx) {
-  struct series **link = &ctx->series;
-  while (*link != NULL) {
-    struct series *s = *link;
-    if (ctx->read_no - s->last_read > DMS_FORGET_AFTER_READS) {
-      *link = s->next;
-      free(s->device);
-      free(s);
-    } else {
-      link = &s->next;
+  for (size_t b = 0; b < SERIES_BUCKETS; b++) {
+    struct series **link = &ctx->series[b];
+    while (*link != NULL) {
+      struct series *s = *link;
+      if (ctx->read_no - s->last_read > DMS_FORGET_AFTER_READS) {
+        *link = s->next;
+        free_series(s);
+      } else {
+        link = &s->next;
+      }
     }
   }
 }
@@ -272,22 +294,32 @@ static void forget_old_series(struct dms_ctx *ctx) {
  * went down (or a region whose shape changed) mean the region was
  * re-created or cleared: its counters start again from zero, so the whole
  * new value is the increase. */
-static void update_series(struct series *s, const struct region_read *r,
+static bool update_series(struct series *s, const struct region_read *r,
                           const uint64_t *raw, const uint64_t *raw_bins) {
+  if (s->nr_bins != r->nr_bins) { /* new, or a histogram of another shape */
+    uint64_t *last = calloc((size_t)r->nr_bins + 1, sizeof(*last));
+    uint64_t *total = calloc((size_t)r->nr_bins + 1, sizeof(*total));
+    if (last == NULL || total == NULL) {
+      free(last);
+      free(total);
+      return false;
+    }
+    free(s->last_raw_bins);
+    free(s->total_bins);
+    s->last_raw_bins = last;
+    s->total_bins = total;
+    s->nr_bins = r->nr_bins;
+    s->signature = ~r->signature; /* counts as a restart below */
+  }
   bool restart = false;
   if (r->absolute) {
-    restart = s->signature != r->signature || s->nr_bins != r->nr_bins;
+    restart = s->signature != r->signature;
     for (int c = 0; c < DM_STATS_NR_COUNTERS && !restart; c++)
       if (c != DM_STATS_IO_IN_PROGRESS_COUNT && raw[c] < s->last_raw[c])
         restart = true;
     for (int b = 0; b < r->nr_bins && !restart; b++)
       if (raw_bins[b] < s->last_raw_bins[b])
         restart = true;
-  }
-  if (s->nr_bins != r->nr_bins) {
-    memset(s->total_bins, 0, sizeof(s->total_bins));
-    memset(s->last_raw_bins, 0, sizeof(s->last_raw_bins));
-    s->nr_bins = r->nr_bins;
   }
   s->signature = r->signature;
   for (int c = 0; c < DM_STATS_NR_COUNTERS; c++) {
@@ -304,6 +336,7 @@ static void update_series(struct series *s, const struct region_read *r,
     s->total_bins[b] += raw_bins[b] - base;
     s->last_raw_bins[b] = r->absolute ? raw_bins[b] : 0;
   }
+  return true;
 }
 
 /* collectd 5.12's disk plugin dispatches as disk_time a running sum of
@@ -414,10 +447,10 @@ static void map_region(struct dms_ctx *ctx, struct device *d,
   if (ctx->conf->per_area) {
     for (uint64_t a = 0; a < r->nr_areas; a++) {
       struct series *s = get_series(ctx, d->name, r->id, a);
-      if (s == NULL)
+      if (s == NULL ||
+          !update_series(s, r, r->counters + a * DM_STATS_NR_COUNTERS,
+                         r->bins + a * (size_t)r->nr_bins))
         continue;
-      update_series(s, r, r->counters + a * DM_STATS_NR_COUNTERS,
-                    r->bins + a * (size_t)r->nr_bins);
       update_disk_time(s, ctx->interval_s);
       s->last_read = ctx->read_no;
       emit_series(ctx, s, r);
@@ -433,9 +466,8 @@ static void map_region(struct dms_ctx *ctx, struct device *d,
       sum_bins[b] += r->bins[a * (size_t)r->nr_bins + b];
   }
   struct series *s = get_series(ctx, d->name, r->id, AREA_ALL);
-  if (s == NULL)
+  if (s == NULL || !update_series(s, r, sum, sum_bins))
     return;
-  update_series(s, r, sum, sum_bins);
   update_disk_time(s, ctx->interval_s);
   s->last_read = ctx->read_no;
   emit_series(ctx, s, r);
@@ -754,11 +786,12 @@ void dms_ctx_destroy(struct dms_ctx *ctx) {
     ctx->devices = d->next;
     free_device(ctx, d, true);
   }
-  while (ctx->series != NULL) {
-    struct series *s = ctx->series;
-    ctx->series = s->next;
-    free(s->device);
-    free(s);
+  for (size_t b = 0; b < SERIES_BUCKETS; b++) {
+    while (ctx->series[b] != NULL) {
+      struct series *s = ctx->series[b];
+      ctx->series[b] = s->next;
+      free_series(s);
+    }
   }
   if (ctx->bounds != NULL)
     ctx->lib->histogram_bounds_destroy(ctx->bounds);
