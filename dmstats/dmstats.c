@@ -82,17 +82,16 @@ static int config_option(oconfig_item_t *child, char *err, size_t errlen) {
   return -1;
 }
 
+/* Every failing option leaves its one-line reason in err. */
 static int dmstats_config(oconfig_item_t *ci) {
-  conf_prepare();
-  for (int i = 0; i < ci->children_num; i++) {
-    char err[512] = "";
-    if (config_option(ci->children + i, err, sizeof(err)) != 0) {
-      ERROR(LOG_PREFIX "%s", err);
-      return -1;
-    }
-  }
   char err[512] = "";
-  if (dms_conf_finish(&conf, err, sizeof(err)) != 0) {
+  conf_prepare();
+  int rc = 0;
+  for (int i = 0; i < ci->children_num && rc == 0; i++)
+    rc = config_option(ci->children + i, err, sizeof(err));
+  if (rc == 0)
+    rc = dms_conf_finish(&conf, err, sizeof(err));
+  if (rc != 0) {
     ERROR(LOG_PREFIX "%s", err);
     return -1;
   }
