@@ -94,6 +94,24 @@ if grep -q 'dmstats plugin: .*\(option\|needs\|must\)' "$tmp/sample.out"; then
 fi
 echo "ok - the man page's sample configuration is accepted"
 
+# So is the example configuration's commented dmstats block.
+example=$src/contrib/collectd.conf.example
+sed -n '/^#<Plugin dmstats>/,/^#<\/Plugin>/p' "$example" | sed '1d;$d;s/^#//;s/ *#.*$//' |
+  grep -v '^ *$' >"$tmp/example"
+[ -s "$tmp/example" ] || { echo "FAIL: no #<Plugin dmstats> block in $example"; exit 1; }
+IFS='
+'
+# shellcheck disable=SC2046
+conf "$tmp/example.conf" $(sed 's/^ *//' "$tmp/example")
+unset IFS
+timeout 20 env LD_PRELOAD="$asan_preload" "$daemon" -T -C "$tmp/example.conf" >"$tmp/example.out" 2>&1 || true
+if grep -q 'dmstats plugin: .*\(option\|needs\|must\)' "$tmp/example.out"; then
+  cat "$tmp/example.out"
+  echo "FAIL: the example configuration's dmstats block is refused"
+  exit 1
+fi
+echo "ok - the example configuration's dmstats block is accepted"
+
 # Without device-mapper (or as a user without CAP_SYS_ADMIN) the daemon
 # runs on and the plugin says what to do, once in 3 s of 1 s reads.
 if [ -c /dev/mapper/control ] && [ "$(id -u)" -eq 0 ] &&
