@@ -178,6 +178,19 @@ check "after shutdown: regions left" "0 1 2" \
   show /tmp/dm.log
 check "no errors logged" 0 "$(grep -c -i 'error' /tmp/dm.log)" || show /tmp/dm.log
 
+# PerArea: each area of histprog's region on its own, as @stats_print's
+# lines (16 writes into the second half of the device first).
+dd if=/dev/zero of=/dev/mapper/dmtest bs=4096 count=16 seek=10240 oflag=direct 2>/dev/null
+write_conf /tmp/area.conf /tmp/area-out 'Device "dmtest"' 'ProgramID "histprog"' \
+  'PerArea true'
+run_for 3 /tmp/area.conf /tmp/area.log
+for a in 0 1; do
+  want=$(dmsetup message dmtest 0 @stats_print 2 | awk -v l=$((a + 1)) 'NR == l { print $2 " " $6 }')
+  f=$(ls /tmp/area-out/vm/dmstats-dmtest_r2_a$a/disk_ops-* 2>/dev/null | head -n 1)
+  check "PerArea: area $a reads and writes = its @stats_print line" "$want" \
+    "$(last "$f" 2) $(last "$f" 3)"
+done
+
 # The kernel's dm-stats memory limit (1/4 of RAM) refuses a region of a
 # million areas with a histogram on a 1 TiB error device.
 echo "0 2147483648 error" | dmsetup create --noudevsync dmbig
