@@ -426,6 +426,9 @@ static void emit_series(struct dms_ctx *ctx, const struct series *s,
       .is_gauge = true, .gauge = (double)t[DM_STATS_IO_IN_PROGRESS_COUNT]};
   ctx->emit(ctx->emit_arg, pi, "pending_operations", "", &pending, 1);
   ctx->emitted++;
+  /* The two extra dm-stats counters: time with reads resp. writes in
+   * flight (linux drivers/md/dm-stats.c, dm_stat_round: io_ticks[READ],
+   * io_ticks[WRITE]). */
   emit1(ctx, pi, "total_time_in_ms", "read",
         t[DM_STATS_TOTAL_READ_NSECS] / NS_PER_MS);
   emit1(ctx, pi, "total_time_in_ms", "write",
