@@ -77,40 +77,30 @@ must_fail histogram 'Histogram needs CreateRegions true' 'Histogram "1ms,5ms"'
 must_fail areas 'Areas 0' 'CreateRegions true' 'Areas 0'
 must_fail bounds 'Histogram "5ms,1ms"' 'CreateRegions true' 'Histogram "5ms,1ms"'
 
-# The man page's sample configuration is accepted.
-pod=$src/contrib/dmstats.pod
-sed -n '/^ <Plugin dmstats>/,/^ <\/Plugin>/p' "$pod" | sed '1d;$d' >"$tmp/sample"
-[ -s "$tmp/sample" ] || { echo "FAIL: no sample <Plugin dmstats> block in $pod"; exit 1; }
-# shellcheck disable=SC2046
-IFS='
+# must_accept NAME WHAT: the plugin block lines in $tmp/NAME are accepted.
+must_accept() {
+  [ -s "$tmp/$1" ] || { echo "FAIL: no <Plugin dmstats> block in $2"; exit 1; }
+  IFS='
 '
-conf "$tmp/sample.conf" $(sed 's/^ *//' "$tmp/sample")
-unset IFS
-timeout 20 env LD_PRELOAD="$asan_preload" "$daemon" -T -C "$tmp/sample.conf" >"$tmp/sample.out" 2>&1 || true
-if grep -q 'dmstats plugin: .*\(option\|needs\|must\)' "$tmp/sample.out"; then
-  cat "$tmp/sample.out"
-  echo "FAIL: the man page's sample configuration is refused"
-  exit 1
-fi
-echo "ok - the man page's sample configuration is accepted"
-
-# So is the example configuration's commented dmstats block.
-example=$src/contrib/collectd.conf.example
-sed -n '/^#<Plugin dmstats>/,/^#<\/Plugin>/p' "$example" | sed '1d;$d;s/^#//;s/ *#.*$//' |
-  grep -v '^ *$' >"$tmp/example"
-[ -s "$tmp/example" ] || { echo "FAIL: no #<Plugin dmstats> block in $example"; exit 1; }
-IFS='
-'
-# shellcheck disable=SC2046
-conf "$tmp/example.conf" $(sed 's/^ *//' "$tmp/example")
-unset IFS
-timeout 20 env LD_PRELOAD="$asan_preload" "$daemon" -T -C "$tmp/example.conf" >"$tmp/example.out" 2>&1 || true
-if grep -q 'dmstats plugin: .*\(option\|needs\|must\)' "$tmp/example.out"; then
-  cat "$tmp/example.out"
-  echo "FAIL: the example configuration's dmstats block is refused"
-  exit 1
-fi
-echo "ok - the example configuration's dmstats block is accepted"
+  # shellcheck disable=SC2046
+  conf "$tmp/$1.conf" $(sed 's/^ *//' "$tmp/$1")
+  unset IFS
+  timeout 20 env LD_PRELOAD="$asan_preload" "$daemon" -T -C "$tmp/$1.conf" >"$tmp/$1.out" 2>&1 || true
+  if grep -q 'dmstats plugin: .*\(option\|needs\|must\)' "$tmp/$1.out"; then
+    cat "$tmp/$1.out"
+    echo "FAIL: the dmstats block of $2 is refused"
+    exit 1
+  fi
+  echo "ok - the dmstats block of $2 is accepted"
+}
+# The man page's sample configuration, and the example configuration's
+# commented block.
+sed -n '/^ <Plugin dmstats>/,/^ <\/Plugin>/p' "$src/contrib/dmstats.pod" |
+  sed '1d;$d' >"$tmp/sample"
+must_accept sample "the man page (contrib/dmstats.pod)"
+sed -n '/^#<Plugin dmstats>/,/^#<\/Plugin>/p' "$src/contrib/collectd.conf.example" |
+  sed '1d;$d;s/^#//;s/ *#.*$//' | grep -v '^ *$' >"$tmp/example"
+must_accept example "contrib/collectd.conf.example"
 
 # Without device-mapper (or as a user without CAP_SYS_ADMIN) the daemon
 # runs on and the plugin says what to do, once in 3 s of 1 s reads.
