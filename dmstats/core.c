@@ -29,14 +29,16 @@
 #define MAX_REGION_ID (1u << 20)
 
 /* Running totals of one region or area, found by hash (a region may have
- * many areas, and PerArea makes each a series). */
-#define SERIES_BUCKETS 4096
+ * many areas, and PerArea makes each a series); the table doubles when it
+ * holds twice as many series as buckets. */
+#define SERIES_MIN_BUCKETS 256
 struct series {
   struct series *next;
   char *device;
   uint64_t region;
   uint64_t area; /* AREA_ALL: the sum over the region's areas */
   uint64_t signature;
+  uint64_t hash;
   unsigned long last_read;
   uint64_t last_raw[DM_STATS_NR_COUNTERS];
   uint64_t total[DM_STATS_NR_COUNTERS];
@@ -67,7 +69,9 @@ struct dms_ctx {
   dms_log_fn log;
   void *log_arg;
   struct device *devices;
-  struct series *series[SERIES_BUCKETS];
+  struct series **series; /* [buckets] */
+  size_t buckets;
+  size_t series_num;
   unsigned long read_no;
   int global_err; /* last logged failure to list devices (0: none) */
   struct dm_histogram *bounds;
@@ -239,21 +243,43 @@ static void free_device(struct dms_ctx *ctx, struct device *d,
 
 /* ---- series state ------------------------------------------------------- */
 
-static size_t series_bucket(const char *device, uint64_t region,
+static uint64_t series_hash(const char *device, uint64_t region,
                             uint64_t area) {
   uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
   for (const unsigned char *p = (const unsigned char *)device; *p; p++)
     h = (h ^ *p) * UINT64_C(1099511628211);
   h = (h ^ region) * UINT64_C(1099511628211);
-  h = (h ^ area) * UINT64_C(1099511628211);
-  return (size_t)(h % SERIES_BUCKETS);
+  return (h ^ area) * UINT64_C(1099511628211);
+}
+
+static void grow_series_table(struct dms_ctx *ctx) {
+  size_t buckets = ctx->buckets ? 2 * ctx->buckets : SERIES_MIN_BUCKETS;
+  struct series **table = calloc(buckets, sizeof(*table));
+  if (table == NULL)
+    return; /* longer chains, still correct */
+  for (size_t b = 0; b < ctx->buckets; b++) {
+    while (ctx->series[b] != NULL) {
+      struct series *s = ctx->series[b];
+      ctx->series[b] = s->next;
+      s->next = table[s->hash % buckets];
+      table[s->hash % buckets] = s;
+    }
+  }
+  free(ctx->series);
+  ctx->series = table;
+  ctx->buckets = buckets;
 }
 
 static struct series *get_series(struct dms_ctx *ctx, const char *device,
                                  uint64_t region, uint64_t area) {
-  struct series **head = &ctx->series[series_bucket(device, region, area)];
+  uint64_t hash = series_hash(device, region, area);
+  if (ctx->series_num >= 2 * ctx->buckets)
+    grow_series_table(ctx);
+  if (ctx->buckets == 0)
+    return NULL;
+  struct series **head = &ctx->series[hash % ctx->buckets];
   for (struct series *s = *head; s != NULL; s = s->next)
-    if (s->region == region && s->area == area &&
+    if (s->hash == hash && s->region == region && s->area == area &&
         strcmp(s->device, device) == 0)
       return s;
   struct series *s = calloc(1, sizeof(*s));
@@ -261,10 +287,12 @@ static struct series *get_series(struct dms_ctx *ctx, const char *device,
     free(s);
     return NULL;
   }
+  s->hash = hash;
   s->region = region;
   s->area = area;
   s->next = *head;
   *head = s;
+  ctx->series_num++;
   return s;
 }
 
@@ -276,13 +304,14 @@ static void free_series(struct series *s) {
 }
 
 static void forget_old_series(struct dms_ctx *ctx) {
-  for (size_t b = 0; b < SERIES_BUCKETS; b++) {
+  for (size_t b = 0; b < ctx->buckets; b++) {
     struct series **link = &ctx->series[b];
     while (*link != NULL) {
       struct series *s = *link;
       if (ctx->read_no - s->last_read > DMS_FORGET_AFTER_READS) {
         *link = s->next;
         free_series(s);
+        ctx->series_num--;
       } else {
         link = &s->next;
       }
@@ -789,13 +818,14 @@ void dms_ctx_destroy(struct dms_ctx *ctx) {
     ctx->devices = d->next;
     free_device(ctx, d, true);
   }
-  for (size_t b = 0; b < SERIES_BUCKETS; b++) {
+  for (size_t b = 0; b < ctx->buckets; b++) {
     while (ctx->series[b] != NULL) {
       struct series *s = ctx->series[b];
       ctx->series[b] = s->next;
       free_series(s);
     }
   }
+  free(ctx->series);
   if (ctx->bounds != NULL)
     ctx->lib->histogram_bounds_destroy(ctx->bounds);
   free(ctx);
