@@ -47,6 +47,15 @@ write_conf() {
 # Last value (column N, 2 = first value) of a csv file of collectd's.
 last() { tail -n 1 "$1" 2>/dev/null | cut -d, -f"$2"; }
 csv() { ls /out/vm/"dmstats-$1"/"$2"-* 2>/dev/null | head -n 1; }
+# wait_writes INSTANCE N: until the plugin has dispatched N writes for it
+# (20 s at most; a slow machine makes TCG slow, the checks say the rest).
+wait_writes() {
+  i=0
+  while [ "$(last "$(csv "$1" disk_ops)" 3)" != "$2" ] && [ "$i" -lt 200 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+}
 
 # Field N (1-based counter number) of a @stats_print, summed over areas.
 printed() {
@@ -102,7 +111,7 @@ dmsetup message dmtest 0 @stats_list | grep -q 'collectd .*precise_timestamps hi
 # Known I/O: 256 writes and 128 reads of 4 KiB, O_DIRECT.
 dd if=/dev/urandom of=/dev/mapper/dmtest bs=4096 count=256 oflag=direct 2>/dev/null
 dd if=/dev/mapper/dmtest of=/dev/null bs=4096 count=128 iflag=direct 2>/dev/null
-sleep 3
+wait_writes dmtest_r0 256 # the plugin has read otherprog's last counters
 
 # Re-create otherprog's region: its counters restart from zero.
 before_r=$(printed 0 1)
@@ -111,7 +120,10 @@ before_ws=$(printed 0 7)
 dmsetup message dmtest 0 @stats_delete 0
 dmsetup message dmtest 0 @stats_create - /2 otherprog >/dev/null
 dd if=/dev/zero of=/dev/mapper/dmtest bs=4096 count=64 oflag=direct 2>/dev/null
-sleep 3
+for instance in dmtest_r0 "dmtest_r$own" dmtest_r2; do
+  wait_writes "$instance" 320
+done
+sleep 1.5 # a read with nothing new: the totals stay
 kill "$pid"
 wait "$pid"
 
