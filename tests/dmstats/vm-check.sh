@@ -203,6 +203,24 @@ for a in 0 1; do
     "$(last "$f" 2) $(last "$f" 3)"
 done
 
+# A daemon killed outright leaves its region behind; the next run takes it
+# over instead of adding one, and its clean shutdown deletes it.
+own_list() { dmsetup message dmtest 0 @stats_list | awk '$4 == "collectd" { sub(":", "", $1); printf "%s%s", s, $1; s = " " }'; }
+write_conf /tmp/crash.conf /tmp/crash-out 'Device "dmtest"' 'ProgramID "none"' \
+  'CreateRegions true'
+"$collectd" -f -C /tmp/crash.conf >/tmp/crash.log 2>&1 &
+pid=$!
+sleep 2
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+left=$(own_list)
+check "after kill -9: one region of the plugin left" 1 "$(echo "$left" | wc -w)"
+run_for 2 /tmp/crash.conf /tmp/crash2.log
+check "the next run took it over (no second region)" 1 \
+  "$(grep -c "using the existing region $left of program id collectd" /tmp/crash2.log)" ||
+  show /tmp/crash2.log
+check "and deleted it at shutdown" "" "$(own_list)"
+
 # The kernel's dm-stats memory limit (1/4 of RAM) refuses a region of a
 # million areas with a histogram on a 1 TiB error device.
 echo "0 2147483648 error" | dmsetup create --noudevsync dmbig
