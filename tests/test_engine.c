@@ -579,7 +579,7 @@ static void test_hooks(void **state) {
     if (strcmp(f->v[i].plugin_instance, "reader") != 0)
       fail_msg("unexpected %s/%s/%s-%s", f->v[i].host, f->v[i].plugin_instance,
                f->v[i].type, f->v[i].type_instance);
-  assert_int_equal(f->nv, 9); /* the reader counters only */
+  assert_int_equal(f->nv, 10); /* the reader counters only */
   assert_int_equal(released, 1);
   assert_int_equal(f->nn, 1);
   assert_string_equal(f->n[0].message, "told to forget");
