@@ -13,6 +13,10 @@ ZVM_PACKAGES_S390X="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libcmock
 ZVM_PACKAGES_S390X="$ZVM_PACKAGES_S390X libc6:s390x libcap2:s390x libgcrypt20:s390x"
 # End-to-end suite (tests/e2e): real carbon-cache and InfluxDB 1.x back
 # ends, their clients, and Python 3 for the oracle.
+# dmstats plugin and its VM stage (tests/dmstats/vm-run.sh): libdevmapper
+# to build it; qemu (TCG), busybox and dmsetup to run a real kernel with
+# device-mapper, whose package apt-get downloads in the stage itself.
+ZVM_PACKAGES_DMSTATS="libdevmapper-dev dmsetup qemu-system-x86 busybox-static xz-utils"
 ZVM_PACKAGES_E2E="graphite-carbon python3-whisper influxdb influxdb-client curl python3"
 
 step() { printf '\n==> %s\n' "$*"; }
