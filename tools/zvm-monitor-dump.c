@@ -12,7 +12,10 @@
 #include "zvm_monitor/capture.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/recconf.h"
 #include "zvm_monitor/records.h"
+
+#include "recconf_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +60,59 @@ static struct zvm_registry *registry;
 static const struct zvm_record_desc *find_desc(uint8_t domain,
                                                uint16_t number) {
   return zvm_registry_find(registry, domain, number);
+}
+
+/* -C FILE: the <Record> blocks of a collectd.conf-style file (wherever
+ * they are, e.g. inside <Plugin zvm_monitor>) through the plugin's own
+ * builder, into the registry. Lines outside them are blanked, so errors
+ * keep the file's line numbers. 0, or -1 after printing why. */
+static int load_records(struct zvm_recconf *rc, const char *file) {
+  FILE *fp = fopen(file, "r");
+  if (fp == NULL) {
+    fprintf(stderr, PROG ": cannot open %s: %s\n", file, strerror(errno));
+    return -1;
+  }
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  char line[4096];
+  int depth = 0; /* inside <Record> ... </Record> */
+  while (fgets(line, sizeof(line), fp) != NULL) {
+    const char *t = line + strspn(line, " \t");
+    bool open_rec = strncasecmp(t, "<Record", 7) == 0 &&
+                    (t[7] == ' ' || t[7] == '\t' || t[7] == '>');
+    bool close_rec = strncasecmp(t, "</Record>", 9) == 0;
+    bool keep = depth > 0 || open_rec;
+    if (open_rec)
+      depth++;
+    if (close_rec && depth > 0)
+      depth--;
+    size_t n = keep ? strlen(line) : 0;
+    if (len + n + 2 > cap) {
+      cap = (len + n + 2) * 2;
+      char *nt = realloc(text, cap);
+      if (nt == NULL) {
+        free(text);
+        fclose(fp);
+        fprintf(stderr, PROG ": out of memory\n");
+        return -1;
+      }
+      text = nt;
+    }
+    memcpy(text + len, line, n);
+    len += n;
+    if (n == 0 || line[n - 1] != '\n')
+      text[len++] = '\n';
+  }
+  fclose(fp);
+  char err[512] = "";
+  int rv =
+      recconf_parse_text(rc, text != NULL ? text : "", len, err, sizeof(err));
+  free(text);
+  if (rv != 0) {
+    fprintf(stderr, PROG ": %s: %s\n", file, err);
+    return -1;
+  }
+  return 0;
 }
 
 static void print_time(uint64_t us) {
@@ -432,17 +489,19 @@ static int dump_device(struct dump *d, const char *device) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: " PROG " [-r FILE | -d DEVICE] [-c COUNT] [-s] [-x] [-v] "
-             "[-t] [-q]\n"
-             "  -r FILE    read a capture (zvm-monitor-capture; '-': stdin)\n"
-             "  -d DEVICE  read the device (default /dev/monreader)\n"
-             "  -c COUNT   stop after COUNT data sets\n"
-             "  -s         a histogram of domain/record counts at the end\n"
-             "  -x         every record in hex (with its EBCDIC text)\n"
-             "  -v         the decoded fields of every record with a table\n"
-             "  -t         no arrival times (compare two captures' contents)\n"
-             "  -q         no per-set output (with -s: the histogram only)\n"
-             "See zvm-monitor-dump(1).\n");
+  fprintf(f,
+          "usage: " PROG " [-r FILE | -d DEVICE] [-c COUNT] [-s] [-x] [-v] "
+          "[-t] [-q]\n"
+          "  -r FILE    read a capture (zvm-monitor-capture; '-': stdin)\n"
+          "  -d DEVICE  read the device (default /dev/monreader)\n"
+          "  -c COUNT   stop after COUNT data sets\n"
+          "  -s         a histogram of domain/record counts at the end\n"
+          "  -x         every record in hex (with its EBCDIC text)\n"
+          "  -v         the decoded fields of every record with a table\n"
+          "  -C FILE    also the <Record> definitions in FILE (collectd.conf)\n"
+          "  -t         no arrival times (compare two captures' contents)\n"
+          "  -q         no per-set output (with -s: the histogram only)\n"
+          "See zvm-monitor-dump(1).\n");
 }
 
 int main(int argc, char **argv) {
@@ -450,8 +509,12 @@ int main(int argc, char **argv) {
   const char *file = NULL, *device = NULL;
   int opt;
 
-  while ((opt = getopt(argc, argv, "r:d:c:sxvtqh")) != -1) {
+  const char *conf_file = NULL;
+  while ((opt = getopt(argc, argv, "r:d:c:C:sxvtqh")) != -1) {
     switch (opt) {
+    case 'C':
+      conf_file = optarg;
+      break;
     case 'r':
       file = optarg;
       break;
@@ -500,6 +563,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, PROG ": out of memory\n");
     return 1;
   }
+  struct zvm_recconf rcf;
+  zvm_recconf_init(&rcf, registry);
+  if (conf_file != NULL && load_records(&rcf, conf_file) != 0) {
+    zvm_recconf_free(&rcf);
+    zvm_registry_destroy(registry);
+    return 2;
+  }
   struct sigaction sa = {.sa_handler = on_signal};
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
@@ -512,6 +582,7 @@ int main(int argc, char **argv) {
   if (d.stats)
     print_stats(&d);
   free(d.hist);
+  zvm_recconf_free(&rcf);
   zvm_registry_destroy(registry);
   if (fflush(stdout) != 0 && rc == 0)
     rc = 1;
