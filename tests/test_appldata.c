@@ -6,8 +6,10 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -451,12 +453,121 @@ static void test_names(void **state) {
   assert_int_equal(zvm_apl_kind_from_name("disk"), ZVM_APL_UNKNOWN);
 }
 
+/* Values as text lines "plugin[-inst]/type[-inst] v1 v2 ..." (d: DERIVE,
+ * g: GAUGE with %.17g). */
+struct lines {
+  char text[64][128];
+  size_t n;
+};
+
+static void collect(void *ctx, const struct zvm_apl_value *v) {
+  struct lines *l = ctx;
+  assert_true(l->n < 64);
+  char *t = l->text[l->n++];
+  int w = snprintf(t, 128, "%s%s%s/%s%s%s", v->plugin,
+                   v->plugin_instance[0] ? "-" : "", v->plugin_instance,
+                   v->type, v->type_instance[0] ? "-" : "", v->type_instance);
+  for (size_t i = 0; i < v->n; i++)
+    w += v->items[i].derive
+             ? snprintf(t + w, 128 - (size_t)w, " d%lld",
+                        (long long)v->items[i].d)
+             : snprintf(t + w, 128 - (size_t)w, " g%.17g", v->items[i].g);
+}
+
+static bool has_line(const struct lines *l, const char *want) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->text[i], want) == 0)
+      return true;
+  print_message("missing: %s\n", want);
+  for (size_t i = 0; i < l->n; i++)
+    print_message("  have: %s\n", l->text[i]);
+  return false;
+}
+
+static void test_values(void **state) {
+  (void)state;
+  struct tb d, r;
+  tb_init(&d);
+  tb_init(&r);
+  uint8_t prod[16];
+  struct zvm_apl_record a;
+  struct lines l = {.n = 0};
+
+  /* os: two CPUs (ids 0 and 5) */
+  const uint32_t ids[] = {0, 5};
+  os_record(&d, 2, 36, ids);
+  kernel_product(prod, 2, "01");
+  apl_record(&r, 2, "LNXWEB1", prod, &d);
+  assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
+  zvm_apl_values(&a, collect, &l);
+  assert_int_equal(l.n, 2 * 8 + 5);
+  assert_true(has_line(&l, "cpu-5/cpu-user d200"));
+  assert_true(has_line(&l, "cpu-5/cpu-wait d206"));
+  assert_true(has_line(&l, "cpu-5/cpu-interrupt d204"));
+  assert_true(has_line(&l, "cpu-0/cpu-steal d107"));
+  assert_true(has_line(&l, "cpu/count g2"));
+  assert_true(has_line(&l, "load/load g1 g2.5 g3"));
+  assert_true(has_line(&l, "processes/ps_state-running g4"));
+  assert_true(has_line(&l, "processes/ps_state-blocked g2"));
+  assert_true(has_line(&l, "processes/threads g250"));
+
+  /* mem: KB -> bytes; used = total - free - buffers - cached */
+  tb_reset(&d);
+  kernel_prefix(&d, TOD0 + 1, 1, 1);
+  const uint64_t mem[16] = {11, 12, 13,  14,  0,   1000, 100, 0,
+                            0,  50, 300, 400, 150, 21,   22,  23};
+  for (int i = 0; i < 16; i++)
+    tb_u64(&d, mem[i]);
+  kernel_product(prod, 1, "00");
+  apl_record(&r, 2, "LNXWEB1", prod, &d);
+  assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
+  l.n = 0;
+  zvm_apl_values(&a, collect, &l);
+  assert_true(has_line(&l, "memory/memory-used g563200"));
+  assert_true(has_line(&l, "memory/memory-free g102400"));
+  assert_true(has_line(&l, "memory/memory-buffered g51200"));
+  assert_true(has_line(&l, "memory/memory-cached g307200"));
+  assert_true(has_line(&l, "swap/swap-used g256000"));
+  assert_true(has_line(&l, "swap/swap-free g153600"));
+  assert_true(has_line(&l, "swap/swap_io-in d13"));
+  assert_true(has_line(&l, "vmem/vmpage_io-memory d11 d12"));
+  assert_true(has_line(&l, "vmem/vmpage_io-swap d13 d14"));
+  assert_true(has_line(&l, "vmem/vmpage_faults d22 d23"));
+  assert_true(has_line(&l, "vmem/vmpage_action-alloc d21"));
+
+  /* fsstat: df's names and clamps */
+  tb_reset(&d);
+  tb_u64(&d, 1700000000);
+  tb_u16(&d, (uint16_t)(6 + 3 + 10 + 4 + 72));
+  tb_u16(&d, 12);
+  str16(&d, "rfs");
+  str16(&d, "/srv/a b/c");
+  str16(&d, "ext4");
+  const uint64_t fs[9] = {4096, 1024, 1000, 300, 200, 50, 20, 10, 0};
+  for (int i = 0; i < 9; i++)
+    tb_u64(&d, fs[i]);
+  tool_product(prod, 1, 0, 0);
+  apl_record(&r, 2, "LNXWEB1", prod, &d);
+  assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
+  l.n = 0;
+  zvm_apl_values(&a, collect, &l);
+  assert_int_equal(l.n, 6);
+  assert_true(has_line(&l, "df-srv-a%20b-c/df_complex-free g204800"));
+  assert_true(has_line(&l, "df-srv-a%20b-c/df_complex-reserved g102400"));
+  assert_true(has_line(&l, "df-srv-a%20b-c/df_complex-used g716800"));
+  assert_true(has_line(&l, "df-srv-a%20b-c/df_inodes-free g10"));
+  assert_true(has_line(&l, "df-srv-a%20b-c/df_inodes-reserved g10"));
+  assert_true(has_line(&l, "df-srv-a%20b-c/df_inodes-used g30"));
+  tb_free(&d);
+  tb_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_header), cmocka_unit_test(test_mem),
       cmocka_unit_test(test_os),     cmocka_unit_test(test_net_sum),
       cmocka_unit_test(test_fsstat), cmocka_unit_test(test_procd),
-      cmocka_unit_test(test_names),
+      cmocka_unit_test(test_names),  cmocka_unit_test(test_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -213,4 +213,35 @@ size_t zvm_apl_name(const uint8_t *s, size_t len, bool slash_to_dash, char *out,
 size_t zvm_apl_mount_name(const uint8_t *dir, size_t len, char *out,
                           size_t out_size);
 
+/* ------------------------------------------------------------------------
+ * Values: a decoded record as collectd's own plugins would name them on
+ * the guest (cpu, memory, swap, vmem, load, processes, interface, df,
+ * users, uptime; collectd 5.12 src/<plugin>.c). Host and the naming option are
+ * the caller's: every value here belongs to the record's guest.
+ */
+#define ZVM_APL_NAME_MAX 64 /* plugin instance / type instance, with NUL */
+#define ZVM_APL_ITEMS_MAX 3
+
+struct zvm_apl_item {
+  bool derive; /* DERIVE (else GAUGE) */
+  int64_t d;
+  double g;
+};
+
+struct zvm_apl_value {
+  const char *plugin; /* "cpu", "memory", ... */
+  const char *plugin_instance;
+  const char *type; /* a type of collectd's types.db */
+  const char *type_instance;
+  size_t n;
+  struct zvm_apl_item items[ZVM_APL_ITEMS_MAX];
+};
+
+/* Called once per value list; the strings are valid during the call. */
+typedef void (*zvm_apl_emit_fn)(void *ctx, const struct zvm_apl_value *v);
+
+/* All value lists of a record that decoded OK (zvm_apl_decode). */
+void zvm_apl_values(const struct zvm_apl_record *r, zvm_apl_emit_fn emit,
+                    void *ctx);
+
 #endif /* ZVM_MONITOR_APPLDATA_H */
