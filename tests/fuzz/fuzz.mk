@@ -47,9 +47,12 @@ names_MAX_LEN = 64
 # exists (branch reader).
 fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
 reader_MAX_LEN = 16384
+# One domain 10 (APPLDATA) record: decoder and names.
+fuzz_appldata_SRC = plugin/appldata.c plugin/appldata_values.c
+appldata_MAX_LEN = 4200
 # Next: fuzz_config_SRC = <the config-value parser's sources>, config_MAX_LEN.
 
-FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader)
+FUZZ_TARGETS ?= decode names appldata $(if $(wildcard $(top)/plugin/reader.c),reader)
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))

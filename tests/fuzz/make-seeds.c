@@ -2,7 +2,7 @@
  * Writes the seed corpora of the fuzz targets from real record layouts,
  * built with the unit tests' builder (tests/builder.h):
  *
- *   make-seeds DIR      writes DIR/{decode,names,reader}/<seed>
+ *   make-seeds DIR      writes DIR/{decode,names,reader,appldata}/<seed>
  *
  * 'make fuzz-seeds' regenerates tests/fuzz/corpus/ with it. The files are
  * committed; keep them small (the fuzzer finds the rest).
@@ -379,6 +379,131 @@ static void reader_seeds(void) {
   tb_free(&in);
 }
 
+/* fuzz_appldata input: 1-byte name buffer size, then one D10R2 record:
+ * APHDR (52 bytes: 20 CALDATOF, 22 CALDATLN, 24 USERID, 32 product ID)
+ * and a data area shaped like each published layout. */
+static void apl_seed(const char *name, uint8_t out_size, const uint8_t *prod,
+                     const struct tb *data) {
+  struct tb rec, in;
+  tb_init(&rec);
+  tb_init(&in);
+  size_t r = tb_record(&rec, (uint16_t)(52 + data->len), 10, 2, TOD);
+  tb_put_u16(&rec, r + 20, 52);
+  tb_put_u16(&rec, r + 22, (uint16_t)data->len);
+  tb_put_ebcdic(&rec, r + 24, "LNXWEB1", 8);
+  memcpy(rec.data + r + 32, prod, 16);
+  memcpy(rec.data + r + 52, data->data, data->len);
+  tb_u8(&in, out_size);
+  tb_bytes(&in, rec.data, rec.len);
+  write_file("appldata", name, in.data, in.len);
+  tb_free(&rec);
+  tb_free(&in);
+}
+
+static void apl_kernel_id(uint8_t *p, uint8_t record, char mod) {
+  static const char id[] = "LINUXKRNL";
+  for (int i = 0; i < 9; i++)
+    p[i] = tb_ascii_to_ebcdic(id[i]);
+  p[9] = record;
+  p[10] = tb_ascii_to_ebcdic('2');
+  p[11] = tb_ascii_to_ebcdic('6');
+  p[12] = tb_ascii_to_ebcdic('0');
+  p[13] = tb_ascii_to_ebcdic('1');
+  p[14] = tb_ascii_to_ebcdic('0');
+  p[15] = tb_ascii_to_ebcdic(mod);
+}
+
+static void apl_tool_id(uint8_t *p, uint8_t applid, uint8_t record) {
+  memcpy(p, "LNXAPPL", 7);
+  p[7] = 0;
+  p[8] = applid;
+  p[9] = record;
+  memset(p + 10, 0, 6);
+}
+
+static void apl_str(struct tb *d, const char *s) {
+  tb_u16(d, (uint16_t)strlen(s));
+  tb_bytes(d, s, strlen(s));
+}
+
+static void appldata_seeds(void) {
+  uint8_t prod[16];
+  struct tb d;
+  tb_init(&d);
+  /* kernel mem (144 bytes), net_sum (96), os with 2 x 36-byte CPUs */
+  tb_u64(&d, TOD);
+  tb_u32(&d, 5);
+  tb_u32(&d, 5);
+  for (int i = 0; i < 16; i++)
+    tb_u64(&d, 1000u * (unsigned)(i + 1));
+  apl_kernel_id(prod, 1, '0');
+  apl_seed("mem", 64, prod, &d);
+  tb_put_u32(&d, 12, 6);
+  apl_seed("mem-torn", 64, prod, &d);
+  apl_kernel_id(prod, 4, '0');
+  apl_seed("unknown-record", 64, prod, &d);
+  d.len = 96;
+  tb_put_u32(&d, 12, 5);
+  apl_kernel_id(prod, 3, '0');
+  apl_seed("net_sum", 64, prod, &d);
+  d.len = 16;
+  tb_u32(&d, 2);  /* nr_cpus */
+  tb_u32(&d, 36); /* per_cpu_size */
+  tb_u32(&d, 52); /* cpu_offset */
+  for (int i = 0; i < 6; i++)
+    tb_u32(&d, 2048u * (unsigned)(i + 1));
+  for (uint32_t c = 0; c < 2; c++) {
+    for (int f = 0; f < 8; f++)
+      tb_u32(&d, 100u * c + (unsigned)f);
+    tb_u32(&d, c);
+  }
+  apl_kernel_id(prod, 2, '1');
+  apl_seed("os", 64, prod, &d);
+  /* mon_fsstatd: header, three strings, statvfs */
+  tb_reset(&d);
+  tb_u64(&d, 1700000000);
+  tb_u16(&d, 6 + 9 + 9 + 4 + 72);
+  tb_u16(&d, 12);
+  apl_str(&d, "/dev/dasd");
+  apl_str(&d, "/var/a b/");
+  apl_str(&d, "ext4");
+  for (int i = 0; i < 9; i++)
+    tb_u64(&d, 4096u * (unsigned)(9 - i));
+  apl_tool_id(prod, 1, 0);
+  apl_seed("fsstat", 0x80 | 20, prod, &d);
+  /* mon_procd summary (166 bytes) and one task */
+  tb_reset(&d);
+  tb_u64(&d, 1700000000);
+  tb_u16(&d, 166);
+  tb_u16(&d, 12);
+  tb_u64(&d, 3600);
+  tb_u32(&d, 2);
+  tb_bytes(&d,
+           "0.15\0\0"
+           "1.00\0\0"
+           "12.34\0",
+           18);
+  for (int i = 0; i < 136; i++)
+    tb_u8(&d, (uint8_t)i);
+  apl_tool_id(prod, 2, 0);
+  apl_seed("procd-sum", 64, prod, &d);
+  tb_reset(&d);
+  tb_u64(&d, 1700000000);
+  tb_u16(&d, 111 + 12 + 4 + 4 + 4 + 1 + 5 + 9);
+  tb_u16(&d, 12);
+  for (int i = 0; i < 111; i++)
+    tb_u8(&d, (uint8_t)(i * 7));
+  apl_str(&d, "root");
+  apl_str(&d, "root");
+  apl_str(&d, "root");
+  apl_str(&d, "-");
+  apl_str(&d, "httpd");
+  apl_str(&d, "httpd -X");
+  apl_tool_id(prod, 2, 1);
+  apl_seed("procd-task", 40, prod, &d);
+  tb_free(&d);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -388,5 +513,6 @@ int main(int argc, char **argv) {
   decode_seeds();
   names_seeds();
   reader_seeds();
+  appldata_seeds();
   return 0;
 }

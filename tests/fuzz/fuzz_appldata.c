@@ -1,0 +1,128 @@
+/*
+ * Fuzz target: one domain 10 (APPLDATA) record, as a guest can shape it.
+ *
+ * Input: 1 byte of name buffer size, then the record (its MRHDR included).
+ * The record is copied into a heap block of exactly its size, so ASan sees
+ * any read past it. Checked: a decoded record's data window lies inside the
+ * record (CALDATOF/CALDATLN, recomputed here); every os per-CPU entry and
+ * every length-prefixed string lies inside the window; every value list has
+ * 1-3 values and names made only of [A-Za-z0-9._+%~-], shorter than 64;
+ * no identifier twice from one record; zvm_apl_name() never writes past
+ * a buffer of the given size and only writes safe characters.
+ */
+#include "fuzz.h"
+
+#include <stdbool.h>
+
+#include "zvm_monitor/appldata.h"
+
+static bool name_ok(const char *s) {
+  size_t n = strlen(s);
+  if (n >= ZVM_APL_NAME_MAX)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' ||
+          c == '%' || c == '~' || c == '-'))
+      return false;
+  }
+  return true;
+}
+
+#define SEEN_MAX 2048
+struct seen {
+  char ids[SEEN_MAX][4 * ZVM_APL_NAME_MAX];
+  size_t n;
+};
+static struct seen seen;
+
+static void check_value(void *ctx, const struct zvm_apl_value *v) {
+  (void)ctx;
+  FUZZ_CHECK(v->n >= 1 && v->n <= ZVM_APL_ITEMS_MAX);
+  FUZZ_CHECK(v->plugin[0] != '\0' && v->type[0] != '\0');
+  FUZZ_CHECK(name_ok(v->plugin) && name_ok(v->plugin_instance) &&
+             name_ok(v->type) && name_ok(v->type_instance));
+  char id[4 * ZVM_APL_NAME_MAX];
+  snprintf(id, sizeof(id), "%s/%s/%s/%s", v->plugin, v->plugin_instance,
+           v->type, v->type_instance);
+  for (size_t i = 0; i < seen.n; i++)
+    FUZZ_CHECK(strcmp(seen.ids[i], id) != 0);
+  FUZZ_CHECK(seen.n < SEEN_MAX);
+  memcpy(seen.ids[seen.n++], id, sizeof(id));
+}
+
+static bool inside(const uint8_t *base, size_t len, const uint8_t *p,
+                   size_t n) {
+  return p >= base && (size_t)(p - base) <= len &&
+         n <= len - (size_t)(p - base);
+}
+
+static void check_str(const struct zvm_apl_header *h,
+                      const struct zvm_apl_str *s) {
+  FUZZ_CHECK(inside(h->data, h->data_len, s->p, s->len));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 1)
+    return 0;
+  size_t out_size = data[0] % (ZVM_APL_NAME_MAX + 1);
+  size_t len = size - 1;
+  uint8_t *rec = malloc(len ? len : 1);
+  FUZZ_CHECK(rec != NULL);
+  memcpy(rec, data + 1, len);
+
+  struct zvm_apl_record r;
+  enum zvm_apl_status st = zvm_apl_decode(rec, len, &r);
+  FUZZ_CHECK((unsigned)st < ZVM_APL_STATUS_COUNT);
+  if (st != ZVM_APL_BAD_HEADER || r.hdr.data != NULL) {
+    /* The window, recomputed: CALDATOF >= 52, inside the record. */
+    FUZZ_CHECK(len >= 52);
+    size_t off = (size_t)fuzz_be(rec + 20, 2),
+           dl = (size_t)fuzz_be(rec + 22, 2);
+    FUZZ_CHECK(off < 0x8000 && dl < 0x8000 && off >= 52 && off + dl <= len);
+    FUZZ_CHECK(r.hdr.data == rec + off && r.hdr.data_len == dl);
+  }
+  if (st == ZVM_APL_OK) {
+    const struct zvm_apl_header *h = &r.hdr;
+    switch (h->kind) {
+    case ZVM_APL_OS:
+      for (uint32_t i = 0; i < r.u.os.nr_cpus; i++)
+        FUZZ_CHECK(inside(h->data, h->data_len,
+                          r.u.os.cpus + (size_t)i * r.u.os.per_cpu_size,
+                          r.u.os.per_cpu_size));
+      break;
+    case ZVM_APL_FSSTAT:
+      check_str(h, &r.u.fs.fsname);
+      check_str(h, &r.u.fs.dir);
+      check_str(h, &r.u.fs.type);
+      break;
+    case ZVM_APL_PROCD_TASK:
+      check_str(h, &r.u.task.ruser);
+      check_str(h, &r.u.task.cmdline);
+      check_str(h, &r.u.task.cmd);
+      break;
+    default:
+      break;
+    }
+    seen.n = 0;
+    zvm_apl_values(&r, check_value, NULL);
+  }
+
+  /* Names from the raw bytes into an exact-size heap buffer. */
+  char *out = malloc(out_size ? out_size : 1);
+  FUZZ_CHECK(out != NULL);
+  size_t n = zvm_apl_name(rec, len, (data[0] & 0x80) != 0, out, out_size);
+  if (out_size > 0) {
+    FUZZ_CHECK(n < out_size && strlen(out) == n);
+    for (size_t i = 0; i < n; i++)
+      FUZZ_CHECK(out[i] != '/' && out[i] != '\0' &&
+                 (unsigned char)out[i] < 127 && (unsigned char)out[i] > ' ');
+  }
+  n = zvm_apl_mount_name(rec, len, out, out_size);
+  if (out_size > 0)
+    FUZZ_CHECK(n < out_size && strlen(out) == n && strchr(out, '/') == NULL);
+  free(out);
+  free(rec);
+  return 0;
+}
