@@ -19,44 +19,11 @@
 
 #define TOD0 UINT64_C(0xDC00000000000000)
 
-/* Kernel product ID: EBCDIC "LINUXKRNL", record byte, EBCDIC "2601",
- * mod level (EBCDIC "00"/"01"). */
-static void kernel_product(uint8_t out[16], uint8_t record, const char *mod) {
-  static const char prefix[] = "LINUXKRNL";
-  for (int i = 0; i < 9; i++)
-    out[i] = tb_ascii_to_ebcdic(prefix[i]);
-  out[9] = record;
-  out[10] = tb_ascii_to_ebcdic('2');
-  out[11] = tb_ascii_to_ebcdic('6');
-  out[12] = tb_ascii_to_ebcdic('0');
-  out[13] = tb_ascii_to_ebcdic('1');
-  out[14] = tb_ascii_to_ebcdic(mod[0]);
-  out[15] = tb_ascii_to_ebcdic(mod[1]);
-}
-
-/* monwriter product ID: ASCII "LNXAPPL", applid u16, record, version,
- * release, mod level (buffer slot). */
-static void tool_product(uint8_t out[16], uint16_t applid, uint8_t record,
-                         uint16_t slot) {
-  memcpy(out, "LNXAPPL", 7);
-  out[7] = (uint8_t)(applid >> 8);
-  out[8] = (uint8_t)applid;
-  out[9] = record;
-  memset(out + 10, 0, 4);
-  out[14] = (uint8_t)(slot >> 8);
-  out[15] = (uint8_t)slot;
-}
-
-/* A D10R2 record: APHDR then data at offset 52 (CALDATOF) of dlen. */
+/* A D10R2 record alone in b: APHDR then data at offset 52. */
 static void apl_record(struct tb *b, uint16_t number, const char *userid,
                        const uint8_t product[16], const struct tb *data) {
   tb_reset(b);
-  size_t r = tb_record(b, (uint16_t)(52 + data->len), 10, number, TOD0);
-  tb_put_u16(b, r + 20, 52);
-  tb_put_u16(b, r + 22, (uint16_t)data->len);
-  tb_put_ebcdic(b, r + 24, userid, 8);
-  memcpy(b->data + r + 32, product, 16);
-  memcpy(b->data + r + 52, data->data, data->len);
+  tb_appldata(b, number, TOD0, userid, product, data->data, data->len);
 }
 
 static void kernel_prefix(struct tb *d, uint64_t tod, uint32_t s1,
@@ -76,7 +43,7 @@ static void test_mem(void **state) {
     tb_u64(&d, 1000 + i); /* pgpgin 1000 .. pgmajfault 1015 */
   assert_int_equal(d.len, 144);
   uint8_t prod[16];
-  kernel_product(prod, 1, "00");
+  tb_apl_kernel_product(prod, 1, "00");
   apl_record(&r, 2, "LNXWEB1", prod, &d);
 
   struct zvm_apl_record a;
@@ -138,7 +105,7 @@ static void test_os(void **state) {
   tb_init(&d);
   tb_init(&r);
   uint8_t prod[16];
-  kernel_product(prod, 2, "01");
+  tb_apl_kernel_product(prod, 2, "01");
   const uint32_t ids[] = {0, 5};
   os_record(&d, 2, 36, ids);
   apl_record(&r, 2, "LNXDB2", prod, &d);
@@ -162,7 +129,7 @@ static void test_os(void **state) {
   assert_int_equal(c.steal, 207);
 
   /* Old kernels: mod "00", 28-byte entries, CPU number = index. */
-  kernel_product(prod, 2, "00");
+  tb_apl_kernel_product(prod, 2, "00");
   os_record(&d, 3, 28, NULL);
   apl_record(&r, 2, "LNXOLD", prod, &d);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
@@ -188,7 +155,7 @@ static void test_os(void **state) {
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_BAD_DATA);
 
   /* The same CPU twice would name one series twice. */
-  kernel_product(prod, 2, "01");
+  tb_apl_kernel_product(prod, 2, "01");
   const uint32_t dup[] = {3, 3};
   os_record(&d, 2, 36, dup);
   apl_record(&r, 2, "LNXDUP", prod, &d);
@@ -209,7 +176,7 @@ static void test_net_sum(void **state) {
     tb_u64(&d, (i + 1) << 40);
   assert_int_equal(d.len, 96);
   uint8_t prod[16];
-  kernel_product(prod, 3, "00");
+  tb_apl_kernel_product(prod, 3, "00");
   apl_record(&r, 2, "LNXWEB1", prod, &d);
   struct zvm_apl_record a;
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
@@ -244,7 +211,7 @@ static void test_fsstat(void **state) {
   tb_put_u16(&d, len_at, (uint16_t)(d.len - 12));
   tb_fill(&d, 0, 589 - d.len); /* the small buffer, zero padded */
   uint8_t prod[16];
-  tool_product(prod, 1, 0, 2);
+  tb_apl_tool_product(prod, 1, 0, 2);
   apl_record(&r, 2, "LNXWEB1", prod, &d);
 
   struct zvm_apl_record a;
@@ -292,7 +259,7 @@ static void test_procd(void **state) {
     tb_u64(&d, 5000 + i);
   assert_int_equal(d.len, 12 + 166);
   uint8_t prod[16];
-  tool_product(prod, 2, 0, 0);
+  tb_apl_tool_product(prod, 2, 0, 0);
   apl_record(&r, 2, "LNXWEB1", prod, &d);
   struct zvm_apl_record a;
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
@@ -340,7 +307,7 @@ static void test_procd(void **state) {
   size_t task_len = d.len - 12;
   tb_put_u16(&d, len_at, (uint16_t)task_len);
   tb_fill(&d, 0, 499 - d.len);
-  tool_product(prod, 2, 1, 4);
+  tb_apl_tool_product(prod, 2, 1, 4);
   apl_record(&r, 2, "LNXWEB1", prod, &d);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
   assert_int_equal(a.hdr.kind, ZVM_APL_PROCD_TASK);
@@ -371,7 +338,7 @@ static void test_header(void **state) {
   kernel_prefix(&d, TOD0, 1, 1);
   tb_fill(&d, 0, 128);
   uint8_t prod[16];
-  kernel_product(prod, 1, "00");
+  tb_apl_kernel_product(prod, 1, "00");
   apl_record(&r, 2, "LNXWEB1", prod, &d);
   struct zvm_apl_record a;
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
@@ -398,13 +365,13 @@ static void test_header(void **state) {
   tb_put_u16(&r, 22, 144);
   r.data[32 + 11] = tb_ascii_to_ebcdic('4');
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_UNKNOWN_PRODUCT);
-  kernel_product(prod, 4, "00");
+  tb_apl_kernel_product(prod, 4, "00");
   memcpy(r.data + 32, prod, 16);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_UNKNOWN_PRODUCT);
-  kernel_product(prod, 1, "02");
+  tb_apl_kernel_product(prod, 1, "02");
   memcpy(r.data + 32, prod, 16);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_UNKNOWN_PRODUCT);
-  tool_product(prod, 3, 0, 0);
+  tb_apl_tool_product(prod, 3, 0, 0);
   memcpy(r.data + 32, prod, 16);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_UNKNOWN_PRODUCT);
   /* "LNXAPPL" in EBCDIC is not the monwriter's (ASCII) ID. */
@@ -496,7 +463,7 @@ static void test_values(void **state) {
   /* os: two CPUs (ids 0 and 5) */
   const uint32_t ids[] = {0, 5};
   os_record(&d, 2, 36, ids);
-  kernel_product(prod, 2, "01");
+  tb_apl_kernel_product(prod, 2, "01");
   apl_record(&r, 2, "LNXWEB1", prod, &d);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
   zvm_apl_values(&a, collect, &l);
@@ -518,7 +485,7 @@ static void test_values(void **state) {
                             0,  50, 300, 400, 150, 21,   22,  23};
   for (int i = 0; i < 16; i++)
     tb_u64(&d, mem[i]);
-  kernel_product(prod, 1, "00");
+  tb_apl_kernel_product(prod, 1, "00");
   apl_record(&r, 2, "LNXWEB1", prod, &d);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
   l.n = 0;
@@ -546,7 +513,7 @@ static void test_values(void **state) {
   const uint64_t fs[9] = {4096, 1024, 1000, 300, 200, 50, 20, 10, 0};
   for (int i = 0; i < 9; i++)
     tb_u64(&d, fs[i]);
-  tool_product(prod, 1, 0, 0);
+  tb_apl_tool_product(prod, 1, 0, 0);
   apl_record(&r, 2, "LNXWEB1", prod, &d);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
   l.n = 0;
