@@ -384,41 +384,12 @@ static void reader_seeds(void) {
  * and a data area shaped like each published layout. */
 static void apl_seed(const char *name, uint8_t out_size, const uint8_t *prod,
                      const struct tb *data) {
-  struct tb rec, in;
-  tb_init(&rec);
+  struct tb in;
   tb_init(&in);
-  size_t r = tb_record(&rec, (uint16_t)(52 + data->len), 10, 2, TOD);
-  tb_put_u16(&rec, r + 20, 52);
-  tb_put_u16(&rec, r + 22, (uint16_t)data->len);
-  tb_put_ebcdic(&rec, r + 24, "LNXWEB1", 8);
-  memcpy(rec.data + r + 32, prod, 16);
-  memcpy(rec.data + r + 52, data->data, data->len);
   tb_u8(&in, out_size);
-  tb_bytes(&in, rec.data, rec.len);
+  tb_appldata(&in, 2, TOD, "LNXWEB1", prod, data->data, data->len);
   write_file("appldata", name, in.data, in.len);
-  tb_free(&rec);
   tb_free(&in);
-}
-
-static void apl_kernel_id(uint8_t *p, uint8_t record, char mod) {
-  static const char id[] = "LINUXKRNL";
-  for (int i = 0; i < 9; i++)
-    p[i] = tb_ascii_to_ebcdic(id[i]);
-  p[9] = record;
-  p[10] = tb_ascii_to_ebcdic('2');
-  p[11] = tb_ascii_to_ebcdic('6');
-  p[12] = tb_ascii_to_ebcdic('0');
-  p[13] = tb_ascii_to_ebcdic('1');
-  p[14] = tb_ascii_to_ebcdic('0');
-  p[15] = tb_ascii_to_ebcdic(mod);
-}
-
-static void apl_tool_id(uint8_t *p, uint8_t applid, uint8_t record) {
-  memcpy(p, "LNXAPPL", 7);
-  p[7] = 0;
-  p[8] = applid;
-  p[9] = record;
-  memset(p + 10, 0, 6);
 }
 
 static void apl_str(struct tb *d, const char *s) {
@@ -436,15 +407,15 @@ static void appldata_seeds(void) {
   tb_u32(&d, 5);
   for (int i = 0; i < 16; i++)
     tb_u64(&d, 1000u * (unsigned)(i + 1));
-  apl_kernel_id(prod, 1, '0');
+  tb_apl_kernel_product(prod, 1, "00");
   apl_seed("mem", 64, prod, &d);
   tb_put_u32(&d, 12, 6);
   apl_seed("mem-torn", 64, prod, &d);
-  apl_kernel_id(prod, 4, '0');
+  tb_apl_kernel_product(prod, 4, "00");
   apl_seed("unknown-record", 64, prod, &d);
   d.len = 96;
   tb_put_u32(&d, 12, 5);
-  apl_kernel_id(prod, 3, '0');
+  tb_apl_kernel_product(prod, 3, "00");
   apl_seed("net_sum", 64, prod, &d);
   d.len = 16;
   tb_u32(&d, 2);  /* nr_cpus */
@@ -457,7 +428,7 @@ static void appldata_seeds(void) {
       tb_u32(&d, 100u * c + (unsigned)f);
     tb_u32(&d, c);
   }
-  apl_kernel_id(prod, 2, '1');
+  tb_apl_kernel_product(prod, 2, "01");
   apl_seed("os", 64, prod, &d);
   /* mon_fsstatd: header, three strings, statvfs */
   tb_reset(&d);
@@ -469,7 +440,7 @@ static void appldata_seeds(void) {
   apl_str(&d, "ext4");
   for (int i = 0; i < 9; i++)
     tb_u64(&d, 4096u * (unsigned)(9 - i));
-  apl_tool_id(prod, 1, 0);
+  tb_apl_tool_product(prod, 1, 0, 0);
   apl_seed("fsstat", 0x80 | 20, prod, &d);
   /* mon_procd summary (166 bytes) and one task */
   tb_reset(&d);
@@ -485,7 +456,7 @@ static void appldata_seeds(void) {
            18);
   for (int i = 0; i < 136; i++)
     tb_u8(&d, (uint8_t)i);
-  apl_tool_id(prod, 2, 0);
+  tb_apl_tool_product(prod, 2, 0, 0);
   apl_seed("procd-sum", 64, prod, &d);
   tb_reset(&d);
   tb_u64(&d, 1700000000);
@@ -499,7 +470,7 @@ static void appldata_seeds(void) {
   apl_str(&d, "-");
   apl_str(&d, "httpd");
   apl_str(&d, "httpd -X");
-  apl_tool_id(prod, 2, 1);
+  tb_apl_tool_product(prod, 2, 1, 0);
   apl_seed("procd-task", 40, prod, &d);
   tb_free(&d);
 }
