@@ -192,7 +192,7 @@ static enum zvm_apl_status kernel_prefix(const struct zvm_apl_header *h,
   return *tod == 0 ? ZVM_APL_EMPTY : ZVM_APL_OK;
 }
 
-static enum zvm_apl_status decode_mem(const struct zvm_apl_header *h,
+static enum zvm_apl_status decode_mem(struct zvm_apl_header *h,
                                       struct zvm_apl_mem *m) {
   enum zvm_apl_status s = kernel_prefix(h, MEM_LEN, &m->tod);
   if (s != ZVM_APL_OK)
@@ -203,10 +203,11 @@ static enum zvm_apl_status decode_mem(const struct zvm_apl_header *h,
                      &m->freeswap,  &m->pgalloc,   &m->pgfault, &m->pgmajfault};
   for (size_t i = 0; i < sizeof(mem_offsets) / sizeof(mem_offsets[0]); i++)
     *dst[i] = zvm_load_be64(h->data + mem_offsets[i]);
+  h->used_len = MEM_LEN;
   return ZVM_APL_OK;
 }
 
-static enum zvm_apl_status decode_os(const struct zvm_apl_header *h,
+static enum zvm_apl_status decode_os(struct zvm_apl_header *h,
                                      struct zvm_apl_os *os) {
   enum zvm_apl_status s = kernel_prefix(h, OS_FIXED_LEN, &os->tod);
   if (s != ZVM_APL_OK)
@@ -239,6 +240,7 @@ static enum zvm_apl_status decode_os(const struct zvm_apl_header *h,
   } else if (os->nr_cpus > ZVM_APL_MAX_CPU_ID + 1) {
     return ZVM_APL_BAD_DATA;
   }
+  h->used_len = os->cpu_offset + (size_t)os->nr_cpus * os->per_cpu_size;
   return ZVM_APL_OK;
 }
 
@@ -262,7 +264,7 @@ double zvm_apl_load(uint32_t avenrun) {
   return (double)whole + (double)frac / 100.0;
 }
 
-static enum zvm_apl_status decode_net(const struct zvm_apl_header *h,
+static enum zvm_apl_status decode_net(struct zvm_apl_header *h,
                                       struct zvm_apl_net_sum *n) {
   enum zvm_apl_status s = kernel_prefix(h, NET_LEN, &n->tod);
   if (s != ZVM_APL_OK)
@@ -273,14 +275,15 @@ static enum zvm_apl_status decode_net(const struct zvm_apl_header *h,
                      &n->rx_dropped, &n->tx_dropped, &n->collisions};
   for (size_t i = 0; i < sizeof(net_offsets) / sizeof(net_offsets[0]); i++)
     *dst[i] = zvm_load_be64(h->data + net_offsets[i]);
+  h->used_len = NET_LEN;
   return ZVM_APL_OK;
 }
 
 /* The tool header of an s390-tools record: its payload [*pos, *end) lies
  * inside the data and holds at least min bytes. */
-static enum zvm_apl_status tool_prefix(const struct zvm_apl_header *h,
-                                       size_t min, uint64_t *time_s,
-                                       size_t *pos, size_t *end) {
+static enum zvm_apl_status tool_prefix(struct zvm_apl_header *h, size_t min,
+                                       uint64_t *time_s, size_t *pos,
+                                       size_t *end) {
   uint16_t dlen, doff;
   if (!zvm_be_u64(h->data, h->data_len, T_TIME, time_s) ||
       !zvm_be_u16(h->data, h->data_len, T_DATA_LEN, &dlen) ||
@@ -292,6 +295,7 @@ static enum zvm_apl_status tool_prefix(const struct zvm_apl_header *h,
     return ZVM_APL_EMPTY;
   *pos = doff;
   *end = (size_t)doff + dlen;
+  h->used_len = *end;
   return ZVM_APL_OK;
 }
 
@@ -312,7 +316,7 @@ static void load_u64s(const uint8_t *p, uint64_t *const *dst, size_t n) {
     *dst[i] = zvm_load_be64(p + 8 * i);
 }
 
-static enum zvm_apl_status decode_fsstat(const struct zvm_apl_header *h,
+static enum zvm_apl_status decode_fsstat(struct zvm_apl_header *h,
                                          struct zvm_apl_fsstat *f) {
   size_t pos, end;
   enum zvm_apl_status s =
@@ -353,7 +357,7 @@ static double parse_load(const uint8_t *p) {
   return i == 0 ? NAN : v;
 }
 
-static enum zvm_apl_status decode_psum(const struct zvm_apl_header *h,
+static enum zvm_apl_status decode_psum(struct zvm_apl_header *h,
                                        struct zvm_apl_procd_sum *s) {
   size_t pos, end;
   enum zvm_apl_status st = tool_prefix(h, PSUM_LEN, &s->time_s, &pos, &end);
@@ -385,7 +389,7 @@ static enum zvm_apl_status decode_psum(const struct zvm_apl_header *h,
   return ZVM_APL_OK;
 }
 
-static enum zvm_apl_status decode_task(const struct zvm_apl_header *h,
+static enum zvm_apl_status decode_task(struct zvm_apl_header *h,
                                        struct zvm_apl_procd_task *t) {
   size_t pos, end;
   enum zvm_apl_status st = tool_prefix(h, TASK_LEN, &t->time_s, &pos, &end);
@@ -417,6 +421,22 @@ static enum zvm_apl_status decode_task(const struct zvm_apl_header *h,
     if (!take_str(h->data, end, &pos, strs[i]))
       return ZVM_APL_BAD_DATA;
   return ZVM_APL_OK;
+}
+
+size_t zvm_apl_compact(const struct zvm_apl_record *r, const uint8_t *rec,
+                       uint8_t *out, size_t out_size) {
+  size_t n = ZVM_APL_HEADER_LEN + r->hdr.used_len;
+  if (r->hdr.data == NULL || n > out_size || n > UINT16_MAX)
+    return 0;
+  memcpy(out, rec, ZVM_APL_HEADER_LEN);
+  memcpy(out + ZVM_APL_HEADER_LEN, r->hdr.data, r->hdr.used_len);
+  out[0] = (uint8_t)(n >> 8); /* MRHDRLEN */
+  out[1] = (uint8_t)n;
+  out[APHDR_CALDATOF] = 0;
+  out[APHDR_CALDATOF + 1] = ZVM_APL_HEADER_LEN;
+  out[APHDR_CALDATLN] = (uint8_t)(r->hdr.used_len >> 8);
+  out[APHDR_CALDATLN + 1] = (uint8_t)r->hdr.used_len;
+  return n;
 }
 
 enum zvm_apl_status zvm_apl_decode(const uint8_t *rec, size_t len,

@@ -529,12 +529,62 @@ static void test_values(void **state) {
   tb_free(&r);
 }
 
+/* A padded buffer's record compacted: same values, only the used bytes. */
+static void test_compact(void **state) {
+  (void)state;
+  struct tb d, r;
+  tb_init(&d);
+  tb_init(&r);
+  tb_u64(&d, 1700000000);
+  tb_u16(&d, (uint16_t)(6 + 3 + 4 + 4 + 72));
+  tb_u16(&d, 12);
+  str16(&d, "rfs");
+  str16(&d, "/srv");
+  str16(&d, "ext4");
+  const uint64_t fs[9] = {4096, 1024, 1000, 300, 200, 50, 20, 10, 0};
+  for (int i = 0; i < 9; i++)
+    tb_u64(&d, fs[i]);
+  tb_fill(&d, 0, 3997 - d.len); /* the large buffer */
+  uint8_t prod[16];
+  tb_apl_tool_product(prod, 1, 0, 1);
+  apl_record(&r, 2, "LNXWEB1", prod, &d);
+  struct zvm_apl_record a, b;
+  assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
+  assert_int_equal(a.hdr.used_len, 12 + 6 + 3 + 4 + 4 + 72);
+  uint8_t small[256];
+  size_t n = zvm_apl_compact(&a, r.data, small, sizeof(small));
+  assert_int_equal(n, 52 + a.hdr.used_len);
+  assert_int_equal(zvm_apl_compact(&a, r.data, small, n - 1), 0);
+  assert_int_equal(zvm_apl_decode(small, n, &b), ZVM_APL_OK);
+  struct lines la = {.n = 0}, lb = {.n = 0};
+  zvm_apl_values(&a, collect, &la);
+  zvm_apl_values(&b, collect, &lb);
+  assert_int_equal(la.n, lb.n);
+  for (size_t i = 0; i < la.n; i++)
+    assert_string_equal(la.text[i], lb.text[i]);
+  assert_int_equal((small[0] << 8) | small[1], n);  /* MRHDRLEN */
+  assert_memory_equal(small + 2, r.data + 2, 18);   /* rest of the MRHDR */
+  assert_memory_equal(small + 24, r.data + 24, 28); /* user, product */
+
+  /* os: the per-CPU array ends the used part */
+  const uint32_t ids[] = {0, 1, 2};
+  os_record(&d, 3, 36, ids);
+  tb_fill(&d, 0, 100);
+  tb_apl_kernel_product(prod, 2, "01");
+  apl_record(&r, 2, "LNXWEB1", prod, &d);
+  assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
+  assert_int_equal(a.hdr.used_len, 52 + 3 * 36);
+  tb_free(&d);
+  tb_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_header), cmocka_unit_test(test_mem),
-      cmocka_unit_test(test_os),     cmocka_unit_test(test_net_sum),
-      cmocka_unit_test(test_fsstat), cmocka_unit_test(test_procd),
-      cmocka_unit_test(test_names),  cmocka_unit_test(test_values),
+      cmocka_unit_test(test_header),  cmocka_unit_test(test_mem),
+      cmocka_unit_test(test_os),      cmocka_unit_test(test_net_sum),
+      cmocka_unit_test(test_fsstat),  cmocka_unit_test(test_procd),
+      cmocka_unit_test(test_names),   cmocka_unit_test(test_values),
+      cmocka_unit_test(test_compact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

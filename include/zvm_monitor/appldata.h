@@ -76,9 +76,10 @@ struct zvm_apl_header {
   uint8_t status;                       /* APLSDT_STATUS flag byte */
   const uint8_t *data;                  /* application data (at CALDATOF) */
   size_t data_len;                      /* CALDATLN */
-  enum zvm_apl_kind kind;               /* from the product ID */
-  uint16_t mod_level; /* product ID bytes 14-15 (kernel: EBCDIC
-                         digits; s390-tools: buffer slot number) */
+  size_t used_len;        /* decoded OK: bytes of the data its layout uses */
+  enum zvm_apl_kind kind; /* from the product ID */
+  uint16_t mod_level;     /* product ID bytes 14-15 (kernel: EBCDIC
+                             digits; s390-tools: buffer slot number) */
 };
 
 /* Kernel records (all three start with a TOD and two sync counters). */
@@ -195,6 +196,15 @@ enum zvm_apl_status zvm_apl_parse_header(const uint8_t *rec, size_t len,
  * to out->hdr.kind). Pointers in *out point into rec. */
 enum zvm_apl_status zvm_apl_decode(const uint8_t *rec, size_t len,
                                    struct zvm_apl_record *out);
+
+/* A decoded record (zvm_apl_decode() OK, from rec) as a record of its own
+ * without the data its layout does not use (buffers are padded, e.g. 4010
+ * bytes for a few dozen bytes of file system data): the MRHDR and APHDR
+ * with MRHDRLEN, CALDATOF (52) and CALDATLN adjusted, then the used data.
+ * It decodes to the same values. Returns its length, or 0 if out_size is
+ * too small. */
+size_t zvm_apl_compact(const struct zvm_apl_record *r, const uint8_t *rec,
+                       uint8_t *out, size_t out_size);
 
 /*
  * A guest-written string as part of a collectd name: bytes outside

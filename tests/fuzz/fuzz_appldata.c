@@ -8,7 +8,8 @@
  * every length-prefixed string lies inside the window; every value list has
  * 1-3 values and names made only of [A-Za-z0-9._+%~-], shorter than 64;
  * no identifier twice from one record; zvm_apl_name() never writes past
- * a buffer of the given size and only writes safe characters.
+ * a buffer of the given size and only writes safe characters; a compacted
+ * record (zvm_apl_compact) decodes to as many value lists.
  */
 #include "fuzz.h"
 
@@ -107,6 +108,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     seen.n = 0;
     zvm_apl_values(&r, check_value, NULL);
+    /* The compacted record decodes OK to the same values. */
+    uint8_t *small = malloc(len);
+    FUZZ_CHECK(small != NULL);
+    size_t n = zvm_apl_compact(&r, rec, small, len);
+    FUZZ_CHECK(n >= 52 && n <= len);
+    struct zvm_apl_record c;
+    FUZZ_CHECK(zvm_apl_decode(small, n, &c) == ZVM_APL_OK);
+    FUZZ_CHECK(c.hdr.kind == r.hdr.kind && c.hdr.used_len == r.hdr.used_len &&
+               c.hdr.data_len == r.hdr.used_len);
+    size_t before = seen.n;
+    seen.n = 0;
+    zvm_apl_values(&c, check_value, NULL);
+    FUZZ_CHECK(seen.n == before);
+    free(small);
   }
 
   /* Names from the raw bytes into an exact-size heap buffer. */
