@@ -29,6 +29,8 @@ static const struct {
     /* The first release's opt-in to one list per guest, now the default:
      * "CombinedUserValues false" means "OneValuePerList true". */
     {"CombinedUserValues", ZVM_CONF_BOOLEAN},
+    {"ApplDataKinds", ZVM_CONF_STRING},
+    {"ApplDataNaming", ZVM_CONF_STRING},
 };
 
 __attribute__((format(printf, 3, 4))) static int
@@ -42,6 +44,49 @@ conf_error(char *err, size_t err_size, const char *fmt, ...) {
   return -1;
 }
 
+static void free_desc_copy(const struct zvm_record_desc *d) { free((void *)d); }
+
+/* The D10R2 descriptor with this configuration's APPLDATA options as its
+ * hooks' data (the built-in table has none: defaults). */
+static int appldata_register(struct zvm_conf *c) {
+  *c->appldata = (struct zvm_apl_options){.kinds = ZVM_APL_KINDS_DEFAULT};
+  struct zvm_record_desc *d = malloc(sizeof(*d));
+  if (d == NULL)
+    return -1;
+  *d = zvm_rec_aplsdt;
+  d->hook_data = c->appldata;
+  return zvm_registry_add(c->records, d, true, free_desc_copy, NULL, 0);
+}
+
+static int add_appldata_kind(struct zvm_conf *c, const char *value, char *err,
+                             size_t err_size) {
+  enum zvm_apl_kind k = zvm_apl_kind_from_name(value);
+  if (k == ZVM_APL_UNKNOWN)
+    return conf_error(err, err_size,
+                      "ApplDataKinds \"%s\": not a kind (os, mem, net_sum, "
+                      "fsstat, procd_sum, procd_task)",
+                      value);
+  if (!c->appldata_kinds_given)
+    c->appldata->kinds = 0;
+  c->appldata_kinds_given = true;
+  c->appldata->kinds |= ZVM_APL_KIND_BIT(k);
+  return 0;
+}
+
+static int set_appldata_naming(struct zvm_conf *c, const char *value, char *err,
+                               size_t err_size) {
+  if (strcasecmp(value, "collectd") == 0)
+    c->appldata->zvm_naming = false;
+  else if (strcasecmp(value, "zvm_monitor") == 0)
+    c->appldata->zvm_naming = true;
+  else
+    return conf_error(err, err_size,
+                      "ApplDataNaming \"%s\": must be \"collectd\" or "
+                      "\"zvm_monitor\"",
+                      value);
+  return 0;
+}
+
 int zvm_conf_init(struct zvm_conf *c) {
   *c = (struct zvm_conf){
       .domains = ZVM_DOMAINS_ALL,
@@ -51,8 +96,9 @@ int zvm_conf_init(struct zvm_conf *c) {
   };
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   c->records = zvm_registry_create();
-  if (c->device == NULL || c->records == NULL ||
-      zvm_registry_add_builtins(c->records) != 0) {
+  c->appldata = calloc(1, sizeof(*c->appldata));
+  if (c->device == NULL || c->records == NULL || c->appldata == NULL ||
+      zvm_registry_add_builtins(c->records) != 0 || appldata_register(c) != 0) {
     zvm_conf_free(c);
     return -1;
   }
@@ -73,6 +119,7 @@ void zvm_conf_free(struct zvm_conf *c) {
     free(c->userfields[i]);
   free(c->userfields);
   zvm_registry_destroy(c->records);
+  free(c->appldata);
   *c = (struct zvm_conf){0};
 }
 
@@ -268,6 +315,10 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
     return add_domain(c, value, err, err_size);
   if (strcasecmp(key, "UserField") == 0)
     return add_userfield(c, value, err, err_size);
+  if (strcasecmp(key, "ApplDataKinds") == 0)
+    return add_appldata_kind(c, value, err, err_size);
+  if (strcasecmp(key, "ApplDataNaming") == 0)
+    return set_appldata_naming(c, value, err, err_size);
   return add_userid(c, value, err, err_size);
 }
 

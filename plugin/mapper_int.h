@@ -76,6 +76,13 @@ struct entity {
   uint8_t copy[];
 };
 
+/* Storage for strings the pass hands out (output.c). */
+struct text_chunk {
+  struct text_chunk *next;
+  size_t used, size;
+  char text[];
+};
+
 /* An entity whose values the pass emits. */
 struct emit {
   struct entity *e;
@@ -126,6 +133,15 @@ struct zvm_mapper {
   size_t nnotifs, cap_notifs;
   bool output_done; /* the previous pass's output is still there */
   bool oom;
+
+  /* Value lists a lists hook made for one emitted entity (hlists_for:
+   * its emit index + 1), and the pass's copies of their plugin
+   * instances: chunks never moved nor reused within a pass, so a pointer
+   * names one string for the whole pass (the glue compares pointers). */
+  struct zvm_hook_list *hlists;
+  size_t nhlists, cap_hlists, hlists_for;
+  struct text_chunk *chunks;
+  const char *last_text;
 
   struct zvm_decode_stats decode;
   uint64_t userid_filtered;

@@ -297,6 +297,7 @@ const struct zvm_record_desc *const zvm_record_tables[] = {
     &zvm_rec_mtreof,
     &zvm_rec_useite,
     &zvm_rec_prcsmt,
+    &zvm_rec_aplsdt,
 };
 const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
 
@@ -309,6 +310,7 @@ static const struct zvm_record_desc
         [ZVM_DOMAIN_MONITOR][ZVM_MTR_END_OF_FRAME] = &zvm_rec_mtreof,
         [ZVM_DOMAIN_USER][10] = &zvm_rec_useite,
         [ZVM_DOMAIN_PROCESSOR][21] = &zvm_rec_prcsmt,
+        [ZVM_DOMAIN_APPLDATA][2] = &zvm_rec_aplsdt,
 };
 
 const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number) {

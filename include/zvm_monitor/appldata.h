@@ -254,4 +254,19 @@ typedef void (*zvm_apl_emit_fn)(void *ctx, const struct zvm_apl_value *v);
 void zvm_apl_values(const struct zvm_apl_record *r, zvm_apl_emit_fn emit,
                     void *ctx);
 
+/* ------------------------------------------------------------------------
+ * What the configuration chooses (ApplDataKinds, ApplDataNaming); the
+ * hooks read it through their descriptor's hook_data (NULL: defaults).
+ */
+#define ZVM_APL_KIND_BIT(k) (1u << (k))
+#define ZVM_APL_KINDS_DEFAULT                                                  \
+  (ZVM_APL_KIND_BIT(ZVM_APL_MEM) | ZVM_APL_KIND_BIT(ZVM_APL_OS) |              \
+   ZVM_APL_KIND_BIT(ZVM_APL_NET_SUM) | ZVM_APL_KIND_BIT(ZVM_APL_FSSTAT) |      \
+   ZVM_APL_KIND_BIT(ZVM_APL_PROCD_SUM))
+
+struct zvm_apl_options {
+  unsigned kinds;  /* ZVM_APL_KIND_BIT()s of the kinds dispatched */
+  bool zvm_naming; /* ApplDataNaming zvm_monitor */
+};
+
 #endif /* ZVM_MONITOR_APPLDATA_H */

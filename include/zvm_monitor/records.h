@@ -209,6 +209,7 @@ extern const struct zvm_record_desc zvm_rec_mtrend; /* D1R11 */
 extern const struct zvm_record_desc zvm_rec_mtreof; /* D1R13 */
 extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
 extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
+extern const struct zvm_record_desc zvm_rec_aplsdt; /* D10R2 */
 
 /* Named fields hooks need directly. */
 extern const struct zvm_field *const zvm_useite_vmduser;

@@ -141,6 +141,9 @@ READER_COUNTERS = [
     "errors-eoverflow", "errors-eio", "errors-efault", "errors-open",
     "errors-malformed", "total_objects-sets", "total_objects-records",
     "total_objects-skipped", "total_bytes-read",
+    # APPLDATA (domain 10) records not used: torn ones, unknown products
+    "total_objects-appldata_torn", "total_objects-appldata_unknown",
+    "total_objects-appldata_dropped",  # instance limit: never in these tests
 ]
 
 
@@ -790,10 +793,18 @@ class Model:
             cum_bad += sum(1 for r in recs if r.domain == 5 and r.number == 21 and
                            self.selected(r) and d5r21_parse(r) is None)
             # an APPLDATA record whose lengths, counts or offsets do not fit
-            cum_bad += sum(1 for r in recs if r.domain == 10 and r.number in (1, 2) and
-                           self.selected(r) and apl_decode(r)[0] == "bad")
+            apl = [apl_decode(r)[0] for r in recs
+                   if r.domain == 10 and r.number == 2 and self.selected(r)]
+            cum_bad += apl.count("bad")
+            self.c["total_objects-appldata_torn"] = \
+                self.c.get("total_objects-appldata_torn", 0) + apl.count("torn")
+            self.c["total_objects-appldata_unknown"] = \
+                self.c.get("total_objects-appldata_unknown", 0) + apl.count("unknown")
             self.records += used
             self.set_records.append((cum_rec, cum_bad, cum_skip))
+        self.c.setdefault("total_objects-appldata_torn", 0)
+        self.c.setdefault("total_objects-appldata_unknown", 0)
+        self.c.setdefault("total_objects-appldata_dropped", 0)
         self.c["total_objects-records"] = cum_rec
         self.c["errors-malformed"] = cum_bad
         self.c["total_objects-skipped"] = cum_skip
