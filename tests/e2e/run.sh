@@ -292,7 +292,7 @@ have_pkgs() {
 backend_stream() {
   now=$(date +%s)
   gen -g 3 -i 2 --smt-every 2 --interval 60 --start $((now - 600)) \
-    --counter-offset 2147483000 -o "$1"
+    --counter-offset 2147483000 --linux-guests 2 --appldata os,mem,fsstat -o "$1"
 }
 
 # oracle_value SCENARIO IDENT: "UNIXSECONDS VALUE" of the last value
@@ -309,13 +309,18 @@ zvmtest/zvm_monitor-ifl/zvm_prcsmt_cpu/activated
 zvmtest/zvm_monitor-system/zvm_prcsmt/mt_config_seq
 zvmtest/zvm_monitor-reader/total_objects-sets
 zvmtest/zvm_monitor-reader/total_objects-records"
+# Linux guests' values (APPLDATA), named as collectd's own plugins.
+APPLDATA_BACKEND_IDS="lnx001/cpu-1/cpu-steal
+lnx002/memory/memory-free
+lnx001/df-var-log/df_complex-used
+zvmtest/zvm_monitor-reader/total_objects-appldata_torn"
 
 # carbon_check CARBON-DIR SCENARIO IDS ORACLE-ARGS: every identifier of
 # IDS (HOST/PLUGIN-INSTANCE/TYPE-INSTANCE, or HOST/PLUGIN-INSTANCE/TYPE/DS
 # for a data source of a list, stored by write_graphite as ...TYPE.DS)
 # holds the oracle's last value in its whisper file.
 carbon_check() {
-  cc_w=$1/storage/whisper/collectd/zvmtest
+  cc_w=$1/storage/whisper/collectd
   cc_scn=$2
   cc_ids=$3
   cc_oargs=$4
@@ -323,7 +328,7 @@ carbon_check() {
   for id in $cc_ids; do
     # shellcheck disable=SC2086
     set -- $(oracle_value "$cc_scn" "$id" $cc_oargs)
-    f=$cc_w/${id#*/}.wsp
+    f=$cc_w/$id.wsp
     e2e_wait 20 test -s "$f" || { fail "no whisper file $f"; cc_st=1; continue; }
     if [ "$1" = - ]; then
       # reader counter: the newest point holds the final count
@@ -417,6 +422,7 @@ CONF
   backend_stream "$D/s.scn" || return 1
   E2E_EXTRA_PLUGINS=$graphite_plugin run_case "$D" "$D/s.scn" "" || { e2e_stop "$carbon"; return 1; }
   carbon_check "$c" "$D/s.scn" "$(echo "$BACKEND_IDS" | grep -v zvm_useite)" "" || st=1
+  carbon_check "$c" "$D/s.scn" "$APPLDATA_BACKEND_IDS" "" || st=1
   grep -q "write_graphite plugin: format_graphite: target buffer too small" "$D/collectd.log" ||
     { fail "write_graphite took the 48-value zvm_useite lists: update the pod's GRAPHITE section"; st=1; }
   # OneValuePerList true, what the pod advises for Graphite: every D4R10
@@ -489,19 +495,24 @@ CONF
   Server \"127.0.0.1\" \"$uport\"
 </Plugin>" run_case "$D" "$D/s.scn" "" || { e2e_stop "$influx"; return 1; }
   st=0
-  for id in $BACKEND_IDS; do
+  for id in $BACKEND_IDS $APPLDATA_BACKEND_IDS; do
     set -- $(oracle_value "$D/s.scn" "$id")
     host=${id%%/*}
-    pi=$(echo "$id" | cut -d/ -f2 | sed 's/^zvm_monitor-//')
+    # measurement <plugin>_<data source>; tag instance = the plugin instance
+    pd=$(echo "$id" | cut -d/ -f2)
+    pl=${pd%%-*}
+    pi=${pd#"$pl"}
+    pi=${pi#-}
+    [ -n "$pi" ] && wpi="instance='$pi'" || wpi="instance=''"
     if [ "$(echo "$id" | tr -cd / | wc -c)" -eq 3 ]; then
       # a list's data source: measurement zvm_monitor_<ds>, no type instance
       ty=$(echo "$id" | cut -d/ -f3)
       ds=$(echo "$id" | cut -d/ -f4)
-      q="SELECT value FROM zvm_monitor_$ds WHERE host='$host' AND instance='$pi' AND type='$ty'"
+      q="SELECT value FROM ${pl}_$ds WHERE host='$host' AND $wpi AND type='$ty'"
     else
       ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
       ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
-      q="SELECT value FROM zvm_monitor_value WHERE host='$host' AND instance='$pi' AND type='$ty' AND type_instance='$ti'"
+      q="SELECT value FROM ${pl}_value WHERE host='$host' AND $wpi AND type='$ty' AND type_instance='$ti'"
     fi
     [ "$1" = - ] && q="$q ORDER BY time DESC LIMIT 1"
     # the listener writes in batches: wait (bounded) for the point
