@@ -84,6 +84,7 @@ static int set_appldata_naming(struct zvm_conf *c, const char *value, char *err,
                       "ApplDataNaming \"%s\": must be \"collectd\" or "
                       "\"zvm_monitor\"",
                       value);
+  c->appldata_naming_given = true;
   return 0;
 }
 
@@ -394,6 +395,12 @@ int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
                       "true\" (one value per list): a guest's value list has "
                       "a fixed set of data sources; add OneValuePerList true "
                       "or remove UserField");
+  if ((c->appldata_kinds_given || c->appldata_naming_given) &&
+      !(c->domains & ZVM_DOMAIN_BIT(ZVM_DOMAIN_APPLDATA)))
+    return conf_error(err, err_size,
+                      "ApplDataKinds/ApplDataNaming configure Linux guests' "
+                      "records (domain 10), which no Domain option selects: "
+                      "add Domain \"appldata\" or remove them");
   return 0;
 }
 

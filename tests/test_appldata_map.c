@@ -309,6 +309,14 @@ static void test_options(void **state) {
   assert_int_equal(zvm_conf_set_string(&f->conf, "ApplDataNaming", "graphite",
                                        err, sizeof(err)),
                    -1);
+  /* Options for domain 10 while Domain leaves it out: an error, not
+   * silence. */
+  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), 0);
+  conf_string(f, "Domain", "user");
+  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "add Domain \"appldata\""));
+  conf_string(f, "Domain", "appldata");
+  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), 0);
   tb_free(&d);
 }
 

@@ -56,7 +56,7 @@ struct zvm_conf {
    * points here). kinds_given: the first ApplDataKinds replaces the
    * default. */
   struct zvm_apl_options *appldata;
-  bool appldata_kinds_given;
+  bool appldata_kinds_given, appldata_naming_given;
   /* Record descriptors: the built-in ones, then <Record> blocks. Owned. */
   struct zvm_registry *records;
 };
