@@ -71,6 +71,22 @@ static int name_format(const uint8_t *ebcdic, size_t len, char *out,
   return (int)n;
 }
 
+bool zvm_name_key(const uint8_t *ebcdic, size_t width, uint64_t *key) {
+  uint8_t b[8];
+  for (size_t i = 0; i < sizeof(b); i++)
+    b[i] = i < width ? ebcdic[i] : EBCDIC_BLANK;
+  /* Trailing NULs are blanks (zvm_name_format() trims both); inner ones
+   * stay: they name something else. */
+  int i = 7;
+  for (; i >= 0 && (b[i] == EBCDIC_BLANK || b[i] == 0x00); i--)
+    b[i] = EBCDIC_BLANK;
+  uint64_t k = 0;
+  for (size_t j = 0; j < sizeof(b); j++)
+    k = (k << 8) | b[j];
+  *key = k;
+  return i >= 0;
+}
+
 int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
                     size_t out_size) {
   int n = name_format(ebcdic, len, out, out_size);

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #define APHDR_USERID 24
-#define EBCDIC_BLANK 0x40
 
 /* Instances holding a record at once, at most: a bound on the memory a
  * hostile guest can make the plugin keep (each new mount point or process
@@ -74,20 +73,6 @@ static void instance_name(const struct zvm_apl_record *r, char *buf,
   }
 }
 
-/* The user ID as the engine keys user IDs (entity.c): NULs as blanks;
- * false if blank. */
-static bool userid_key(const uint8_t *id, uint64_t *key) {
-  uint8_t b[8];
-  memcpy(b, id, sizeof(b));
-  int i = 7;
-  for (; i >= 0 && (b[i] == EBCDIC_BLANK || b[i] == 0x00); i--)
-    b[i] = EBCDIC_BLANK;
-  if (i < 0)
-    return false;
-  *key = zvm_load_be64(b);
-  return true;
-}
-
 static bool apl_select(struct zvm_hook_ctx *ctx, struct zvm_record_view *view) {
   struct apl_counts *n = ctx->record_state;
   struct zvm_apl_record r;
@@ -111,7 +96,7 @@ static bool apl_select(struct zvm_hook_ctx *ctx, struct zvm_record_view *view) {
     return false;
   char name[ZVM_APL_NAME_MAX];
   instance_name(&r, name, sizeof(name));
-  if (!userid_key(r.hdr.userid, &view->key.v[0]))
+  if (!zvm_name_key(r.hdr.userid, sizeof(r.hdr.userid), &view->key.v[0]))
     return false;
   view->key.v[1] = ((uint64_t)r.hdr.kind << 56) |
                    (fnv1a64(name) & UINT64_C(0x00FFFFFFFFFFFFFF));

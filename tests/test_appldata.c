@@ -16,6 +16,7 @@
 
 #include "builder.h"
 #include "zvm_monitor/appldata.h"
+#include "zvm_monitor/decode.h"
 
 #define TOD0 UINT64_C(0xDC00000000000000)
 
@@ -578,13 +579,35 @@ static void test_compact(void **state) {
   tb_free(&r);
 }
 
+/* User IDs as instance keys: trailing NULs and blanks alike, inner NULs
+ * not (zvm_name_format() names them %00), blank is no key. */
+static void test_name_key(void **state) {
+  (void)state;
+  const uint8_t a[8] = {0xD3, 0xD5, 0xE7, 0xF1, 0x40, 0x40, 0x40, 0x40};
+  const uint8_t b[8] = {0xD3, 0xD5, 0xE7, 0xF1, 0x00, 0x00, 0x40, 0x00};
+  const uint8_t c[8] = {0xD3, 0xD5, 0x00, 0xF1, 0x40, 0x40, 0x40, 0x40};
+  const uint8_t d[8] = {0xD3, 0xD5, 0x40, 0xF1, 0x40, 0x40, 0x40, 0x40};
+  const uint8_t blank[8] = {0x40, 0x00, 0x40, 0x40, 0x40, 0x40, 0x00, 0x40};
+  uint64_t ka, kb, kc, kd, k;
+  assert_true(zvm_name_key(a, 8, &ka));
+  assert_int_equal(ka, UINT64_C(0xD3D5E7F140404040));
+  assert_true(zvm_name_key(b, 8, &kb));
+  assert_int_equal(ka, kb);
+  assert_true(zvm_name_key(a, 4, &k)); /* short: blank padded */
+  assert_int_equal(ka, k);
+  assert_true(zvm_name_key(c, 8, &kc));
+  assert_true(zvm_name_key(d, 8, &kd));
+  assert_int_not_equal(kc, kd);
+  assert_false(zvm_name_key(blank, 8, &k));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_header),  cmocka_unit_test(test_mem),
       cmocka_unit_test(test_os),      cmocka_unit_test(test_net_sum),
       cmocka_unit_test(test_fsstat),  cmocka_unit_test(test_procd),
       cmocka_unit_test(test_names),   cmocka_unit_test(test_values),
-      cmocka_unit_test(test_compact),
+      cmocka_unit_test(test_compact), cmocka_unit_test(test_name_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,6 +156,11 @@ uint8_t zvm_ebcdic_to_latin1(uint8_t c);
  * name is empty after trimming or does not fit into out_size (which
  * includes the terminating NUL; 3 * len + 1 always fits).
  */
+/* An EBCDIC name of at most 8 bytes (a user ID) as a 64-bit key: blank
+ * padded to 8, trailing NULs as blanks, so equal keys <=> equal
+ * zvm_name_format() names. False if the name is blank. */
+bool zvm_name_key(const uint8_t *ebcdic, size_t width, uint64_t *key);
+
 int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
                     size_t out_size);
 
