@@ -39,13 +39,11 @@ static int name_char_is_safe(uint8_t c) {
          c == '#' || c == '$' || c == '_' || c == '-' || c == '+';
 }
 
-#define EBCDIC_BLANK 0x40
-
 static int name_format(const uint8_t *ebcdic, size_t len, char *out,
                        size_t out_size) {
   static const char hex[] = "0123456789ABCDEF";
   while (len > 0 &&
-         (ebcdic[len - 1] == EBCDIC_BLANK || ebcdic[len - 1] == 0x00))
+         (ebcdic[len - 1] == ZVM_EBCDIC_BLANK || ebcdic[len - 1] == 0x00))
     len--;
   if (len == 0 || out == NULL || out_size == 0)
     return -1;
@@ -72,19 +70,10 @@ static int name_format(const uint8_t *ebcdic, size_t len, char *out,
 }
 
 bool zvm_name_key(const uint8_t *ebcdic, size_t width, uint64_t *key) {
-  uint8_t b[8];
-  for (size_t i = 0; i < sizeof(b); i++)
-    b[i] = i < width ? ebcdic[i] : EBCDIC_BLANK;
-  /* Trailing NULs are blanks (zvm_name_format() trims both); inner ones
-   * stay: they name something else. */
-  int i = 7;
-  for (; i >= 0 && (b[i] == EBCDIC_BLANK || b[i] == 0x00); i--)
-    b[i] = EBCDIC_BLANK;
-  uint64_t k = 0;
-  for (size_t j = 0; j < sizeof(b); j++)
-    k = (k << 8) | b[j];
-  *key = k;
-  return i >= 0;
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; i++)
+    v = (v << 8) | (i < width ? ebcdic[i] : ZVM_EBCDIC_BLANK);
+  return zvm_text_key8(v, key);
 }
 
 int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,

@@ -144,10 +144,19 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
                      const struct zvm_layout *layout) {
   l->layout = layout;
   l->rec = r;
+  l->hooks = r->hooks;
   l->id = m->nlays++;
   for (unsigned p = 0; p < layout->key.nparts; p++)
     if (layout->key.part[p].kind == ZVM_KEY_USERID)
       l->user_key = true;
+  const struct zvm_key_part *k0 = &layout->key.part[0];
+  if (layout->key.nparts == 1 &&
+      (k0->kind == ZVM_KEY_USERID || k0->kind == ZVM_KEY_EBCDIC) &&
+      k0->field >= 0 && (size_t)k0->field < layout->nfields &&
+      layout->fields[k0->field].width == 8) {
+    l->key_text8 = true;
+    l->key_off = layout->fields[k0->field].offset;
+  }
   if (!slots_build(m, l))
     return false;
   if (l->dispatched && layout->type_name != NULL && !l->single) {
@@ -224,14 +233,22 @@ static struct mrec *mrec_of(struct zvm_mapper *m,
 static void map_instance(struct zvm_mapper *m, struct lay *l,
                          const uint8_t *data, size_t len,
                          const struct zvm_key_value *given, uint64_t time_us) {
-  const struct zvm_record_hooks *h = l->rec->hooks;
+  const struct zvm_record_hooks *h = l->hooks;
   if (!l->dispatched && (h == NULL || h->instance == NULL))
     return;
 
-  struct zvm_key_value key;
+  struct zvm_key_value key = {{0, 0}};
+  bool have_key;
   if (given != NULL) {
     key = *given;
-  } else if (!zvm_entity_key(l, data, len, &key)) {
+    have_key = true;
+  } else if (l->key_text8) { /* the common case, inline */
+    have_key = (size_t)l->key_off + 8 <= len &&
+               zvm_text_key8(zvm_load_be64(data + l->key_off), &key.v[0]);
+  } else {
+    have_key = zvm_entity_key(l, data, len, &key);
+  }
+  if (!have_key) {
     if (l->user_key)
       m->stats.no_userid++;
     else
@@ -278,12 +295,11 @@ static void map_instance(struct zvm_mapper *m, struct lay *l,
   e->pend_us = time_us;
 }
 
-static void record_cb(const struct zvm_record *rec,
-                      const struct zvm_record_desc *desc, void *ctx) {
-  struct zvm_mapper *m = ctx;
-  /* reg: the registry's descriptor (select and record hooks); r: the one
-   * whose layouts decode the record (select may hand out another). */
-  struct mrec *reg = m->by_num[desc->domain][desc->number];
+/* reg: the registry's descriptor (select and record hooks); r: the one
+ * whose layouts decode the record (select may hand out another). */
+static void map_record(struct zvm_mapper *m, struct mrec *reg,
+                       const struct zvm_record *rec) {
+  const struct zvm_record_desc *desc = reg->desc;
   struct mrec *r = reg;
   const struct zvm_record_hooks *h = reg->hooks;
   struct zvm_record_view view = {
@@ -327,8 +343,20 @@ void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
                            uint64_t arrival_us) {
   zvm_output_begin(m);
   m->arrival_us = arrival_us;
-  zvm_decode_set_with(m->reg, set, len, m->conf->domains, record_cb, m,
-                      &m->decode);
+  /* zvm_decode_set_with(), with the mapper's own table: one lookup per
+   * record gives the descriptor and the mapper's state for it. */
+  struct zvm_walk walk;
+  struct zvm_record rec;
+  zvm_walk_init(&walk, set, len, m->conf->domains);
+  while (zvm_walk_next(&walk, &rec)) {
+    struct mrec *r =
+        rec.domain < ZVM_DOMAIN_COUNT && rec.number < m->nby_num[rec.domain]
+            ? m->by_num[rec.domain][rec.number]
+            : NULL;
+    if (zvm_record_accept(r != NULL ? r->desc : NULL, &rec, &m->decode))
+      map_record(m, r, &rec);
+  }
+  zvm_walk_stats_add(&m->decode.walk, &walk.stats);
 }
 
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {

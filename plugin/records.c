@@ -843,6 +843,24 @@ const struct zvm_record_desc *zvm_registry_at(const struct zvm_registry *r,
 /* ------------------------------------------------------------------------
  * Walking a set with the tables.
  */
+bool zvm_record_accept(const struct zvm_record_desc *d,
+                       const struct zvm_record *rec,
+                       struct zvm_decode_stats *stats) {
+  if (d == NULL) {
+    stats->unknown++;
+    return false;
+  }
+  for (size_t a = 0; a < d->narrays; a++) {
+    struct zvm_array_view view;
+    if (zvm_array_locate(&d->arrays[a], rec->data, rec->len, &view) ==
+        ZVM_ARRAY_BAD) {
+      stats->array_rejected++;
+      return false;
+    }
+  }
+  return true;
+}
+
 static void decode_set(const struct zvm_registry *r, const uint8_t *buf,
                        size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
                        void *ctx, struct zvm_decode_stats *stats) {
@@ -853,21 +871,7 @@ static void decode_set(const struct zvm_registry *r, const uint8_t *buf,
     const struct zvm_record_desc *desc =
         r != NULL ? zvm_registry_find(r, rec.domain, rec.number)
                   : zvm_record_find(rec.domain, rec.number);
-    if (desc == NULL) {
-      stats->unknown++;
-      continue;
-    }
-    bool bad = false;
-    for (size_t a = 0; a < desc->narrays && !bad; a++) {
-      struct zvm_array_view view;
-      bad = zvm_array_locate(&desc->arrays[a], rec.data, rec.len, &view) ==
-            ZVM_ARRAY_BAD;
-    }
-    if (bad) {
-      stats->array_rejected++;
-      continue;
-    }
-    if (cb != NULL)
+    if (zvm_record_accept(desc, &rec, stats) && cb != NULL)
       cb(&rec, desc, ctx);
   }
   zvm_walk_stats_add(&stats->walk, &walk.stats);

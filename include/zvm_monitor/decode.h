@@ -139,9 +139,18 @@ bool zvm_walk_next(struct zvm_walk *w, struct zvm_record *rec);
 void zvm_walk_stats_add(struct zvm_walk_stats *total,
                         const struct zvm_walk_stats *add);
 
+/* TOD clock or CPU timer units (bit 51 = 1 microsecond) -> microseconds. */
+static inline uint64_t zvm_timer_to_us(uint64_t timer) { return timer >> 12; }
+
 /* TOD clock value -> microseconds since the Unix epoch. Returns false (and
- * leaves *us alone) for a TOD before 1970, which no monitor record has. */
-bool zvm_tod_to_unix_us(uint64_t tod, uint64_t *us);
+ * leaves *us alone) for a TOD before 1970, which no monitor record has. Inline:
+ * it runs for every record. */
+static inline bool zvm_tod_to_unix_us(uint64_t tod, uint64_t *us) {
+  if (tod < ZVM_TOD_UNIX_EPOCH)
+    return false;
+  *us = zvm_timer_to_us(tod - ZVM_TOD_UNIX_EPOCH);
+  return true;
+}
 
 /* EBCDIC code page 037 -> ISO-8859-1. */
 uint8_t zvm_ebcdic_to_latin1(uint8_t c);
@@ -156,9 +165,25 @@ uint8_t zvm_ebcdic_to_latin1(uint8_t c);
  * name is empty after trimming or does not fit into out_size (which
  * includes the terminating NUL; 3 * len + 1 always fits).
  */
-/* An EBCDIC name of at most 8 bytes (a user ID) as a 64-bit key: blank
- * padded to 8, trailing NULs as blanks, so equal keys <=> equal
- * zvm_name_format() names. False if the name is blank. */
+#define ZVM_EBCDIC_BLANK 0x40
+
+/* 8 name bytes (big-endian in v) as a key: trailing NULs become blanks,
+ * so equal keys <=> equal zvm_name_format() names; false if the name is
+ * blank. */
+static inline bool zvm_text_key8(uint64_t v, uint64_t *key) {
+  for (unsigned i = 0; i < 8; i++) {
+    uint64_t byte = (v >> (8 * i)) & 0xFF;
+    if (byte != ZVM_EBCDIC_BLANK && byte != 0x00) {
+      *key = v;
+      return true;
+    }
+    v |= (uint64_t)ZVM_EBCDIC_BLANK << (8 * i);
+  }
+  return false;
+}
+
+/* The same for an EBCDIC name of at most 8 bytes (a user ID), blank
+ * padded. */
 bool zvm_name_key(const uint8_t *ebcdic, size_t width, uint64_t *key);
 
 int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,

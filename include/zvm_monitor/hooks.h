@@ -54,15 +54,15 @@ struct zvm_value_item {
 
 /* An instance as hooks see it (one entity of the mapper's table). */
 struct zvm_instance {
-  const struct zvm_layout *layout;
   struct zvm_key_value key;
+  const struct zvm_layout *layout;
+  uint64_t records; /* records seen since first seen (RECORD_COUNT) */
+  uint64_t last_us; /* time of its last value list; 0: none yet */
   const char *name; /* formatted instance name ("LINUX01", "ifl") */
   /* hooks->state_size bytes, zeroed when the instance is first seen,
    * released with hooks->state_release when it is forgotten; NULL if the
    * size is 0. */
   void *state;
-  uint64_t records; /* records seen since first seen (RECORD_COUNT) */
-  uint64_t last_us; /* time of its last value list; 0: none yet */
 };
 
 /* What the select hook may change for one record (filled with the
