@@ -195,6 +195,20 @@ static void str16(struct tb *d, const char *s) {
   tb_bytes(d, s, strlen(s));
 }
 
+/* A mon_fsstatd record's data: fsstatd_hdr, device "rfs", dir, type "ext4",
+ * then the 9 statvfs figures. */
+static void fsstat_data(struct tb *d, const char *dir, const uint64_t fs[9]) {
+  tb_reset(d);
+  tb_u64(d, 1700000000);
+  tb_u16(d, (uint16_t)(6 + 3 + strlen(dir) + 4 + 72));
+  tb_u16(d, 12);
+  str16(d, "rfs");
+  str16(d, dir);
+  str16(d, "ext4");
+  for (int i = 0; i < 9; i++)
+    tb_u64(d, fs[i]);
+}
+
 static void test_fsstat(void **state) {
   (void)state;
   struct tb d, r;
@@ -504,16 +518,8 @@ static void test_values(void **state) {
   assert_true(has_line(&l, "vmem/vmpage_action-alloc d21"));
 
   /* fsstat: df's names and clamps */
-  tb_reset(&d);
-  tb_u64(&d, 1700000000);
-  tb_u16(&d, (uint16_t)(6 + 3 + 10 + 4 + 72));
-  tb_u16(&d, 12);
-  str16(&d, "rfs");
-  str16(&d, "/srv/a b/c");
-  str16(&d, "ext4");
   const uint64_t fs[9] = {4096, 1024, 1000, 300, 200, 50, 20, 10, 0};
-  for (int i = 0; i < 9; i++)
-    tb_u64(&d, fs[i]);
+  fsstat_data(&d, "/srv/a b/c", fs);
   tb_apl_tool_product(prod, 1, 0, 0);
   apl_record(&r, 2, "LNXWEB1", prod, &d);
   assert_int_equal(zvm_apl_decode(r.data, r.len, &a), ZVM_APL_OK);
@@ -536,15 +542,8 @@ static void test_compact(void **state) {
   struct tb d, r;
   tb_init(&d);
   tb_init(&r);
-  tb_u64(&d, 1700000000);
-  tb_u16(&d, (uint16_t)(6 + 3 + 4 + 4 + 72));
-  tb_u16(&d, 12);
-  str16(&d, "rfs");
-  str16(&d, "/srv");
-  str16(&d, "ext4");
   const uint64_t fs[9] = {4096, 1024, 1000, 300, 200, 50, 20, 10, 0};
-  for (int i = 0; i < 9; i++)
-    tb_u64(&d, fs[i]);
+  fsstat_data(&d, "/srv", fs);
   tb_fill(&d, 0, 3997 - d.len); /* the large buffer */
   uint8_t prod[16];
   tb_apl_tool_product(prod, 1, 0, 1);
