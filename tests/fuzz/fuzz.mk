@@ -50,8 +50,9 @@ names_MAX_LEN = 64
 # exists (branch reader).
 fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
 reader_MAX_LEN = 16384
-# One domain 10 (APPLDATA) record: decoder and names.
-fuzz_appldata_SRC = plugin/appldata.c plugin/appldata_values.c
+# One domain 10 (APPLDATA) record: decoder, names, the engine and mapper.
+fuzz_appldata_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
+	plugin/mapper.c plugin/output.c
 appldata_MAX_LEN = 4200
 # Next: fuzz_config_SRC = <the config-value parser's sources>, config_MAX_LEN.
 
