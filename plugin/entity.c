@@ -221,6 +221,18 @@ void zvm_entity_remove(struct zvm_mapper *m, struct entity *e) {
   entity_free(m, e);
 }
 
+void zvm_entity_restart(struct zvm_mapper *m, struct entity *e) {
+  (void)m;
+  const struct zvm_record_hooks *h = e->lay->rec->hooks;
+  if (e->inst.state != NULL) {
+    if (h->state_release != NULL)
+      h->state_release(e->inst.state);
+    memset(e->inst.state, 0, h->state_size);
+  }
+  e->inst.records = 0;
+  e->restart = false;
+}
+
 void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us) {
   for (size_t i = 0; i < m->nbuckets; i++) {
     struct entity **pp = &m->buckets[i];

@@ -6,6 +6,7 @@
  */
 #include "mapper_int.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -58,12 +59,52 @@ static struct lay *lay_of(struct zvm_mapper *m,
   return NULL;
 }
 
+/* Whether the Notify<Kind> option of the descriptor's notifications is
+ * on. */
+static bool notify_wanted(struct zvm_hook_ctx *ctx) {
+  const struct zvm_record_hooks *h = ctx->desc->hooks;
+  enum zvm_notify_kind kind =
+      h != NULL ? h->notify_kind : ZVM_NOTIFY_MULTITHREADING;
+  return (unsigned)kind >= ZVM_NOTIFY_KINDS ||
+         ctx_mapper(ctx)->conf->notify[kind];
+}
+
 static void op_notify(struct zvm_hook_ctx *ctx,
                       enum zvm_notif_severity severity, uint64_t time_us,
                       const char *plugin_instance, const char *type,
                       const char *message) {
-  zvm_output_notify(ctx_mapper(ctx), severity, time_us, plugin_instance, type,
-                    message);
+  if (notify_wanted(ctx))
+    zvm_output_notify(ctx_mapper(ctx), severity, time_us, "", plugin_instance,
+                      type, NULL, message);
+}
+
+static struct entity *entity_of(const struct zvm_instance *inst) {
+  return (struct entity *)((const char *)inst - offsetof(struct entity, inst));
+}
+
+static void op_notify_instance(struct zvm_hook_ctx *ctx,
+                               enum zvm_notif_severity severity,
+                               uint64_t time_us,
+                               const struct zvm_instance *inst,
+                               const char *type, const char *type_instance,
+                               const char *message) {
+  if (!notify_wanted(ctx))
+    return;
+  const struct entity *e = entity_of(inst);
+  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host,
+                    e->out_pi, type, type_instance, message);
+}
+
+static bool op_restart(struct zvm_hook_ctx *ctx,
+                       const struct zvm_layout *layout,
+                       const struct zvm_key_value *key) {
+  struct zvm_mapper *m = ctx_mapper(ctx);
+  struct lay *l = lay_of(m, layout);
+  struct entity *e = l != NULL ? zvm_entity_find(m, l, key) : NULL;
+  if (e == NULL)
+    return false;
+  e->restart = true;
+  return true;
 }
 
 static bool op_forget(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
@@ -274,6 +315,8 @@ static void map_instance(struct zvm_mapper *m, struct lay *l,
     m->userid_filtered++;
     return;
   }
+  if (e->restart)
+    zvm_entity_restart(m, e);
 
   /* Every record counts, also one whose values are superseded. */
   e->inst.records++;
@@ -417,7 +460,9 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
   m->ops = (struct zvm_hook_ops){.notify = op_notify,
                                  .forget = op_forget,
                                  .find = op_find,
-                                 .count_malformed = op_count_malformed};
+                                 .count_malformed = op_count_malformed,
+                                 .notify_instance = op_notify_instance,
+                                 .restart = op_restart};
   bool ok = m->reg != NULL && zvm_entity_table_init(m);
   for (size_t i = 0; ok && i < zvm_registry_count(m->reg); i++) {
     const struct zvm_record_desc *d = zvm_registry_at(m->reg, i);

@@ -72,6 +72,7 @@ struct entity {
   bool selected; /* UserID rules, decided once */
   bool pending;  /* a record of this pass is kept */
   uint16_t copy_len;
+  bool restart; /* start afresh with the next record (a logoff) */
   uint64_t pend_us;
   struct zvm_instance inst; /* key, layout, records, last_us, name, state */
   struct lay *lay;
@@ -193,6 +194,8 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
                                  const struct zvm_key_value *key, bool *full);
 /* Remove an entity from the table and the pass and free it. */
 void zvm_entity_remove(struct zvm_mapper *m, struct entity *e);
+/* Start e afresh (its restart flag): hook state zeroed, record count 0. */
+void zvm_entity_restart(struct zvm_mapper *m, struct entity *e);
 /* Forget entities not seen for ZVM_MAPPER_EXPIRE_US. */
 void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
 
@@ -201,8 +204,9 @@ void zvm_output_begin(struct zvm_mapper *m);
 bool zvm_output_grow(void **array, size_t *cap, size_t n, size_t size);
 void zvm_output_reader(struct zvm_mapper *m, const struct zvm_reader_stats *rs);
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *plugin_instance,
-                       const char *type, const char *message);
+                       uint64_t time_us, const char *host,
+                       const char *plugin_instance, const char *type,
+                       const char *type_instance, const char *message);
 void zvm_output_free(struct zvm_mapper *m);
 
 #endif /* ZVM_MONITOR_MAPPER_INT_H */

@@ -16,6 +16,7 @@
 
 #include "zvm_monitor/appldata.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/hooks.h"
 #include "zvm_monitor/records.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
@@ -57,6 +58,7 @@ struct zvm_conf {
    * default. */
   struct zvm_apl_options *appldata;
   bool appldata_kinds_given, appldata_naming_given;
+  bool notify[ZVM_NOTIFY_KINDS]; /* Notify<Kind>: all true by default */
   /* Record descriptors: the built-in ones, then <Record> blocks. Owned. */
   struct zvm_registry *records;
 };

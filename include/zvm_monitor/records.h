@@ -209,6 +209,8 @@ extern const struct zvm_record_desc zvm_rec_mtrend; /* D1R11 */
 extern const struct zvm_record_desc zvm_rec_mtreof; /* D1R13 */
 extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
 extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
+extern const struct zvm_record_desc zvm_rec_uselon; /* D4R1 */
+extern const struct zvm_record_desc zvm_rec_uselof; /* D4R2 */
 extern const struct zvm_record_desc zvm_rec_aplsdt; /* D10R2 */
 
 /* Named fields hooks need directly. */
@@ -237,7 +239,7 @@ extern const struct zvm_field *const zvm_cputinfo_rccsymnt;
 /* "cp", "zaap", "ifl", "icf", "ziip", or NULL for other codes. */
 const char *zvm_cpu_type_name(uint8_t type);
 
-/* Built-in table for a record, or NULL. O(1). */
+/* Built-in table for a record, or NULL (a scan of the few tables). */
 const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number);
 
 /* All built-in tables, for iteration (tests, documentation). */
