@@ -178,6 +178,28 @@ static void task_values(const struct out *o,
   gauge(o, "processes", pinst, "percent", "memory", t->pmem / 100.0);
 }
 
+size_t zvm_apl_type_ds_count(const char *type) {
+  /* collectd 5.12 types.db lines of the types used above. */
+  static const struct {
+    const char *type;
+    size_t n;
+  } types[] = {
+      {"cpu", 1},           {"count", 1},         {"load", 3},
+      {"ps_state", 1},      {"threads", 1},       {"memory", 1},
+      {"swap", 1},          {"swap_io", 1},       {"vmpage_io", 2},
+      {"vmpage_faults", 2}, {"vmpage_action", 1}, {"if_octets", 2},
+      {"if_packets", 2},    {"if_errors", 2},     {"if_dropped", 2},
+      {"if_collisions", 1}, {"df_complex", 1},    {"df_inodes", 1},
+      {"users", 1},         {"uptime", 1},        {"percent", 1},
+      {"ps_rss", 1},        {"ps_vm", 1},         {"ps_code", 1},
+      {"ps_data", 1},
+  };
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+    if (strcmp(types[i].type, type) == 0)
+      return types[i].n;
+  return 0;
+}
+
 void zvm_apl_values(const struct zvm_apl_record *r, zvm_apl_emit_fn fn,
                     void *ctx) {
   struct out o = {fn, ctx};

@@ -444,6 +444,8 @@ struct lines {
 
 static void collect(void *ctx, const struct zvm_apl_value *v) {
   struct lines *l = ctx;
+  /* every list of a type collectd knows, with its data sources */
+  assert_int_equal(zvm_apl_type_ds_count(v->type), v->n);
   assert_true(l->n < 64);
   char *t = l->text[l->n++];
   int w = snprintf(t, 128, "%s%s%s/%s%s%s", v->plugin,

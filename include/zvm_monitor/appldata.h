@@ -254,6 +254,10 @@ typedef void (*zvm_apl_emit_fn)(void *ctx, const struct zvm_apl_value *v);
 void zvm_apl_values(const struct zvm_apl_record *r, zvm_apl_emit_fn emit,
                     void *ctx);
 
+/* Data sources of a collectd type these values use (types.db of collectd
+ * 5.12: "load" 3, "if_octets" 2, "cpu" 1, ...); 0 for any other type. */
+size_t zvm_apl_type_ds_count(const char *type);
+
 /* ------------------------------------------------------------------------
  * What the configuration chooses (ApplDataKinds, ApplDataNaming); the
  * hooks read it through their descriptor's hook_data (NULL: defaults).
