@@ -246,7 +246,11 @@ static const char *text_keep(struct zvm_mapper *m, const char *s) {
 
 static void hook_list_cb(void *sink, const struct zvm_hook_list *l) {
   struct zvm_mapper *m = sink;
-  if (l->nitems == 0 || l->nitems > ZVM_HOOK_LIST_ITEMS_MAX)
+  /* collectd's names hold at most 127 bytes (DATA_MAX_NAME_LEN); the
+   * type and its instance are the hook's fixed words. */
+  if (l->nitems == 0 || l->nitems > ZVM_HOOK_LIST_ITEMS_MAX ||
+      strlen(l->plugin_instance) >= ZVM_HOOK_NAME_MAX ||
+      strlen(l->type) >= ZVM_ID_MAX || strlen(l->type_instance) >= ZVM_ID_MAX)
     return;
   if (!zvm_output_grow((void **)&m->hlists, &m->cap_hlists, m->nhlists,
                        sizeof(*m->hlists))) {

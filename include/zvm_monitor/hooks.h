@@ -193,6 +193,9 @@ enum zvm_hook_verdict {
 /* A value list a lists hook names itself (APPLDATA: the names collectd's
  * own plugins use on a guest). The mapper copies the strings. */
 #define ZVM_HOOK_LIST_ITEMS_MAX 4
+/* Longest plugin instance of such a list, with its NUL (collectd's
+ * DATA_MAX_NAME_LEN); a longer one is not dispatched. */
+#define ZVM_HOOK_NAME_MAX 128
 struct zvm_hook_list {
   bool daemon_host;   /* host = collectd's Hostname, else the instance's */
   const char *plugin; /* NULL: "zvm_monitor" */
