@@ -10,12 +10,17 @@ specifications only -- never from the plugin's C code:
     0-byte read, EIO/EFAULT/EOVERFLOW),
   * the record header MRHDR, D4R10 MRUSEITE (seed 002) and D5R21 MRPRCSMT
     (seed 004), 4 KB frames and the end-of-frame record D1R13,
+  * domain 10 (APPLDATA): the APHDR, the Linux kernel's appldata_{mem,os,
+    net_sum}.c and s390-tools' mon_fsstatd/mon_procd layouts, and the names
+    collectd 5.12's cpu, memory, swap, vmem, load, processes, interface and
+    df plugins give their values,
   * the naming contract, the counting rules and the aggregation rules
     (design.md, contrib/zvm_monitor.pod).
 
 It parses the scenario byte by byte, models the device's read stream and a
 reader following the counting rules, decodes the complete data sets and maps
-them under a configuration (Domain, UserID, IgnoreSelected, GuestsAsHosts).
+them under a configuration (Domain, UserID, IgnoreSelected, GuestsAsHosts,
+ApplDataKinds, ApplDataNaming).
 How the sets were spread over read callbacks is taken from the daemon's own
 total_objects-sets series (one line per callback), so the expected values
 are exact even when several data sets meet in one callback.
