@@ -39,7 +39,8 @@ Commands (Python 3 standard library only):
 CONFIG: --hostname H, --domain D (repeatable), --userid U (repeatable),
 --ignore-selected, --guests-as-hosts, --one-value-per-list,
 --open-errors-min N (errors-open is only known to be at least N, e.g.
-EBUSY while another process holds the device).
+EBUSY while another process holds the device), --appldata-kind K
+(repeatable), --appldata-naming collectd|zvm_monitor.
 
 Value shape (contrib/zvm_monitor.pod, "VALUE LISTS AND TYPES"): by default
 every record instance is one value list of the record's type -- a guest's
