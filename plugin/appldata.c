@@ -12,7 +12,7 @@
 #include "zvm_monitor/appldata.h"
 #include "zvm_monitor/be.h"
 
-/* APHDR (MRAPLSDT / MRAPLEDT, z/VM 7.x; 6.x and 5.3 identical). */
+/* APHDR (IBM MRAPLSDT z/VM 7.5, MRAPLEDT z/VM 4.3: URLs in appldata.h). */
 #define APHDR_CALDATOF 20 /* signed 2: offset of the data from record start */
 #define APHDR_CALDATLN 22 /* signed 2: length of the data */
 #define APHDR_USERID 24   /* char 8, EBCDIC */

@@ -219,10 +219,9 @@ const struct zvm_record_hooks zvm_appldata_hooks = {
 
 /* D10R2 MRAPLSDT, Application Data Sample: the 52-byte APHDR (IBM z/VM
  * MRAPLSDT / MRAPLEDT: 0 MRHDR, 20 CALDATOF, 22 CALDATLN, 24 USERID, 32
- * product ID, 48 status; /work/shared/reference/wave2-records.md section
- * 10), then the guest's buffer, whose layouts (by product ID) are in
- * appldata.c with their sources. The only field the engine reads itself is
- * the user ID; the values come from the hooks. */
+ * product ID, 48 status; URLs in appldata.h), then the guest's buffer, whose
+ * layouts (by product ID) are in appldata.c with their sources. The only field
+ * the engine reads itself is the user ID; the values come from the hooks. */
 static const struct zvm_field aplsdt_fields[] = {
     {.ibm_name = "APLSDT_USERID",
      .metric = "userid",
@@ -238,9 +237,9 @@ const struct zvm_record_desc zvm_rec_aplsdt = {
     .number = 2,
     .ibm_name = "MRAPLSDT",
     .title = "Application Data Sample",
-    .zvm_level = "z/VM V7R5.0 (APHDR unchanged since V5R3)",
-    .source = "IBM mon750 MRAPLSDT; Linux arch/s390/appldata; s390-tools "
-              "mon_tools (see plugin/appldata.c)",
+    .zvm_level = "z/VM V7R5.0 (the same APHDR in MRAPLEDT at V4R3)",
+    .source = "IBM mon750 MRAPLSDT, mon430 MRAPLEDT; the guests' layouts: "
+              "include/zvm_monitor/appldata.h",
     .length = 52,
     .main =
         {

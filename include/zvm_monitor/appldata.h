@@ -16,12 +16,20 @@
  * record; nothing here reads outside the record.
  *
  * Sources (offsets cited per layout in plugin/appldata.c):
- *   [APHDR]   IBM z/VM 7.x MRAPLSDT / MRAPLEDT (52-byte APHDR), see
- *             /work/shared/reference/wave2-records.md section 10.
- *   [kernel]  Linux arch/s390/appldata/appldata_{base,mem,os,net_sum}.c
- *             (torvalds/linux; Kingxukai/linux @ 9b44fff6 / 0291023e).
+ *   [APHDR]   IBM MRAPLSDT (z/VM 7.5,
+ *             https://www.ibm.com/support/pages/zvm/pubs/mon750/mraplsdt.html)
+ *             and MRAPLEDT (z/VM 4.3,
+ *             http://www.vm.ibm.com/pubs/mon430/MRAPLEDT.HTML): the same
+ *             52-byte APHDR.
+ *   [kernel]  Linux arch/s390/appldata/appldata_{base,mem,os,net_sum}.c, a
+ *             mainline mirror (Kingxukai/linux @ 9b44fff6: mem, os;
+ *             @ 0291023e: base, net_sum) and the 2.6-era os layout with
+ *             28-byte CPU entries (torvalds/linux @ 0a0fc0dd); IBM's "APPLDATA
+ *             monitor record layout", https://www.ibm.com/docs/en/linuxonibm/
+ *             lddd/lddd_r_appldata_layout.html.
  *   [s390-tools] ibm-s390-linux/s390-tools mon_tools/mon_fsstatd.{c,h},
- *             mon_procd.{c,h} @ b627b8d8 (headers), 780133f8 / 58ecf1f3.
+ *             mon_procd.{c,h} @ b627b8d8 (headers), 780133f8 (fsstatd.c),
+ *             58ecf1f3 (procd.c).
  */
 #ifndef ZVM_MONITOR_APPLDATA_H
 #define ZVM_MONITOR_APPLDATA_H
