@@ -6,7 +6,6 @@
 
 #include <ctype.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,17 +62,6 @@ static const struct option {
     {"ApplDataNaming", ZVM_CONF_STRING, OPT_APPLDATA_NAMING},
 };
 
-__attribute__((format(printf, 3, 4))) static int
-conf_error(char *err, size_t err_size, const char *fmt, ...) {
-  if (err != NULL && err_size > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
 static void free_desc_copy(const struct zvm_record_desc *d) { free((void *)d); }
 
 /* The D10R2 descriptor with this configuration's APPLDATA options as its
@@ -92,10 +80,11 @@ static int add_appldata_kind(struct zvm_conf *c, const char *value, char *err,
                              size_t err_size) {
   enum zvm_apl_kind k = zvm_apl_kind_from_name(value);
   if (k == ZVM_APL_UNKNOWN)
-    return conf_error(err, err_size,
-                      "ApplDataKinds \"%s\": not a kind (os, mem, net_sum, "
-                      "fsstat, procd_sum, procd_task)",
-                      value);
+    return zvm_format_error(
+        err, err_size,
+        "ApplDataKinds \"%s\": not a kind (os, mem, net_sum, "
+        "fsstat, procd_sum, procd_task)",
+        value);
   if (!c->appldata_kinds_given)
     c->appldata->kinds = 0;
   c->appldata_kinds_given = true;
@@ -110,10 +99,10 @@ static int set_appldata_naming(struct zvm_conf *c, const char *value, char *err,
   else if (strcasecmp(value, "zvm_monitor") == 0)
     c->appldata->zvm_naming = true;
   else
-    return conf_error(err, err_size,
-                      "ApplDataNaming \"%s\": must be \"collectd\" or "
-                      "\"zvm_monitor\"",
-                      value);
+    return zvm_format_error(err, err_size,
+                            "ApplDataNaming \"%s\": must be \"collectd\" or "
+                            "\"zvm_monitor\"",
+                            value);
   c->appldata_naming_given = true;
   return 0;
 }
@@ -172,11 +161,11 @@ enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
 static int set_device(struct zvm_conf *c, const char *value, char *err,
                       size_t err_size) {
   if (value[0] != '/')
-    return conf_error(err, err_size,
-                      "Device \"%s\": an absolute path is required", value);
+    return zvm_format_error(
+        err, err_size, "Device \"%s\": an absolute path is required", value);
   char *copy = strdup(value);
   if (copy == NULL)
-    return conf_error(err, err_size, "Device: out of memory");
+    return zvm_format_error(err, err_size, "Device: out of memory");
   free(c->device);
   c->device = copy;
   return 0;
@@ -192,9 +181,9 @@ static int add_domain(struct zvm_conf *c, const char *value, char *err,
       if (zvm_domain_name(i) != NULL)
         snprintf(names + len, sizeof(names) - len, "%s, ", zvm_domain_name(i));
     }
-    return conf_error(err, err_size,
-                      "Domain \"%s\": unknown domain (use %sor a number 0-15)",
-                      value, names);
+    return zvm_format_error(
+        err, err_size, "Domain \"%s\": unknown domain (use %sor a number 0-15)",
+        value, names);
   }
   /* The first Domain line replaces the default "all domains". */
   if (!c->domains_given)
@@ -213,33 +202,34 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
     rule.is_regex = true;
     rule.text = strndup(value + 1, len - 2);
     if (rule.text == NULL)
-      return conf_error(err, err_size, "UserID: out of memory");
+      return zvm_format_error(err, err_size, "UserID: out of memory");
     if (rule.text[0] == '\0') {
       free(rule.text);
-      return conf_error(err, err_size,
-                        "UserID \"%s\": empty regular expression", value);
+      return zvm_format_error(err, err_size,
+                              "UserID \"%s\": empty regular expression", value);
     }
     int status = regcomp(&rule.re, rule.text, REG_EXTENDED | REG_NOSUB);
     if (status != 0) {
       char msg[256];
       regerror(status, &rule.re, msg, sizeof(msg));
       free(rule.text);
-      return conf_error(err, err_size,
-                        "UserID \"%s\": bad regular expression: %s", value,
-                        msg);
+      return zvm_format_error(err, err_size,
+                              "UserID \"%s\": bad regular expression: %s",
+                              value, msg);
     }
   } else {
     /* Exact entries are compared with the blank-trimmed user ID. */
     while (len > 0 && value[len - 1] == ' ')
       len--;
     if (len == 0)
-      return conf_error(err, err_size,
-                        "UserID \"%s\": empty user ID (use an exact user ID "
-                        "or /regex/)",
-                        value);
+      return zvm_format_error(
+          err, err_size,
+          "UserID \"%s\": empty user ID (use an exact user ID "
+          "or /regex/)",
+          value);
     rule.text = strndup(value, len);
     if (rule.text == NULL)
-      return conf_error(err, err_size, "UserID: out of memory");
+      return zvm_format_error(err, err_size, "UserID: out of memory");
   }
 
   struct zvm_userid_rule *tmp =
@@ -248,7 +238,7 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
     if (rule.is_regex)
       regfree(&rule.re);
     free(rule.text);
-    return conf_error(err, err_size, "UserID: out of memory");
+    return zvm_format_error(err, err_size, "UserID: out of memory");
   }
   c->userids = tmp;
   c->userids[c->userids_num++] = rule;
@@ -314,20 +304,20 @@ static int add_userfield(struct zvm_conf *c, const char *value, char *err,
   if (!zvm_conf_is_user_value(c, value)) {
     char names[NAME_LIST_SIZE] = "";
     each_user_value(c, name_list, names);
-    return conf_error(err, err_size,
-                      "UserField \"%s\": not a value of a guest's record "
-                      "(use one of %s)",
-                      value, names);
+    return zvm_format_error(err, err_size,
+                            "UserField \"%s\": not a value of a guest's record "
+                            "(use one of %s)",
+                            value, names);
   }
   char *copy = strdup(value);
   if (copy == NULL)
-    return conf_error(err, err_size, "UserField: out of memory");
+    return zvm_format_error(err, err_size, "UserField: out of memory");
   for (char *p = copy; *p != '\0'; p++)
     *p = (char)tolower((unsigned char)*p);
   char **tmp = realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
   if (tmp == NULL) {
     free(copy);
-    return conf_error(err, err_size, "UserField: out of memory");
+    return zvm_format_error(err, err_size, "UserField: out of memory");
   }
   c->userfields = tmp;
   c->userfields[c->userfields_num++] = copy;
@@ -338,13 +328,14 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
                         char *err, size_t err_size) {
   enum zvm_conf_kind kind = zvm_conf_option_kind(key);
   if (kind == ZVM_CONF_UNKNOWN)
-    return conf_error(err, err_size, "unknown option \"%s\"",
-                      key != NULL ? key : "");
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
   if (kind != ZVM_CONF_STRING && kind != ZVM_CONF_STRING_OR_NUMBER)
-    return conf_error(err, err_size, "%s: a %s value is required, not a string",
-                      key, kind == ZVM_CONF_BOOLEAN ? "boolean" : "numeric");
+    return zvm_format_error(err, err_size,
+                            "%s: a %s value is required, not a string", key,
+                            kind == ZVM_CONF_BOOLEAN ? "boolean" : "numeric");
   if (value == NULL)
-    return conf_error(err, err_size, "%s: missing value", key);
+    return zvm_format_error(err, err_size, "%s: missing value", key);
 
   switch (option_find(key)->id) {
   case OPT_DEVICE:
@@ -366,10 +357,11 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
                          char *err, size_t err_size) {
   enum zvm_conf_kind kind = zvm_conf_option_kind(key);
   if (kind == ZVM_CONF_UNKNOWN)
-    return conf_error(err, err_size, "unknown option \"%s\"",
-                      key != NULL ? key : "");
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
   if (kind != ZVM_CONF_BOOLEAN)
-    return conf_error(err, err_size, "%s: a boolean is not a valid value", key);
+    return zvm_format_error(err, err_size, "%s: a boolean is not a valid value",
+                            key);
 
   switch (option_find(key)->id) {
   case OPT_NOTIFY_LOGON:
@@ -413,18 +405,19 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
                         char *err, size_t err_size) {
   enum zvm_conf_kind kind = zvm_conf_option_kind(key);
   if (kind == ZVM_CONF_UNKNOWN)
-    return conf_error(err, err_size, "unknown option \"%s\"",
-                      key != NULL ? key : "");
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
   if (kind != ZVM_CONF_NUMBER && kind != ZVM_CONF_STRING_OR_NUMBER)
-    return conf_error(err, err_size, "%s: a %s value is required, not a number",
-                      key, kind == ZVM_CONF_BOOLEAN ? "boolean" : "string");
+    return zvm_format_error(err, err_size,
+                            "%s: a %s value is required, not a number", key,
+                            kind == ZVM_CONF_BOOLEAN ? "boolean" : "string");
 
   const struct option *o = option_find(key);
   if (o->id == OPT_DOMAIN) {
     /* Range first: NaN fails it, and the cast is then defined. */
     if (!(value >= 0 && value < ZVM_DOMAIN_COUNT) || value != (int)value)
-      return conf_error(err, err_size,
-                        "Domain %g: a domain number must be 0-15", value);
+      return zvm_format_error(err, err_size,
+                              "Domain %g: a domain number must be 0-15", value);
     char name[8];
     snprintf(name, sizeof(name), "%d", (int)value);
     return add_domain(c, name, err, err_size);
@@ -435,11 +428,11 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
   if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
         value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
       value != (double)(uint64_t)value)
-    return conf_error(err, err_size,
-                      "%s %g: must be a whole number of bytes from "
-                      "%zu to %zu",
-                      o->key, value, ZVM_CONF_MIN_SET_SIZE,
-                      ZVM_CONF_MAX_SET_SIZE);
+    return zvm_format_error(err, err_size,
+                            "%s %g: must be a whole number of bytes from "
+                            "%zu to %zu",
+                            o->key, value, ZVM_CONF_MIN_SET_SIZE,
+                            ZVM_CONF_MAX_SET_SIZE);
   if (queue)
     c->max_queue_size = (size_t)value;
   else
@@ -455,17 +448,19 @@ static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
 
 int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
   if (!c->one_value_per_list && c->userfields_num > 0)
-    return conf_error(err, err_size,
-                      "UserField selects values only with \"OneValuePerList "
-                      "true\" (one value per list): a guest's value list has "
-                      "a fixed set of data sources; add OneValuePerList true "
-                      "or remove UserField");
+    return zvm_format_error(
+        err, err_size,
+        "UserField selects values only with \"OneValuePerList "
+        "true\" (one value per list): a guest's value list has "
+        "a fixed set of data sources; add OneValuePerList true "
+        "or remove UserField");
   if ((c->appldata_kinds_given || c->appldata_naming_given) &&
       !(c->domains & ZVM_DOMAIN_BIT(ZVM_DOMAIN_APPLDATA)))
-    return conf_error(err, err_size,
-                      "ApplDataKinds/ApplDataNaming configure Linux guests' "
-                      "records (domain 10), which no Domain option selects: "
-                      "add Domain \"appldata\" or remove them");
+    return zvm_format_error(
+        err, err_size,
+        "ApplDataKinds/ApplDataNaming configure Linux guests' records "
+        "(domain 10), which no Domain option selects: add Domain "
+        "\"appldata\" or remove them");
   return 0;
 }
 

@@ -91,8 +91,8 @@ static void op_notify_instance(struct zvm_hook_ctx *ctx,
   if (!notify_wanted(ctx))
     return;
   const struct entity *e = entity_of(inst);
-  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host,
-                    e->out_pi, type, type_instance, message);
+  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host, e->out_pi,
+                    type, type_instance, message);
 }
 
 static bool op_restart(struct zvm_hook_ctx *ctx,
@@ -252,8 +252,9 @@ static void mrec_free(struct mrec *r) {
 /* The mapper's view of a descriptor: the registry's by number; one a
  * select hook handed out by pointer (created when first used). */
 static struct mrec *mrec_of(struct zvm_mapper *m,
-                            const struct zvm_record_desc *d) {
-  if (d->number < m->nby_num[d->domain]) {
+                            const struct zvm_record_desc *d, bool *bad) {
+  *bad = false;
+  if (d->domain < ZVM_DOMAIN_COUNT && d->number < m->nby_num[d->domain]) {
     struct mrec *r = m->by_num[d->domain][d->number];
     if (r != NULL && r->desc == d)
       return r;
@@ -261,9 +262,8 @@ static struct mrec *mrec_of(struct zvm_mapper *m,
   for (struct mrec *r = m->mrecs; r != NULL; r = r->next)
     if (r->desc == d)
       return r;
-  if (zvm_record_check(d, NULL, 0) != 0)
-    return NULL; /* a hook's bad layout: not run */
-  return mrec_create(m, d);
+  *bad = zvm_record_check(d, NULL, 0) != 0;
+  return *bad ? NULL : mrec_create(m, d); /* a hook's bad layout: not run */
 }
 
 /* ------------------------------------------------------------------------
@@ -354,8 +354,13 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
       m->hook_skipped++;
       return;
     }
-    if (view.desc != desc && (r = mrec_of(m, view.desc)) == NULL) {
-      m->oom = true; /* or a bad layout from the hook */
+    bool bad;
+    if (view.desc != desc && (r = mrec_of(m, view.desc, &bad)) == NULL) {
+      if (bad)
+        m->hook_malformed++; /* a hook handed out a layout that fails
+                                zvm_record_check(): a bug, counted */
+      else
+        m->oom = true;
       return;
     }
   }
@@ -481,8 +486,10 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
     ok = r != NULL;
     if (ok)
       m->by_num[d->domain][d->number] = r;
-    for (size_t j = 0; ok && d->hooks != NULL && j < d->hooks->nlayouts; j++)
-      ok = mrec_of(m, d->hooks->layouts[j]) != NULL;
+    for (size_t j = 0; ok && d->hooks != NULL && j < d->hooks->nlayouts; j++) {
+      bool bad;
+      ok = mrec_of(m, d->hooks->layouts[j], &bad) != NULL;
+    }
   }
   if (ok) {
     m->items = calloc(m->max_slots + 1, sizeof(*m->items));

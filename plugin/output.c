@@ -133,7 +133,8 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
                        uint64_t time_us, const char *host,
                        const char *plugin_instance, const char *type,
                        const char *type_instance, const char *message) {
-  zvm_output_begin(m);
+  /* Hooks notify while a set is added (the output already begun), never
+   * while the pass's output is read. */
   if (!zvm_output_grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
                        sizeof(*m->notifs))) {
     m->oom = true;

@@ -293,13 +293,8 @@ const struct zvm_field *const zvm_cputinfo_rccsymnt =
  * Built-in tables and their lookup.
  */
 const struct zvm_record_desc *const zvm_record_tables[] = {
-    &zvm_rec_mtrend,
-    &zvm_rec_mtreof,
-    &zvm_rec_uselon,
-    &zvm_rec_uselof,
-    &zvm_rec_useite,
-    &zvm_rec_prcsmt,
-    &zvm_rec_aplsdt,
+    &zvm_rec_mtrend, &zvm_rec_mtreof, &zvm_rec_uselon, &zvm_rec_uselof,
+    &zvm_rec_useite, &zvm_rec_prcsmt, &zvm_rec_aplsdt,
 };
 const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
 
@@ -529,8 +524,7 @@ int zvm_layout_types_db_line(const struct zvm_layout *l, char *buf,
 /* ------------------------------------------------------------------------
  * Checking descriptors.
  */
-__attribute__((format(printf, 3, 4))) static int
-check_error(char *err, size_t err_size, const char *fmt, ...) {
+int zvm_format_error(char *err, size_t err_size, const char *fmt, ...) {
   if (err != NULL && err_size > 0) {
     va_list ap;
     va_start(ap, fmt);
@@ -559,53 +553,56 @@ static int check_field(const struct zvm_field *f, bool in_entry, char *err,
                        size_t err_size) {
   const char *name = field_label(f);
   if (f->metric == NULL || f->metric[0] == '\0')
-    return check_error(err, err_size, "field %s has no name",
-                       name ? name : "?");
+    return zvm_format_error(err, err_size, "field %s has no name",
+                            name ? name : "?");
   if (f->count == 0)
-    return check_error(err, err_size, "field %s: count 0", name);
+    return zvm_format_error(err, err_size, "field %s: count 0", name);
   if (f->type == ZVM_TYPE_RECORD_COUNT)
     return f->kind == ZVM_FIELD_COUNTER && f->count == 1
                ? 0
-               : check_error(err, err_size,
-                             "field %s: a record count is one counter", name);
+               : zvm_format_error(err, err_size,
+                                  "field %s: a record count is one counter",
+                                  name);
   switch (f->type) {
   case ZVM_TYPE_UNSIGNED:
   case ZVM_TYPE_SIGNED:
     if (f->width != 1 && f->width != 2 && f->width != 4 && f->width != 8)
-      return check_error(err, err_size, "field %s: width %u (use 1, 2, 4 or 8)",
-                         name, (unsigned)f->width);
+      return zvm_format_error(err, err_size,
+                              "field %s: width %u (use 1, 2, 4 or 8)", name,
+                              (unsigned)f->width);
     break;
   case ZVM_TYPE_TOD:
   case ZVM_TYPE_CPU_TIMER:
     if (f->width != 8)
-      return check_error(err, err_size,
-                         "field %s: TOD and CPU-timer fields are 8 bytes",
-                         name);
+      return zvm_format_error(err, err_size,
+                              "field %s: TOD and CPU-timer fields are 8 bytes",
+                              name);
     break;
   case ZVM_TYPE_EBCDIC:
     if (f->width == 0 || zvm_field_dispatched(f))
-      return check_error(err, err_size,
-                         "field %s: EBCDIC text cannot be a counter or gauge",
-                         name);
+      return zvm_format_error(
+          err, err_size, "field %s: EBCDIC text cannot be a counter or gauge",
+          name);
     break;
   default:
-    return check_error(err, err_size, "field %s: unknown type", name);
+    return zvm_format_error(err, err_size, "field %s: unknown type", name);
   }
   if (!in_entry && f->offset < ZVM_MRHDR_LEN && zvm_field_dispatched(f))
-    return check_error(err, err_size,
-                       "field %s: offset %u lies in the 20-byte record header",
-                       name, (unsigned)f->offset);
+    return zvm_format_error(
+        err, err_size, "field %s: offset %u lies in the 20-byte record header",
+        name, (unsigned)f->offset);
   if ((size_t)f->offset + (size_t)f->width * f->count > UINT16_MAX)
-    return check_error(err, err_size, "field %s lies past 64 KiB", name);
+    return zvm_format_error(err, err_size, "field %s lies past 64 KiB", name);
   if (zvm_field_dispatched(f)) {
     char ds[64];
     for (unsigned e = 0; e < f->count; e++)
       if (zvm_field_element_name(f, e, ds, sizeof(ds)) < 0 ||
           !valid_name(ds, sizeof(ds)))
-        return check_error(err, err_size,
-                           "field %s: \"%s\" is not a valid data source name "
-                           "(letters, digits, '_'; at most 63)",
-                           name, f->metric);
+        return zvm_format_error(
+            err, err_size,
+            "field %s: \"%s\" is not a valid data source name "
+            "(letters, digits, '_'; at most 63)",
+            name, f->metric);
   }
   return 0;
 }
@@ -617,49 +614,53 @@ static int check_layout(const struct zvm_layout *l, bool in_entry,
       return -1;
   size_t nds = zvm_layout_data_sources(l, NULL, 0);
   if (nds > ZVM_LAYOUT_DS_MAX)
-    return check_error(err, err_size,
-                       "%s: %zu values, more than %d in one value list", what,
-                       nds, ZVM_LAYOUT_DS_MAX);
+    return zvm_format_error(err, err_size,
+                            "%s: %zu values, more than %d in one value list",
+                            what, nds, ZVM_LAYOUT_DS_MAX);
   if (l->type_name != NULL && !valid_name(l->type_name, 64))
-    return check_error(err, err_size, "%s: \"%s\" is not a valid type name",
-                       what, l->type_name);
+    return zvm_format_error(err, err_size,
+                            "%s: \"%s\" is not a valid type name", what,
+                            l->type_name);
   if (nds > 0 && l->type_name == NULL && !l->one_value_per_list)
-    return check_error(err, err_size, "%s: values but no type name", what);
+    return zvm_format_error(err, err_size, "%s: values but no type name", what);
   /* Duplicate data source names (quadratic, at configuration time). */
   if (nds > 1) {
     struct zvm_ds *ds = calloc(nds, sizeof(*ds));
     if (ds == NULL)
-      return check_error(err, err_size, "out of memory");
+      return zvm_format_error(err, err_size, "out of memory");
     zvm_layout_data_sources(l, ds, nds);
     for (size_t i = 0; i < nds; i++)
       for (size_t j = i + 1; j < nds; j++)
         if (strcasecmp(ds[i].name, ds[j].name) == 0) {
-          check_error(err, err_size, "%s: data source \"%s\" twice", what,
-                      ds[i].name);
+          zvm_format_error(err, err_size, "%s: data source \"%s\" twice", what,
+                           ds[i].name);
           free(ds);
           return -1;
         }
     free(ds);
   }
   if (l->key.nparts > ZVM_KEY_PARTS_MAX)
-    return check_error(err, err_size, "%s: too many key parts", what);
+    return zvm_format_error(err, err_size, "%s: too many key parts", what);
   for (unsigned p = 0; p < l->key.nparts; p++) {
     const struct zvm_key_part *k = &l->key.part[p];
     if (k->kind == ZVM_KEY_FIXED) {
       if (k->text == NULL)
-        return check_error(err, err_size, "%s: fixed key without a name", what);
+        return zvm_format_error(err, err_size, "%s: fixed key without a name",
+                                what);
       continue;
     }
     if (k->field < 0 || (size_t)k->field >= l->nfields)
-      return check_error(err, err_size, "%s: key field out of range", what);
+      return zvm_format_error(err, err_size, "%s: key field out of range",
+                              what);
     const struct zvm_field *f = &l->fields[k->field];
     bool text = k->kind == ZVM_KEY_USERID || k->kind == ZVM_KEY_EBCDIC;
     if (text != (f->type == ZVM_TYPE_EBCDIC) || f->width == 0 || f->width > 8 ||
         f->count != 1)
-      return check_error(err, err_size,
-                         "%s: key field %s cannot name an instance (EBCDIC "
-                         "names and numbers up to 8 bytes)",
-                         what, field_label(f));
+      return zvm_format_error(
+          err, err_size,
+          "%s: key field %s cannot name an instance (EBCDIC "
+          "names and numbers up to 8 bytes)",
+          what, field_label(f));
   }
   return 0;
 }
@@ -670,7 +671,7 @@ int zvm_record_check(const struct zvm_record_desc *d, char *err,
   snprintf(what, sizeof(what), "record D%uR%u", (unsigned)d->domain,
            (unsigned)d->number);
   if (d->domain >= ZVM_DOMAIN_COUNT)
-    return check_error(err, err_size, "%s: domain must be 0-15", what);
+    return zvm_format_error(err, err_size, "%s: domain must be 0-15", what);
   if (check_layout(&d->main, d->window, what, err, err_size) != 0)
     return -1;
   for (size_t a = 0; a < d->narrays; a++) {
@@ -680,10 +681,11 @@ int zvm_record_check(const struct zvm_record_desc *d, char *err,
     for (unsigned i = 0; i < 3; i++)
       if (loc[i] == NULL || !field_is_numeric(loc[i]) ||
           loc[i]->offset < ZVM_MRHDR_LEN)
-        return check_error(err, err_size,
-                           "%s: array %s needs numeric count, size and offset "
-                           "fields after the header",
-                           what, arr->ibm_name ? arr->ibm_name : "?");
+        return zvm_format_error(
+            err, err_size,
+            "%s: array %s needs numeric count, size and offset "
+            "fields after the header",
+            what, arr->ibm_name ? arr->ibm_name : "?");
     if (check_layout(&arr->entry, true, what, err, err_size) != 0)
       return -1;
   }
@@ -766,15 +768,15 @@ int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
   const struct zvm_record_desc *old =
       status == 0 ? zvm_registry_find(r, d->domain, d->number) : NULL;
   if (status == 0 && old != NULL && !replace)
-    status = check_error(
+    status = zvm_format_error(
         err, err_size, "record D%uR%u is defined twice (%s and %s)",
         (unsigned)d->domain, (unsigned)d->number,
         old->ibm_name ? old->ibm_name : "?", d->ibm_name ? d->ibm_name : "?");
   const char *type = status == 0 ? clashing_type(r, d, old) : NULL;
   if (type != NULL)
-    status = check_error(err, err_size,
-                         "record D%uR%u: type name \"%s\" is already used",
-                         (unsigned)d->domain, (unsigned)d->number, type);
+    status = zvm_format_error(err, err_size,
+                              "record D%uR%u: type name \"%s\" is already used",
+                              (unsigned)d->domain, (unsigned)d->number, type);
   if (status != 0) {
     if (free_desc != NULL)
       free_desc(d);
@@ -816,7 +818,7 @@ int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
 nomem:
   if (free_desc != NULL)
     free_desc(d);
-  return check_error(err, err_size, "out of memory");
+  return zvm_format_error(err, err_size, "out of memory");
 }
 
 const struct zvm_record_desc *zvm_registry_find(const struct zvm_registry *r,

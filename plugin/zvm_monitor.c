@@ -314,8 +314,7 @@ static void dispatch_notification(const struct zvm_notification *zn) {
       .time = US_TO_CDTIME_T(zn->time_us),
   };
   sstrncpy(n.message, zn->message, sizeof(n.message));
-  sstrncpy(n.host, zn->host[0] != '\0' ? zn->host : hostname_g,
-           sizeof(n.host));
+  sstrncpy(n.host, zn->host[0] != '\0' ? zn->host : hostname_g, sizeof(n.host));
   sstrncpy(n.plugin, PLUGIN_NAME, sizeof(n.plugin));
   sstrncpy(n.plugin_instance, zn->plugin_instance, sizeof(n.plugin_instance));
   sstrncpy(n.type, zn->type, sizeof(n.type));
@@ -433,6 +432,17 @@ static int register_types(void) {
           ds[i].type == ZVM_DS_DERIVE ? DS_TYPE_DERIVE : DS_TYPE_GAUGE;
       sources[i].min = ds[i].min;
       sources[i].max = ds[i].max;
+    }
+    /* A record's type must not replace one of collectd's own types (a
+     * <Record> block naming its type "derive" would break every plugin
+     * using it); the plugin's own zvm_ types may replace an older
+     * definition from a TypesDB line. */
+    const data_set_t *known = plugin_get_ds(set.type);
+    if (known != NULL && strncmp(set.type, "zvm_", 4) != 0) {
+      ERROR(LOG_PREFIX "the type %s is already defined (TypesDB): name the "
+                       "record's type differently",
+            set.type);
+      return -1;
     }
     int status = plugin_register_data_set(&set);
     if (status != 0) {

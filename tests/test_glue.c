@@ -93,6 +93,13 @@ int plugin_register_data_set(const data_set_t *ds) {
   return 0;
 }
 
+/* collectd's own types as far as these tests use them. */
+const data_set_t *plugin_get_ds(const char *name) {
+  static data_source_t value = {"value", DS_TYPE_DERIVE, 0, NAN};
+  static data_set_t derive = {"derive", 1, &value};
+  return strcmp(name, "derive") == 0 ? &derive : NULL;
+}
+
 static const data_source_t *registered(const char *type, size_t *n) {
   for (size_t i = 0; i < nsets; i++)
     if (strcmp(data_sets[i].type, type) == 0) {

@@ -13,6 +13,7 @@
 
 #include "builder.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/hooks.h"
 #include "zvm_monitor/records.h"
 
 #define TOD UINT64_C(0xE39CE53726000000)
@@ -282,6 +283,10 @@ static void test_table_consistency(void **state) {
     char err[256];
     if (zvm_record_check(d, err, sizeof(err)) != 0)
       fail_msg("%s", err);
+    /* and every layout a select hook may hand out */
+    for (size_t j = 0; d->hooks != NULL && j < d->hooks->nlayouts; j++)
+      if (zvm_record_check(d->hooks->layouts[j], err, sizeof(err)) != 0)
+        fail_msg("%s (a layout of %s's select hook)", err, d->ibm_name);
     for (size_t i = 0; i < d->main.nfields; i++) {
       const struct zvm_field *f = &d->main.fields[i];
       if (f->type == ZVM_TYPE_RECORD_COUNT)

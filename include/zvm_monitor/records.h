@@ -246,6 +246,11 @@ const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number);
 extern const struct zvm_record_desc *const zvm_record_tables[];
 extern const size_t zvm_record_table_count;
 
+/* Write a one-line reason into err (err_size bytes; err may be NULL) and
+ * return -1: the error convention of the configuration and the checks. */
+__attribute__((format(printf, 3, 4))) int
+zvm_format_error(char *err, size_t err_size, const char *fmt, ...);
+
 /* ------------------------------------------------------------------------
  * Checking a descriptor (built-in tables in a unit test, <Record> blocks
  * at start-up): offsets/widths plausible, no field in the 20-byte header
