@@ -3,6 +3,7 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/timerule.h"
 
 #include <ctype.h>
 
@@ -30,6 +31,8 @@ enum option_id {
   OPT_NOTIFY_OVERFLOW,
   OPT_NOTIFY_DISCARD,
   OPT_NOTIFY_DEVICE,
+  OPT_LEAP_SECOND_OFFSET,
+  OPT_REPORT_BY_VIRTUAL_CPU,
   OPT_APPLDATA_KINDS,
   OPT_APPLDATA_NAMING,
 };
@@ -58,6 +61,8 @@ static const struct option {
     {"NotifyOverflow", ZVM_CONF_BOOLEAN, OPT_NOTIFY_OVERFLOW},
     {"NotifyDiscard", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DISCARD},
     {"NotifyDevice", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DEVICE},
+    {"LeapSecondOffset", ZVM_CONF_STRING_OR_NUMBER, OPT_LEAP_SECOND_OFFSET},
+    {"ReportByVirtualCPU", ZVM_CONF_BOOLEAN, OPT_REPORT_BY_VIRTUAL_CPU},
     {"ApplDataKinds", ZVM_CONF_STRING, OPT_APPLDATA_KINDS},
     {"ApplDataNaming", ZVM_CONF_STRING, OPT_APPLDATA_NAMING},
 };
@@ -113,6 +118,7 @@ int zvm_conf_init(struct zvm_conf *c) {
       .report_reader_stats = true,
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
       .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
+      .leap_auto = true,
   };
   for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
     c->notify[k] = true;
@@ -344,6 +350,14 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
     return add_domain(c, value, err, err_size);
   case OPT_USER_FIELD:
     return add_userfield(c, value, err, err_size);
+  case OPT_LEAP_SECOND_OFFSET:
+    if (strcasecmp(value, "auto") != 0)
+      return zvm_format_error(err, err_size,
+                              "LeapSecondOffset \"%s\": give \"auto\" or the "
+                              "seconds the TOD clock is ahead of UTC (0-%d)",
+                              value, ZVM_LEAP_MAX_S);
+    c->leap_auto = true;
+    return 0;
   case OPT_APPLDATA_KINDS:
     return add_appldata_kind(c, value, err, err_size);
   case OPT_APPLDATA_NAMING:
@@ -385,6 +399,9 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
   case OPT_IGNORE_SELECTED:
     c->ignore_selected = value;
     break;
+  case OPT_REPORT_BY_VIRTUAL_CPU:
+    c->report_by_virtual_cpu = value;
+    break;
   case OPT_ONE_VALUE_PER_LIST:
     c->one_value_per_list = value;
     break;
@@ -421,6 +438,16 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
     char name[8];
     snprintf(name, sizeof(name), "%d", (int)value);
     return add_domain(c, name, err, err_size);
+  }
+  if (o->id == OPT_LEAP_SECOND_OFFSET) {
+    if (!(value >= 0 && value <= ZVM_LEAP_MAX_S) || value != (int)value)
+      return zvm_format_error(err, err_size,
+                              "LeapSecondOffset %g: must be \"auto\" or whole "
+                              "seconds from 0 to %d",
+                              value, ZVM_LEAP_MAX_S);
+    c->leap_auto = false;
+    c->leap_us = (uint64_t)value * 1000000;
+    return 0;
   }
 
   /* MaxSetSize, MaxQueueSize */

@@ -38,7 +38,6 @@ struct apl_counts {
 struct apl_state {
   uint8_t *rec;
   size_t len, cap;
-  uint64_t time_us;
   struct apl_counts *counts; /* set while rec is held */
 };
 
@@ -104,17 +103,16 @@ static bool apl_select(struct zvm_hook_ctx *ctx, struct zvm_record_view *view) {
   return true;
 }
 
-/* Keep the latest record of the instance (the whole record: it is decoded
- * again for its values). */
+/* Keep the instance's latest record in stream order (the engine's time
+ * rules stamp it), compacted: it is decoded again for its values. */
 static enum zvm_hook_verdict apl_instance(struct zvm_hook_ctx *ctx,
                                           struct zvm_instance *inst,
                                           const uint8_t *data, size_t len,
                                           uint64_t time_us) {
+  (void)time_us; /* the engine stamps the instance (time rules) */
   struct apl_counts *n = ctx->record_state;
   struct apl_state *st = inst->state;
   struct zvm_apl_record r;
-  if (st->rec != NULL && time_us < st->time_us)
-    return ZVM_HOOK_DROP;
   if (zvm_apl_decode(data, len, &r) != ZVM_APL_OK) /* select decoded it */
     return ZVM_HOOK_DROP;
   size_t need = ZVM_APL_HEADER_LEN + r.hdr.used_len;
@@ -134,7 +132,6 @@ static enum zvm_hook_verdict apl_instance(struct zvm_hook_ctx *ctx,
     st->cap = need;
   }
   st->len = zvm_apl_compact(&r, data, st->rec, st->cap);
-  st->time_us = time_us;
   return ZVM_HOOK_PENDING;
 }
 

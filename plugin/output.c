@@ -119,6 +119,7 @@ void zvm_output_reader(struct zvm_mapper *m,
   emit_counter(m, "total_objects", "records", d->walk.records);
   emit_counter(m, "total_objects", "skipped", skipped);
   emit_counter(m, "total_bytes", "read", rs->bytes_read);
+  emit_counter(m, "total_objects", "restamped", m->stats.restamped);
   for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
     if (r->hooks == NULL || r->hooks->counters == NULL)
       continue;
@@ -153,6 +154,16 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
   snprintf(n->plugin_instance, sizeof(n->plugin_instance), "%s",
            plugin_instance != NULL ? plugin_instance : "");
   snprintf(n->message, sizeof(n->message), "%s", message);
+}
+
+/* Hooks notify with their records' Unix times: take the pass's
+ * leap-second offset off (timerule.h). */
+void zvm_output_notifs_to_utc(struct zvm_mapper *m) {
+  for (size_t i = 0; i < m->nnotifs; i++) {
+    uint64_t utc;
+    if (zvm_unix_to_utc(m->notifs[i].time_us, m->stats.leap_us, &utc))
+      m->notifs[i].time_us = utc;
+  }
 }
 
 /* ------------------------------------------------------------------------

@@ -59,6 +59,7 @@ const struct zvm_record_desc zvm_rec_mtreof = {
 /* Positions in useite_fields of the fields read by name; a unit test
  * checks they point at the right offsets. */
 #define USEITE_VMDUSER 1
+#define USEITE_VMDCPUAD 2
 #define USEITE_VMDPUTYP 46
 
 static const struct zvm_field useite_fields[] = {
@@ -131,24 +132,39 @@ static const struct zvm_field useite_fields[] = {
     U("USEITE_VMDCFGEM", "vmdcfgem", 197, 1, FLAGS),
     U("USEITE_VMDPUST", "vmdpust", 198, 1, FLAGS),
 };
+/* What the guest's descriptor and its per-VMDBK view share: the source
+ * and the layout of every field; they differ in their key. */
+#define USEITE_SOURCE                                                          \
+  .domain = ZVM_DOMAIN_USER, .number = 10, .ibm_name = "MRUSEITE",             \
+  .zvm_level = "z/VM V6R2.0",                                                  \
+  .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",      \
+  .length = 200
+#define USEITE_LAYOUT                                                          \
+  .type_name = "zvm_useite", .fields = useite_fields,                          \
+  .nfields = COUNT_OF(useite_fields), .length = 200
+
 const struct zvm_record_desc zvm_rec_useite = {
-    .domain = ZVM_DOMAIN_USER,
-    .number = 10,
-    .ibm_name = "MRUSEITE",
+    USEITE_SOURCE,
     .title = "User Interaction at Transaction End",
-    .zvm_level = "z/VM V6R2.0",
-    .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",
-    .length = 200,
-    .main =
-        {
-            .type_name = "zvm_useite",
-            .key = {.nparts = 1,
-                    .part = {{.kind = ZVM_KEY_USERID,
-                              .field = USEITE_VMDUSER}}},
-            .fields = useite_fields,
-            .nfields = COUNT_OF(useite_fields),
-            .length = 200,
-        },
+    .main = {USEITE_LAYOUT, .key = {.nparts = 1,
+                                    .part = {{.kind = ZVM_KEY_USERID,
+                                              .field = USEITE_VMDUSER}}}},
+    .hooks = &zvm_useite_hooks, /* one record per VMDBK: sums per guest */
+    .per_cpu_view = &zvm_rec_useite_vcpu,
+};
+
+/* ReportByVirtualCPU: every VMDBK of a guest on its own (plugin instance
+ * "<user>-vcpu<VMDCPUAD>"), its latest record's values as they are; the
+ * same fields and type as the guest's list. */
+const struct zvm_record_desc zvm_rec_useite_vcpu = {
+    USEITE_SOURCE,
+    .title = "User Interaction at Transaction End, per VMDBK",
+    .main = {USEITE_LAYOUT,
+             .key = {.nparts = 2,
+                     .part = {{.kind = ZVM_KEY_USERID, .field = USEITE_VMDUSER},
+                              {.kind = ZVM_KEY_NUMBER,
+                               .field = USEITE_VMDCPUAD,
+                               .text = "-vcpu"}}}},
 };
 
 const struct zvm_field *const zvm_useite_vmduser =
@@ -170,7 +186,26 @@ enum {
   PRCSMT_CAL_CPUTACNT,
   PRCSMT_CAL_CPUTAESZ,
   PRCSMT_CAL_CPUTAOFF,
+  PRCSMT_RCCCOALL_MAX,
+  PRCSMT_RCCSMALL_MAX,
 };
+
+/* A thread count (seed 004: "values from 0 to the configured max threads
+ * value (PRCSMT_CALMAXTC) or the value 255 (X'FF') to indicate that MAX
+ * was specified"): type "threads" with OneValuePerList, X'FF' as NaN. */
+#define THREADS_MAX(ibm, name, off)                                            \
+  {                                                                            \
+    .ibm_name = ibm, .metric = name, .offset = off, .width = 1, .count = 1,    \
+    .kind = ZVM_FIELD_GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,                     \
+    .single_type = "threads"                                                   \
+  }
+/* Its flag: bool-<name>_is_max, 1 when the count is X'FF' (MAX). */
+#define MAX_FLAG(ibm, name, off)                                               \
+  {                                                                            \
+    .ibm_name = ibm, .metric = name "_is_max", .offset = off, .width = 1,      \
+    .count = 1, .kind = ZVM_FIELD_GAUGE, .flags = ZVM_FIELD_MAX_FLAG,          \
+    .single_type = "bool"                                                      \
+  }
 
 static const struct zvm_field prcsmt_fields[] = {
     /* Dispatched under the names of the first release (type "gauge" with
@@ -190,17 +225,28 @@ static const struct zvm_field prcsmt_fields[] = {
                          .count = 1,
                          .kind = ZVM_FIELD_GAUGE,
                          .single_type = "gauge"},
-    /* Configured thread counts (X'FF' = MAX): not dispatched, as in the
-     * first release; the per-type counts below carry the same. */
-    [PRCSMT_RCCCOALL] = U("PRCSMT_RCCCOALL", "rcccoall", 26, 1, CODE),
-    [PRCSMT_RCCSMALL] = U("PRCSMT_RCCSMALL", "rccsmall", 27, 1, CODE),
-    [PRCSMT_RCCSMSET] = U("PRCSMT_RCCSMSET", "rccsmset", 28, 1, FLAGS),
+    /* Thread counts for ALL on the MULTITHREADING statement and the SET
+     * MULTITHREAD command (X'FF' = MAX: NaN, and a flag below). */
+    [PRCSMT_RCCCOALL] = THREADS_MAX("PRCSMT_RCCCOALL", "statement_all", 26),
+    [PRCSMT_RCCSMALL] = THREADS_MAX("PRCSMT_RCCSMALL", "set_all", 27),
+    /* RCCSMSET: its one defined bit, RCCSMINI (X'80', SET MULTITHREAD
+     * INITIAL), as bool-set_initial. */
+    [PRCSMT_RCCSMSET] = {.ibm_name = "PRCSMT_RCCSMSET",
+                         .metric = "set_initial",
+                         .offset = 28,
+                         .width = 1,
+                         .count = 1,
+                         .kind = ZVM_FIELD_GAUGE,
+                         .flags = ZVM_FIELD_TOP_BIT,
+                         .single_type = "bool"},
     [PRCSMT_CAL_CPUTACNT] =
         U("PRCSMT_CAL_CPUTACNT", "cal_cputacnt", 29, 1, LAYOUT),
     [PRCSMT_CAL_CPUTAESZ] =
         U("PRCSMT_CAL_CPUTAESZ", "cal_cputaesz", 30, 2, LAYOUT),
     [PRCSMT_CAL_CPUTAOFF] =
         U("PRCSMT_CAL_CPUTAOFF", "cal_cputaoff", 32, 2, LAYOUT),
+    [PRCSMT_RCCCOALL_MAX] = MAX_FLAG("PRCSMT_RCCCOALL", "statement_all", 26),
+    [PRCSMT_RCCSMALL_MAX] = MAX_FLAG("PRCSMT_RCCSMALL", "set_all", 27),
 };
 
 enum {
@@ -211,24 +257,26 @@ enum {
   CPUTINFO_RCCACMNT,
   CPUTINFO_RCCSMMNT,
   CPUTINFO_RCCCRMNT,
+  CPUTINFO_RCCCOMNT_MAX,
+  CPUTINFO_RCCSMMNT_MAX,
+  CPUTINFO_RCCCRMNT_MAX,
 };
 
-/* Thread counts per CPU type, dispatched under the first release's names
- * (type "threads" with OneValuePerList). RCCCOMNT and RCCSMMNT (the
- * counts at the start of the change, and for SMT MAX) are not. */
-#define THREADS(ibm, name, off)                                                \
-  {                                                                            \
-    .ibm_name = ibm, .metric = name, .offset = off, .width = 1, .count = 1,    \
-    .kind = ZVM_FIELD_GAUGE, .single_type = "threads"                          \
-  }
+/* Thread counts per CPU type (type "threads" with OneValuePerList; the
+ * first release's names for four of them). Every count is X'FF'-safe
+ * (NaN); the three MAX can be given for (MULTITHREADING statement, SET
+ * MULTITHREAD command, the resulting request) also have a flag. */
 static const struct zvm_field cputinfo_fields[] = {
     [CPUTINFO_CPUTYPE] = U("PRCSMT_CAL_CPUTYPE", "cputype", 0, 1, ID),
-    [CPUTINFO_RCCCOMNT] = U("PRCSMT_CAL_RCCCOMNT", "rcccomnt", 1, 1, CODE),
-    [CPUTINFO_RCCHWMNT] = THREADS("PRCSMT_CAL_RCCHWMNT", "hardware_max", 2),
-    [CPUTINFO_RCCSYMNT] = THREADS("PRCSMT_CAL_RCCSYMNT", "zvm_max", 3),
-    [CPUTINFO_RCCACMNT] = THREADS("PRCSMT_CAL_RCCACMNT", "activated", 4),
-    [CPUTINFO_RCCSMMNT] = U("PRCSMT_CAL_RCCSMMNT", "rccsmmnt", 5, 1, CODE),
-    [CPUTINFO_RCCCRMNT] = THREADS("PRCSMT_CAL_RCCCRMNT", "requested", 6),
+    [CPUTINFO_RCCCOMNT] = THREADS_MAX("PRCSMT_CAL_RCCCOMNT", "statement", 1),
+    [CPUTINFO_RCCHWMNT] = THREADS_MAX("PRCSMT_CAL_RCCHWMNT", "hardware_max", 2),
+    [CPUTINFO_RCCSYMNT] = THREADS_MAX("PRCSMT_CAL_RCCSYMNT", "zvm_max", 3),
+    [CPUTINFO_RCCACMNT] = THREADS_MAX("PRCSMT_CAL_RCCACMNT", "activated", 4),
+    [CPUTINFO_RCCSMMNT] = THREADS_MAX("PRCSMT_CAL_RCCSMMNT", "set_command", 5),
+    [CPUTINFO_RCCCRMNT] = THREADS_MAX("PRCSMT_CAL_RCCCRMNT", "requested", 6),
+    [CPUTINFO_RCCCOMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCCOMNT", "statement", 1),
+    [CPUTINFO_RCCSMMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCSMMNT", "set_command", 5),
+    [CPUTINFO_RCCCRMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCCRMNT", "requested", 6),
 };
 
 static const struct zvm_array prcsmt_cputinfo = {
@@ -278,6 +326,16 @@ const struct zvm_field *const zvm_prcsmt_cal_status =
     &prcsmt_fields[PRCSMT_CAL_STATUS];
 const struct zvm_field *const zvm_prcsmt_calmaxtc =
     &prcsmt_fields[PRCSMT_CALMAXTC];
+const struct zvm_field *const zvm_prcsmt_rcccoall =
+    &prcsmt_fields[PRCSMT_RCCCOALL];
+const struct zvm_field *const zvm_prcsmt_rccsmall =
+    &prcsmt_fields[PRCSMT_RCCSMALL];
+const struct zvm_field *const zvm_prcsmt_rccsmset =
+    &prcsmt_fields[PRCSMT_RCCSMSET];
+const struct zvm_field *const zvm_cputinfo_rcccomnt =
+    &cputinfo_fields[CPUTINFO_RCCCOMNT];
+const struct zvm_field *const zvm_cputinfo_rccsmmnt =
+    &cputinfo_fields[CPUTINFO_RCCSMMNT];
 const struct zvm_field *const zvm_cputinfo_cputype =
     &cputinfo_fields[CPUTINFO_CPUTYPE];
 const struct zvm_field *const zvm_cputinfo_rccacmnt =
@@ -394,6 +452,19 @@ bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
   if (!zvm_field_u64(f, data, len, idx, &raw))
     return false;
   int64_t x;
+  if (f->flags &
+      (ZVM_FIELD_FF_IS_MAX | ZVM_FIELD_MAX_FLAG | ZVM_FIELD_TOP_BIT)) {
+    /* One-byte codes of seed 004: the flag, or the count unless MAX. */
+    bool is_max = raw == UINT64_MAX >> (64 - 8 * f->width);
+    if (f->flags & ZVM_FIELD_TOP_BIT)
+      *gauge = (double)((raw >> (8 * f->width - 1)) & 1);
+    else if (f->flags & ZVM_FIELD_MAX_FLAG)
+      *gauge = is_max ? 1 : 0;
+    else
+      *gauge = is_max ? NAN : (double)raw;
+    *derive = 0;
+    return f->kind == ZVM_FIELD_GAUGE;
+  }
   switch (f->type) {
   case ZVM_TYPE_SIGNED:
     x = zvm_sign_extend(raw, f->width);
@@ -847,12 +918,14 @@ bool zvm_record_accept(const struct zvm_record_desc *d,
     stats->unknown++;
     return false;
   }
+  /* An unusable array is counted, yet the record's fixed part is still
+   * accepted: the mapper locates the arrays itself and skips a bad one. */
   for (size_t a = 0; a < d->narrays; a++) {
     struct zvm_array_view view;
     if (zvm_array_locate(&d->arrays[a], rec->data, rec->len, &view) ==
         ZVM_ARRAY_BAD) {
       stats->array_rejected++;
-      return false;
+      break;
     }
   }
   return true;

@@ -583,7 +583,7 @@ static void test_hooks(void **state) {
       fail_msg("unexpected %s/%s/%s-%s", f->v[i].host, f->v[i].plugin_instance,
                f->v[i].type, f->v[i].type_instance);
   /* the reader counters only (D10R2 replaced: no APPLDATA counters) */
-  assert_int_equal(f->nv, 9);
+  assert_int_equal(f->nv, 10);
   assert_int_equal(released, 1);
   assert_int_equal(f->nn, 1);
   assert_string_equal(f->n[0].message, "told to forget");

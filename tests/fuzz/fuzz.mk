@@ -41,6 +41,7 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # records.c lists the built-in descriptors, whose hooks live in hooks_*.c.
 DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
 	plugin/hooks_prcsmt.c plugin/hooks_session.c plugin/records_session.c \
+	plugin/hooks_useite.c plugin/vmdbk.c \
 	plugin/hooks_appldata.c plugin/appldata.c plugin/appldata_values.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
@@ -52,13 +53,13 @@ fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c plugin/reader_advice.c
 reader_MAX_LEN = 16384
 # One domain 10 (APPLDATA) record: decoder, names, the engine and mapper.
 fuzz_appldata_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
-	plugin/mapper.c plugin/output.c
+	plugin/mapper.c plugin/output.c plugin/timerule.c
 appldata_MAX_LEN = 4200
 # Next: fuzz_config_SRC = <the config-value parser's sources>, config_MAX_LEN.
 # The record engine and mapper: hostile sets to values (both shapes, a
 # run-time descriptor).
 fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
-	plugin/mapper.c plugin/output.c
+	plugin/mapper.c plugin/output.c plugin/timerule.c
 mapper_MAX_LEN = 12288
 
 FUZZ_TARGETS ?= decode names mapper appldata \
