@@ -40,8 +40,8 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # its largest input.
 # records.c lists the built-in descriptors, whose hooks live in hooks_*.c.
 DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
-	plugin/hooks_prcsmt.c plugin/hooks_session.c plugin/records_session.c \
-	plugin/hooks_useite.c plugin/vmdbk.c \
+	plugin/records_sytprp.c plugin/hooks_prcsmt.c plugin/hooks_session.c \
+	plugin/records_session.c plugin/hooks_useite.c plugin/vmdbk.c \
 	plugin/hooks_appldata.c plugin/appldata.c plugin/appldata_values.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
@@ -61,8 +61,13 @@ appldata_MAX_LEN = 4200
 fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
 	plugin/mapper.c plugin/output.c plugin/timerule.c
 mapper_MAX_LEN = 12288
+# <Record> blocks from config text (tests/recconf_text.c), then a data set.
+fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
+	plugin/mapper.c plugin/output.c plugin/timerule.c plugin/recconf.c \
+	tests/recconf_text.c
+records_MAX_LEN = 8192
 
-FUZZ_TARGETS ?= decode names mapper appldata \
+FUZZ_TARGETS ?= decode names mapper records appldata \
 	$(if $(wildcard $(top)/plugin/reader.c),reader)
 # ---------------------------------------------------------------------------
 
