@@ -100,9 +100,10 @@ enum zvm_setq_push_status zvm_setq_push_at(struct zvm_setq *q,
   size_t need = cost(len);
   bool waited = false;
 
+  /* The counters (which count this set) are published together with the
+   * set, under one lock: a take between here and the append must not see
+   * counters that include a set it does not get. */
   pthread_mutex_lock(&q->lock);
-  if (rs != NULL)
-    q->rs = *rs;
   while (!q->closed && !fits(q, need)) {
     if (!waited)
       q->stats.full_waits++;
@@ -111,6 +112,8 @@ enum zvm_setq_push_status zvm_setq_push_at(struct zvm_setq *q,
   }
   if (q->closed) {
     q->stats.dropped++;
+    if (rs != NULL)
+      q->rs = *rs;
     pthread_mutex_unlock(&q->lock);
     return ZVM_SETQ_CLOSED;
   }
@@ -131,6 +134,8 @@ enum zvm_setq_push_status zvm_setq_push_at(struct zvm_setq *q,
 
   pthread_mutex_lock(&q->lock);
   q->reserved -= need;
+  if (rs != NULL)
+    q->rs = *rs;
   if (s == NULL) {
     q->stats.dropped++;
     account(q);

@@ -31,8 +31,16 @@ void __wrap_free(void *p);
 static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 static long heap_live;
 static bool malloc_fails;
+/* Called by the next malloc (then cleared): runs while a push is between
+ * its two locked sections, as the read callback may. */
+static void (*malloc_hook)(void);
 
 void *__wrap_malloc(size_t n) {
+  if (malloc_hook != NULL) {
+    void (*hook)(void) = malloc_hook;
+    malloc_hook = NULL;
+    hook();
+  }
   if (malloc_fails)
     return NULL;
   void *p = __real_malloc(n);
@@ -420,6 +428,40 @@ static void test_arrival_time(void **state) {
   zvm_setq_destroy(q);
 }
 
+/* A take while a push copies its set (the lock released) must not get
+ * counters that already count that set: the counters and the set go in
+ * together, else the read callback would report a set it has not decoded. */
+static struct zvm_setq *race_q;
+static struct zvm_reader_stats race_got;
+static size_t race_taken;
+
+static void take_during_copy(void) {
+  struct zvm_qset *list = zvm_setq_take(race_q, &race_got, NULL);
+  race_taken = list_len(list);
+  zvm_qset_free(list);
+}
+
+static void test_counters_published_with_their_set(void **state) {
+  (void)state;
+  race_q = zvm_setq_create(1 << 16);
+  assert_non_null(race_q);
+  uint8_t a[8] = {0};
+  struct zvm_reader_stats rs = {.sets = 1, .bytes_read = 8};
+  assert_int_equal(zvm_setq_push(race_q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
+  rs = (struct zvm_reader_stats){.sets = 2, .bytes_read = 16};
+  malloc_hook = take_during_copy;
+  assert_int_equal(zvm_setq_push(race_q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
+  assert_null(malloc_hook); /* the hook ran inside the push */
+  assert_int_equal(race_taken, 1);   /* the first set only ... */
+  assert_int_equal(race_got.sets, 1); /* ... and the counters that go with it */
+  struct zvm_reader_stats got;
+  struct zvm_qset *list = zvm_setq_take(race_q, &got, NULL);
+  assert_int_equal(list_len(list), 1);
+  assert_int_equal(got.sets, 2);
+  zvm_qset_free(list);
+  zvm_setq_destroy(race_q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order_and_contents),
@@ -431,6 +473,7 @@ int main(void) {
       cmocka_unit_test(test_wait_published_wakes),
       cmocka_unit_test(test_concurrent_nothing_lost_or_duplicated),
       cmocka_unit_test(test_arrival_time),
+      cmocka_unit_test(test_counters_published_with_their_set),
   };
   return cmocka_run_group_tests_name("setqueue", tests, NULL, NULL);
 }
