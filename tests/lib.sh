@@ -11,6 +11,9 @@ ZVM_PACKAGES_S390X="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libcmock
 # ends, their clients, and Python 3 for the oracle.
 ZVM_PACKAGES_E2E="graphite-carbon python3-whisper influxdb influxdb-client curl python3"
 
+# Packaging stage: Debian package build and checks, man, rpmbuild.
+ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db rpm binutils"
+
 step() { printf '\n==> %s\n' "$*"; }
 die() {
   printf 'FAILED: %s\n' "$*" >&2
