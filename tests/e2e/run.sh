@@ -237,46 +237,10 @@ sc_graphite() {
     return 77
   fi
   c=$D/carbon
-  mkdir -p "$c/storage/whisper" "$c/log" "$c/lib"
-  lport=$(e2e_free_port) && pport=$(e2e_free_port) && qport=$(e2e_free_port) || return 1
-  cat >"$c/carbon.conf" <<CONF
-[cache]
-STORAGE_DIR = $c/storage
-LOCAL_DATA_DIR = $c/storage/whisper
-WHITELISTS_DIR = $c/lib
-LOG_DIR = $c/log
-PID_DIR = $c
-USER =
-MAX_CACHE_SIZE = inf
-MAX_UPDATES_PER_SECOND = inf
-MAX_CREATES_PER_MINUTE = inf
-WHISPER_AUTOFLUSH = True
-LINE_RECEIVER_INTERFACE = 127.0.0.1
-LINE_RECEIVER_PORT = $lport
-ENABLE_UDP_LISTENER = False
-PICKLE_RECEIVER_INTERFACE = 127.0.0.1
-PICKLE_RECEIVER_PORT = $pport
-CACHE_QUERY_INTERFACE = 127.0.0.1
-CACHE_QUERY_PORT = $qport
-ENABLE_MANHOLE = False
-LOG_LISTENER_CONNECTIONS = False
-LOG_UPDATES = False
-LOG_CREATES = False
-CONF
-  cat >"$c/storage-schemas.conf" <<CONF
-[collectd]
-pattern = ^collectd\.
-retentions = 1s:1h,1m:1d
-
-[default]
-pattern = .*
-retentions = 1s:1h
-CONF
-  e2e_bg "$c/carbon.out" carbon-cache --config="$c/carbon.conf" \
-    --pidfile="$c/carbon.pid" --logdir="$c/log" --nodaemon start
-  carbon=$E2E_PID
-  e2e_wait 20 "$PY" -c "import socket,sys; socket.create_connection(('127.0.0.1', $lport), 1)" 2>/dev/null ||
-    { cat "$c/carbon.out" >>"$SC_LOG"; fail "carbon-cache not listening on 127.0.0.1:$lport"; return 1; }
+  e2e_start_carbon "$c" ||
+    { cat "$c/carbon.out" >>"$SC_LOG"; fail "carbon-cache not listening on 127.0.0.1:$E2E_CARBON_PORT"; return 1; }
+  carbon=$E2E_CARBON_PID
+  lport=$E2E_CARBON_PORT
   backend_stream "$D/s.scn" || return 1
   E2E_EXTRA_PLUGINS="<LoadPlugin write_graphite>
   FlushInterval 1
@@ -332,43 +296,11 @@ sc_influxdb() {
     return 77
   fi
   idir=$D/influx
-  mkdir -p "$idir/meta" "$idir/data" "$idir/wal"
-  hport=$(e2e_free_port) && rport=$(e2e_free_port) || return 1
-  uport=$("$PY" -c 'import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])') || return 1
-  cat >"$idir/influxdb.conf" <<CONF
-reporting-disabled = true
-bind-address = "127.0.0.1:$rport"
-[meta]
-  dir = "$idir/meta"
-[data]
-  dir = "$idir/data"
-  wal-dir = "$idir/wal"
-  query-log-enabled = false
-[http]
-  enabled = true
-  bind-address = "127.0.0.1:$hport"
-  log-enabled = false
-[monitor]
-  store-enabled = false
-[continuous_queries]
-  enabled = false
-[subscriber]
-  enabled = false
-[[collectd]]
-  enabled = true
-  bind-address = "127.0.0.1:$uport"
-  database = "collectd"
-  typesdb = "$E2E_TYPESDB"
-  batch-size = 100
-  batch-timeout = "200ms"
-CONF
-  e2e_bg "$idir/influxd.out" influxd run -config "$idir/influxdb.conf"
-  influx=$E2E_PID
-  e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$hport/ping" ||
-    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$hport"; return 1; }
+  e2e_start_influxdb "$idir" "$E2E_TYPESDB" ||
+    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$E2E_INFLUX_HTTP"; return 1; }
+  influx=$E2E_INFLUX_PID
+  hport=$E2E_INFLUX_HTTP
+  uport=$E2E_INFLUX_UDP
   backend_stream "$D/s.scn" || return 1
   E2E_EXTRA_PLUGINS="<LoadPlugin network>
   FlushInterval 1
