@@ -14,6 +14,10 @@ ZVM_PACKAGES_E2E="graphite-carbon python3-whisper influxdb influxdb-client curl 
 # Packaging stage: Debian package build and checks, man, rpmbuild.
 ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db rpm binutils"
 
+# Dashboard and Prometheus stages: graphite-web's render API, a Prometheus
+# server, and what collectd's write_prometheus plugin links with.
+ZVM_PACKAGES_DASH="graphite-web graphite-carbon python3-whisper influxdb influxdb-client prometheus libmicrohttpd12 libprotobuf-c1 curl rrdtool"
+
 step() { printf '\n==> %s\n' "$*"; }
 die() {
   printf 'FAILED: %s\n' "$*" >&2

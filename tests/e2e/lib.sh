@@ -276,6 +276,10 @@ INDEX_FILE = '$_e2e_g/index'
 CARBONLINK_HOSTS = []
 DATABASES = {'default': {'NAME': '$_e2e_g/graphite.db', 'ENGINE': 'django.db.backends.sqlite3'}}
 CONF
+  # Its views want the (sqlite) user tables even for anonymous requests.
+  env PYTHONPATH="$_e2e_g" GRAPHITE_SETTINGS_MODULE=zvm_graphite_settings \
+    DJANGO_SETTINGS_MODULE=graphite.settings /usr/bin/python3 -m django migrate \
+    --run-syncdb -v0 >"$_e2e_g/migrate.out" 2>&1 || return 1
   e2e_bg "$_e2e_g/graphite-web.out" env PYTHONPATH="$_e2e_g" \
     GRAPHITE_SETTINGS_MODULE=zvm_graphite_settings DJANGO_SETTINGS_MODULE=graphite.settings \
     /usr/bin/python3 -m django runserver "127.0.0.1:$E2E_GRAPHITE_WEB" --noreload
@@ -284,7 +288,8 @@ CONF
 }
 
 # e2e_start_prometheus DIR TARGET: a Prometheus server scraping TARGET
-# (host:port of collectd's write_prometheus) every second.
+# (host:port of collectd's write_prometheus) every second, keeping
+# collectd's "instance" label (the host name; honor_labels).
 # Sets E2E_PROM_PORT, E2E_PROM_PID.
 e2e_start_prometheus() {
   _e2e_p=$1
@@ -296,6 +301,7 @@ global:
   scrape_timeout: 1s
 scrape_configs:
   - job_name: collectd
+    honor_labels: true
     static_configs:
       - targets: ['$2']
 CONF
