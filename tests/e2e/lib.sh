@@ -308,5 +308,10 @@ CONF
   e2e_bg "$_e2e_p/prometheus.out" prometheus --config.file="$_e2e_p/prometheus.yml" \
     --storage.tsdb.path="$_e2e_p/data" --web.listen-address="127.0.0.1:$E2E_PROM_PORT"
   E2E_PROM_PID=$E2E_PID
-  e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$E2E_PROM_PORT/-/ready"
+  e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$E2E_PROM_PORT/-/ready" || return 1
+  # Its discovery hands the target to the scraper only after a few seconds:
+  # wait for the first scrape (collectd not up yet: health "down"), or the
+  # first values collectd serves could go unseen.
+  e2e_wait 30 sh -c 'curl -sf "$1" | grep -q "\"health\":\"\(up\|down\)\""' sh \
+    "http://127.0.0.1:$E2E_PROM_PORT/api/v1/targets"
 }

@@ -344,10 +344,82 @@ else:
   return $st
 }
 
+# Prometheus: collectd's write_prometheus scraped by a real Prometheus
+# server (honor_labels: collectd's host stays the "instance" label). Each
+# identifier host/zvm_monitor-PI/TYPE-TI becomes the metric
+# collectd_zvm_monitor_TYPE (+ "_total" for DERIVE/COUNTER types) with the
+# labels instance=host, zvm_monitor=PI, type=TI, job (from the scrape), and
+# nothing else; its newest sample has the oracle's value and record time.
+sc_prometheus() {
+  if ! have_pkgs prometheus curl || [ ! -e "$E2E_STOCK/write_prometheus.so" ]; then
+    say "SKIP: prometheus/curl/write_prometheus.so not available (prometheus curl libmicrohttpd12 libprotobuf-c1)"
+    return 77
+  fi
+  wport=$(e2e_free_port) || return 1
+  e2e_start_prometheus "$D/prom" "127.0.0.1:$wport" ||
+    { tail -n 20 "$D/prom/prometheus.out" >>"$SC_LOG"; fail "prometheus not ready on 127.0.0.1:$E2E_PROM_PORT"; return 1; }
+  prom=$E2E_PROM_PID
+  api=http://127.0.0.1:$E2E_PROM_PORT/api/v1
+  backend_stream "$D/s.scn" || return 1
+  E2E_EXTRA_PLUGINS="LoadPlugin write_prometheus
+<Plugin write_prometheus>
+  Host \"127.0.0.1\"
+  Port \"$wport\"
+</Plugin>" CASE_CHECK="" run_case "$D" "$D/s.scn" "" || { e2e_stop "$prom"; return 1; }
+  st=0
+  for id in zvmtest/zvm_monitor-LINUX001/derive-hfcpurn zvmtest/zvm_monitor-LINUX002/derive-hfdsvm \
+    zvmtest/zvm_monitor-LINUX003/derive-vmdcprmd_q2 zvmtest/zvm_monitor-LINUX001/total_events-transactions \
+    zvmtest/zvm_monitor-LINUX002/gauge-vmdslcnt \
+    zvmtest/zvm_monitor-ifl/threads-activated zvmtest/zvm_monitor-system/gauge-mt_config_seq \
+    zvmtest/zvm_monitor-reader/total_objects-sets zvmtest/zvm_monitor-reader/errors-eio; do
+    set -- $(oracle_value "$D/s.scn" "$id")
+    pi=$(echo "$id" | cut -d/ -f2 | sed 's/^zvm_monitor-//')
+    ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
+    ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
+    # the DS type decides the "_total" suffix: collectd's types.db
+    dstype=$(awk -v t="$ty" '$1 == t { split($2, a, ":"); print a[2] }' "$E2E_TYPESDB")
+    pname=collectd_zvm_monitor_$ty
+    [ "$dstype" = GAUGE ] || pname=${pname}_total
+    sel="$pname{instance=\"zvmtest\",zvm_monitor=\"$pi\",type=\"$ti\"}"
+    # every raw sample of the last 15 minutes, with its time stamp
+    e2e_wait 20 sh -c 'curl -sf -G "$1/query" --data-urlencode "query=$2[15m]" >"$3" &&
+        grep -q "\"values\"" "$3"' sh "$api" "$sel" "$D/q.json"
+    curl -sf -G "$api/metadata" --data-urlencode "metric=$pname" >"$D/meta.json" || true
+    res=$("$PY" -c "import json
+r = json.load(open('$D/q.json'))['data']['result']
+meta = json.load(open('$D/meta.json')).get('data', {}).get('$pname', [{}])[0]
+want_type = 'gauge' if '$dstype' == 'GAUGE' else 'counter'
+if len(r) != 1:
+    print('False: %d series: %s' % (len(r), [s['metric'] for s in r]))
+else:
+    labels, pts = r[0]['metric'], r[0]['values']
+    t, v = pts[-1][0], float(pts[-1][1])
+    want_labels = {'__name__': '$pname', 'instance': 'zvmtest', 'job': 'collectd',
+                   'zvm_monitor': '$pi', 'type': '$ti'}
+    ok_time = '$1' == '-' or abs(t - int('$1')) < 1.0
+    if labels != want_labels:
+        print('False: labels %s' % labels)
+    elif v != float('$2') or not ok_time:
+        print('False: newest sample %s at %s, want $2 at $1' % (v, t))
+    elif meta.get('type') != want_type:
+        print('False: metadata %s, want type %s' % (meta, want_type))
+    else:
+        print('True')")
+    if [ "$res" = True ]; then
+      say "ok - prometheus: $sel = $2 ($dstype)"
+    else
+      fail "prometheus: $id ($sel): $res"
+      st=1
+    fi
+  done
+  e2e_stop "$prom" 15 || { fail "prometheus did not stop"; st=1; }
+  return $st
+}
+
 # ---------------------------------------------------------------------------
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
-userid userid_ignore domain_processor domain_user guests_as_hosts graphite influxdb"
+userid userid_ignore domain_processor domain_user guests_as_hosts graphite influxdb prometheus"
 [ $# -gt 0 ] && ALL="$*"
 
 t_all=$(date +%s)
