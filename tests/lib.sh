@@ -18,6 +18,9 @@ ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db rpm binutils"
 # server, and what collectd's write_prometheus plugin links with.
 ZVM_PACKAGES_DASH="graphite-web graphite-carbon python3-whisper influxdb influxdb-client prometheus libmicrohttpd12 libprotobuf-c1 curl rrdtool"
 
+# The demo's picture: collectd's rrdtool plugin (librrd8) and rrdtool graph.
+ZVM_PACKAGES_DEMO="rrdtool librrd8"
+
 step() { printf '\n==> %s\n' "$*"; }
 die() {
   printf 'FAILED: %s\n' "$*" >&2
