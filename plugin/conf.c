@@ -3,7 +3,6 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/mapper.h"
 
 #include <ctype.h>
 
@@ -26,6 +25,9 @@ static const struct {
     {"MaxSetSize", ZVM_CONF_NUMBER},
     {"MaxQueueSize", ZVM_CONF_NUMBER},
     {"UserField", ZVM_CONF_STRING},
+    {"OneValuePerList", ZVM_CONF_BOOLEAN},
+    /* The first release's opt-in to one list per guest, now the default:
+     * "CombinedUserValues false" means "OneValuePerList true". */
     {"CombinedUserValues", ZVM_CONF_BOOLEAN},
 };
 
@@ -48,7 +50,13 @@ int zvm_conf_init(struct zvm_conf *c) {
       .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
   };
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
-  return c->device == NULL ? -1 : 0;
+  c->records = zvm_registry_create();
+  if (c->device == NULL || c->records == NULL ||
+      zvm_registry_add_builtins(c->records) != 0) {
+    zvm_conf_free(c);
+    return -1;
+  }
+  return 0;
 }
 
 void zvm_conf_free(struct zvm_conf *c) {
@@ -64,6 +72,7 @@ void zvm_conf_free(struct zvm_conf *c) {
   for (size_t i = 0; i < c->userfields_num; i++)
     free(c->userfields[i]);
   free(c->userfields);
+  zvm_registry_destroy(c->records);
   *c = (struct zvm_conf){0};
 }
 
@@ -92,12 +101,17 @@ static int set_device(struct zvm_conf *c, const char *value, char *err,
 static int add_domain(struct zvm_conf *c, const char *value, char *err,
                       size_t err_size) {
   int d = zvm_domain_from_name(value);
-  if (d < 0)
+  if (d < 0) {
+    char names[256] = "";
+    for (unsigned i = 0; i < ZVM_DOMAIN_COUNT; i++) {
+      size_t len = strlen(names);
+      if (zvm_domain_name(i) != NULL)
+        snprintf(names + len, sizeof(names) - len, "%s, ", zvm_domain_name(i));
+    }
     return conf_error(err, err_size,
-                      "Domain \"%s\": unknown domain (use system, monitor, "
-                      "scheduler, storage, user, processor, i/o, seek, "
-                      "virtual_network, isfc, appldata, ssi or a number 0-15)",
-                      value);
+                      "Domain \"%s\": unknown domain (use %sor a number 0-15)",
+                      value, names);
+  }
   /* The first Domain line replaces the default "all domains". */
   if (!c->domains_given)
     c->domains = 0;
@@ -157,19 +171,76 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
   return 0;
 }
 
+/* Calls fn with every field of the layouts keyed by a user ID (name =
+ * its metric) and every element of an array field (name = the element's
+ * data source): what UserField may name. Stops when fn returns true, and
+ * returns that. */
+static bool each_user_value(const struct zvm_conf *c,
+                            bool (*fn)(const struct zvm_field *f,
+                                       const char *name, void *ctx),
+                            void *ctx) {
+  for (size_t r = 0; r < zvm_registry_count(c->records); r++) {
+    const struct zvm_layout *l = &zvm_registry_at(c->records, r)->main;
+    bool user = false;
+    for (unsigned p = 0; p < l->key.nparts; p++)
+      user = user || l->key.part[p].kind == ZVM_KEY_USERID;
+    for (size_t i = 0; user && i < l->nfields; i++) {
+      const struct zvm_field *f = &l->fields[i];
+      if (!zvm_field_dispatched(f))
+        continue;
+      if (fn(f, f->metric, ctx))
+        return true;
+      for (unsigned e = 0; f->count > 1 && e < f->count; e++) {
+        char ds[64];
+        if (zvm_field_element_name(f, e, ds, sizeof(ds)) >= 0 && fn(f, ds, ctx))
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+static bool name_equal(const struct zvm_field *f, const char *name, void *ctx) {
+  (void)f;
+  return strcasecmp(name, ctx) == 0;
+}
+
+#define NAME_LIST_SIZE 1024
+static bool name_list(const struct zvm_field *f, const char *name, void *ctx) {
+  char *buf = ctx;
+  size_t len = strlen(buf);
+  if (name != f->metric || len + 1 >= NAME_LIST_SIZE)
+    return false;
+  /* An array as its first element's name with the index as "N". */
+  char ds[64];
+  if (f->count > 1 && zvm_field_element_name(f, 0, ds, sizeof(ds)) > 0)
+    ds[strlen(ds) - 1] = 'N';
+  else
+    snprintf(ds, sizeof(ds), "%s", name);
+  snprintf(buf + len, NAME_LIST_SIZE - len, "%s%s", len ? ", " : "", ds);
+  return false;
+}
+
+bool zvm_conf_is_user_value(const struct zvm_conf *c, const char *name) {
+  return name != NULL && each_user_value(c, name_equal, (void *)name);
+}
+
 static int add_userfield(struct zvm_conf *c, const char *value, char *err,
                          size_t err_size) {
-  if (!zvm_mapper_is_user_value(value))
+  if (!zvm_conf_is_user_value(c, value)) {
+    char names[NAME_LIST_SIZE] = "";
+    each_user_value(c, name_list, names);
     return conf_error(err, err_size,
-                      "UserField \"%s\": not a D4R10 value (use one of %s)",
-                      value, zvm_mapper_user_value_names());
+                      "UserField \"%s\": not a value of a guest's record "
+                      "(use one of %s)",
+                      value, names);
+  }
   char *copy = strdup(value);
   if (copy == NULL)
     return conf_error(err, err_size, "UserField: out of memory");
   for (char *p = copy; *p != '\0'; p++)
     *p = (char)tolower((unsigned char)*p);
-  char **tmp =
-      realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
+  char **tmp = realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
   if (tmp == NULL) {
     free(copy);
     return conf_error(err, err_size, "UserField: out of memory");
@@ -211,8 +282,10 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
 
   if (strcasecmp(key, "IgnoreSelected") == 0)
     c->ignore_selected = value;
+  else if (strcasecmp(key, "OneValuePerList") == 0)
+    c->one_value_per_list = value;
   else if (strcasecmp(key, "CombinedUserValues") == 0)
-    c->combined_user_values = value;
+    c->one_value_per_list = !value;
   else if (strcasecmp(key, "GuestsAsHosts") == 0)
     c->guests_as_hosts = value;
   else
@@ -264,11 +337,12 @@ static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
 }
 
 int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
-  if (c->combined_user_values && c->userfields_num > 0)
+  if (!c->one_value_per_list && c->userfields_num > 0)
     return conf_error(err, err_size,
-                      "UserField cannot be combined with CombinedUserValues "
-                      "true: the type %s has a fixed set of data sources",
-                      ZVM_MAPPER_COMBINED_TYPE);
+                      "UserField selects values only with \"OneValuePerList "
+                      "true\" (one value per list): a guest's value list has "
+                      "a fixed set of data sources; add OneValuePerList true "
+                      "or remove UserField");
   return 0;
 }
 

@@ -1,783 +1,372 @@
 /*
- * zvm_monitor - metric mapper. Turns decoded D4R10 and D5R21 records into
- * collectd identifiers and values following the naming contract in
- * design.md. No collectd headers, no I/O (see mapper.h).
+ * zvm_monitor - metric mapper: a pass over decoded records, generic over
+ * the record descriptors of the configuration (see mapper.h for the pass,
+ * hooks.h for the steps a record goes through, mapper_int.h for how the
+ * mapper is split). No collectd headers, no I/O.
  */
-#include "zvm_monitor/mapper.h"
-#include "zvm_monitor/be.h"
+#include "mapper_int.h"
 
-#include <ctype.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define PLUGIN_INSTANCE_READER "reader"
-#define PLUGIN_INSTANCE_SYSTEM "system"
-#define CPU_TYPES 256
-#define MT_STARTS_KEPT 4  /* pending changes remembered by RCCSMTSQ */
-#define MT_TYPES_KEPT 16  /* CPU types remembered per pending change */
-#define MT_VALUE_MAX 0xFF /* thread count X'FF' = MAX was specified */
-#define INITIAL_BUCKETS 256
-
-/* One dispatched value per field element of a record table, resolved once
- * (offset, width, sign) so producing a value is a load and a sign fix. */
-struct slot {
-  uint16_t offset; /* of this element in the record */
-  uint8_t width;
-  bool is_signed;
-  enum zvm_value_kind kind;
-  const char *type;
-  char type_instance[ZVM_ID_MAX];
-};
-
-/* Users are keyed by the raw 8-byte EBCDIC user ID with trailing NULs made
- * blanks: equal keys <=> equal names (zvm_name_format() trims blanks and
- * NULs and is injective otherwise), so a record costs one 64-bit compare,
- * and the name is formatted once, when the user is first seen. */
-struct user {
-  struct user *next;         /* hash chain */
-  struct user *touched_next; /* users seen in this pass */
-  uint64_t key;
-  bool touched;
-  bool selected;   /* UserID rules, decided once */
-  bool pending;    /* rec holds a record of this pass */
-  uint16_t rec_len;
-  uint64_t pend_us;
-  uint64_t last_us; /* time last emitted, 0: never */
-  uint64_t last_seen_us;
-  uint64_t transactions;
-  char name[ZVM_NAME_MAX]; /* plugin instance */
-  char host[ZVM_NAME_MAX]; /* lower case: the host with GuestsAsHosts */
-  /* The latest record of the pass, kept next to the user's other state:
-   * one cache-friendly object per user instead of a separate array. */
-  uint8_t rec[ZVM_MAPPER_RECORD_COPY];
-};
-
-/* A user whose values the pass emits, and the record they come from. */
-struct emit {
-  const struct user *u;
-  const char *host, *plugin_instance;
-  const uint8_t *data; /* the record kept in the user */
-  size_t len;
-};
-
-struct cpu_state {
-  char name[16]; /* plugin instance, set when first seen */
-  bool pending;
-  uint64_t pend_us;
-  uint64_t last_us;
-  uint8_t activated, requested, hardware_max, zvm_max;
-};
-
-struct mt_start {
-  bool used;
-  uint32_t seq;
-  size_t n;
-  struct {
-    uint8_t type;
-    uint8_t activated;
-  } e[MT_TYPES_KEPT];
-};
-
-struct zvm_mapper {
-  const struct zvm_conf *conf;
-
-  struct slot *useite_slots;
-  size_t useite_nslots;
-  bool transactions; /* total_events-transactions selected (UserField) */
-  struct zvm_value_item *items; /* a combined list (CombinedUserValues) */
-  size_t userid_off, userid_end; /* USEITE_VMDUSER */
-
-  struct user **buckets;
-  size_t nbuckets;
-  unsigned bucket_shift; /* 64 - log2(nbuckets) */
-  struct user *touched;
-
-  struct cpu_state cpu[CPU_TYPES];
-  struct {
-    bool pending;
-    uint64_t pend_us;
-    uint64_t last_us;
-    bool has_seq, has_maxtc;
-    uint32_t seq;
-    uint8_t maxtc;
-  } sys;
-  struct mt_start starts[MT_STARTS_KEPT];
-  size_t next_start;
-  uint64_t last_start_notif_us, last_end_notif_us;
-
-  /* The pass's output: reader and D5R21 values built by finish (a few),
-   * then per user values produced on demand from the kept records. */
-  struct zvm_value *fixed;
-  size_t nfixed, cap_fixed;
-  struct emit *emit;
-  size_t nemit, cap_emit;
-  struct zvm_value *values; /* zvm_mapper_values(): all of them, on demand */
-  size_t nvalues, cap_values;
-  struct zvm_value_item *values_items; /* their combined lists' items */
-  size_t cap_values_items;
-  bool values_built;
-  struct zvm_notification *notifs;
-  size_t nnotifs, cap_notifs;
-  bool output_done; /* the previous pass's output is still there */
-  bool oom;
-
-  struct zvm_decode_stats decode;
-  uint64_t userid_filtered;
-  uint64_t last_sweep_us;
-  struct zvm_mapper_stats stats;
-};
-
 /* ------------------------------------------------------------------------
- * Output lists.
+ * Record-time rules: the one place where a record's time is decided and
+ * where a kept record is compared with what an entity already has.
  */
-static bool grow(void **array, size_t *cap, size_t n, size_t size) {
-  if (n < *cap)
-    return true;
-  size_t new_cap = *cap ? 2 * *cap : 64;
-  void *tmp = realloc(*array, new_cap * size);
-  if (tmp == NULL)
-    return false;
-  *array = tmp;
-  *cap = new_cap;
-  return true;
+
+/* A record's TOD in microseconds since the epoch; 0 if it has none usable
+ * (0 is reserved for "now" in zvm_value). */
+static uint64_t record_time(const struct zvm_mapper *m,
+                            const struct zvm_record *rec) {
+  (void)m;
+  uint64_t us;
+  if (!zvm_tod_to_unix_us(rec->tod, &us))
+    return 0;
+  return us;
 }
 
-/* The previous pass's output is dropped when the next pass starts: the
- * records it points into (in the users) are overwritten from here on. */
-static void output_begin(struct zvm_mapper *m) {
-  if (!m->output_done)
-    return;
-  m->nfixed = 0;
-  m->nemit = 0;
-  m->nvalues = 0;
-  m->values_built = false;
-  m->nnotifs = 0;
-  m->output_done = false;
+/* Whether a record at time_us replaces the one the entity keeps for this
+ * pass: the latest record of a pass wins. */
+static bool record_is_newer(const struct entity *e, uint64_t time_us) {
+  return !e->pending || time_us >= e->pend_us;
 }
 
-/* The strings must live until the next add_set or finish call: static
- * strings or strings owned by the mapper. */
-static struct zvm_value *value_new(struct zvm_mapper *m, const char *host,
-                                   const char *plugin_instance,
-                                   const char *type, const char *type_instance,
-                                   uint64_t time_us) {
-  if (!grow((void **)&m->fixed, &m->cap_fixed, m->nfixed, sizeof(*m->fixed))) {
-    m->oom = true;
-    return NULL;
-  }
-  struct zvm_value *v = &m->fixed[m->nfixed++];
-  *v = (struct zvm_value){.host = host,
-                          .plugin_instance = plugin_instance,
-                          .type = type,
-                          .type_instance = type_instance,
-                          .time_us = time_us};
-  return v;
-}
-
-static void emit_derive(struct zvm_mapper *m, const char *host,
-                        const char *plugin_instance, const char *type,
-                        const char *type_instance, int64_t value,
-                        uint64_t time_us) {
-  struct zvm_value *v =
-      value_new(m, host, plugin_instance, type, type_instance, time_us);
-  if (v == NULL)
-    return;
-  v->kind = ZVM_VALUE_DERIVE;
-  v->derive = value;
-}
-
-static void emit_gauge(struct zvm_mapper *m, const char *host,
-                       const char *plugin_instance, const char *type,
-                       const char *type_instance, double value,
-                       uint64_t time_us) {
-  struct zvm_value *v =
-      value_new(m, host, plugin_instance, type, type_instance, time_us);
-  if (v == NULL)
-    return;
-  v->kind = ZVM_VALUE_GAUGE;
-  v->gauge = value;
-}
-
-/* Counters are unsigned 64-bit sums; derive_t is signed. */
-static int64_t counter(uint64_t v) {
-  return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
-}
-
-static struct zvm_notification *notif_new(struct zvm_mapper *m,
-                                          enum zvm_notif_severity severity,
-                                          uint64_t time_us) {
-  if (!grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
-            sizeof(*m->notifs))) {
-    m->oom = true;
-    return NULL;
-  }
-  struct zvm_notification *n = &m->notifs[m->nnotifs++];
-  *n = (struct zvm_notification){
-      .severity = severity,
-      .time_us = time_us,
-      .plugin_instance = PLUGIN_INSTANCE_SYSTEM,
-      .type = "threads",
-  };
-  return n;
-}
-
-/* snprintf that appends and never overflows; a cut message ends in "...". */
-__attribute__((format(printf, 3, 4))) static void
-msg_append(char *buf, size_t size, const char *fmt, ...) {
-  size_t len = strlen(buf);
-  if (len + 1 >= size)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf + len, size - len, fmt, ap);
-  va_end(ap);
-  if (n >= 0 && (size_t)n >= size - len && size >= 4)
-    memcpy(buf + size - 4, "...", 4);
-}
-
-/* A record's TOD in microseconds; 0 is reserved for "now" in zvm_value. */
-static bool record_time(const struct zvm_record *rec, uint64_t *us) {
-  /* zvm_tod_to_unix_us(), inlined: this runs for every record. */
-  if (rec->tod < ZVM_TOD_UNIX_EPOCH)
-    return false;
-  *us = (rec->tod - ZVM_TOD_UNIX_EPOCH) >> 12;
-  return *us != 0;
+/* Whether an entity's kept record goes out: its time must be after the
+ * last one dispatched for it, so collectd never sees a value twice or out
+ * of order. Returns the time to dispatch with (0: not dispatched). */
+static uint64_t dispatch_time(const struct entity *e) {
+  return e->pend_us > e->inst.last_us ? e->pend_us : 0;
 }
 
 /* ------------------------------------------------------------------------
- * Users (D4R10): a chained hash table keyed by the raw user ID (struct user).
+ * Hook services (struct zvm_hook_ops).
  */
-#define EBCDIC_BLANK 0x40
-
-/* The key of an 8-byte EBCDIC user ID; false if it is blank (or NULs). */
-static bool user_key(const uint8_t *id, uint64_t *key) {
-  uint8_t b[ZVM_USERID_LEN];
-  memcpy(b, id, sizeof(b));
-  int i = ZVM_USERID_LEN - 1;
-  for (; i >= 0 && (b[i] == EBCDIC_BLANK || b[i] == 0x00); i--)
-    b[i] = EBCDIC_BLANK;
-  if (i < 0)
-    return false;
-  *key = zvm_load_be64(b);
-  return true;
+static struct zvm_mapper *ctx_mapper(struct zvm_hook_ctx *ctx) {
+  return ctx->mapper;
 }
 
-/* Fibonacci hashing: the top bits of key * 2^64/phi. */
-static size_t bucket_of(const struct zvm_mapper *m, uint64_t key) {
-  return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> m->bucket_shift);
-}
-
-static bool table_resize(struct zvm_mapper *m, size_t nbuckets) {
-  struct user **b = calloc(nbuckets, sizeof(*b));
-  if (b == NULL)
-    return false;
-  unsigned shift = 64;
-  for (size_t n = nbuckets; n > 1; n >>= 1)
-    shift--;
-  struct user **old = m->buckets;
-  size_t nold = m->nbuckets;
-  m->buckets = b;
-  m->nbuckets = nbuckets;
-  m->bucket_shift = shift;
-  for (size_t i = 0; i < nold; i++) {
-    struct user *u = old[i];
-    while (u != NULL) {
-      struct user *next = u->next;
-      size_t j = bucket_of(m, u->key);
-      u->next = b[j];
-      b[j] = u;
-      u = next;
-    }
+static struct lay *lay_of(struct zvm_mapper *m,
+                          const struct zvm_layout *layout) {
+  for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
+    if (&r->desc->main == layout)
+      return &r->main;
+    for (size_t a = 0; a < r->desc->narrays; a++)
+      if (&r->desc->arrays[a].entry == layout)
+        return &r->arrays[a];
   }
-  free(old);
-  return true;
-}
-
-static struct user *user_find(const struct zvm_mapper *m, uint64_t key) {
-  for (struct user *u = m->buckets[bucket_of(m, key)]; u != NULL; u = u->next)
-    if (u->key == key)
-      return u;
   return NULL;
 }
 
-static struct user *user_insert(struct zvm_mapper *m, uint64_t key,
-                                const char *name) {
-  if (m->stats.users_tracked >= ZVM_MAPPER_MAX_USERS)
-    return NULL;
-  if (m->stats.users_tracked >= m->nbuckets)
-    (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
-  struct user *u = calloc(1, sizeof(*u));
-  if (u == NULL)
-    return NULL;
-  u->key = key;
-  u->selected = zvm_conf_user_selected(m->conf, name);
-  size_t len = strlen(name);
-  if (len >= sizeof(u->name))
-    len = sizeof(u->name) - 1;
-  memcpy(u->name, name, len);
-  for (size_t i = 0; u->name[i] != '\0'; i++)
-    u->host[i] = (char)tolower((unsigned char)u->name[i]);
-  size_t j = bucket_of(m, key);
-  u->next = m->buckets[j];
-  m->buckets[j] = u;
-  m->stats.users_tracked++;
-  return u;
+static void op_notify(struct zvm_hook_ctx *ctx,
+                      enum zvm_notif_severity severity, uint64_t time_us,
+                      const char *plugin_instance, const char *type,
+                      const char *message) {
+  zvm_output_notify(ctx_mapper(ctx), severity, time_us, plugin_instance, type,
+                    message);
 }
 
-/* Forget users not seen for ZVM_MAPPER_EXPIRE_US. */
-static void users_expire(struct zvm_mapper *m, uint64_t now_us) {
-  for (size_t i = 0; i < m->nbuckets; i++) {
-    struct user **pp = &m->buckets[i];
-    while (*pp != NULL) {
-      struct user *u = *pp;
-      if (!u->touched && now_us > u->last_seen_us &&
-          now_us - u->last_seen_us > ZVM_MAPPER_EXPIRE_US) {
-        *pp = u->next;
-        free(u);
-        m->stats.users_tracked--;
-        m->stats.users_expired++;
-      } else {
-        pp = &u->next;
-      }
+static bool op_forget(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
+                      const struct zvm_key_value *key) {
+  struct zvm_mapper *m = ctx_mapper(ctx);
+  struct lay *l = lay_of(m, layout);
+  struct entity *e = l != NULL ? zvm_entity_find(m, l, key) : NULL;
+  if (e == NULL)
+    return false;
+  zvm_entity_remove(m, e);
+  return true;
+}
+
+static struct zvm_instance *op_find(struct zvm_hook_ctx *ctx,
+                                    const struct zvm_layout *layout,
+                                    const struct zvm_key_value *key) {
+  struct zvm_mapper *m = ctx_mapper(ctx);
+  struct lay *l = lay_of(m, layout);
+  struct entity *e = l != NULL ? zvm_entity_find(m, l, key) : NULL;
+  return e != NULL ? &e->inst : NULL;
+}
+
+static void op_count_malformed(struct zvm_hook_ctx *ctx) {
+  ctx_mapper(ctx)->hook_malformed++;
+}
+
+/* ------------------------------------------------------------------------
+ * Layouts and descriptors as the mapper uses them.
+ */
+static bool slots_build(struct zvm_mapper *m, struct lay *l) {
+  const struct zvm_layout *layout = l->layout;
+  size_t n = zvm_layout_data_sources(layout, NULL, 0);
+  l->slots = calloc(n ? n : 1, sizeof(*l->slots));
+  if (l->slots == NULL)
+    return false;
+  l->single = m->conf->one_value_per_list || layout->one_value_per_list;
+  for (size_t i = 0; i < layout->nfields; i++) {
+    const struct zvm_field *f = &layout->fields[i];
+    if (f->type != ZVM_TYPE_RECORD_COUNT && f->width > 0) {
+      size_t end = (size_t)f->offset + (size_t)f->width * f->count;
+      if (end > l->copy_size)
+        l->copy_size = end;
+    }
+    if (!zvm_field_dispatched(f))
+      continue;
+    for (unsigned idx = 0; idx < f->count; idx++) {
+      struct slot *s = &l->slots[l->nslots++];
+      s->f = f;
+      s->idx = idx;
+      s->offset = (uint16_t)(f->offset + idx * f->width);
+      s->width = f->width;
+      s->records = f->type == ZVM_TYPE_RECORD_COUNT;
+      s->plain = (f->type == ZVM_TYPE_UNSIGNED || f->type == ZVM_TYPE_SIGNED) &&
+                 f->flags == 0 && (f->scale == 0 || f->scale == 1);
+      s->is_signed = f->type == ZVM_TYPE_SIGNED;
+      s->kind =
+          f->kind == ZVM_FIELD_COUNTER ? ZVM_VALUE_DERIVE : ZVM_VALUE_GAUGE;
+      (void)zvm_field_element_name(f, idx, s->ds, sizeof(s->ds));
+      s->single_type = f->single_type != NULL        ? f->single_type
+                       : s->kind == ZVM_VALUE_DERIVE ? "derive"
+                                                     : "gauge";
+      s->single_ti = f->count == 1 && f->single_type_instance != NULL
+                         ? f->single_type_instance
+                         : s->ds;
+      /* UserField selects a guest's values (one value per list). */
+      s->selected = !l->user_key ||
+                    zvm_conf_userfield_selected(m->conf, s->ds, f->metric);
     }
   }
+  if (l->nslots > m->max_slots)
+    m->max_slots = l->nslots;
+  l->dispatched = l->nslots > 0 && (layout->type_name != NULL || l->single);
+  return true;
 }
 
-static void map_useite(struct zvm_mapper *m, const struct zvm_record *rec) {
-  uint64_t key;
-  if (rec->len < m->userid_end || !user_key(rec->data + m->userid_off, &key)) {
-    m->stats.no_userid++;
+static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
+                     const struct zvm_layout *layout) {
+  l->layout = layout;
+  l->rec = r;
+  l->id = m->nlays++;
+  for (unsigned p = 0; p < layout->key.nparts; p++)
+    if (layout->key.part[p].kind == ZVM_KEY_USERID)
+      l->user_key = true;
+  if (!slots_build(m, l))
+    return false;
+  if (l->dispatched && layout->type_name != NULL && !l->single) {
+    const struct zvm_layout **tmp =
+        realloc(m->types, (m->ntypes + 1) * sizeof(*tmp));
+    if (tmp == NULL)
+      return false;
+    m->types = tmp;
+    m->types[m->ntypes++] = layout;
+  }
+  return true;
+}
+
+static struct mrec *mrec_create(struct zvm_mapper *m,
+                                const struct zvm_record_desc *d) {
+  struct mrec *r = calloc(1, sizeof(*r));
+  if (r == NULL)
+    return NULL;
+  r->next = m->mrecs; /* owned by m from here on */
+  m->mrecs = r;
+  r->desc = d;
+  r->hooks = d->hooks;
+  r->ctx = (struct zvm_hook_ctx){
+      .ops = &m->ops, .mapper = m, .desc = d, .hook_data = d->hook_data};
+  if (r->hooks != NULL && r->hooks->record_state_size > 0) {
+    r->ctx.record_state = calloc(1, r->hooks->record_state_size);
+    if (r->ctx.record_state == NULL)
+      return NULL;
+  }
+  if (!lay_init(m, r, &r->main, &d->main))
+    return NULL;
+  if (d->narrays > 0) {
+    r->arrays = calloc(d->narrays, sizeof(*r->arrays));
+    if (r->arrays == NULL)
+      return NULL;
+    for (size_t a = 0; a < d->narrays; a++)
+      if (!lay_init(m, r, &r->arrays[a], &d->arrays[a].entry))
+        return NULL;
+  }
+  return r;
+}
+
+static void mrec_free(struct mrec *r) {
+  free(r->main.slots);
+  for (size_t a = 0; r->arrays != NULL && a < r->desc->narrays; a++)
+    free(r->arrays[a].slots);
+  free(r->arrays);
+  free(r->ctx.record_state);
+  free(r);
+}
+
+/* The mapper's view of a descriptor: the registry's by number; one a
+ * select hook handed out by pointer (created when first used). */
+static struct mrec *mrec_of(struct zvm_mapper *m,
+                            const struct zvm_record_desc *d) {
+  if (d->number < m->nby_num[d->domain]) {
+    struct mrec *r = m->by_num[d->domain][d->number];
+    if (r != NULL && r->desc == d)
+      return r;
+  }
+  for (struct mrec *r = m->mrecs; r != NULL; r = r->next)
+    if (r->desc == d)
+      return r;
+  if (zvm_record_check(d, NULL, 0) != 0)
+    return NULL; /* a hook's bad layout: not run */
+  return mrec_create(m, d);
+}
+
+/* ------------------------------------------------------------------------
+ * A pass: records -> entities.
+ */
+
+/* One instance of a record: the main part, or one array entry. */
+static void map_instance(struct zvm_mapper *m, struct lay *l,
+                         const uint8_t *data, size_t len,
+                         const struct zvm_key_value *given, uint64_t time_us) {
+  const struct zvm_record_hooks *h = l->rec->hooks;
+  if (!l->dispatched && (h == NULL || h->instance == NULL))
+    return;
+
+  struct zvm_key_value key;
+  if (given != NULL) {
+    key = *given;
+  } else if (!zvm_entity_key(l, data, len, &key)) {
+    if (l->user_key)
+      m->stats.no_userid++;
+    else
+      m->hook_skipped++;
     return;
   }
 
-  struct user *u = user_find(m, key);
-  if (u == NULL) {
-    char name[ZVM_NAME_MAX];
-    uint8_t id[ZVM_USERID_LEN];
-    for (unsigned i = 0; i < ZVM_USERID_LEN; i++)
-      id[i] = (uint8_t)(key >> (8 * (ZVM_USERID_LEN - 1 - i)));
-    if (zvm_name_format(id, sizeof(id), name, sizeof(name)) < 0) {
-      m->stats.no_userid++; /* cannot happen: the key is not blank */
-      return;
-    }
-    u = user_insert(m, key, name);
-    if (u == NULL) {
-      /* Table full or no memory: still honour the selection for counting. */
-      if (zvm_conf_user_selected(m->conf, name))
-        m->stats.users_dropped++;
-      else
-        m->userid_filtered++;
+  struct entity *e = zvm_entity_find(m, l, &key);
+  if (e == NULL) {
+    bool full;
+    e = zvm_entity_insert(m, l, &key, &full);
+    if (e == NULL) {
+      m->stats.users_dropped++; /* table full or no memory */
       return;
     }
   }
-  if (!u->touched) {
-    u->touched = true;
-    u->touched_next = m->touched;
-    m->touched = u;
+  if (!e->touched) {
+    e->touched = true;
+    e->touched_next = m->touched;
+    m->touched = e;
   }
-  if (!u->selected) {
+  if (!e->selected) {
     m->userid_filtered++;
     return;
   }
 
-  /* Every transaction counts, also one whose values are superseded. */
-  u->transactions++;
-
-  uint64_t us;
-  if (!record_time(rec, &us))
+  /* Every record counts, also one whose values are superseded. */
+  e->inst.records++;
+  if (time_us == 0)
     return;
-  if (u->pending && us < u->pend_us)
-    return; /* an older record than the one kept */
 
-  u->pending = true;
-  u->rec_len = rec->len < sizeof(u->rec) ? rec->len : sizeof(u->rec);
-  memcpy(u->rec, rec->data, u->rec_len);
-  u->pend_us = us;
-}
-
-/* A slot's value in a kept record; false if the record is too short to
- * hold it (an older z/VM) or it is not representable (as zvm_field_i64). */
-static inline __attribute__((always_inline)) bool
-slot_read(const struct slot *s, const uint8_t *data, size_t len,
-                      int64_t *x) {
-  if ((size_t)s->offset + s->width > len)
-    return false;
-  const uint8_t *q = data + s->offset;
-  uint64_t raw;
-  switch (s->width) {
-  case 1:
-    raw = q[0];
-    break;
-  case 2:
-    raw = zvm_load_be16(q);
-    break;
-  case 4:
-    raw = zvm_load_be32(q);
-    break;
-  default:
-    raw = zvm_load_be64(q);
-    break;
-  }
-  if (s->is_signed)
-    *x = zvm_sign_extend(raw, s->width);
-  else if (raw > (uint64_t)INT64_MAX)
-    return false;
-  else
-    *x = (int64_t)raw;
-  return true;
-}
-
-/* Value number k (0: transactions, k >= 1: slot k - 1) of an emitted user;
- * false if it has none (not selected, or absent from the record). */
-static inline __attribute__((always_inline)) bool
-user_value(const struct zvm_mapper *m, const struct emit *e,
-                       size_t k, struct zvm_value *v) {
-  const struct user *u = e->u;
-  v->host = e->host;
-  v->plugin_instance = e->plugin_instance;
-  v->time_us = u->pend_us;
-  v->nitems = 0;
-  v->items = NULL;
-  if (k == 0) {
-    if (!m->transactions)
-      return false;
-    v->type = "total_events";
-    v->type_instance = "transactions";
-    v->kind = ZVM_VALUE_DERIVE;
-    v->derive = counter(u->transactions);
-    v->gauge = 0;
-    return true;
-  }
-  const struct slot *s = &m->useite_slots[k - 1];
-  int64_t x;
-  if (!slot_read(s, e->data, e->len, &x))
-    return false;
-  v->type = s->type;
-  v->type_instance = s->type_instance;
-  v->kind = s->kind;
-  if (s->kind == ZVM_VALUE_DERIVE) {
-    v->derive = x;
-    v->gauge = 0;
+  enum zvm_hook_verdict verdict = ZVM_HOOK_KEEP;
+  if (h != NULL && h->instance != NULL)
+    verdict = h->instance(&l->rec->ctx, &e->inst, data, len, time_us);
+  if (verdict == ZVM_HOOK_DROP || !record_is_newer(e, time_us))
+    return;
+  if (verdict == ZVM_HOOK_KEEP) {
+    e->copy_len = (uint16_t)(len < l->copy_size ? len : l->copy_size);
+    memcpy(e->copy, data, e->copy_len);
   } else {
-    v->derive = 0;
-    v->gauge = (double)x;
+    e->copy_len = 0;
   }
-  return true;
+  e->pending = true;
+  e->pend_us = time_us;
 }
 
-/* CombinedUserValues: all of a user's values in one list, if the record
- * holds every field (else false: the user's values go out one by one, as
- * without the option, so nothing is made up for an older, shorter record). */
-static bool user_combined(struct zvm_mapper *m, const struct emit *e,
-                          struct zvm_value *v) {
-  struct zvm_value_item *items = m->items;
-  items[0] = (struct zvm_value_item){.kind = ZVM_VALUE_DERIVE,
-                                     .derive = counter(e->u->transactions)};
-  for (size_t i = 0; i < m->useite_nslots; i++) {
-    const struct slot *s = &m->useite_slots[i];
-    int64_t x;
-    if (!slot_read(s, e->data, e->len, &x))
-      return false;
-    items[1 + i] = s->kind == ZVM_VALUE_DERIVE
-                       ? (struct zvm_value_item){.kind = s->kind, .derive = x}
-                       : (struct zvm_value_item){.kind = s->kind,
-                                                 .gauge = (double)x};
-  }
-  *v = (struct zvm_value){.host = e->host,
-                          .plugin_instance = e->plugin_instance,
-                          .type = ZVM_MAPPER_COMBINED_TYPE,
-                          .type_instance = "",
-                          .time_us = e->u->pend_us,
-                          .nitems = 1 + m->useite_nslots,
-                          .items = items};
-  return true;
-}
-
-/* ------------------------------------------------------------------------
- * Multithreading configuration (D5R21).
- */
-static const char *cpu_name(uint8_t type, char *buf, size_t size) {
-  const char *name = zvm_cpu_type_name(type);
-  if (name != NULL)
-    return name;
-  snprintf(buf, size, "type%u", (unsigned)type);
-  return buf;
-}
-
-static void thread_count(char *buf, size_t size, uint8_t v) {
-  if (v == MT_VALUE_MAX)
-    snprintf(buf, size, "MAX");
-  else
-    snprintf(buf, size, "%u", (unsigned)v);
-}
-
-static struct mt_start *start_find(struct zvm_mapper *m, uint32_t seq) {
-  for (size_t i = 0; i < MT_STARTS_KEPT; i++)
-    if (m->starts[i].used && m->starts[i].seq == seq)
-      return &m->starts[i];
-  return NULL;
-}
-
-static void notify_start(struct zvm_mapper *m, uint32_t seq, uint64_t us,
-                         const struct zvm_array_view *cpus) {
-  if (us <= m->last_start_notif_us)
-    return; /* a repeated or stale start record: already reported */
-  m->last_start_notif_us = us;
-
-  /* Remember the activated counts from before the change (seed 004: the
-   * start record holds the old RCCACMNT) to name old -> new at the end. */
-  struct mt_start *s = start_find(m, seq);
-  if (s == NULL) {
-    s = &m->starts[m->next_start];
-    m->next_start = (m->next_start + 1) % MT_STARTS_KEPT;
-  }
-  *s = (struct mt_start){.used = true, .seq = seq};
-  for (size_t i = 0; i < cpus->count && s->n < MT_TYPES_KEPT; i++) {
-    const uint8_t *e = zvm_array_entry(cpus, i);
-    uint64_t type, act;
-    if (zvm_field_u64(zvm_cputinfo_cputype, e, cpus->entry_size, 0, &type) &&
-        zvm_field_u64(zvm_cputinfo_rccacmnt, e, cpus->entry_size, 0, &act)) {
-      s->e[s->n].type = (uint8_t)type;
-      s->e[s->n].activated = (uint8_t)act;
-      s->n++;
-    }
-  }
-
-  struct zvm_notification *n = notif_new(m, ZVM_NOTIF_WARNING, us);
-  if (n == NULL)
-    return;
-  snprintf(n->message, sizeof(n->message),
-           "multithreading configuration change %u started (RCCSMTSQ %u); "
-           "activated threads per core before the change:",
-           (unsigned)((seq + 1) / 2), (unsigned)seq);
-  for (size_t i = 0; i < s->n; i++) {
-    char name[16], act[8];
-    thread_count(act, sizeof(act), s->e[i].activated);
-    msg_append(n->message, sizeof(n->message), "%s %s %s", i ? "," : "",
-               cpu_name(s->e[i].type, name, sizeof(name)), act);
-  }
-  if (s->n == 0)
-    msg_append(n->message, sizeof(n->message), " none listed");
-  msg_append(n->message, sizeof(n->message),
-             "; data until the change ends spans two configurations");
-}
-
-static void notify_end(struct zvm_mapper *m, uint32_t seq, uint64_t us,
-                       const struct zvm_array_view *cpus) {
-  struct mt_start *s = start_find(m, seq);
-  if (us > m->last_end_notif_us) {
-    m->last_end_notif_us = us;
-    struct zvm_notification *n = notif_new(m, ZVM_NOTIF_OKAY, us);
-    if (n != NULL) {
-      snprintf(n->message, sizeof(n->message),
-               "multithreading configuration change %u ended (RCCSMTSQ %u); "
-               "activated threads per core:",
-               (unsigned)((seq + 1) / 2), (unsigned)seq);
-      size_t listed = 0;
-      for (size_t i = 0; i < cpus->count; i++) {
-        const uint8_t *e = zvm_array_entry(cpus, i);
-        uint64_t type, act;
-        if (!zvm_field_u64(zvm_cputinfo_cputype, e, cpus->entry_size, 0,
-                           &type) ||
-            !zvm_field_u64(zvm_cputinfo_rccacmnt, e, cpus->entry_size, 0, &act))
-          continue;
-        char name[16], before[8] = "?", after[8];
-        for (size_t j = 0; s != NULL && j < s->n; j++)
-          if (s->e[j].type == type)
-            thread_count(before, sizeof(before), s->e[j].activated);
-        thread_count(after, sizeof(after), (uint8_t)act);
-        msg_append(n->message, sizeof(n->message), "%s %s %s -> %s",
-                   listed++ ? "," : "",
-                   cpu_name((uint8_t)type, name, sizeof(name)), before, after);
-      }
-      if (listed == 0)
-        msg_append(n->message, sizeof(n->message), " none listed");
-      if (s == NULL)
-        msg_append(n->message, sizeof(n->message),
-                   "; the start of this change was not seen");
-    }
-  }
-  if (s != NULL)
-    s->used = false;
-}
-
-static void map_prcsmt(struct zvm_mapper *m, const struct zvm_record *rec) {
-  uint64_t us;
-  if (!record_time(rec, &us))
-    return;
-
-  uint64_t seq = 0, maxtc = 0, status = 0;
-  bool has_seq =
-      zvm_field_u64(zvm_prcsmt_rccsmtsq, rec->data, rec->len, 0, &seq);
-  bool has_maxtc =
-      zvm_field_u64(zvm_prcsmt_calmaxtc, rec->data, rec->len, 0, &maxtc);
-  (void)zvm_field_u64(zvm_prcsmt_cal_status, rec->data, rec->len, 0, &status);
-
-  if ((has_seq || has_maxtc) && (!m->sys.pending || us >= m->sys.pend_us)) {
-    m->sys.pending = true;
-    m->sys.pend_us = us;
-    m->sys.has_seq = has_seq;
-    m->sys.has_maxtc = has_maxtc;
-    m->sys.seq = (uint32_t)seq;
-    m->sys.maxtc = (uint8_t)maxtc;
-  }
-
-  struct zvm_array_view cpus = {.count = 0};
-  if (zvm_array_locate(zvm_rec_prcsmt.array, rec->data, rec->len, &cpus) !=
-      ZVM_ARRAY_OK)
-    cpus.count = 0;
-  for (size_t i = 0; i < cpus.count; i++) {
-    const uint8_t *e = zvm_array_entry(&cpus, i);
-    size_t len = cpus.entry_size;
-    uint64_t type, act, req, hw, sy;
-    /* An entry must hold all four counts: a half-known type is skipped. */
-    if (!zvm_field_u64(zvm_cputinfo_cputype, e, len, 0, &type) ||
-        !zvm_field_u64(zvm_cputinfo_rccacmnt, e, len, 0, &act) ||
-        !zvm_field_u64(zvm_cputinfo_rcccrmnt, e, len, 0, &req) ||
-        !zvm_field_u64(zvm_cputinfo_rcchwmnt, e, len, 0, &hw) ||
-        !zvm_field_u64(zvm_cputinfo_rccsymnt, e, len, 0, &sy))
-      continue;
-    struct cpu_state *c = &m->cpu[type & 0xFF];
-    if (c->pending && us < c->pend_us)
-      continue;
-    if (c->name[0] == '\0') {
-      const char *name = cpu_name((uint8_t)type, c->name, sizeof(c->name));
-      if (name != c->name)
-        snprintf(c->name, sizeof(c->name), "%s", name);
-    }
-    c->pending = true;
-    c->pend_us = us;
-    c->activated = (uint8_t)act;
-    c->requested = (uint8_t)req;
-    c->hardware_max = (uint8_t)hw;
-    c->zvm_max = (uint8_t)sy;
-  }
-
-  if (!has_seq)
-    return;
-  if (status & ZVM_PRCSMT_CAL_START)
-    notify_start(m, (uint32_t)seq, us, &cpus);
-  if (status & ZVM_PRCSMT_CAL_END)
-    notify_end(m, (uint32_t)seq, us, &cpus);
-}
-
-static void emit_mt(struct zvm_mapper *m) {
-  for (unsigned t = 0; t < CPU_TYPES; t++) {
-    struct cpu_state *c = &m->cpu[t];
-    if (!c->pending)
-      continue;
-    c->pending = false;
-    if (c->pend_us <= c->last_us)
-      continue;
-    c->last_us = c->pend_us;
-    const char *pi = c->name;
-    /* X'FF' (MAX) is dispatched as the raw 255, as documented. */
-    emit_gauge(m, "", pi, "threads", "activated", c->activated, c->pend_us);
-    emit_gauge(m, "", pi, "threads", "requested", c->requested, c->pend_us);
-    emit_gauge(m, "", pi, "threads", "hardware_max", c->hardware_max,
-               c->pend_us);
-    emit_gauge(m, "", pi, "threads", "zvm_max", c->zvm_max, c->pend_us);
-  }
-
-  if (m->sys.pending) {
-    m->sys.pending = false;
-    if (m->sys.pend_us > m->sys.last_us) {
-      m->sys.last_us = m->sys.pend_us;
-      if (m->sys.has_seq)
-        emit_gauge(m, "", PLUGIN_INSTANCE_SYSTEM, "gauge", "mt_config_seq",
-                   m->sys.seq, m->sys.pend_us);
-      if (m->sys.has_maxtc)
-        emit_gauge(m, "", PLUGIN_INSTANCE_SYSTEM, "gauge", "mt_max_threads",
-                   m->sys.maxtc, m->sys.pend_us);
-    }
-  }
-}
-
-/* ------------------------------------------------------------------------
- * Passes.
- */
 static void record_cb(const struct zvm_record *rec,
                       const struct zvm_record_desc *desc, void *ctx) {
   struct zvm_mapper *m = ctx;
-  if (desc == &zvm_rec_useite)
-    map_useite(m, rec);
-  else if (desc == &zvm_rec_prcsmt)
-    map_prcsmt(m, rec);
-  /* D1R11/D1R13 only structure the stream. */
+  /* reg: the registry's descriptor (select and record hooks); r: the one
+   * whose layouts decode the record (select may hand out another). */
+  struct mrec *reg = m->by_num[desc->domain][desc->number];
+  struct mrec *r = reg;
+  const struct zvm_record_hooks *h = reg->hooks;
+  struct zvm_record_view view = {
+      .rec = rec, .desc = desc, .data = rec->data, .len = rec->len};
+
+  if (h != NULL && h->select != NULL) {
+    reg->ctx.arrival_us = m->arrival_us;
+    if (!h->select(&reg->ctx, &view)) {
+      m->hook_skipped++;
+      return;
+    }
+    if (view.desc != desc && (r = mrec_of(m, view.desc)) == NULL) {
+      m->oom = true; /* or a bad layout from the hook */
+      return;
+    }
+  }
+
+  uint64_t time_us = record_time(m, rec);
+  if (h != NULL && h->record != NULL) {
+    reg->ctx.arrival_us = m->arrival_us;
+    if (!h->record(&reg->ctx, &view, time_us))
+      return;
+  }
+
+  map_instance(m, &r->main, view.data, view.len,
+               view.key_given ? &view.key : NULL, time_us);
+  for (size_t a = 0; a < view.desc->narrays; a++) {
+    struct lay *l = &r->arrays[a];
+    if (!l->dispatched && (r->hooks == NULL || r->hooks->instance == NULL))
+      continue;
+    struct zvm_array_view av;
+    if (zvm_array_locate(&view.desc->arrays[a], view.data, view.len, &av) !=
+        ZVM_ARRAY_OK)
+      continue;
+    for (size_t i = 0; i < av.count; i++)
+      map_instance(m, l, zvm_array_entry(&av, i), av.entry_size, NULL, time_us);
+  }
+}
+
+void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
+                           uint64_t arrival_us) {
+  zvm_output_begin(m);
+  m->arrival_us = arrival_us;
+  zvm_decode_set_with(m->reg, set, len, m->conf->domains, record_cb, m,
+                      &m->decode);
 }
 
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
-  output_begin(m);
-  zvm_decode_set(set, len, m->conf->domains, record_cb, m, &m->decode);
-}
-
-static void emit_reader(struct zvm_mapper *m,
-                        const struct zvm_reader_stats *rs) {
-  static const struct zvm_reader_stats none;
-  if (rs == NULL)
-    rs = &none;
-  const struct zvm_decode_stats *d = &m->decode;
-  const char *pi = PLUGIN_INSTANCE_READER;
-  uint64_t malformed = d->walk.malformed + d->walk.mce_rejected +
-                       d->array_rejected + rs->oversize;
-  uint64_t skipped = d->unknown + d->walk.filtered + m->userid_filtered +
-                     m->stats.no_userid + m->stats.users_dropped;
-
-  /* time 0: the daemon stamps these with the time of dispatch. */
-  emit_derive(m, "", pi, "errors", "eoverflow", counter(rs->eoverflow), 0);
-  emit_derive(m, "", pi, "errors", "eio", counter(rs->eio), 0);
-  emit_derive(m, "", pi, "errors", "efault", counter(rs->efault), 0);
-  emit_derive(m, "", pi, "errors", "open", counter(rs->open_errors), 0);
-  emit_derive(m, "", pi, "errors", "malformed", counter(malformed), 0);
-  emit_derive(m, "", pi, "total_objects", "sets", counter(rs->sets), 0);
-  emit_derive(m, "", pi, "total_objects", "records", counter(d->walk.records),
-              0);
-  emit_derive(m, "", pi, "total_objects", "skipped", counter(skipped), 0);
-  emit_derive(m, "", pi, "total_bytes", "read", counter(rs->bytes_read), 0);
+  zvm_mapper_add_set_at(m, set, len, 0);
 }
 
 int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
                       const struct zvm_reader_stats *rs) {
-  output_begin(m);
+  zvm_output_begin(m);
 
   if (m->conf->report_reader_stats)
-    emit_reader(m, rs);
+    zvm_output_reader(m, rs);
 
-  /* Users' values are produced on demand (zvm_mapper_next_value) from
-   * the records kept in the users, untouched until the next pass starts. */
-  for (struct user *u = m->touched; u != NULL;) {
-    struct user *next = u->touched_next;
-    if (u->pending && u->pend_us > u->last_us) {
-      if (grow((void **)&m->emit, &m->cap_emit, m->nemit, sizeof(*m->emit))) {
-        m->emit[m->nemit++] = (struct emit){
-            .u = u,
-            .host = m->conf->guests_as_hosts ? u->host : "",
-            .plugin_instance = m->conf->guests_as_hosts ? "" : u->name,
-            .data = u->rec,
-            .len = u->rec_len,
-        };
-        u->last_us = u->pend_us;
+  /* Entities' values are produced on demand (zvm_mapper_next_value) from
+   * the records kept in them, untouched until the next pass starts. */
+  for (struct entity *e = m->touched; e != NULL;) {
+    struct entity *next = e->touched_next;
+    uint64_t us = e->pending ? dispatch_time(e) : 0;
+    if (us != 0 && e->lay->dispatched) {
+      if (zvm_output_grow((void **)&m->emit, &m->cap_emit, m->nemit,
+                          sizeof(*m->emit))) {
+        m->emit[m->nemit++] = (struct emit){.e = e};
+        e->inst.last_us = us;
       } else {
         m->oom = true;
       }
     }
-    u->pending = false;
-    u->touched = false;
-    u->touched_next = NULL;
-    u->last_seen_us = now_us;
-    u = next;
+    e->pending = false;
+    e->touched = false;
+    e->touched_next = NULL;
+    e->last_seen_us = now_us;
+    e = next;
   }
   m->touched = NULL;
-
-  emit_mt(m);
 
   if (m->last_sweep_us == 0 || now_us < m->last_sweep_us) {
     m->last_sweep_us = now_us;
   } else if (now_us - m->last_sweep_us >= ZVM_MAPPER_SWEEP_US) {
-    users_expire(m, now_us);
+    zvm_entity_expire(m, now_us);
     m->last_sweep_us = now_us;
   }
 
@@ -790,104 +379,43 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
 /* ------------------------------------------------------------------------
  * Life cycle and accessors.
  */
-static bool field_dispatched(const struct zvm_field *f) {
-  return f->kind == ZVM_FIELD_COUNTER || f->kind == ZVM_FIELD_GAUGE;
-}
-
-/* The type instance of element idx of a dispatched field. */
-static void slot_name(const struct zvm_field *f, unsigned idx, char *buf,
-                      size_t size) {
-  /* 4-element arrays are per dispatch queue Q0..Q3 (seed 002). */
-  if (f->count == 1)
-    snprintf(buf, size, "%s", f->metric);
-  else if (f->count == 4)
-    snprintf(buf, size, "%s_q%u", f->metric, idx);
-  else
-    snprintf(buf, size, "%s_%u", f->metric, idx);
-}
-
-bool zvm_mapper_is_user_value(const char *name) {
-  if (name == NULL)
-    return false;
-  if (strcasecmp(name, "transactions") == 0)
-    return true;
-  const struct zvm_record_desc *d = &zvm_rec_useite;
-  for (size_t i = 0; i < d->nfields; i++) {
-    const struct zvm_field *f = &d->fields[i];
-    if (!field_dispatched(f))
-      continue;
-    if (strcasecmp(name, f->metric) == 0)
-      return true;
-    for (unsigned idx = 0; idx < f->count; idx++) {
-      char ti[ZVM_ID_MAX];
-      slot_name(f, idx, ti, sizeof(ti));
-      if (strcasecmp(name, ti) == 0)
-        return true;
-    }
-  }
-  return false;
-}
-
-const char *zvm_mapper_user_value_names(void) {
-  static char names[1024];
-  if (names[0] == '\0') {
-    size_t len = (size_t)snprintf(names, sizeof(names), "transactions");
-    const struct zvm_record_desc *d = &zvm_rec_useite;
-    for (size_t i = 0; i < d->nfields && len < sizeof(names); i++)
-      if (field_dispatched(&d->fields[i]))
-        len += (size_t)snprintf(names + len, sizeof(names) - len, ", %s%s",
-                                d->fields[i].metric,
-                                d->fields[i].count > 1 ? "[_qN]" : "");
-  }
-  return names;
-}
-
-static int slots_build(struct zvm_mapper *m, const struct zvm_record_desc *d) {
-  size_t n = 0;
-  for (size_t i = 0; i < d->nfields; i++)
-    if (field_dispatched(&d->fields[i]))
-      n += d->fields[i].count;
-  m->useite_slots = calloc(n ? n : 1, sizeof(*m->useite_slots));
-  m->items = calloc(1 + n, sizeof(*m->items));
-  if (m->useite_slots == NULL || m->items == NULL)
-    return -1;
-
-  m->transactions =
-      zvm_conf_userfield_selected(m->conf, "transactions", NULL);
-  for (size_t i = 0; i < d->nfields; i++) {
-    const struct zvm_field *f = &d->fields[i];
-    if (!field_dispatched(f))
-      continue;
-    for (unsigned idx = 0; idx < f->count; idx++) {
-      struct slot *s = &m->useite_slots[m->useite_nslots];
-      slot_name(f, idx, s->type_instance, sizeof(s->type_instance));
-      if (!zvm_conf_userfield_selected(m->conf, s->type_instance, f->metric))
-        continue; /* UserField: not dispatched */
-      m->useite_nslots++;
-      s->offset = (uint16_t)(f->offset + idx * f->width);
-      s->width = f->width;
-      s->is_signed = f->is_signed;
-      if (f->kind == ZVM_FIELD_COUNTER) {
-        s->type = "derive";
-        s->kind = ZVM_VALUE_DERIVE;
-      } else {
-        s->type = "gauge";
-        s->kind = ZVM_VALUE_GAUGE;
-      }
-    }
-  }
-  return 0;
-}
-
 struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
   struct zvm_mapper *m = calloc(1, sizeof(*m));
   if (m == NULL)
     return NULL;
   m->conf = conf;
-  m->userid_off = zvm_useite_vmduser->offset;
-  m->userid_end = m->userid_off + zvm_useite_vmduser->width;
-  if (slots_build(m, &zvm_rec_useite) != 0 ||
-      !table_resize(m, INITIAL_BUCKETS)) {
+  m->reg = conf->records;
+  m->ops = (struct zvm_hook_ops){.notify = op_notify,
+                                 .forget = op_forget,
+                                 .find = op_find,
+                                 .count_malformed = op_count_malformed};
+  bool ok = m->reg != NULL && zvm_entity_table_init(m);
+  for (size_t i = 0; ok && i < zvm_registry_count(m->reg); i++) {
+    const struct zvm_record_desc *d = zvm_registry_at(m->reg, i);
+    if (d->number >= m->nby_num[d->domain]) {
+      size_t n = (size_t)d->number + 1;
+      struct mrec **tmp = realloc(m->by_num[d->domain], n * sizeof(*tmp));
+      ok = tmp != NULL;
+      if (!ok)
+        break;
+      memset(tmp + m->nby_num[d->domain], 0,
+             (n - m->nby_num[d->domain]) * sizeof(*tmp));
+      m->by_num[d->domain] = tmp;
+      m->nby_num[d->domain] = n;
+    }
+    struct mrec *r = mrec_create(m, d);
+    ok = r != NULL;
+    if (ok)
+      m->by_num[d->domain][d->number] = r;
+    for (size_t j = 0; ok && d->hooks != NULL && j < d->hooks->nlayouts; j++)
+      ok = mrec_of(m, d->hooks->layouts[j]) != NULL;
+  }
+  if (ok) {
+    m->items = calloc(m->max_slots + 1, sizeof(*m->items));
+    m->present = calloc(m->max_slots + 1, sizeof(*m->present));
+    ok = m->items != NULL && m->present != NULL;
+  }
+  if (!ok) {
     zvm_mapper_destroy(m);
     return NULL;
   }
@@ -897,87 +425,24 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
 void zvm_mapper_destroy(struct zvm_mapper *m) {
   if (m == NULL)
     return;
-  for (size_t i = 0; i < m->nbuckets; i++) {
-    struct user *u = m->buckets[i];
-    while (u != NULL) {
-      struct user *next = u->next;
-      free(u);
-      u = next;
-    }
+  zvm_entity_table_free(m);
+  while (m->mrecs != NULL) {
+    struct mrec *next = m->mrecs->next;
+    mrec_free(m->mrecs);
+    m->mrecs = next;
   }
-  free(m->buckets);
-  free(m->useite_slots);
-  free(m->fixed);
-  free(m->emit);
-  free(m->values);
-  free(m->values_items);
-  free(m->items);
-  free(m->notifs);
+  for (unsigned d = 0; d < ZVM_DOMAIN_COUNT; d++)
+    free(m->by_num[d]);
+  free(m->types);
+  zvm_output_free(m);
   free(m);
 }
 
-bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
-                           struct zvm_value *v) {
-  if (it->fixed < m->nfixed) {
-    *v = m->fixed[it->fixed++];
-    return true;
-  }
-  size_t per_user = 1 + m->useite_nslots;
-  while (it->user < m->nemit) {
-    const struct emit *e = &m->emit[it->user];
-    if (it->value == 0 && m->conf->combined_user_values &&
-        user_combined(m, e, v)) {
-      it->user++;
-      return true;
-    }
-    while (it->value < per_user)
-      if (user_value(m, e, it->value++, v))
-        return true;
-    it->user++;
-    it->value = 0;
-  }
-  return false;
-}
+size_t zvm_mapper_type_count(const struct zvm_mapper *m) { return m->ntypes; }
 
-const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n) {
-  if (!m->values_built) {
-    struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
-    struct zvm_value v;
-    size_t nitems = 0;
-    m->nvalues = 0;
-    while (zvm_mapper_next_value(m, &it, &v)) {
-      if (!grow((void **)&m->values, &m->cap_values, m->nvalues,
-                sizeof(*m->values)) ||
-          !grow((void **)&m->values_items, &m->cap_values_items,
-                nitems + v.nitems, sizeof(*m->values_items))) {
-        *n = 0;
-        return NULL;
-      }
-      /* Combined lists: the items are copied; pointers are set below,
-       * once the item array no longer moves. */
-      if (v.nitems > 0)
-        memcpy(m->values_items + nitems, v.items,
-               v.nitems * sizeof(*v.items));
-      v.items = NULL;
-      nitems += v.nitems;
-      m->values[m->nvalues++] = v;
-    }
-    nitems = 0;
-    for (size_t i = 0; i < m->nvalues; i++) {
-      if (m->values[i].nitems > 0)
-        m->values[i].items = m->values_items + nitems;
-      nitems += m->values[i].nitems;
-    }
-    m->values_built = true;
-  }
-  *n = m->nvalues;
-  return m->values;
-}
-
-const struct zvm_notification *
-zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n) {
-  *n = m->nnotifs;
-  return m->notifs;
+const struct zvm_layout *zvm_mapper_type_at(const struct zvm_mapper *m,
+                                            size_t i) {
+  return i < m->ntypes ? m->types[i] : NULL;
 }
 
 const struct zvm_mapper_stats *

@@ -8,12 +8,24 @@
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/be.h"
 
-#define FIELD(ibm, metric, off, width, count, sign, kind)                      \
-  { ibm, metric, off, width, count, sign, ZVM_FIELD_##kind }
-#define U(ibm, metric, off, width, kind)                                       \
-  FIELD(ibm, metric, off, width, 1, false, kind)
-#define S(ibm, metric, off, width, kind)                                       \
-  FIELD(ibm, metric, off, width, 1, true, kind)
+#include "zvm_monitor/hooks.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define FIELD(ibm, name, off, len, n, type_, kind_)                            \
+  {                                                                            \
+    .ibm_name = ibm, .metric = name, .offset = off, .width = len, .count = n,  \
+    .type = ZVM_TYPE_##type_, .kind = ZVM_FIELD_##kind_                        \
+  }
+#define U(ibm, name, off, len, kind_)                                          \
+  FIELD(ibm, name, off, len, 1, UNSIGNED, kind_)
+#define S(ibm, name, off, len, kind_)                                          \
+  FIELD(ibm, name, off, len, 1, SIGNED, kind_)
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------------
@@ -44,17 +56,37 @@ const struct zvm_record_desc zvm_rec_mtreof = {
  * D4R10 MRUSEITE User Interaction at Transaction End (event).
  * Source: seed 002 (IBM MRUSEITE, z/VM V6R2.0, 200 bytes).
  */
-/* Positions in useite_fields of the fields the mapper reads by name; a unit
- * test checks they point at the right offsets. */
-#define USEITE_VMDUSER 0
-#define USEITE_VMDPUTYP 45
+/* Positions in useite_fields of the fields read by name; a unit test
+ * checks they point at the right offsets. */
+#define USEITE_VMDUSER 1
+#define USEITE_VMDPUTYP 46
 
 static const struct zvm_field useite_fields[] = {
-    U("USEITE_VMDUSER", "vmduser", 20, 8, TEXT),
+    /* Not in the bytes: every D4R10 record of the user is a transaction
+     * end (seed 002: "User Interaction at Transaction End"). */
+    {.ibm_name = NULL,
+     .metric = "transactions",
+     .count = 1,
+     .type = ZVM_TYPE_RECORD_COUNT,
+     .kind = ZVM_FIELD_COUNTER,
+     .single_type = "total_events"},
+    {.ibm_name = "USEITE_VMDUSER",
+     .metric = "vmduser",
+     .offset = 20,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_EBCDIC,
+     .kind = ZVM_FIELD_TEXT},
     U("USEITE_VMDCPUAD", "vmdcpuad", 28, 2, ID),
     S("USEITE_VMDSLCNT", "vmdslcnt", 30, 2, GAUGE),
     U("USEITE_VMDSVMFX", "vmdsvmfx", 32, 4, COUNTER),
-    U("USEITE_VMDSVMID", "vmdsvmid", 36, 8, TEXT),
+    {.ibm_name = "USEITE_VMDSVMID",
+     .metric = "vmdsvmid",
+     .offset = 36,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_EBCDIC,
+     .kind = ZVM_FIELD_TEXT},
     U("USEITE_VMDSVMWT", "vmdsvmwt", 44, 1, FLAGS),
     U("USEITE_VMDSVMW2", "vmdsvmw2", 45, 1, FLAGS),
     U("USEITE_VMDRDYCM", "vmdrdycm", 46, 1, FLAGS),
@@ -88,10 +120,10 @@ static const struct zvm_field useite_fields[] = {
     U("USEITE_VMDSTATE", "vmdstate", 148, 1, CODE),
     U("USEITE_CALOSTAT", "calostat", 149, 1, FLAGS),
     U("USEITE_CALRSTAT", "calrstat", 150, 1, FLAGS),
-    FIELD("USEITE_VMDCPRMD", "vmdcprmd", 152, 2, 4, false, COUNTER),
-    FIELD("USEITE_VMDCWSGD", "vmdcwsgd", 160, 2, 4, false, COUNTER),
-    FIELD("USEITE_VMDCETSD", "vmdcetsd", 168, 2, 4, false, COUNTER),
-    FIELD("USEITE_VMDCIDLD", "vmdcidld", 176, 2, 4, false, COUNTER),
+    FIELD("USEITE_VMDCPRMD", "vmdcprmd", 152, 2, 4, UNSIGNED, COUNTER),
+    FIELD("USEITE_VMDCWSGD", "vmdcwsgd", 160, 2, 4, UNSIGNED, COUNTER),
+    FIELD("USEITE_VMDCETSD", "vmdcetsd", 168, 2, 4, UNSIGNED, COUNTER),
+    FIELD("USEITE_VMDCIDLD", "vmdcidld", 176, 2, 4, UNSIGNED, COUNTER),
     U("USEITE_HFIOACT", "hfioact", 184, 4, COUNTER),
     U("USEITE_HFLLIST", "hfllist", 188, 4, COUNTER),
     U("USEITE_HFPGACT", "hfpgact", 192, 4, COUNTER),
@@ -107,8 +139,16 @@ const struct zvm_record_desc zvm_rec_useite = {
     .zvm_level = "z/VM V6R2.0",
     .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",
     .length = 200,
-    .fields = useite_fields,
-    .nfields = COUNT_OF(useite_fields),
+    .main =
+        {
+            .type_name = "zvm_useite",
+            .key = {.nparts = 1,
+                    .part = {{.kind = ZVM_KEY_USERID,
+                              .field = USEITE_VMDUSER}}},
+            .fields = useite_fields,
+            .nfields = COUNT_OF(useite_fields),
+            .length = 200,
+        },
 };
 
 const struct zvm_field *const zvm_useite_vmduser =
@@ -133,11 +173,27 @@ enum {
 };
 
 static const struct zvm_field prcsmt_fields[] = {
-    [PRCSMT_RCCSMTSQ] = U("PRCSMT_RCCSMTSQ", "rccsmtsq", 20, 4, GAUGE),
+    /* Dispatched under the names of the first release (type "gauge" with
+     * OneValuePerList). */
+    [PRCSMT_RCCSMTSQ] = {.ibm_name = "PRCSMT_RCCSMTSQ",
+                         .metric = "mt_config_seq",
+                         .offset = 20,
+                         .width = 4,
+                         .count = 1,
+                         .kind = ZVM_FIELD_GAUGE,
+                         .single_type = "gauge"},
     [PRCSMT_CAL_STATUS] = U("PRCSMT_CAL_STATUS", "cal_status", 24, 1, FLAGS),
-    [PRCSMT_CALMAXTC] = U("PRCSMT_CALMAXTC", "calmaxtc", 25, 1, GAUGE),
-    [PRCSMT_RCCCOALL] = U("PRCSMT_RCCCOALL", "rcccoall", 26, 1, GAUGE),
-    [PRCSMT_RCCSMALL] = U("PRCSMT_RCCSMALL", "rccsmall", 27, 1, GAUGE),
+    [PRCSMT_CALMAXTC] = {.ibm_name = "PRCSMT_CALMAXTC",
+                         .metric = "mt_max_threads",
+                         .offset = 25,
+                         .width = 1,
+                         .count = 1,
+                         .kind = ZVM_FIELD_GAUGE,
+                         .single_type = "gauge"},
+    /* Configured thread counts (X'FF' = MAX): not dispatched, as in the
+     * first release; the per-type counts below carry the same. */
+    [PRCSMT_RCCCOALL] = U("PRCSMT_RCCCOALL", "rcccoall", 26, 1, CODE),
+    [PRCSMT_RCCSMALL] = U("PRCSMT_RCCSMALL", "rccsmall", 27, 1, CODE),
     [PRCSMT_RCCSMSET] = U("PRCSMT_RCCSMSET", "rccsmset", 28, 1, FLAGS),
     [PRCSMT_CAL_CPUTACNT] =
         U("PRCSMT_CAL_CPUTACNT", "cal_cputacnt", 29, 1, LAYOUT),
@@ -157,14 +213,22 @@ enum {
   CPUTINFO_RCCCRMNT,
 };
 
+/* Thread counts per CPU type, dispatched under the first release's names
+ * (type "threads" with OneValuePerList). RCCCOMNT and RCCSMMNT (the
+ * counts at the start of the change, and for SMT MAX) are not. */
+#define THREADS(ibm, name, off)                                                \
+  {                                                                            \
+    .ibm_name = ibm, .metric = name, .offset = off, .width = 1, .count = 1,    \
+    .kind = ZVM_FIELD_GAUGE, .single_type = "threads"                          \
+  }
 static const struct zvm_field cputinfo_fields[] = {
     [CPUTINFO_CPUTYPE] = U("PRCSMT_CAL_CPUTYPE", "cputype", 0, 1, ID),
-    [CPUTINFO_RCCCOMNT] = U("PRCSMT_CAL_RCCCOMNT", "rcccomnt", 1, 1, GAUGE),
-    [CPUTINFO_RCCHWMNT] = U("PRCSMT_CAL_RCCHWMNT", "rcchwmnt", 2, 1, GAUGE),
-    [CPUTINFO_RCCSYMNT] = U("PRCSMT_CAL_RCCSYMNT", "rccsymnt", 3, 1, GAUGE),
-    [CPUTINFO_RCCACMNT] = U("PRCSMT_CAL_RCCACMNT", "rccacmnt", 4, 1, GAUGE),
-    [CPUTINFO_RCCSMMNT] = U("PRCSMT_CAL_RCCSMMNT", "rccsmmnt", 5, 1, GAUGE),
-    [CPUTINFO_RCCCRMNT] = U("PRCSMT_CAL_RCCCRMNT", "rcccrmnt", 6, 1, GAUGE),
+    [CPUTINFO_RCCCOMNT] = U("PRCSMT_CAL_RCCCOMNT", "rcccomnt", 1, 1, CODE),
+    [CPUTINFO_RCCHWMNT] = THREADS("PRCSMT_CAL_RCCHWMNT", "hardware_max", 2),
+    [CPUTINFO_RCCSYMNT] = THREADS("PRCSMT_CAL_RCCSYMNT", "zvm_max", 3),
+    [CPUTINFO_RCCACMNT] = THREADS("PRCSMT_CAL_RCCACMNT", "activated", 4),
+    [CPUTINFO_RCCSMMNT] = U("PRCSMT_CAL_RCCSMMNT", "rccsmmnt", 5, 1, CODE),
+    [CPUTINFO_RCCCRMNT] = THREADS("PRCSMT_CAL_RCCCRMNT", "requested", 6),
 };
 
 static const struct zvm_array prcsmt_cputinfo = {
@@ -172,9 +236,16 @@ static const struct zvm_array prcsmt_cputinfo = {
     .count_field = &prcsmt_fields[PRCSMT_CAL_CPUTACNT],
     .size_field = &prcsmt_fields[PRCSMT_CAL_CPUTAESZ],
     .offset_field = &prcsmt_fields[PRCSMT_CAL_CPUTAOFF],
-    .fields = cputinfo_fields,
-    .nfields = COUNT_OF(cputinfo_fields),
-    .entry_len = 8,
+    .entry =
+        {
+            .type_name = "zvm_prcsmt_cpu",
+            .key = {.nparts = 1,
+                    .part = {{.kind = ZVM_KEY_CPU_TYPE,
+                              .field = CPUTINFO_CPUTYPE}}},
+            .fields = cputinfo_fields,
+            .nfields = COUNT_OF(cputinfo_fields),
+            .length = 8,
+        },
 };
 
 const struct zvm_record_desc zvm_rec_prcsmt = {
@@ -185,9 +256,20 @@ const struct zvm_record_desc zvm_rec_prcsmt = {
     .zvm_level = "z/VM V6R4.0",
     .source = "seed 004 (IBM MRPRCSMT control block, updated 5 Oct 2016)",
     .length = 36,
-    .fields = prcsmt_fields,
-    .nfields = COUNT_OF(prcsmt_fields),
-    .array = &prcsmt_cputinfo,
+    .main =
+        {
+            .type_name = "zvm_prcsmt",
+            .key = {.nparts = 1,
+                    .part = {{.kind = ZVM_KEY_FIXED,
+                              .field = -1,
+                              .text = "system"}}},
+            .fields = prcsmt_fields,
+            .nfields = COUNT_OF(prcsmt_fields),
+            .length = 36,
+        },
+    .arrays = &prcsmt_cputinfo,
+    .narrays = 1,
+    .hooks = &zvm_prcsmt_hooks, /* start/end notifications */
 };
 
 const struct zvm_field *const zvm_prcsmt_rccsmtsq =
@@ -208,7 +290,7 @@ const struct zvm_field *const zvm_cputinfo_rccsymnt =
     &cputinfo_fields[CPUTINFO_RCCSYMNT];
 
 /* ------------------------------------------------------------------------
- * Lookup.
+ * Built-in tables and their lookup.
  */
 const struct zvm_record_desc *const zvm_record_tables[] = {
     &zvm_rec_mtrend,
@@ -218,11 +300,11 @@ const struct zvm_record_desc *const zvm_record_tables[] = {
 };
 const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
 
-/* Record numbers used by z/VM stay well below 64 in every domain. */
-#define RECORD_NUMBER_SLOTS 64
+/* Record numbers of the built-in tables stay well below 64. */
+#define BUILTIN_NUMBER_SLOTS 64
 
 static const struct zvm_record_desc
-    *const by_number[ZVM_DOMAIN_COUNT][RECORD_NUMBER_SLOTS] = {
+    *const by_number[ZVM_DOMAIN_COUNT][BUILTIN_NUMBER_SLOTS] = {
         [ZVM_DOMAIN_MONITOR][ZVM_MTR_INTERVAL_END] = &zvm_rec_mtrend,
         [ZVM_DOMAIN_MONITOR][ZVM_MTR_END_OF_FRAME] = &zvm_rec_mtreof,
         [ZVM_DOMAIN_USER][10] = &zvm_rec_useite,
@@ -230,7 +312,7 @@ static const struct zvm_record_desc
 };
 
 const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number) {
-  if (domain >= ZVM_DOMAIN_COUNT || number >= RECORD_NUMBER_SLOTS)
+  if (domain >= ZVM_DOMAIN_COUNT || number >= BUILTIN_NUMBER_SLOTS)
     return NULL;
   return by_number[domain][number];
 }
@@ -255,15 +337,38 @@ const char *zvm_cpu_type_name(uint8_t type) {
 /* ------------------------------------------------------------------------
  * Field access.
  */
-bool zvm_field_present(const struct zvm_field *f, size_t len, unsigned idx) {
-  if (idx >= f->count)
-    return false;
-  return zvm_in_bounds(len, (size_t)f->offset + (size_t)idx * f->width,
-                       f->width);
+bool zvm_field_dispatched(const struct zvm_field *f) {
+  return f->kind == ZVM_FIELD_COUNTER || f->kind == ZVM_FIELD_GAUGE;
+}
+
+static bool field_in_bytes(const struct zvm_field *f) {
+  return f->type != ZVM_TYPE_RECORD_COUNT;
 }
 
 static bool field_is_numeric(const struct zvm_field *f) {
-  return f->kind != ZVM_FIELD_TEXT;
+  return f->type != ZVM_TYPE_EBCDIC && f->type != ZVM_TYPE_RECORD_COUNT &&
+         f->kind != ZVM_FIELD_TEXT;
+}
+
+int zvm_field_element_name(const struct zvm_field *f, unsigned idx, char *buf,
+                           size_t size) {
+  int n;
+  if (f->count <= 1)
+    n = snprintf(buf, size, "%s", f->metric);
+  else
+    n = snprintf(buf, size, "%s%s%u", f->metric,
+                 f->elem_prefix != NULL ? f->elem_prefix
+                 : f->count == 4        ? "_q"
+                                        : "_",
+                 idx);
+  return n >= 0 && (size_t)n < size ? n : -1;
+}
+
+bool zvm_field_present(const struct zvm_field *f, size_t len, unsigned idx) {
+  if (idx >= f->count || !field_in_bytes(f))
+    return false;
+  return zvm_in_bounds(len, (size_t)f->offset + (size_t)idx * f->width,
+                       f->width);
 }
 
 bool zvm_field_u64(const struct zvm_field *f, const uint8_t *data, size_t len,
@@ -279,13 +384,62 @@ bool zvm_field_i64(const struct zvm_field *f, const uint8_t *data, size_t len,
   uint64_t raw;
   if (!zvm_field_u64(f, data, len, idx, &raw))
     return false;
-  if (f->is_signed) {
+  if (f->type == ZVM_TYPE_SIGNED) {
     *out = zvm_sign_extend(raw, f->width);
   } else {
     if (raw > (uint64_t)INT64_MAX)
       return false;
     *out = (int64_t)raw;
   }
+  return true;
+}
+
+bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
+                     unsigned idx, int64_t *derive, double *gauge) {
+  if (!zvm_field_dispatched(f))
+    return false;
+  uint64_t raw;
+  if (!zvm_field_u64(f, data, len, idx, &raw))
+    return false;
+  int64_t x;
+  switch (f->type) {
+  case ZVM_TYPE_SIGNED:
+    x = zvm_sign_extend(raw, f->width);
+    break;
+  case ZVM_TYPE_TOD: {
+    uint64_t us;
+    if (!zvm_tod_to_unix_us(raw, &us))
+      return false; /* no monitor time is before 1970 */
+    if (f->kind == ZVM_FIELD_GAUGE) {
+      double sec = (double)us / 1e6;
+      *gauge = f->scale != 0 ? sec * f->scale : sec;
+      return true;
+    }
+    x = (int64_t)us;
+    break;
+  }
+  case ZVM_TYPE_CPU_TIMER:
+    x = (int64_t)zvm_timer_to_us(raw); /* < 2^52: fits */
+    break;
+  default:
+    if (raw > (uint64_t)INT64_MAX)
+      return false;
+    x = (int64_t)raw;
+    break;
+  }
+  if (f->flags & ZVM_FIELD_DECREMENTS)
+    x = -x; /* raw >= 0 here or small negative: no overflow */
+  if (f->kind == ZVM_FIELD_GAUGE) {
+    *gauge = f->scale != 0 ? (double)x * f->scale : (double)x;
+    return true;
+  }
+  if (f->scale != 0 && f->scale != 1) {
+    double d = (double)x * f->scale;
+    if (!(d > -9.2e18 && d < 9.2e18))
+      return false;
+    x = (int64_t)d;
+  }
+  *derive = x;
   return true;
 }
 
@@ -303,10 +457,10 @@ enum zvm_array_status zvm_array_locate(const struct zvm_array *a,
     return ZVM_ARRAY_OK;
   }
   /* Entries may not overlap the header, must have a size, and all of them
-   * must lie inside the record. The widths involved (8/16-bit) cannot
-   * overflow 64-bit arithmetic. */
+   * must lie inside the record. The quotient test cannot overflow for any
+   * widths of the locating fields. */
   if (entry_size == 0 || offset < ZVM_MRHDR_LEN || offset > rec_len ||
-      count * entry_size > rec_len - offset)
+      count > (rec_len - offset) / entry_size)
     return ZVM_ARRAY_BAD;
 
   *view = (struct zvm_array_view){
@@ -317,29 +471,414 @@ enum zvm_array_status zvm_array_locate(const struct zvm_array *a,
   return ZVM_ARRAY_OK;
 }
 
-void zvm_decode_set(const uint8_t *buf, size_t len, zvm_domain_mask_t select,
-                    zvm_record_cb cb, void *ctx,
-                    struct zvm_decode_stats *stats) {
+/* ------------------------------------------------------------------------
+ * Data sources and types.db lines.
+ */
+size_t zvm_layout_data_sources(const struct zvm_layout *l, struct zvm_ds *ds,
+                               size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < l->nfields; i++) {
+    const struct zvm_field *f = &l->fields[i];
+    if (!zvm_field_dispatched(f))
+      continue;
+    for (unsigned e = 0; e < f->count; e++, n++) {
+      if (n >= max)
+        continue;
+      if (zvm_field_element_name(f, e, ds[n].name, sizeof(ds[n].name)) < 0)
+        ds[n].name[0] = '\0'; /* zvm_record_check() rejects such names */
+      bool counter = f->kind == ZVM_FIELD_COUNTER;
+      ds[n].type = counter ? ZVM_DS_DERIVE : ZVM_DS_GAUGE;
+      /* A counter that counts down is dispatched negated: its rate is
+       * positive, its value is not. */
+      ds[n].min = counter && !(f->flags & ZVM_FIELD_DECREMENTS) ? 0 : NAN;
+      ds[n].max = NAN;
+    }
+  }
+  return n;
+}
+
+int zvm_layout_types_db_line(const struct zvm_layout *l, char *buf,
+                             size_t size) {
+  if (l->type_name == NULL || size == 0)
+    return -1;
+  size_t n = zvm_layout_data_sources(l, NULL, 0);
+  if (n == 0)
+    return -1;
+  struct zvm_ds *ds = calloc(n, sizeof(*ds));
+  if (ds == NULL)
+    return -1;
+  zvm_layout_data_sources(l, ds, n);
+  size_t len = 0;
+  int w = snprintf(buf, size, "%s\t", l->type_name);
+  bool ok = w >= 0 && (size_t)w < size;
+  len = ok ? (size_t)w : 0;
+  for (size_t i = 0; ok && i < n; i++) {
+    char min[32] = "U", max[32] = "U";
+    if (!isnan(ds[i].min))
+      snprintf(min, sizeof(min), "%g", ds[i].min);
+    if (!isnan(ds[i].max))
+      snprintf(max, sizeof(max), "%g", ds[i].max);
+    w = snprintf(buf + len, size - len, "%s%s:%s:%s:%s", i ? ", " : "",
+                 ds[i].name, ds[i].type == ZVM_DS_DERIVE ? "DERIVE" : "GAUGE",
+                 min, max);
+    ok = w >= 0 && (size_t)w < size - len;
+    if (ok)
+      len += (size_t)w;
+  }
+  free(ds);
+  return ok ? (int)len : -1;
+}
+
+/* ------------------------------------------------------------------------
+ * Checking descriptors.
+ */
+__attribute__((format(printf, 3, 4))) static int
+check_error(char *err, size_t err_size, const char *fmt, ...) {
+  if (err != NULL && err_size > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* collectd's names: letters, digits, '_' (and '-' only in instances). */
+static bool valid_name(const char *s, size_t max) {
+  if (s == NULL || s[0] == '\0' || strlen(s) >= max)
+    return false;
+  for (const char *p = s; *p != '\0'; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+          (*p >= '0' && *p <= '9') || *p == '_'))
+      return false;
+  return true;
+}
+
+static const char *field_label(const struct zvm_field *f) {
+  return f->ibm_name != NULL ? f->ibm_name : f->metric;
+}
+
+static int check_field(const struct zvm_field *f, bool in_entry, char *err,
+                       size_t err_size) {
+  const char *name = field_label(f);
+  if (f->metric == NULL || f->metric[0] == '\0')
+    return check_error(err, err_size, "field %s has no name",
+                       name ? name : "?");
+  if (f->count == 0)
+    return check_error(err, err_size, "field %s: count 0", name);
+  if (f->type == ZVM_TYPE_RECORD_COUNT)
+    return f->kind == ZVM_FIELD_COUNTER && f->count == 1
+               ? 0
+               : check_error(err, err_size,
+                             "field %s: a record count is one counter", name);
+  switch (f->type) {
+  case ZVM_TYPE_UNSIGNED:
+  case ZVM_TYPE_SIGNED:
+    if (f->width != 1 && f->width != 2 && f->width != 4 && f->width != 8)
+      return check_error(err, err_size, "field %s: width %u (use 1, 2, 4 or 8)",
+                         name, (unsigned)f->width);
+    break;
+  case ZVM_TYPE_TOD:
+  case ZVM_TYPE_CPU_TIMER:
+    if (f->width != 8)
+      return check_error(err, err_size,
+                         "field %s: TOD and CPU-timer fields are 8 bytes",
+                         name);
+    break;
+  case ZVM_TYPE_EBCDIC:
+    if (f->width == 0 || zvm_field_dispatched(f))
+      return check_error(err, err_size,
+                         "field %s: EBCDIC text cannot be a counter or gauge",
+                         name);
+    break;
+  default:
+    return check_error(err, err_size, "field %s: unknown type", name);
+  }
+  if (!in_entry && f->offset < ZVM_MRHDR_LEN && zvm_field_dispatched(f))
+    return check_error(err, err_size,
+                       "field %s: offset %u lies in the 20-byte record header",
+                       name, (unsigned)f->offset);
+  if ((size_t)f->offset + (size_t)f->width * f->count > UINT16_MAX)
+    return check_error(err, err_size, "field %s lies past 64 KiB", name);
+  if (zvm_field_dispatched(f)) {
+    char ds[64];
+    for (unsigned e = 0; e < f->count; e++)
+      if (zvm_field_element_name(f, e, ds, sizeof(ds)) < 0 ||
+          !valid_name(ds, sizeof(ds)))
+        return check_error(err, err_size,
+                           "field %s: \"%s\" is not a valid data source name "
+                           "(letters, digits, '_'; at most 63)",
+                           name, f->metric);
+  }
+  return 0;
+}
+
+static int check_layout(const struct zvm_layout *l, bool in_entry,
+                        const char *what, char *err, size_t err_size) {
+  for (size_t i = 0; i < l->nfields; i++)
+    if (check_field(&l->fields[i], in_entry, err, err_size) != 0)
+      return -1;
+  size_t nds = zvm_layout_data_sources(l, NULL, 0);
+  if (nds > ZVM_LAYOUT_DS_MAX)
+    return check_error(err, err_size,
+                       "%s: %zu values, more than %d in one value list", what,
+                       nds, ZVM_LAYOUT_DS_MAX);
+  if (l->type_name != NULL && !valid_name(l->type_name, 64))
+    return check_error(err, err_size, "%s: \"%s\" is not a valid type name",
+                       what, l->type_name);
+  if (nds > 0 && l->type_name == NULL && !l->one_value_per_list)
+    return check_error(err, err_size, "%s: values but no type name", what);
+  /* Duplicate data source names (quadratic, at configuration time). */
+  if (nds > 1) {
+    struct zvm_ds *ds = calloc(nds, sizeof(*ds));
+    if (ds == NULL)
+      return check_error(err, err_size, "out of memory");
+    zvm_layout_data_sources(l, ds, nds);
+    for (size_t i = 0; i < nds; i++)
+      for (size_t j = i + 1; j < nds; j++)
+        if (strcasecmp(ds[i].name, ds[j].name) == 0) {
+          check_error(err, err_size, "%s: data source \"%s\" twice", what,
+                      ds[i].name);
+          free(ds);
+          return -1;
+        }
+    free(ds);
+  }
+  if (l->key.nparts > ZVM_KEY_PARTS_MAX)
+    return check_error(err, err_size, "%s: too many key parts", what);
+  for (unsigned p = 0; p < l->key.nparts; p++) {
+    const struct zvm_key_part *k = &l->key.part[p];
+    if (k->kind == ZVM_KEY_FIXED) {
+      if (k->text == NULL)
+        return check_error(err, err_size, "%s: fixed key without a name", what);
+      continue;
+    }
+    if (k->field < 0 || (size_t)k->field >= l->nfields)
+      return check_error(err, err_size, "%s: key field out of range", what);
+    const struct zvm_field *f = &l->fields[k->field];
+    bool text = k->kind == ZVM_KEY_USERID || k->kind == ZVM_KEY_EBCDIC;
+    if (text != (f->type == ZVM_TYPE_EBCDIC) || f->width == 0 || f->width > 8 ||
+        f->count != 1)
+      return check_error(err, err_size,
+                         "%s: key field %s cannot name an instance (EBCDIC "
+                         "names and numbers up to 8 bytes)",
+                         what, field_label(f));
+  }
+  return 0;
+}
+
+int zvm_record_check(const struct zvm_record_desc *d, char *err,
+                     size_t err_size) {
+  char what[48];
+  snprintf(what, sizeof(what), "record D%uR%u", (unsigned)d->domain,
+           (unsigned)d->number);
+  if (d->domain >= ZVM_DOMAIN_COUNT)
+    return check_error(err, err_size, "%s: domain must be 0-15", what);
+  if (check_layout(&d->main, d->window, what, err, err_size) != 0)
+    return -1;
+  for (size_t a = 0; a < d->narrays; a++) {
+    const struct zvm_array *arr = &d->arrays[a];
+    const struct zvm_field *loc[3] = {arr->count_field, arr->size_field,
+                                      arr->offset_field};
+    for (unsigned i = 0; i < 3; i++)
+      if (loc[i] == NULL || !field_is_numeric(loc[i]) ||
+          loc[i]->offset < ZVM_MRHDR_LEN)
+        return check_error(err, err_size,
+                           "%s: array %s needs numeric count, size and offset "
+                           "fields after the header",
+                           what, arr->ibm_name ? arr->ibm_name : "?");
+    if (check_layout(&arr->entry, true, what, err, err_size) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Registry: per domain a table indexed by record number, grown to the
+ * largest number added (record numbers are small in practice).
+ */
+struct reg_entry {
+  const struct zvm_record_desc *desc;
+  void (*free_desc)(const struct zvm_record_desc *d);
+};
+
+struct zvm_registry {
+  struct reg_entry *all; /* in order of addition */
+  size_t n, cap;
+  size_t *slot[ZVM_DOMAIN_COUNT]; /* record number -> 1 + index in all */
+  size_t nslots[ZVM_DOMAIN_COUNT];
+};
+
+struct zvm_registry *zvm_registry_create(void) {
+  return calloc(1, sizeof(struct zvm_registry));
+}
+
+int zvm_registry_add_builtins(struct zvm_registry *r) {
+  for (size_t i = 0; i < zvm_record_table_count; i++)
+    if (zvm_registry_add(r, zvm_record_tables[i], false, NULL, NULL, 0) != 0)
+      return -1;
+  return 0;
+}
+
+void zvm_registry_destroy(struct zvm_registry *r) {
+  if (r == NULL)
+    return;
+  for (size_t i = 0; i < r->n; i++)
+    if (r->all[i].free_desc != NULL)
+      r->all[i].free_desc(r->all[i].desc);
+  free(r->all);
+  for (unsigned d = 0; d < ZVM_DOMAIN_COUNT; d++)
+    free(r->slot[d]);
+  free(r);
+}
+
+static bool type_clash(const struct zvm_layout *a, const struct zvm_layout *b) {
+  return a->type_name != NULL && b->type_name != NULL &&
+         strcmp(a->type_name, b->type_name) == 0;
+}
+
+/* A type name of d already used by another record than skip. */
+static const char *clashing_type(const struct zvm_registry *r,
+                                 const struct zvm_record_desc *d,
+                                 const struct zvm_record_desc *skip) {
+  for (size_t i = 0; i < r->n; i++) {
+    const struct zvm_record_desc *o = r->all[i].desc;
+    if (o == skip)
+      continue;
+    const struct zvm_layout *ol[8], *dl[8];
+    size_t on = 0, dn = 0;
+    ol[on++] = &o->main;
+    for (size_t a = 0; a < o->narrays && on < 8; a++)
+      ol[on++] = &o->arrays[a].entry;
+    dl[dn++] = &d->main;
+    for (size_t a = 0; a < d->narrays && dn < 8; a++)
+      dl[dn++] = &d->arrays[a].entry;
+    for (size_t x = 0; x < dn; x++)
+      for (size_t y = 0; y < on; y++)
+        if (type_clash(dl[x], ol[y]))
+          return dl[x]->type_name;
+  }
+  return NULL;
+}
+
+int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
+                     bool replace,
+                     void (*free_desc)(const struct zvm_record_desc *d),
+                     char *err, size_t err_size) {
+  int status = zvm_record_check(d, err, err_size);
+  const struct zvm_record_desc *old =
+      status == 0 ? zvm_registry_find(r, d->domain, d->number) : NULL;
+  if (status == 0 && old != NULL && !replace)
+    status = check_error(
+        err, err_size, "record D%uR%u is defined twice (%s and %s)",
+        (unsigned)d->domain, (unsigned)d->number,
+        old->ibm_name ? old->ibm_name : "?", d->ibm_name ? d->ibm_name : "?");
+  const char *type = status == 0 ? clashing_type(r, d, old) : NULL;
+  if (type != NULL)
+    status = check_error(err, err_size,
+                         "record D%uR%u: type name \"%s\" is already used",
+                         (unsigned)d->domain, (unsigned)d->number, type);
+  if (status != 0) {
+    if (free_desc != NULL)
+      free_desc(d);
+    return -1;
+  }
+
+  if (old != NULL) {
+    size_t i = r->slot[d->domain][d->number] - 1;
+    if (r->all[i].free_desc != NULL)
+      r->all[i].free_desc(r->all[i].desc);
+    r->all[i] = (struct reg_entry){d, free_desc};
+    return 0;
+  }
+
+  if (d->number >= r->nslots[d->domain]) {
+    size_t n = (size_t)d->number + 1;
+    if (n < 64)
+      n = 64;
+    size_t *tmp = realloc(r->slot[d->domain], n * sizeof(*tmp));
+    if (tmp == NULL)
+      goto nomem;
+    memset(tmp + r->nslots[d->domain], 0,
+           (n - r->nslots[d->domain]) * sizeof(*tmp));
+    r->slot[d->domain] = tmp;
+    r->nslots[d->domain] = n;
+  }
+  if (r->n == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 16;
+    struct reg_entry *tmp = realloc(r->all, cap * sizeof(*tmp));
+    if (tmp == NULL)
+      goto nomem;
+    r->all = tmp;
+    r->cap = cap;
+  }
+  r->all[r->n++] = (struct reg_entry){d, free_desc};
+  r->slot[d->domain][d->number] = r->n;
+  return 0;
+
+nomem:
+  if (free_desc != NULL)
+    free_desc(d);
+  return check_error(err, err_size, "out of memory");
+}
+
+const struct zvm_record_desc *zvm_registry_find(const struct zvm_registry *r,
+                                                uint8_t domain,
+                                                uint16_t number) {
+  if (domain >= ZVM_DOMAIN_COUNT || number >= r->nslots[domain])
+    return NULL;
+  size_t i = r->slot[domain][number];
+  return i ? r->all[i - 1].desc : NULL;
+}
+
+size_t zvm_registry_count(const struct zvm_registry *r) { return r->n; }
+
+const struct zvm_record_desc *zvm_registry_at(const struct zvm_registry *r,
+                                              size_t i) {
+  return i < r->n ? r->all[i].desc : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Walking a set with the tables.
+ */
+static void decode_set(const struct zvm_registry *r, const uint8_t *buf,
+                       size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
+                       void *ctx, struct zvm_decode_stats *stats) {
   struct zvm_walk walk;
   struct zvm_record rec;
   zvm_walk_init(&walk, buf, len, select);
   while (zvm_walk_next(&walk, &rec)) {
     const struct zvm_record_desc *desc =
-        zvm_record_find(rec.domain, rec.number);
+        r != NULL ? zvm_registry_find(r, rec.domain, rec.number)
+                  : zvm_record_find(rec.domain, rec.number);
     if (desc == NULL) {
       stats->unknown++;
       continue;
     }
-    if (desc->array != NULL) {
+    bool bad = false;
+    for (size_t a = 0; a < desc->narrays && !bad; a++) {
       struct zvm_array_view view;
-      if (zvm_array_locate(desc->array, rec.data, rec.len, &view) ==
-          ZVM_ARRAY_BAD) {
-        stats->array_rejected++;
-        continue;
-      }
+      bad = zvm_array_locate(&desc->arrays[a], rec.data, rec.len, &view) ==
+            ZVM_ARRAY_BAD;
+    }
+    if (bad) {
+      stats->array_rejected++;
+      continue;
     }
     if (cb != NULL)
       cb(&rec, desc, ctx);
   }
   zvm_walk_stats_add(&stats->walk, &walk.stats);
+}
+
+void zvm_decode_set(const uint8_t *buf, size_t len, zvm_domain_mask_t select,
+                    zvm_record_cb cb, void *ctx,
+                    struct zvm_decode_stats *stats) {
+  decode_set(NULL, buf, len, select, cb, ctx, stats);
+}
+
+void zvm_decode_set_with(const struct zvm_registry *r, const uint8_t *buf,
+                         size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
+                         void *ctx, struct zvm_decode_stats *stats) {
+  decode_set(r, buf, len, select, cb, ctx, stats);
 }

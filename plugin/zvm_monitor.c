@@ -49,7 +49,7 @@ static struct zvm_reader *reader;
 static struct zvm_setq *queue;
 static pthread_t reader_thread;
 static bool reader_thread_running;
-static bool queue_full_logged; /* reader thread only */
+static bool queue_full_logged;  /* reader thread only */
 static bool queue_nomem_logged; /* reader thread only */
 static bool first_read_done;
 /* The first read callback waits this long at most for the thread's first
@@ -228,11 +228,11 @@ static void *reader_main(void *arg) {
 /* One value list, reused for every value of a pass: the identifier parts a
  * value shares with the previous one (same pointer from the mapper) are
  * not copied again. */
-#define MAX_ITEMS 64 /* more than any value list of the mapper */
+#define MAX_ITEMS ZVM_LAYOUT_DS_MAX /* the longest value list */
 struct dispatcher {
   value_list_t vl;
   value_t values[MAX_ITEMS];
-  const char *host, *plugin_instance, *type;
+  const char *host, *plugin, *plugin_instance, *type;
 };
 
 static void dispatcher_init(struct dispatcher *d) {
@@ -252,7 +252,7 @@ static void dispatch_value(struct dispatcher *d, const struct zvm_value *v) {
       d->values[0].gauge = (gauge_t)v->gauge;
     vl->values_len = 1;
   } else {
-    /* A combined list (CombinedUserValues): one value per data source. */
+    /* A record instance's list: one value per data source. */
     size_t n = v->nitems < MAX_ITEMS ? v->nitems : MAX_ITEMS;
     for (size_t i = 0; i < n; i++) {
       if (v->items[i].kind == ZVM_VALUE_DERIVE)
@@ -268,6 +268,11 @@ static void dispatch_value(struct dispatcher *d, const struct zvm_value *v) {
   if (v->host != d->host) {
     sstrncpy(vl->host, v->host, sizeof(vl->host));
     d->host = v->host;
+  }
+  if (v->plugin != d->plugin || d->vl.plugin[0] == '\0') {
+    sstrncpy(vl->plugin, v->plugin != NULL ? v->plugin : PLUGIN_NAME,
+             sizeof(vl->plugin));
+    d->plugin = v->plugin;
   }
   if (v->plugin_instance != d->plugin_instance) {
     sstrncpy(vl->plugin_instance, v->plugin_instance,
@@ -325,7 +330,7 @@ static int zvm_read(user_data_t *ud) {
 
   /* Sets handed over before a failure are complete and valid. */
   for (const struct zvm_qset *s = sets; s != NULL; s = s->next)
-    zvm_mapper_add_set(mapper, s->data, s->len);
+    zvm_mapper_add_set_at(mapper, s->data, s->len, s->arrival_us);
   zvm_qset_free(sets);
   if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &rs) != 0)
     c_complain(LOG_ERR, &oom_complaint,
@@ -381,6 +386,33 @@ static void domains_text(zvm_domain_mask_t mask, char *buf, size_t size) {
 
 static int zvm_shutdown(void);
 
+/* Every record's value-list type, so that collectd.conf needs no TypesDB
+ * line for them (the daemon keeps a copy of each). */
+static int register_types(void) {
+  for (size_t t = 0; t < zvm_mapper_type_count(mapper); t++) {
+    const struct zvm_layout *l = zvm_mapper_type_at(mapper, t);
+    struct zvm_ds ds[ZVM_LAYOUT_DS_MAX];
+    size_t n = zvm_layout_data_sources(l, ds, STATIC_ARRAY_SIZE(ds));
+    data_source_t sources[ZVM_LAYOUT_DS_MAX];
+    data_set_t set = {.ds_num = n, .ds = sources};
+    sstrncpy(set.type, l->type_name, sizeof(set.type));
+    for (size_t i = 0; i < n && i < STATIC_ARRAY_SIZE(sources); i++) {
+      sstrncpy(sources[i].name, ds[i].name, sizeof(sources[i].name));
+      sources[i].type =
+          ds[i].type == ZVM_DS_DERIVE ? DS_TYPE_DERIVE : DS_TYPE_GAUGE;
+      sources[i].min = ds[i].min;
+      sources[i].max = ds[i].max;
+    }
+    int status = plugin_register_data_set(&set);
+    if (status != 0) {
+      ERROR(LOG_PREFIX "cannot register the type %s (status %i)", l->type_name,
+            status);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 static int zvm_init(void) {
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
@@ -402,11 +434,15 @@ static int zvm_init(void) {
     zvm_shutdown();
     return -1;
   }
+  if (register_types() != 0) {
+    zvm_shutdown();
+    return -1;
+  }
 
   /* The thread opens the device, and re-opens it with back-off; a missing
    * device is therefore not fatal here. */
-  int status = plugin_thread_create(&reader_thread, reader_main, reader,
-                                    PLUGIN_NAME);
+  int status =
+      plugin_thread_create(&reader_thread, reader_main, reader, PLUGIN_NAME);
   if (status != 0) {
     ERROR(LOG_PREFIX "cannot start the reader thread: %s", STRERROR(status));
     zvm_shutdown();
@@ -415,8 +451,8 @@ static int zvm_init(void) {
   reader_thread_running = true;
 
   status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
-                                            zvm_read, /* interval = */ 0,
-                                            /* user_data = */ NULL);
+                                        zvm_read, /* interval = */ 0,
+                                        /* user_data = */ NULL);
   if (status != 0) {
     ERROR(LOG_PREFIX "plugin_register_complex_read failed (%i)", status);
     zvm_shutdown();
@@ -426,10 +462,12 @@ static int zvm_init(void) {
   char domains[256];
   domains_text(conf.domains, domains, sizeof(domains));
   INFO(LOG_PREFIX "reading %s; domains: %s; %zu UserID rule(s)%s; "
-                  "GuestsAsHosts %s",
+                  "GuestsAsHosts %s; OneValuePerList %s; %zu types registered",
        conf.device, domains, conf.userids_num,
        conf.ignore_selected ? " ignored" : "",
-       conf.guests_as_hosts ? "true" : "false");
+       conf.guests_as_hosts ? "true" : "false",
+       conf.one_value_per_list ? "true" : "false",
+       zvm_mapper_type_count(mapper));
   return 0;
 }
 

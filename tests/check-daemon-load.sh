@@ -141,6 +141,12 @@ stop() {
 
 # last_value FILE: the value column of a csv file's last line
 last_value() { tail -n 1 "$1" | cut -d, -f2; }
+# last_col FILE NAME: the column named NAME (csv header) of the last line
+last_col() {
+  lc_n=$(head -n 1 "$1" | tr ',' '\n' | grep -n -x "$2" | cut -d: -f1)
+  [ -n "$lc_n" ] || { echo "no column $2 in $1" >&2; return 1; }
+  tail -n 1 "$1" | cut -d, -f"$lc_n"
+}
 
 fail_with() {
   cat "$1.out"
@@ -174,7 +180,9 @@ stop "$good"
 # 3. The emulated device delivers a generated stream: 3 guests, 2 intervals,
 # one multithreading change (IFL 1 -> 2), counters crossing 2^31. With no
 # pace every message is ready at the first read callback, so each guest's
-# two D4R10 records meet in one pass: one dispatch, transactions 2.
+# two D4R10 records meet in one pass: one dispatch, transactions 2. Every
+# record instance is one value list of the type the plugin registers (the
+# configuration has only the stock TypesDB).
 for f in "$emu/zvm-stream-gen" "$emu/.libs/libmonreader-emu.so"; do
   [ -e "$f" ] || { echo "FAIL: $f not built"; exit 1; }
 done
@@ -187,30 +195,32 @@ start "$emuconf" LD_PRELOAD="$asan_preload$emu/.libs/libmonreader-emu.so" \
   MONREADER_EMU_DEVICE="$tmp/emu-monreader" \
   MONREADER_EMU_SCENARIO="$tmp/stream.scn" MONREADER_EMU_LOOP=1
 host="$tmp/csv/zvmtest"
-f=$(wait_value "$host/zvm_monitor-LINUX001/total_events-transactions-*") ||
+f=$(wait_value "$host/zvm_monitor-LINUX001/zvm_useite-*") ||
   fail_with "$emuconf" "no D4R10 values from the emulated device within 15 s"
 # Three more read callbacks: the values must not come again.
 wait_value "$host/zvm_monitor-reader/total_objects-sets-*" 4 >/dev/null ||
   fail_with "$emuconf" "fewer than 4 read callbacks within 15 s"
-if [ "$(wc -l <"$f")" -ne 2 ] || [ "$(last_value "$f")" -ne 2 ]; then
+if [ "$(wc -l <"$f")" -ne 2 ] || [ "$(last_col "$f" transactions)" -ne 2 ]; then
   fail_with "$emuconf" "LINUX001 transactions: want one line with 2, got: $(cat "$f")"
 fi
-echo "ok - D4R10: LINUX001 transactions 2, dispatched once"
+[ "$(head -n 1 "$f" | tr ',' '\n' | wc -l)" -eq 49 ] ||
+  fail_with "$emuconf" "zvm_useite: want epoch + 48 columns, got $(head -n 1 "$f")"
+echo "ok - D4R10: LINUX001 zvm_useite (48 values) transactions 2, dispatched once"
 # seed 1, guest 0, offset 116, record 2 (contrib/monreader-emu/README.md):
 # (h mod 10^6 + 2147483000 + 2 * (1 + (h >> 40) mod 1000)) mod 2^32
-v=$(last_value "$host"/zvm_monitor-LINUX001/derive-hfcpurn-*)
+v=$(last_col "$f" hfcpurn)
 [ "$v" = 2147561364 ] || fail_with "$emuconf" "LINUX001 hfcpurn: want 2147561364, got $v"
-echo "ok - D4R10: LINUX001 derive-hfcpurn 2147561364 (unsigned, above 2^31)"
-ls "$host/zvm_monitor-LINUX002/derive-hfcpurn-"* >/dev/null 2>&1 ||
+echo "ok - D4R10: LINUX001 zvm_useite hfcpurn 2147561364 (unsigned, above 2^31)"
+ls "$host/zvm_monitor-LINUX002/zvm_useite-"* >/dev/null 2>&1 ||
   fail_with "$emuconf" "no values for LINUX002"
 [ ! -e "$host/zvm_monitor-LINUX003" ] || fail_with "$emuconf" "LINUX003 is not selected by UserID"
 echo "ok - UserID selects LINUX001 and LINUX002, not LINUX003"
-f=$(wait_value "$host/zvm_monitor-ifl/threads-activated-*") ||
+f=$(wait_value "$host/zvm_monitor-ifl/zvm_prcsmt_cpu-*") ||
   fail_with "$emuconf" "no D5R21 values"
-[ "$(last_value "$f")" = 2.000000 ] || fail_with "$emuconf" "ifl threads-activated: want 2, got $(last_value "$f")"
+[ "$(last_col "$f" activated)" = 2.000000 ] || fail_with "$emuconf" "ifl zvm_prcsmt_cpu activated: want 2, got $(last_col "$f" activated)"
 grep -q "zvm_monitor plugin: multithreading configuration change 1 ended (RCCSMTSQ 1); activated threads per core: cp 1 -> 1, ifl 1 -> 2" "$emuconf.out" ||
   fail_with "$emuconf" "no end-of-change notification text in the log"
-echo "ok - D5R21: ifl threads-activated 2, change 1 ended: ifl 1 -> 2"
+echo "ok - D5R21: ifl zvm_prcsmt_cpu activated 2, change 1 ended: ifl 1 -> 2"
 f=$(wait_value "$host/zvm_monitor-reader/total_objects-sets-*") ||
   fail_with "$emuconf" "no reader counters"
 [ "$(last_value "$f")" -eq 4 ] || fail_with "$emuconf" "total_objects-sets: want 4, got $(last_value "$f")"

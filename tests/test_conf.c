@@ -208,36 +208,50 @@ static void test_userfield(void **state) {
   assert_true(zvm_conf_userfield_selected(&f->c, "transactions", NULL));
 
   /* Not values: IDs, text, codes, unknown names. */
-  static const char *const bad[] = {"vmduser", "vmdcpuad", "vmdputyp",
+  static const char *const bad[] = {"vmduser",  "vmdcpuad",    "vmdputyp",
                                     "hfcpurn2", "vmdcprmd_q4", ""};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     f->err[0] = '\0';
-    assert_int_equal(zvm_conf_set_string(&f->c, "UserField", bad[i], f->err,
-                                         sizeof(f->err)),
-                     -1);
-    ERR_CONTAINS(f, "not a D4R10 value (use one of transactions, vmdslcnt, ");
-    ERR_CONTAINS(f, "vmdcprmd[_qN]");
+    assert_int_equal(
+        zvm_conf_set_string(&f->c, "UserField", bad[i], f->err, sizeof(f->err)),
+        -1);
+    ERR_CONTAINS(f, "not a value of a guest's record (use one of "
+                    "transactions, vmdslcnt, ");
+    ERR_CONTAINS(f, "vmdcprmd_qN, vmdcwsgd_qN");
   }
   assert_int_equal(f->c.userfields_num, 5);
 }
 
-static void test_combined_user_values(void **state) {
+/* One value list per record instance is the default; OneValuePerList
+ * brings back one value per list, and CombinedUserValues (the first
+ * release's opt-in) is still accepted as its inverse. */
+static void test_one_value_per_list(void **state) {
   struct fx *f = *state;
+  assert_int_equal(zvm_conf_option_kind("OneValuePerList"), ZVM_CONF_BOOLEAN);
   assert_int_equal(zvm_conf_option_kind("CombinedUserValues"),
                    ZVM_CONF_BOOLEAN);
-  assert_false(f->c.combined_user_values);
+  assert_false(f->c.one_value_per_list);
   assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
-  assert_int_equal(zvm_conf_set_boolean(&f->c, "combineduservalues", true,
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "combineduservalues", false,
                                         f->err, sizeof(f->err)),
                    0);
-  assert_true(f->c.combined_user_values);
-  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
-  /* A fixed set of data sources: no UserField with it. */
-  assert_int_equal(
-      zvm_conf_set_string(&f->c, "UserField", "hfcpurn", f->err, sizeof(f->err)),
-      0);
+  assert_true(f->c.one_value_per_list);
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "CombinedUserValues", true,
+                                        f->err, sizeof(f->err)),
+                   0);
+  assert_false(f->c.one_value_per_list);
+  /* A guest's list has a fixed set of data sources: UserField only with
+   * one value per list, and the error says what to do. */
+  assert_int_equal(zvm_conf_set_string(&f->c, "UserField", "hfcpurn", f->err,
+                                       sizeof(f->err)),
+                   0);
   assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), -1);
-  ERR_CONTAINS(f, "UserField cannot be combined with CombinedUserValues");
+  ERR_CONTAINS(f, "add OneValuePerList true or remove UserField");
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "onevalueperlist", true, f->err,
+                                        sizeof(f->err)),
+                   0);
+  assert_true(f->c.one_value_per_list);
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
 }
 
 static void test_booleans(void **state) {
@@ -374,7 +388,7 @@ int main(void) {
       T(test_max_set_size),
       T(test_max_queue_size),
       T(test_userfield),
-      T(test_combined_user_values),
+      T(test_one_value_per_list),
       T(test_selection_default_all),
       T(test_selection_rules),
 #undef T

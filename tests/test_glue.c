@@ -16,6 +16,7 @@
 #include "collectd/core/daemon/utils_complain.h"
 #include "collectd/core/utils/common/common.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,6 +69,36 @@ static size_t nvls;
 
 static notification_t notifs[8];
 static size_t nnotifs;
+
+/* plugin_register_data_set: the types the plugin registered (a copy, as
+ * the daemon keeps one). */
+#define MAX_SETS 16
+static struct {
+  char type[DATA_MAX_NAME_LEN];
+  size_t ds_num;
+  data_source_t ds[256];
+} data_sets[MAX_SETS];
+static size_t nsets;
+
+int plugin_register_data_set(const data_set_t *ds) {
+  assert_true(nsets < MAX_SETS);
+  assert_true(ds->ds_num >= 1 && ds->ds_num <= 256);
+  sstrncpy(data_sets[nsets].type, ds->type, sizeof(data_sets[nsets].type));
+  data_sets[nsets].ds_num = ds->ds_num;
+  memcpy(data_sets[nsets].ds, ds->ds, ds->ds_num * sizeof(*ds->ds));
+  nsets++;
+  return 0;
+}
+
+static const data_source_t *registered(const char *type, size_t *n) {
+  for (size_t i = 0; i < nsets; i++)
+    if (strcmp(data_sets[i].type, type) == 0) {
+      *n = data_sets[i].ds_num;
+      return data_sets[i].ds;
+    }
+  *n = 0;
+  return NULL;
+}
 
 int plugin_register_complex_config(const char *type,
                                    int (*callback)(oconfig_item_t *)) {
@@ -160,8 +191,12 @@ int plugin_dispatch_values(value_list_t const *vl) {
     return dispatch_status;
   assert_true(nvls < MAX_VALUES);
   assert_true(vl->values_len >= 1 && vl->values_len <= 64);
-  /* One value per list, except CombinedUserValues. */
-  if (strcmp(vl->type, "zvm_useite") != 0)
+  /* A list of a type the plugin registered has its data sources; any
+   * other type is a standard one of one value. */
+  size_t nds;
+  if (registered(vl->type, &nds) != NULL)
+    assert_int_equal(vl->values_len, nds);
+  else
     assert_int_equal(vl->values_len, 1);
   vls[nvls] = *vl;
   memcpy(vl_values[nvls], vl->values, vl->values_len * sizeof(value_t));
@@ -367,7 +402,7 @@ static int setup(void **state) {
   memset(reg_names, 0, sizeof(reg_names));
   read_registrations = 0;
   dispatch_status = 0;
-  nlogs = nvls = nnotifs = 0;
+  nlogs = nvls = nnotifs = nsets = 0;
   reader_created = reader_destroyed = 0;
   memset(&reader_stats, 0, sizeof(reader_stats));
   memset(&script_stats, 0, sizeof(script_stats));
@@ -472,8 +507,7 @@ static size_t count_vls(const char *pi, const char *type, const char *ti) {
   size_t n = 0;
   for (size_t i = 0; i < nvls; i++)
     if (strcmp(vls[i].plugin_instance, pi) == 0 &&
-        strcmp(vls[i].type, type) == 0 &&
-        strcmp(vls[i].type_instance, ti) == 0)
+        strcmp(vls[i].type, type) == 0 && strcmp(vls[i].type_instance, ti) == 0)
       n++;
   return n;
 }
@@ -537,25 +571,52 @@ static void test_defaults_without_config(void **state) {
                                "domains: all; 0 UserID rule(s); "
                                "GuestsAsHosts false"));
 
+  /* The record types are registered: collectd.conf needs no TypesDB. */
+  size_t nds;
+  const data_source_t *ds = registered("zvm_useite", &nds);
+  assert_non_null(ds);
+  assert_int_equal(nds, 48);
+  assert_string_equal(ds[0].name, "transactions");
+  assert_int_equal(ds[0].type, DS_TYPE_DERIVE);
+  assert_true(ds[0].min == 0.0 && isnan(ds[0].max));
+  assert_string_equal(ds[1].name, "vmdslcnt");
+  assert_int_equal(ds[1].type, DS_TYPE_GAUGE);
+  assert_true(isnan(ds[1].min));
+  assert_string_equal(ds[20].name, "hfcpurn");
+  assert_string_equal(ds[47].name, "hfpgact");
+  ds = registered("zvm_prcsmt", &nds);
+  assert_int_equal(nds, 2);
+  assert_string_equal(ds[0].name, "mt_config_seq");
+  assert_string_equal(ds[1].name, "mt_max_threads");
+  ds = registered("zvm_prcsmt_cpu", &nds);
+  assert_int_equal(nds, 4);
+  assert_string_equal(ds[2].name, "activated");
+  assert_int_equal(nsets, 3);
+
   static const char *const users[] = {"LINUX07"};
   script_users(users, 1, tb_tod(SEC, 250));
   script(NULL, 0, &(struct zvm_reader_stats){.bytes_read = 4242, .sets = 1});
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
 
-  const value_list_t *vl = find_vl("", "LINUX07", "derive", "hfcpurn");
-  assert_int_equal(vl->values[0].derive, 2147483648);
+  /* One value list per record instance. */
+  const value_list_t *vl = find_vl("", "LINUX07", "zvm_useite", "");
+  assert_int_equal(vl->values_len, 48);
+  assert_int_equal(vl->values[0].derive, 1);           /* transactions */
+  assert_true(vl->values[1].gauge == -1.0);            /* vmdslcnt */
+  assert_int_equal(vl->values[20].derive, 2147483648); /* hfcpurn */
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 250)));
   assert_int_equal(vl->interval, 0); /* the plugin's interval */
-  vl = find_vl("", "LINUX07", "gauge", "vmdslcnt");
-  assert_true(vl->values[0].gauge == -1.0);
-  vl = find_vl("", "LINUX07", "total_events", "transactions");
-  assert_int_equal(vl->values[0].derive, 1);
-  vl = find_vl("", "ifl", "threads", "activated");
-  assert_true(vl->values[0].gauge == 1.0);
+  assert_int_equal(count_vls("LINUX07", "derive", "hfcpurn"), 0);
+  vl = find_vl("", "ifl", "zvm_prcsmt_cpu", "");
+  assert_true(vl->values[0].gauge == 2.0); /* hardware_max */
+  assert_true(vl->values[1].gauge == 2.0); /* zvm_max */
+  assert_true(vl->values[2].gauge == 1.0); /* activated */
+  assert_true(vl->values[3].gauge == 1.0); /* requested */
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 255)));
-  vl = find_vl("", "system", "gauge", "mt_max_threads");
-  assert_true(vl->values[0].gauge == 2.0);
+  vl = find_vl("", "system", "zvm_prcsmt", "");
+  assert_true(vl->values[0].gauge == 7.0);
+  assert_true(vl->values[1].gauge == 2.0);
   /* Reader counters: stamped by the daemon (time 0). */
   vl = find_vl("", "reader", "total_bytes", "read");
   assert_int_equal(vl->values[0].derive, 4242);
@@ -599,6 +660,7 @@ static void test_every_option(void **state) {
   cfg_number(&c, "MaxSetSize", 1048576);
   cfg_number(&c, "MaxQueueSize", 2097152);
   cfg_string(&c, "UserField", "hfcpurn");
+  cfg_bool(&c, "OneValuePerList", true);
   assert_int_equal(cb_config(&c.root), 0);
   assert_int_equal(cb_init(), 0);
   assert_string_equal(reader_device, "/run/monreader");
@@ -625,36 +687,45 @@ static void test_every_option(void **state) {
   find_vl("", "ifl", "threads", "zvm_max");
 }
 
-static void test_combined_user_values(void **state) {
+/* One value per list, as in the first release: CombinedUserValues false
+ * is the older spelling of OneValuePerList true. */
+static void test_one_value_per_list(void **state) {
   (void)state;
   struct cfg c;
   cfg_init(&c);
-  cfg_bool(&c, "CombinedUserValues", true);
+  cfg_bool(&c, "CombinedUserValues", false);
   assert_int_equal(cb_config(&c.root), 0);
   assert_int_equal(cb_init(), 0);
+  assert_true(logged(LOG_INFO, "OneValuePerList true; 0 types registered"));
+  assert_int_equal(nsets, 0);
   static const char *const users[] = {"LINUX07", "WEB1"};
   script_users(users, 2, tb_tod(SEC, 9));
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
-  const value_list_t *vl = find_vl("", "LINUX07", "zvm_useite", "");
-  assert_int_equal(vl->values_len, 48);
-  assert_int_equal(vl->values[0].derive, 1);            /* transactions */
-  assert_true(vl->values[1].gauge == -1.0);             /* vmdslcnt */
-  assert_int_equal(vl->values[20].derive, 2147483648);  /* hfcpurn */
+  const value_list_t *vl = find_vl("", "LINUX07", "derive", "hfcpurn");
+  assert_int_equal(vl->values[0].derive, 2147483648);
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 9)));
-  vl = find_vl("", "WEB1", "zvm_useite", "");
-  assert_int_equal(vl->values[20].derive, 2147483649);
-  assert_int_equal(count_vls("LINUX07", "derive", "hfcpurn"), 0);
-  /* The rest as always: one value per list. */
+  vl = find_vl("", "LINUX07", "gauge", "vmdslcnt");
+  assert_true(vl->values[0].gauge == -1.0);
+  vl = find_vl("", "LINUX07", "total_events", "transactions");
+  assert_int_equal(vl->values[0].derive, 1);
+  vl = find_vl("", "WEB1", "derive", "hfcpurn");
+  assert_int_equal(vl->values[0].derive, 2147483649);
+  assert_int_equal(count_vls("LINUX07", "zvm_useite", ""), 0);
+  vl = find_vl("", "ifl", "threads", "activated");
+  assert_true(vl->values[0].gauge == 1.0);
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 9) + 5));
+  vl = find_vl("", "system", "gauge", "mt_max_threads");
+  assert_true(vl->values[0].gauge == 2.0);
   find_vl("", "reader", "total_objects", "sets");
-  find_vl("", "ifl", "threads", "activated");
 
-  /* UserField and CombinedUserValues exclude each other. */
+  /* UserField without one value per list: a clear error. */
   cfg_init(&c);
   cfg_string(&c, "UserField", "hfcpurn");
+  cfg_bool(&c, "CombinedUserValues", true);
   assert_int_equal(cb_config(&c.root), -1);
-  assert_true(logged(LOG_ERR, "zvm_monitor plugin: UserField cannot be "
-                              "combined with CombinedUserValues"));
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: UserField selects values "
+                              "only with \"OneValuePerList true\""));
 }
 
 static void test_config_errors(void **state) {
@@ -680,7 +751,7 @@ static void test_config_errors(void **state) {
        "MaxSetSize: exactly one numeric value is required"},
       {"MaxQueueSize", OCONFIG_TYPE_NUMBER, NULL, 100, "MaxQueueSize 100"},
       {"UserField", OCONFIG_TYPE_STRING, "vmduser", 0,
-       "UserField \"vmduser\": not a D4R10 value"},
+       "UserField \"vmduser\": not a value of a guest's record"},
       {"GuestsAsHosts", OCONFIG_TYPE_NUMBER, NULL, 1,
        "GuestsAsHosts: exactly one boolean value is required"},
       {"Device", OCONFIG_TYPE_BOOLEAN, NULL, 1,
@@ -722,8 +793,8 @@ static void test_config_errors(void **state) {
 static void test_reader_log_and_failure(void **state) {
   (void)state;
   assert_int_equal(cb_init(), 0);
-  script("another process holds /dev/monreader (only one reader is allowed)",
-         0, NULL);
+  script("another process holds /dev/monreader (only one reader is allowed)", 0,
+         NULL);
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: another process holds "
@@ -775,11 +846,10 @@ static void test_reader_thread(void **state) {
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   /* Latest record wins; every transaction counted; nothing twice. */
-  const value_list_t *vl = find_vl("", "LINUX07", "total_events",
-                                   "transactions");
+  const value_list_t *vl = find_vl("", "LINUX07", "zvm_useite", "");
   assert_int_equal(vl->values[0].derive, 2);
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 20)));
-  vl = find_vl("", "LINUX08", "total_events", "transactions");
+  vl = find_vl("", "LINUX08", "zvm_useite", "");
   assert_int_equal(vl->values[0].derive, 1);
   vl = find_vl("", "reader", "total_objects", "sets");
   assert_int_equal(vl->values[0].derive, 2);
@@ -801,7 +871,7 @@ static void test_first_read_waits_for_first_drain(void **state) {
   first_drain_delay_ms = 200;
   assert_int_equal(cb_init(), 0);
   assert_int_equal(cb_read(NULL), 0); /* at once: no sync_reader() */
-  find_vl("", "LINUX07", "total_events", "transactions");
+  find_vl("", "LINUX07", "zvm_useite", "");
 }
 
 /* A full queue makes the thread wait (nothing is dropped); the read
@@ -838,17 +908,17 @@ static void test_queue_full_waits(void **state) {
   assert_false(logged(LOG_WARNING, "queue of data sets was full"));
 
   assert_int_equal(cb_read(NULL), 0); /* takes the first, makes room */
-  assert_int_equal(count_vls("A00", "total_events", "transactions"), 1);
-  assert_int_equal(count_vls("A19", "derive", "hfcpurn"), 1);
-  assert_int_equal(count_vls("B00", "total_events", "transactions"), 0);
+  assert_int_equal(count_vls("A00", "zvm_useite", ""), 1);
+  assert_int_equal(count_vls("A19", "zvm_useite", ""), 1);
+  assert_int_equal(count_vls("B00", "zvm_useite", ""), 0);
   sync_reader();
   assert_true(logged(LOG_WARNING, "zvm_monitor plugin: the queue of data "
                                   "sets was full (MaxQueueSize 4096 bytes)"));
   nvls = 0;
   assert_int_equal(cb_read(NULL), 0);
-  assert_int_equal(count_vls("B00", "total_events", "transactions"), 1);
-  assert_int_equal(count_vls("B19", "derive", "hfcpurn"), 1);
-  assert_int_equal(count_vls("A00", "total_events", "transactions"), 0);
+  assert_int_equal(count_vls("B00", "zvm_useite", ""), 1);
+  assert_int_equal(count_vls("B19", "zvm_useite", ""), 1);
+  assert_int_equal(count_vls("A00", "zvm_useite", ""), 0);
 }
 
 /* Shutdown while the thread waits for room: it returns, the thread ends
@@ -890,13 +960,18 @@ static void test_shutdown_and_restart(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
-      T(test_registration),           T(test_defaults_without_config),
-      T(test_every_option),           T(test_config_errors),
-      T(test_reader_log_and_failure), T(test_dispatch_failure_rate_limited),
-      T(test_shutdown_and_restart),   T(test_reader_thread),
-      T(test_queue_full_waits),       T(test_shutdown_while_queue_full),
+      T(test_registration),
+      T(test_defaults_without_config),
+      T(test_every_option),
+      T(test_config_errors),
+      T(test_reader_log_and_failure),
+      T(test_dispatch_failure_rate_limited),
+      T(test_shutdown_and_restart),
+      T(test_reader_thread),
+      T(test_queue_full_waits),
+      T(test_shutdown_while_queue_full),
       T(test_first_read_waits_for_first_drain),
-      T(test_combined_user_values),
+      T(test_one_value_per_list),
 #undef T
   };
   return cmocka_run_group_tests_name("glue", tests, NULL, NULL);

@@ -184,6 +184,10 @@ static int setup(void **state) {
   struct fx *f = calloc(1, sizeof(*f));
   assert_non_null(f);
   assert_int_equal(zvm_conf_init(&f->conf), 0);
+  /* Most tests check values by identifier: one value per list. The
+   * default, one list per record instance, has tests of its own
+   * (test_default_*). */
+  f->conf.one_value_per_list = true;
   tb_init(&f->rs);
   tb_init(&f->set);
   *state = f;
@@ -372,8 +376,7 @@ static void test_userfield_selection(void **state) {
   start(f);
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 7), 0, 200);
   pass(f, TB_DOM(4));
-  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 2147483653,
-                US(SEC, 7));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 2147483653, US(SEC, 7));
   expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", -3, US(SEC, 7));
   for (size_t i = 0; i < USEITE_NEXP; i++)
     if (strncmp(useite_exp[i].type_instance, "vmdcprmd_q", 10) == 0)
@@ -395,11 +398,11 @@ static void test_userfield_selection(void **state) {
   assert_int_equal(count_pi(f, "", "LINUX07"), 1 + 1 + 1 + 4);
 }
 
-/* CombinedUserValues: one list of type zvm_useite per user, data sources
- * in the order of contrib/zvm_monitor.types.db. */
-static void test_combined_user_values(void **state) {
+/* The default: one list of type zvm_useite per user, data sources in the
+ * order of contrib/zvm_monitor.types.db. */
+static void test_default_useite_one_list(void **state) {
   struct fx *f = *state;
-  f->conf.combined_user_values = true;
+  f->conf.one_value_per_list = false;
   start(f);
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 3), 5, 200);
   add_useite(&f->rs, "LINUX08", tb_tod(SEC, 4), 6, 102); /* short */
@@ -441,8 +444,7 @@ static void test_combined_user_values(void **state) {
     }
   fclose(fp);
   assert_true(found);
-  int n = snprintf(want, sizeof(want),
-                   "zvm_useite\ttransactions:DERIVE:0:U");
+  int n = snprintf(want, sizeof(want), "zvm_useite\ttransactions:DERIVE:0:U");
   for (size_t i = 0; i < USEITE_NEXP; i++)
     n += snprintf(want + n, sizeof(want) - (size_t)n, ", %s:%s",
                   useite_exp[i].type_instance,
@@ -892,13 +894,36 @@ static void test_reader_counters_off(void **state) {
   assert_int_equal(f->nv, 1 + USEITE_NEXP);
 }
 
-static void test_record_copy_holds_table(void **state) {
-  (void)state;
-  for (size_t i = 0; i < zvm_rec_useite.nfields; i++) {
-    const struct zvm_field *fl = &zvm_rec_useite.fields[i];
-    assert_true((size_t)fl->offset + (size_t)fl->width * fl->count <=
-                ZVM_MAPPER_RECORD_COPY);
+/* The shipped contrib/zvm_monitor.types.db holds exactly the types the
+ * plugin registers, in order (regenerate it with 'make types-db'). */
+static void test_shipped_types_db(void **state) {
+  struct fx *f = *state;
+  f->conf.one_value_per_list = false;
+  start(f);
+  FILE *fp = fopen(ZVM_TYPES_DB, "r");
+  assert_non_null(fp);
+  char line[ZVM_LAYOUT_DS_MAX * 96], want[ZVM_LAYOUT_DS_MAX * 96];
+  size_t n = 0;
+  while (fgets(line, sizeof(line), fp) != NULL) {
+    if (line[0] == '#')
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    if (n >= zvm_mapper_type_count(f->m))
+      fail_msg("types.db has a type the plugin does not register: %.40s", line);
+    assert_true(zvm_layout_types_db_line(zvm_mapper_type_at(f->m, n), want,
+                                         sizeof(want)) > 0);
+    if (strcmp(line, want) != 0)
+      fail_msg("types.db line %zu differs (run 'make types-db'):\n  %s\n  "
+               "want %s",
+               n + 1, line, want);
+    n++;
   }
+  fclose(fp);
+  assert_int_equal(n, zvm_mapper_type_count(f->m));
+  assert_int_equal(n, 3);
+  assert_string_equal(zvm_mapper_type_at(f->m, 0)->type_name, "zvm_useite");
+  assert_string_equal(zvm_mapper_type_at(f->m, 1)->type_name, "zvm_prcsmt");
+  assert_string_equal(zvm_mapper_type_at(f->m, 2)->type_name, "zvm_prcsmt_cpu");
 }
 
 int main(void) {
@@ -907,7 +932,8 @@ int main(void) {
       T(test_useite_every_field),
       T(test_useite_short_record),
       T(test_userfield_selection),
-      T(test_combined_user_values),
+      T(test_default_useite_one_list),
+      T(test_shipped_types_db),
       T(test_guests_as_hosts),
       T(test_hostile_userid),
       T(test_blank_userid),
@@ -924,7 +950,6 @@ int main(void) {
       T(test_prcsmt_end_without_start),
       T(test_reader_counters),
       T(test_reader_counters_off),
-      cmocka_unit_test(test_record_copy_holds_table),
 #undef T
   };
   return cmocka_run_group_tests_name("mapper", tests, NULL, NULL);

@@ -325,9 +325,9 @@ static void test_counters(void **state) {
     unsigned g = (unsigned)(name[7] - '1');
     assert_true(g < 7);
     uint64_t k = ++seen[g];
-    for (size_t f = 0; f < zvm_rec_useite.nfields; f++) {
-      const struct zvm_field *fd = &zvm_rec_useite.fields[f];
-      if (fd->kind != ZVM_FIELD_COUNTER)
+    for (size_t f = 0; f < zvm_rec_useite.main.nfields; f++) {
+      const struct zvm_field *fd = &zvm_rec_useite.main.fields[f];
+      if (fd->kind != ZVM_FIELD_COUNTER || fd->type == ZVM_TYPE_RECORD_COUNT)
         continue;
       for (unsigned e = 0; e < fd->count; e++) {
         uint64_t got;
@@ -392,7 +392,7 @@ static void test_prcsmt(void **state) {
     assert_int_equal(scn_load_be16(r->data + 32), 36); /* CAL_CPUTAOFF */
     struct zvm_array_view view;
     assert_int_equal(
-        zvm_array_locate(zvm_rec_prcsmt.array, r->data, r->len, &view),
+        zvm_array_locate(&zvm_rec_prcsmt.arrays[0], r->data, r->len, &view),
         ZVM_ARRAY_OK);
     assert_int_equal(view.count, 2);
     const uint8_t *cp = zvm_array_entry(&view, 0);

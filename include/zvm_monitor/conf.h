@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/records.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
 #define ZVM_CONF_DEFAULT_MAX_SET_SIZE ((size_t)64 * 1024 * 1024)
@@ -41,12 +42,17 @@ struct zvm_conf {
   bool ignore_selected;
   bool guests_as_hosts;
   bool report_reader_stats;
-  bool combined_user_values; /* CombinedUserValues: one list per user */
+  /* OneValuePerList: one value per value list (types derive/gauge/...,
+   * type instance = field) instead of one list per record instance.
+   * CombinedUserValues false is accepted as its older spelling. */
+  bool one_value_per_list;
   size_t max_set_size;
   size_t max_queue_size;
   /* UserField: D4R10 values to dispatch (lower case); none = all. */
   char **userfields;
   size_t userfields_num;
+  /* Record descriptors: the built-in ones, then <Record> blocks. Owned. */
+  struct zvm_registry *records;
 };
 
 /* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
@@ -83,6 +89,11 @@ int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size);
  * otherwise a user matching any entry is selected, or with IgnoreSelected
  * every user matching none. */
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid);
+
+/* Whether name is a value of a guest's record (D4R10: a data source such
+ * as "transactions", "hfcpurn", "vmdcprmd_q0", case-insensitive) or one
+ * of its fields ("vmdcprmd": all its elements): what UserField may name. */
+bool zvm_conf_is_user_value(const struct zvm_conf *c, const char *name);
 
 /* Whether a D4R10 value with this type instance ("transactions",
  * "hfcpurn", "vmdcprmd_q0") of field metric ("vmdcprmd"; NULL for

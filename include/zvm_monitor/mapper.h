@@ -25,17 +25,13 @@
 #include <stdint.h>
 
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/hooks.h"
 #include "zvm_monitor/reader.h"
 #include "zvm_monitor/records.h"
 
 /* Longest host/plugin_instance/type_instance the mapper produces, with the
  * NUL; well below collectd's DATA_MAX_NAME_LEN (128). */
 #define ZVM_ID_MAX 64
-#define ZVM_NOTIF_MSG_MAX 256 /* collectd's NOTIF_MAX_MSG_LEN */
-
-/* Bytes of a D4R10 record kept for the end of the pass; every field of the
- * table lies inside (a unit test checks). */
-#define ZVM_MAPPER_RECORD_COPY 256
 
 /* A user ID not seen for this long is forgotten (its transaction counter
  * starts again at 0 if it comes back); the table is swept at most once
@@ -46,24 +42,18 @@
  * a hostile stream); records of further users are dropped and counted. */
 #define ZVM_MAPPER_MAX_USERS 65536
 
-enum zvm_value_kind { ZVM_VALUE_DERIVE, ZVM_VALUE_GAUGE };
-
-/* The type of a user's combined value list (CombinedUserValues): its data
- * sources, in this order, are "transactions" and then every D4R10 value in
- * record-table order, as in contrib/zvm_monitor.types.db. */
+/* The type of a user's value list (the default; D4R10's main layout
+ * type): its data sources, in this order, are "transactions" and then
+ * every D4R10 value in record-table order, as in
+ * contrib/zvm_monitor.types.db. */
 #define ZVM_MAPPER_COMBINED_TYPE "zvm_useite"
-
-struct zvm_value_item {
-  enum zvm_value_kind kind;
-  int64_t derive;
-  double gauge;
-};
 
 /* The strings belong to the mapper (or are static) and stay valid until the
  * next zvm_mapper_add_set() or zvm_mapper_finish() call; each is shorter
  * than ZVM_ID_MAX. */
 struct zvm_value {
-  const char *host; /* "" = the daemon's Hostname */
+  const char *host;   /* "" = the daemon's Hostname */
+  const char *plugin; /* NULL = "zvm_monitor" */
   const char *plugin_instance;
   const char *type; /* a types.db type */
   const char *type_instance;
@@ -71,14 +61,13 @@ struct zvm_value {
   int64_t derive;   /* kind == ZVM_VALUE_DERIVE */
   double gauge;     /* kind == ZVM_VALUE_GAUGE */
   uint64_t time_us; /* microseconds since the epoch; 0 = now */
-  /* nitems > 0: a value list of nitems values (CombinedUserValues; kind,
-   * derive and gauge are then unused). From zvm_mapper_next_value() items
-   * is valid until its next call; from zvm_mapper_values() as the array. */
+  /* nitems > 0: a value list of nitems values (one list per instance,
+   * the default; kind, derive and gauge are then unused). From
+   * zvm_mapper_next_value() items is valid until its next call; from
+   * zvm_mapper_values() as the array. */
   size_t nitems;
   const struct zvm_value_item *items;
 };
-
-enum zvm_notif_severity { ZVM_NOTIF_OKAY, ZVM_NOTIF_WARNING };
 
 struct zvm_notification {
   enum zvm_notif_severity severity;
@@ -98,13 +87,6 @@ struct zvm_mapper_stats {
 
 struct zvm_mapper;
 
-/* Whether name is a D4R10 value the mapper dispatches (a type instance:
- * "transactions", "hfcpurn", "vmdcprmd_q0"; case-insensitive) or one of
- * its fields ("vmdcprmd": all four elements). For the UserField option. */
-bool zvm_mapper_is_user_value(const char *name);
-/* The names of all D4R10 values, comma separated (for messages). */
-const char *zvm_mapper_user_value_names(void);
-
 /* conf must outlive the mapper. NULL if out of memory. */
 struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf);
 void zvm_mapper_destroy(struct zvm_mapper *m);
@@ -113,6 +95,17 @@ void zvm_mapper_destroy(struct zvm_mapper *m);
  * configured Domain mask and remember what it contributes to this pass.
  * The bytes need not stay valid after the call. */
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len);
+/* The same, with the set's arrival time (struct zvm_qset.arrival_us) for
+ * the record-time rules; add_set is add_set_at with arrival 0 (unknown). */
+void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
+                           uint64_t arrival_us);
+
+/* The value-list types of every record of the configuration (built-in
+ * and <Record> blocks), for plugin_register_data_set at start-up: one
+ * layout per type, in registry order. */
+size_t zvm_mapper_type_count(const struct zvm_mapper *m);
+const struct zvm_layout *zvm_mapper_type_at(const struct zvm_mapper *m,
+                                            size_t i);
 
 /* End the pass: build the values to dispatch. now_us is the wall clock
  * (user expiry); rs the reader's counters (NULL: none). Returns 0, or -1
@@ -129,7 +122,8 @@ struct zvm_value_iter {
   size_t user;  /* next user with values in this pass */
   size_t value; /* next value of that user */
 };
-#define ZVM_VALUE_ITER_INIT {0, 0, 0}
+#define ZVM_VALUE_ITER_INIT                                                    \
+  { 0, 0, 0 }
 bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
                            struct zvm_value *v);
 

@@ -32,9 +32,20 @@ Commands (Python 3 standard library only):
                                               identifier: "TIME VALUE"
 
 CONFIG: --hostname H, --domain D (repeatable), --userid U (repeatable),
---ignore-selected, --guests-as-hosts, --open-errors-min N (errors-open is
-only known to be at least N, e.g. EBUSY while another process holds the
-device).
+--ignore-selected, --guests-as-hosts, --one-value-per-list,
+--open-errors-min N (errors-open is only known to be at least N, e.g.
+EBUSY while another process holds the device).
+
+Value shape (contrib/zvm_monitor.pod, "VALUE LISTS AND TYPES"): by default
+every record instance is one value list of the record's type -- a guest's
+D4R10 values are one list of type zvm_useite whose data sources are
+transactions and then the D4R10 values below in this order; D5R21 gives
+zvm_prcsmt (system) and zvm_prcsmt_cpu (per CPU type). Its identifier here
+is "host/plugin-instance/type" (empty type instance) and its value all the
+data sources in order, as the csv plugin writes them. With
+--one-value-per-list every value is a list of its own, as in the first
+release. An IDENT for "value" may name one data source of a list:
+"host/plugin-instance/type/ds".
 """
 
 import argparse
@@ -111,6 +122,14 @@ PRCSMT_CAL_CPUTAOFF = 32  # U2 array offset
 # 6 RCCCRMNT (all U1); an entry is 8 bytes.
 CPUTINFO_LEN = 8
 CPU_TYPES = {0: "cp", 2: "zaap", 3: "ifl", 4: "icf", 5: "ziip"}
+
+# One value list per record instance (the default): the data sources of
+# each record's type, in the documented order (the pod and the shipped
+# contrib/zvm_monitor.types.db), written down here, not derived from the C.
+USEITE_TYPE = "zvm_useite"  # transactions, then D4R10_FIELDS in order
+PRCSMT_TYPE = "zvm_prcsmt"  # mt_config_seq, mt_max_threads
+PRCSMT_CPU_TYPE = "zvm_prcsmt_cpu"
+PRCSMT_CPU_DS = ("hardware_max", "zvm_max", "activated", "requested")
 
 DOMAINS = {
     "system": 0, "monitor": 1, "scheduler": 2, "storage": 3, "user": 4,
@@ -372,8 +391,10 @@ def decode_set(buf, set_index):
 
 class Config:
     def __init__(self, hostname="zvmtest", domains=(), userids=(),
-                 ignore_selected=False, guests_as_hosts=False):
+                 ignore_selected=False, guests_as_hosts=False,
+                 one_value_per_list=False):
         self.hostname = hostname
+        self.one_value_per_list = one_value_per_list
         self.domains = set()
         for d in domains:
             if d.isdigit():
@@ -419,6 +440,8 @@ def user_name(raw):
 
 def ident(host, pinst, type_, tinst):
     p = "zvm_monitor" + ("-" + pinst if pinst else "")
+    if tinst is None:  # a record instance's list: no type instance
+        return "%s/%s/%s" % (host, p, type_)
     return "%s/%s/%s-%s" % (host, p, type_, tinst)
 
 
@@ -450,6 +473,17 @@ def d5r21_parse(rec):
             return None
         ents.append((d[e], d[e + 2], d[e + 3], d[e + 4], d[e + 6]))
     return seq, status, maxtc, ents
+
+
+def list_ds_names(type_):
+    """The data sources of one of the plugin's types, in order."""
+    if type_ == USEITE_TYPE:
+        return ["transactions"] + [f[4] for f in D4R10_FIELDS]
+    if type_ == PRCSMT_TYPE:
+        return ["mt_config_seq", "mt_max_threads"]
+    if type_ == PRCSMT_CPU_TYPE:
+        return list(PRCSMT_CPU_DS)
+    return []
 
 
 def cpu_name(t):
@@ -530,6 +564,17 @@ class Model:
         return name, [(ident(host, pinst, t, ti), t, v) for t, ti, v in d4r10_values(r)], \
             ident(host, pinst, "total_events", "transactions")
 
+    def list_shape(self, vals):
+        """A guest's values go out as one list unless one value per list
+        is configured or the record lacks a field (an older, shorter
+        layout: then one by one, nothing made up)."""
+        return not self.cfg.one_value_per_list and len(vals) == len(D4R10_FIELDS)
+
+    @staticmethod
+    def list_ident(tident, type_):
+        """host/plugin-instance/TYPE from a guest's transactions ident."""
+        return tident.rsplit("/", 1)[0] + "/" + type_
+
     def dispatches(self, partition):
         """Expected values: {ident: [(time_us, value, type)]} and the
         notifications [(severity, time_us, message)], given the cumulative
@@ -553,9 +598,21 @@ class Model:
                 if r.domain == 4:
                     name, vals, tident = self.d4r10_idents(r)
                     transactions[tident] = transactions.get(tident, 0) + 1
+                    if self.list_shape(vals):
+                        lst = [(transactions[tident], "derive")] + [(v, t) for _i, t, v in vals]
+                        latest[self.list_ident(tident, USEITE_TYPE)] = (r.tod, lst, "list")
+                        continue
                     for i, t, v in vals:
                         latest[i] = (r.tod, v, t)
                     latest[tident] = (r.tod, transactions[tident], "derive")
+                elif not self.cfg.one_value_per_list:
+                    seq, status, maxtc, ents = d5r21_parse(r)
+                    for typ, hw, sy, ac, cr in ents:
+                        lst = [(v, "gauge") for v in (hw, sy, ac, cr)]
+                        latest[ident(h, cpu_name(typ), PRCSMT_CPU_TYPE, None)] = (r.tod, lst, "list")
+                    latest[ident(h, "system", PRCSMT_TYPE, None)] = (
+                        r.tod, [(seq, "gauge"), (maxtc, "gauge")], "list")
+                    notes.append(self.notification(r.tod, seq, status, ents, starts))
                 else:
                     seq, status, maxtc, ents = d5r21_parse(r)
                     for typ, hw, sy, ac, cr in ents:
@@ -625,6 +682,8 @@ def read_csv(d):
 
 
 def fmt_value(v, typ):
+    if typ == "list":  # a value list: every data source, as csv writes it
+        return ",".join(fmt_value(x, t) for x, t in v)
     return "%f" % v if typ == "gauge" else "%d" % v
 
 
@@ -737,12 +796,13 @@ class Checker:
         n = 0
         for r in self.m.forbidden:
             t = tod_to_us(r.tod) / 1e6
+            h = self.m.cfg.hostname
             if r.domain == 4:
                 _name, vals, tident = self.m.d4r10_idents(r)
-                idents = [i for i, _t, _v in vals] + [tident]
+                idents = [i for i, _t, _v in vals] + [tident, self.m.list_ident(tident, USEITE_TYPE)]
             else:
-                h = self.m.cfg.hostname
-                idents = [ident(h, "system", "gauge", "mt_config_seq")]
+                idents = [ident(h, "system", "gauge", "mt_config_seq"),
+                          ident(h, "system", PRCSMT_TYPE, None)]
             for i in idents:
                 n += 1
                 for gt, gv in csv.get(i, []):
@@ -779,11 +839,13 @@ def config_args(p):
     p.add_argument("--userid", action="append", default=[])
     p.add_argument("--ignore-selected", action="store_true")
     p.add_argument("--guests-as-hosts", action="store_true")
+    p.add_argument("--one-value-per-list", action="store_true")
     p.add_argument("--open-errors-min", type=int)
 
 
 def make_model(a):
-    cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts)
+    cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts,
+                 a.one_value_per_list)
     return Model(Scenario(a.scenario), cfg)
 
 
@@ -830,10 +892,20 @@ def main(argv):
         if a.ident.split("/")[1] == "zvm_monitor-reader":
             print("- %d" % m.c[a.ident.split("/")[2]])
             return 0
-        if a.ident not in exp:
+        ds = None
+        key = a.ident
+        if key not in exp and key.count("/") == 3:  # one data source of a list
+            key, ds = key.rsplit("/", 1)
+        if key not in exp:
             print("oracle: no value for %s" % a.ident, file=sys.stderr)
             return 1
-        t, v, typ = exp[a.ident][-1]
+        t, v, typ = exp[key][-1]
+        if ds is not None:
+            names = list_ds_names(key.rsplit("/", 1)[1])
+            if ds not in names:
+                print("oracle: %s has no data source %s" % (key, ds), file=sys.stderr)
+                return 1
+            v, typ = v[names.index(ds)]
         print("%d %s" % (t // 1000000, fmt_value(v, typ)))
         return 0
 

@@ -80,6 +80,12 @@ run_case() {
 
 gen() { "$E2E_GEN" "$@"; }
 
+# csv_col FILE NAME: the column number of data source NAME in a csv file
+csv_col() {
+  _cc=$(head -n 1 "$1" | tr ',' '\n' | grep -n -x "$2" | cut -d: -f1)
+  [ -n "$_cc" ] && echo "$_cc"
+}
+
 # ---------------------------------------------------------------------------
 # Scenarios. Each is a function sc_NAME run with its own directory $D.
 
@@ -95,16 +101,20 @@ sc_decode() {
   gen -g 24 -e 2 -i 2 --smt-every 1 --set-frames 2 --mces 1 \
     --counter-offset 2147483000 --gap-ms 1100 -o "$D/s.scn" || return 1
   CASE_CHECK="--min-callbacks 4" run_case "$D" "$D/s.scn" "" || return 1
-  # a few facts that must hold whatever the oracle says
-  f=$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/derive-hfcpurn-*) || return 1
-  [ "$(sed 1d "$f" | wc -l)" -ge 2 ] || fail "LINUX001 hfcpurn: want a value per interval" || return 1
-  sed 1d "$f" | cut -d, -f2 | awk '$1 <= 2147483648 { exit 1 }' ||
+  # a few facts that must hold whatever the oracle says: one list per
+  # guest of type zvm_useite (registered by the plugin: the configuration
+  # has only collectd's own TypesDB), data sources as the csv header names
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/zvm_useite-*) || return 1
+  [ "$(sed 1d "$f" | wc -l)" -ge 2 ] || fail "LINUX001 zvm_useite: want a list per interval" || return 1
+  c=$(csv_col "$f" hfcpurn) || fail "LINUX001 zvm_useite: no hfcpurn column" || return 1
+  sed 1d "$f" | cut -d, -f"$c" | awk '$1 <= 2147483648 { exit 1 }' ||
     fail "LINUX001 hfcpurn not above 2^31" || return 1
-  ls "$D"/csv/zvmtest/zvm_monitor-LINUX024/derive-vmdcidld_q3-* >/dev/null 2>&1 ||
-    fail "no LINUX024 derive-vmdcidld_q3" || return 1
-  [ "$(cat "$D"/csv/zvmtest/zvm_monitor-ifl/threads-activated-* | sed 1d | cut -d, -f2 | tr '\n' ' ')" = \
+  csv_col "$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX024/zvm_useite-*)" vmdcidld_q3 >/dev/null ||
+    fail "no LINUX024 zvm_useite vmdcidld_q3" || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-ifl/zvm_prcsmt_cpu-*) || return 1
+  [ "$(sed 1d "$f" | cut -d, -f"$(csv_col "$f" activated)" | tr '\n' ' ')" = \
     "1.000000 2.000000 2.000000 1.000000 " ] ||
-    fail "ifl threads-activated: want 1 2 2 1 (start/end of two changes)" || return 1
+    fail "ifl zvm_prcsmt_cpu activated: want 1 2 2 1 (start/end of two changes)" || return 1
   grep -q "Notification: severity = OKAY, .* message = multithreading configuration change 1 ended (RCCSMTSQ 1); activated threads per core: cp 1 -> 1, ifl 1 -> 2$" "$D/collectd.log" ||
     fail "no end-of-change notification ifl 1 -> 2" || return 1
 }
@@ -208,8 +218,26 @@ sc_domain_user() {
 sc_guests_as_hosts() {
   gen -g 4 -i 2 --smt-every 2 -o "$D/s.scn" || return 1
   run_case "$D" "$D/s.scn" "--guests-as-hosts" 'GuestsAsHosts true' || return 1
-  ls "$D"/csv/linux003/zvm_monitor/derive-hfcpurn-* >/dev/null 2>&1 ||
-    fail "no linux003/zvm_monitor/derive-hfcpurn"
+  ls "$D"/csv/linux003/zvm_monitor/zvm_useite-* >/dev/null 2>&1 ||
+    fail "no linux003/zvm_monitor/zvm_useite"
+}
+
+# 7. OneValuePerList: the first release's layout, one value per list
+# (derive-hfcpurn, total_events-transactions, threads-activated, ...);
+# CombinedUserValues false is the same. Framed sets and a multithreading
+# change in every interval.
+sc_one_value_per_list() {
+  gen -g 6 -e 2 -i 2 --smt-every 1 --set-frames 1 --mces 2 \
+    --counter-offset 2147483000 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--one-value-per-list" 'OneValuePerList true' || return 1
+  ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/derive-hfcpurn-* >/dev/null 2>&1 ||
+    fail "no LINUX001 derive-hfcpurn" || return 1
+  ls "$D"/csv/zvmtest/zvm_monitor-ifl/threads-activated-* >/dev/null 2>&1 ||
+    fail "no ifl threads-activated" || return 1
+  if ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/zvm_useite-* >/dev/null 2>&1; then
+    fail "zvm_useite lists with OneValuePerList true"
+    return 1
+  fi
 }
 
 # ---------------------------------------------------------------------------
@@ -231,41 +259,33 @@ backend_stream() {
 # oracle_value SCENARIO IDENT: "UNIXSECONDS VALUE" of the last value
 oracle_value() { "$PY" "$ORACLE" value "$@"; }
 
-sc_graphite() {
-  if ! have_pkgs carbon-cache whisper-fetch; then
-    say "SKIP: carbon-cache/whisper-fetch not installed (graphite-carbon python3-whisper)"
-    return 77
-  fi
-  c=$D/carbon
-  e2e_start_carbon "$c" ||
-    { cat "$c/carbon.out" >>"$SC_LOG"; fail "carbon-cache not listening on 127.0.0.1:$E2E_CARBON_PORT"; return 1; }
-  carbon=$E2E_CARBON_PID
-  lport=$E2E_CARBON_PORT
-  backend_stream "$D/s.scn" || return 1
-  E2E_EXTRA_PLUGINS="<LoadPlugin write_graphite>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin write_graphite>
-  <Node \"carbon\">
-    Host \"127.0.0.1\"
-    Port \"$lport\"
-    Protocol \"tcp\"
-    Prefix \"collectd.\"
-    StoreRates false
-    AlwaysAppendDS false
-    SeparateInstances false
-  </Node>
-</Plugin>" run_case "$D" "$D/s.scn" "" || { e2e_stop "$carbon"; return 1; }
-  w=$c/storage/whisper/collectd/zvmtest
-  st=0
-  # ident (host/plugin-instance/type-instance) -> whisper file
-  for id in zvmtest/zvm_monitor-LINUX001/derive-hfcpurn zvmtest/zvm_monitor-LINUX002/derive-hfdsvm \
-    zvmtest/zvm_monitor-LINUX003/derive-vmdcprmd_q2 zvmtest/zvm_monitor-LINUX001/total_events-transactions \
-    zvmtest/zvm_monitor-ifl/threads-activated zvmtest/zvm_monitor-system/gauge-mt_config_seq \
-    zvmtest/zvm_monitor-reader/total_objects-sets zvmtest/zvm_monitor-reader/total_objects-records; do
-    set -- $(oracle_value "$D/s.scn" "$id")
-    f=$w/$(echo "$id" | cut -d/ -f2)/$(echo "$id" | cut -d/ -f3).wsp
-    e2e_wait 20 test -s "$f" || { fail "no whisper file $f"; st=1; continue; }
+# What the back-end scenarios read back: data sources of the default value
+# lists (one per record instance) and reader counters.
+BACKEND_IDS="zvmtest/zvm_monitor-LINUX001/zvm_useite/hfcpurn
+zvmtest/zvm_monitor-LINUX002/zvm_useite/hfdsvm
+zvmtest/zvm_monitor-LINUX003/zvm_useite/vmdcprmd_q2
+zvmtest/zvm_monitor-LINUX001/zvm_useite/transactions
+zvmtest/zvm_monitor-LINUX002/zvm_useite/vmdslcnt
+zvmtest/zvm_monitor-ifl/zvm_prcsmt_cpu/activated
+zvmtest/zvm_monitor-system/zvm_prcsmt/mt_config_seq
+zvmtest/zvm_monitor-reader/total_objects-sets
+zvmtest/zvm_monitor-reader/total_objects-records"
+
+# carbon_check CARBON-DIR SCENARIO IDS ORACLE-ARGS: every identifier of
+# IDS (HOST/PLUGIN-INSTANCE/TYPE-INSTANCE, or HOST/PLUGIN-INSTANCE/TYPE/DS
+# for a data source of a list, stored by write_graphite as ...TYPE.DS)
+# holds the oracle's last value in its whisper file.
+carbon_check() {
+  cc_w=$1/storage/whisper/collectd/zvmtest
+  cc_scn=$2
+  cc_ids=$3
+  cc_oargs=$4
+  cc_st=0
+  for id in $cc_ids; do
+    # shellcheck disable=SC2086
+    set -- $(oracle_value "$cc_scn" "$id" $cc_oargs)
+    f=$cc_w/${id#*/}.wsp
+    e2e_wait 20 test -s "$f" || { fail "no whisper file $f"; cc_st=1; continue; }
     if [ "$1" = - ]; then
       # reader counter: the newest point holds the final count
       got=$(whisper-fetch --from=$(($(date +%s) - 300)) "$f" | awk '$2 != "None" { v = $2 } END { print v }')
@@ -283,9 +303,59 @@ print(any(abs(int(t) - $1) <= 1 and float(v) == float('$want') for t, v in pts) 
       say "ok - carbon: $id = $want"
     else
       fail "carbon: $id: got '$got', want $want at $1"
-      st=1
+      cc_st=1
     fi
   done
+  return $cc_st
+}
+
+sc_graphite() {
+  if ! have_pkgs carbon-cache whisper-fetch; then
+    say "SKIP: carbon-cache/whisper-fetch not installed (graphite-carbon python3-whisper)"
+    return 77
+  fi
+  c=$D/carbon
+  e2e_start_carbon "$c" ||
+    { cat "$c/carbon.out" >>"$SC_LOG"; fail "carbon-cache not listening on 127.0.0.1:$E2E_CARBON_PORT"; return 1; }
+  carbon=$E2E_CARBON_PID
+  lport=$E2E_CARBON_PORT
+  graphite_plugin="<LoadPlugin write_graphite>
+  FlushInterval 1
+</LoadPlugin>
+<Plugin write_graphite>
+  <Node \"carbon\">
+    Host \"127.0.0.1\"
+    Port \"$lport\"
+    Protocol \"tcp\"
+    Prefix \"collectd.\"
+    StoreRates false
+    AlwaysAppendDS false
+    SeparateInstances false
+  </Node>
+</Plugin>"
+  st=0
+  # The default: one value list per record instance. write_graphite
+  # formats a value list into one 1428-byte buffer, too small for the 48
+  # data sources of zvm_useite: collectd logs "format_graphite: target
+  # buffer too small" and drops those lists (contrib/zvm_monitor.pod,
+  # GRAPHITE). The lists that fit arrive exactly.
+  backend_stream "$D/s.scn" || return 1
+  E2E_EXTRA_PLUGINS=$graphite_plugin run_case "$D" "$D/s.scn" "" || { e2e_stop "$carbon"; return 1; }
+  carbon_check "$c" "$D/s.scn" "$(echo "$BACKEND_IDS" | grep -v zvm_useite)" "" || st=1
+  grep -q "write_graphite plugin: format_graphite: target buffer too small" "$D/collectd.log" ||
+    { fail "write_graphite took the 48-value zvm_useite lists: update the pod's GRAPHITE section"; st=1; }
+  # OneValuePerList true, what the pod advises for Graphite: every D4R10
+  # value arrives (other whisper files than the lists').
+  mkdir -p "$D/one"
+  backend_stream "$D/one/s.scn" || return 1
+  E2E_EXTRA_PLUGINS=$graphite_plugin run_case "$D/one" "$D/one/s.scn" "--one-value-per-list" \
+    'OneValuePerList true' || { e2e_stop "$carbon"; return 1; }
+  carbon_check "$c" "$D/one/s.scn" "zvmtest/zvm_monitor-LINUX001/derive-hfcpurn
+zvmtest/zvm_monitor-LINUX002/derive-hfdsvm
+zvmtest/zvm_monitor-LINUX003/derive-vmdcprmd_q2
+zvmtest/zvm_monitor-LINUX001/total_events-transactions
+zvmtest/zvm_monitor-LINUX002/gauge-vmdslcnt
+zvmtest/zvm_monitor-ifl/threads-activated" "--one-value-per-list" || st=1
   e2e_stop "$carbon" 15 || { fail "carbon-cache did not stop"; st=1; }
   return $st
 }
@@ -296,7 +366,11 @@ sc_influxdb() {
     return 77
   fi
   idir=$D/influx
-  e2e_start_influxdb "$idir" "$E2E_TYPESDB" ||
+  mkdir -p "$idir/typesdb"
+  # the listener needs collectd's types and the plugin's shipped ones
+  cp "$E2E_TYPESDB" "$idir/typesdb/types.db"
+  cp "$top/contrib/zvm_monitor.types.db" "$idir/typesdb/zvm_monitor.types.db"
+  e2e_start_influxdb "$idir" "$idir/typesdb" ||
     { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$E2E_INFLUX_HTTP"; return 1; }
   influx=$E2E_INFLUX_PID
   hport=$E2E_INFLUX_HTTP
@@ -309,16 +383,20 @@ sc_influxdb() {
   Server \"127.0.0.1\" \"$uport\"
 </Plugin>" run_case "$D" "$D/s.scn" "" || { e2e_stop "$influx"; return 1; }
   st=0
-  for id in zvmtest/zvm_monitor-LINUX001/derive-hfcpurn zvmtest/zvm_monitor-LINUX002/derive-hfdsvm \
-    zvmtest/zvm_monitor-LINUX003/derive-vmdcprmd_q2 zvmtest/zvm_monitor-LINUX001/total_events-transactions \
-    zvmtest/zvm_monitor-ifl/threads-activated zvmtest/zvm_monitor-system/gauge-mt_config_seq \
-    zvmtest/zvm_monitor-reader/total_objects-sets zvmtest/zvm_monitor-reader/total_objects-records; do
+  for id in $BACKEND_IDS; do
     set -- $(oracle_value "$D/s.scn" "$id")
     host=${id%%/*}
     pi=$(echo "$id" | cut -d/ -f2 | sed 's/^zvm_monitor-//')
-    ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
-    ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
-    q="SELECT value FROM zvm_monitor_value WHERE host='$host' AND instance='$pi' AND type='$ty' AND type_instance='$ti'"
+    if [ "$(echo "$id" | tr -cd / | wc -c)" -eq 3 ]; then
+      # a list's data source: measurement zvm_monitor_<ds>, no type instance
+      ty=$(echo "$id" | cut -d/ -f3)
+      ds=$(echo "$id" | cut -d/ -f4)
+      q="SELECT value FROM zvm_monitor_$ds WHERE host='$host' AND instance='$pi' AND type='$ty'"
+    else
+      ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
+      ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
+      q="SELECT value FROM zvm_monitor_value WHERE host='$host' AND instance='$pi' AND type='$ty' AND type_instance='$ti'"
+    fi
     [ "$1" = - ] && q="$q ORDER BY time DESC LIMIT 1"
     # the listener writes in batches: wait (bounded) for the point
     e2e_wait 20 sh -c 'curl -sf -G "$1" --data-urlencode db=collectd --data-urlencode epoch=ms \
@@ -419,7 +497,8 @@ else:
 # ---------------------------------------------------------------------------
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
-userid userid_ignore domain_processor domain_user guests_as_hosts graphite influxdb prometheus"
+userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_list
+graphite influxdb prometheus"
 [ $# -gt 0 ] && ALL="$*"
 
 t_all=$(date +%s)

@@ -65,6 +65,10 @@ static void read_fields(const struct zvm_field *fields, size_t nfields,
                         const uint8_t *data, size_t len) {
   for (size_t i = 0; i < nfields; i++) {
     const struct zvm_field *f = &fields[i];
+    if (f->type == ZVM_TYPE_RECORD_COUNT) { /* not in the bytes */
+      FUZZ_CHECK(!zvm_field_present(f, len, 0));
+      continue;
+    }
     FUZZ_CHECK(f->count >= 1 && f->width >= 1);
     for (unsigned idx = 0; idx <= f->count; idx++) {
       size_t off = (size_t)f->offset + (size_t)idx * f->width;
@@ -90,7 +94,7 @@ static void read_fields(const struct zvm_field *fields, size_t nfields,
       }
       uint64_t v = fuzz_be(data + off, f->width);
       FUZZ_CHECK(u == v);
-      if (f->is_signed) {
+      if (f->type == ZVM_TYPE_SIGNED) {
         FUZZ_CHECK(got_s && s == sign_extend(v, f->width));
       } else {
         FUZZ_CHECK(got_s == (v <= (uint64_t)INT64_MAX));
@@ -139,7 +143,7 @@ static enum zvm_array_status check_array(const struct zvm_array *a,
     FUZZ_CHECK(v.entry_size == esz);
     FUZZ_CHECK(e == data + eoff + i * esz);
     FUZZ_CHECK(e >= data + ZVM_MRHDR_LEN && e + v.entry_size <= data + len);
-    read_fields(a->fields, a->nfields, e, v.entry_size);
+    read_fields(a->entry.fields, a->entry.nfields, e, v.entry_size);
   }
   return st;
 }
@@ -153,9 +157,9 @@ static enum zvm_array_status check_array(const struct zvm_array *a,
 static void read_with_every_table(const struct zvm_record *rec) {
   for (size_t t = 0; t < zvm_record_table_count; t++) {
     const struct zvm_record_desc *d = zvm_record_tables[t];
-    read_fields(d->fields, d->nfields, rec->data, rec->len);
-    if (d->array != NULL)
-      check_array(d->array, rec->data, rec->len);
+    read_fields(d->main.fields, d->main.nfields, rec->data, rec->len);
+    for (size_t a = 0; a < d->narrays; a++)
+      check_array(&d->arrays[a], rec->data, rec->len);
   }
 }
 
@@ -408,10 +412,11 @@ static void on_record(const struct zvm_record *rec,
   FUZZ_CHECK(c->next < c->sel->n);
   FUZZ_CHECK(rec->data == c->sel->recs[c->next].data);
   c->next++;
-  if (desc->array != NULL)
-    FUZZ_CHECK(check_array(desc->array, rec->data, rec->len) != ZVM_ARRAY_BAD);
+  for (size_t a = 0; a < desc->narrays; a++)
+    FUZZ_CHECK(check_array(&desc->arrays[a], rec->data, rec->len) !=
+               ZVM_ARRAY_BAD);
   if (c->calls++ < EVERY_TABLE_RECORDS)
-    read_fields(desc->fields, desc->nfields, rec->data, rec->len);
+    read_fields(desc->main.fields, desc->main.nfields, rec->data, rec->len);
 }
 
 static void check_decode_set(const uint8_t *set, size_t len,
@@ -426,8 +431,8 @@ static void check_decode_set(const uint8_t *set, size_t len,
     if (d == NULL) {
       fate[i] = UNKNOWN;
       unknown++;
-    } else if (d->array != NULL &&
-               check_array(d->array, r->data, r->len) == ZVM_ARRAY_BAD) {
+    } else if (d->narrays > 0 &&
+               check_array(&d->arrays[0], r->data, r->len) == ZVM_ARRAY_BAD) {
       fate[i] = ARRAY_BAD;
       bad++;
     } else {

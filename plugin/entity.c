@@ -1,0 +1,266 @@
+/*
+ * zvm_monitor - the mapper's entity table: one entity per record instance
+ * (a guest for D4R10, a CPU type or "system" for D5R21, ...), keyed by its
+ * layout and its instance key, whatever the record.
+ *
+ * A key part is the instance's raw bytes (EBCDIC names with trailing NULs
+ * made blanks, right-padded with blanks) or number: equal keys <=> equal
+ * names (zvm_name_format() trims blanks and NULs and is injective
+ * otherwise), so a record costs one hash and a compare of two words, and
+ * the name is formatted once, when the instance is first seen.
+ */
+#include "mapper_int.h"
+#include "zvm_monitor/be.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INITIAL_BUCKETS 256
+#define EBCDIC_BLANK 0x40
+
+/* ------------------------------------------------------------------------
+ * Keys and names.
+ */
+static bool text_key(const uint8_t *p, size_t width, uint64_t *key) {
+  uint8_t b[8];
+  memset(b, EBCDIC_BLANK, sizeof(b));
+  memcpy(b, p, width); /* width <= 8: zvm_record_check() */
+  int i = 7;
+  for (; i >= 0 && (b[i] == EBCDIC_BLANK || b[i] == 0x00); i--)
+    b[i] = EBCDIC_BLANK;
+  if (i < 0)
+    return false;
+  *key = zvm_load_be64(b);
+  return true;
+}
+
+bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
+                    struct zvm_key_value *key) {
+  const struct zvm_key *k = &l->layout->key;
+  *key = (struct zvm_key_value){{0}};
+  for (unsigned p = 0; p < k->nparts; p++) {
+    const struct zvm_key_part *part = &k->part[p];
+    if (part->kind == ZVM_KEY_FIXED)
+      continue;
+    const struct zvm_field *f = &l->layout->fields[part->field];
+    if (part->kind == ZVM_KEY_USERID || part->kind == ZVM_KEY_EBCDIC) {
+      if (!zvm_in_bounds(len, f->offset, f->width) ||
+          !text_key(data + f->offset, f->width, &key->v[p]))
+        return false;
+    } else if (!zvm_be_uint(data, len, f->offset, f->width, &key->v[p])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The name of key part p into buf (without its prefix). */
+static void part_name(const struct zvm_key_part *part, uint64_t v, char *buf,
+                      size_t size) {
+  switch (part->kind) {
+  case ZVM_KEY_FIXED:
+    snprintf(buf, size, "%s", part->text);
+    break;
+  case ZVM_KEY_USERID:
+  case ZVM_KEY_EBCDIC: {
+    uint8_t id[8];
+    for (unsigned i = 0; i < 8; i++)
+      id[i] = (uint8_t)(v >> (8 * (7 - i)));
+    if (zvm_name_format(id, sizeof(id), buf, size) < 0)
+      buf[0] = '\0'; /* cannot happen: the key is not blank */
+    break;
+  }
+  case ZVM_KEY_CPU_TYPE: {
+    const char *name = v <= 0xFF ? zvm_cpu_type_name((uint8_t)v) : NULL;
+    if (name != NULL)
+      snprintf(buf, size, "%s", name);
+    else
+      snprintf(buf, size, "type%llu", (unsigned long long)v);
+    break;
+  }
+  case ZVM_KEY_NUMBER:
+  default:
+    snprintf(buf, size, "%llu", (unsigned long long)v);
+    break;
+  }
+}
+
+static void append(char *buf, size_t size, const char *s) {
+  size_t len = strlen(buf);
+  if (len + 1 < size)
+    snprintf(buf + len, size - len, "%s", s);
+}
+
+/* Name the entity and decide where its values go (design.md naming). */
+static void entity_name(const struct zvm_mapper *m, struct entity *e) {
+  const struct zvm_layout *l = e->lay->layout;
+  bool guest_host = e->lay->user_key &&
+                    (l->host == ZVM_HOST_GUEST || m->conf->guests_as_hosts);
+  char user[ZVM_ID_MAX] = "";
+  for (unsigned p = 0; p < l->key.nparts; p++) {
+    const struct zvm_key_part *part = &l->key.part[p];
+    char name[ZVM_ID_MAX];
+    part_name(part, e->inst.key.v[p], name, sizeof(name));
+    if (part->kind == ZVM_KEY_USERID && user[0] == '\0') {
+      snprintf(user, sizeof(user), "%s", name);
+      if (guest_host)
+        continue; /* the host, not part of the instance */
+    }
+    if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
+      append(e->name, sizeof(e->name), part->text);
+    append(e->name, sizeof(e->name), name);
+  }
+  if (guest_host) {
+    for (size_t i = 0; user[i] != '\0'; i++)
+      e->host[i] = (char)tolower((unsigned char)user[i]);
+    e->out_host = e->host;
+  } else {
+    e->out_host = "";
+  }
+  e->out_pi = e->name;
+  e->inst.name = e->name;
+  e->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);
+}
+
+/* ------------------------------------------------------------------------
+ * The table.
+ */
+static size_t bucket_of(const struct zvm_mapper *m, unsigned id,
+                        const struct zvm_key_value *key) {
+  uint64_t h = key->v[0] ^ (key->v[1] * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
+               ((uint64_t)id << 56);
+  /* Fibonacci hashing: the top bits of h * 2^64/phi. */
+  return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >> m->bucket_shift);
+}
+
+static bool table_resize(struct zvm_mapper *m, size_t nbuckets) {
+  struct entity **b = calloc(nbuckets, sizeof(*b));
+  if (b == NULL)
+    return false;
+  unsigned shift = 64;
+  for (size_t n = nbuckets; n > 1; n >>= 1)
+    shift--;
+  struct entity **old = m->buckets;
+  size_t nold = m->nbuckets;
+  m->buckets = b;
+  m->nbuckets = nbuckets;
+  m->bucket_shift = shift;
+  for (size_t i = 0; i < nold; i++) {
+    struct entity *e = old[i];
+    while (e != NULL) {
+      struct entity *next = e->next;
+      size_t j = bucket_of(m, e->lay->id, &e->inst.key);
+      e->next = b[j];
+      b[j] = e;
+      e = next;
+    }
+  }
+  free(old);
+  return true;
+}
+
+bool zvm_entity_table_init(struct zvm_mapper *m) {
+  return table_resize(m, INITIAL_BUCKETS);
+}
+
+static void entity_free(struct zvm_mapper *m, struct entity *e) {
+  const struct zvm_record_hooks *h = e->lay->rec->hooks;
+  if (e->inst.state != NULL && h != NULL && h->state_release != NULL)
+    h->state_release(e->inst.state);
+  free(e->inst.state);
+  if (e->lay->user_key)
+    m->stats.users_tracked--;
+  m->nentities--;
+  free(e);
+}
+
+void zvm_entity_table_free(struct zvm_mapper *m) {
+  for (size_t i = 0; i < m->nbuckets; i++) {
+    struct entity *e = m->buckets[i];
+    while (e != NULL) {
+      struct entity *next = e->next;
+      entity_free(m, e);
+      e = next;
+    }
+  }
+  free(m->buckets);
+  m->buckets = NULL;
+  m->nbuckets = 0;
+}
+
+struct entity *zvm_entity_find(const struct zvm_mapper *m, const struct lay *l,
+                               const struct zvm_key_value *key) {
+  for (struct entity *e = m->buckets[bucket_of(m, l->id, key)]; e != NULL;
+       e = e->next)
+    if (e->lay == l && e->inst.key.v[0] == key->v[0] &&
+        e->inst.key.v[1] == key->v[1])
+      return e;
+  return NULL;
+}
+
+struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
+                                 const struct zvm_key_value *key, bool *full) {
+  *full = m->nentities >= ZVM_MAPPER_MAX_USERS;
+  if (*full)
+    return NULL;
+  if (m->nentities >= m->nbuckets)
+    (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
+  struct entity *e = calloc(1, sizeof(*e) + l->copy_size);
+  if (e == NULL)
+    return NULL;
+  const struct zvm_record_hooks *h = l->rec->hooks;
+  if (h != NULL && h->state_size > 0) {
+    e->inst.state = calloc(1, h->state_size);
+    if (e->inst.state == NULL) {
+      free(e);
+      return NULL;
+    }
+  }
+  e->lay = l;
+  e->inst.layout = l->layout;
+  e->inst.key = *key;
+  entity_name(m, e);
+  size_t j = bucket_of(m, l->id, key);
+  e->next = m->buckets[j];
+  m->buckets[j] = e;
+  m->nentities++;
+  if (l->user_key)
+    m->stats.users_tracked++;
+  return e;
+}
+
+void zvm_entity_remove(struct zvm_mapper *m, struct entity *e) {
+  struct entity **pp = &m->buckets[bucket_of(m, e->lay->id, &e->inst.key)];
+  while (*pp != NULL && *pp != e)
+    pp = &(*pp)->next;
+  if (*pp == e)
+    *pp = e->next;
+  if (e->touched) {
+    struct entity **tp = &m->touched;
+    while (*tp != NULL && *tp != e)
+      tp = &(*tp)->touched_next;
+    if (*tp == e)
+      *tp = e->touched_next;
+  }
+  entity_free(m, e);
+}
+
+void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us) {
+  for (size_t i = 0; i < m->nbuckets; i++) {
+    struct entity **pp = &m->buckets[i];
+    while (*pp != NULL) {
+      struct entity *e = *pp;
+      if (!e->touched && now_us > e->last_seen_us &&
+          now_us - e->last_seen_us > ZVM_MAPPER_EXPIRE_US) {
+        *pp = e->next;
+        if (e->lay->user_key)
+          m->stats.users_expired++;
+        entity_free(m, e);
+      } else {
+        pp = &e->next;
+      }
+    }
+  }
+}

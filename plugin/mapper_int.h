@@ -1,0 +1,164 @@
+/*
+ * zvm_monitor - the mapper's internals, shared by its three parts:
+ *
+ *   entity.c  the entity table: one entity per record instance, keyed by
+ *             (layout, instance key), named once when first seen
+ *   mapper.c  a pass: records through the hooks, record-time rules,
+ *             keeping the latest record per entity; life cycle
+ *   output.c  the pass's output: value lists (one per entity by default,
+ *             or one value per list), reader counters, notifications
+ *
+ * Not an installed header: nothing outside the mapper sees these structs.
+ */
+#ifndef ZVM_MONITOR_MAPPER_INT_H
+#define ZVM_MONITOR_MAPPER_INT_H
+
+#include "zvm_monitor/hooks.h"
+#include "zvm_monitor/mapper.h"
+
+/* One dispatched value of a layout (a field element), resolved once. */
+struct slot {
+  const struct zvm_field *f;
+  unsigned idx;    /* element */
+  uint16_t offset; /* of the element in the instance's bytes */
+  uint8_t width;
+  bool plain;     /* integer without scale or flags: the fast path */
+  bool is_signed; /* plain only */
+  bool records;   /* ZVM_TYPE_RECORD_COUNT */
+  bool selected;  /* UserField (one value per list only) */
+  enum zvm_value_kind kind;
+  const char *single_type; /* type with one value per list */
+  const char *single_ti;   /* type instance with one value per list */
+  char ds[64];             /* data source name */
+};
+
+struct mrec;
+
+/* A layout as the mapper uses it. */
+struct lay {
+  const struct zvm_layout *layout;
+  struct mrec *rec; /* its record */
+  unsigned id;      /* distinguishes layouts in entity keys */
+  struct slot *slots;
+  size_t nslots;
+  size_t copy_size; /* bytes of an instance kept: up to the last field */
+  bool dispatched;  /* has a type or values */
+  bool single;      /* one value per list */
+  bool user_key;    /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
+};
+
+/* A descriptor as the mapper uses it. */
+struct mrec {
+  const struct zvm_record_desc *desc;
+  const struct zvm_record_hooks *hooks; /* NULL: none */
+  struct zvm_hook_ctx ctx;
+  struct lay main;
+  struct lay *arrays; /* desc->narrays */
+  struct mrec *next;  /* all of them, for destroy */
+};
+
+struct entity {
+  struct entity *next;         /* hash chain */
+  struct entity *touched_next; /* entities seen in this pass */
+  struct lay *lay;
+  bool touched;
+  bool selected; /* UserID rules, decided once */
+  bool pending;  /* a record of this pass is kept */
+  uint16_t copy_len;
+  uint64_t pend_us;
+  uint64_t last_seen_us;
+  struct zvm_instance inst; /* layout, key, name, state, records, last_us */
+  char name[ZVM_ID_MAX];    /* instance name (plugin instance) */
+  char host[ZVM_ID_MAX];    /* host if the instance is a guest's */
+  const char *out_host, *out_pi; /* naming, decided once */
+  /* The latest record (or entry) of the pass, lay->copy_size bytes, kept
+   * next to the entity's other state: one cache-friendly object. */
+  uint8_t copy[];
+};
+
+/* An entity whose values the pass emits. */
+struct emit {
+  struct entity *e;
+};
+
+struct zvm_mapper {
+  const struct zvm_conf *conf;
+  const struct zvm_registry *reg;
+
+  /* Descriptors: by (domain, record) for the registry's, plus any a
+   * select hook hands out (looked up by pointer). */
+  struct mrec **by_num[ZVM_DOMAIN_COUNT];
+  size_t nby_num[ZVM_DOMAIN_COUNT];
+  struct mrec *mrecs;
+  unsigned nlays;
+  struct zvm_hook_ops ops;
+  uint64_t arrival_us; /* of the set being added */
+
+  /* The entity table: chained hash over (layout, key). */
+  struct entity **buckets;
+  size_t nbuckets;
+  unsigned bucket_shift; /* 64 - log2(nbuckets) */
+  size_t nentities;
+  struct entity *touched;
+
+  /* Types for plugin_register_data_set. */
+  const struct zvm_layout **types;
+  size_t ntypes;
+
+  /* The pass's output: reader values built by finish (a few), then the
+   * entities' values produced on demand from the kept records. */
+  struct zvm_value *fixed;
+  size_t nfixed, cap_fixed;
+  struct emit *emit;
+  size_t nemit, cap_emit;
+  struct zvm_value_item *items; /* one entity's values */
+  bool *present;
+  size_t max_slots;
+  size_t items_for; /* emit index the items belong to + 1; 0: none */
+  bool items_ok;    /* every item present */
+  size_t nitems_present;
+  struct zvm_value *values; /* zvm_mapper_values(): all of them */
+  size_t nvalues, cap_values;
+  struct zvm_value_item *values_items;
+  size_t cap_values_items;
+  bool values_built;
+  struct zvm_notification *notifs;
+  size_t nnotifs, cap_notifs;
+  bool output_done; /* the previous pass's output is still there */
+  bool oom;
+
+  struct zvm_decode_stats decode;
+  uint64_t userid_filtered;
+  uint64_t hook_skipped, hook_malformed;
+  uint64_t last_sweep_us;
+  struct zvm_mapper_stats stats;
+};
+
+/* entity.c */
+bool zvm_entity_table_init(struct zvm_mapper *m);
+void zvm_entity_table_free(struct zvm_mapper *m);
+/* The key of an instance in data; false if it has none (blank user ID,
+ * field absent). */
+bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
+                    struct zvm_key_value *key);
+struct entity *zvm_entity_find(const struct zvm_mapper *m, const struct lay *l,
+                               const struct zvm_key_value *key);
+/* A new entity (named, selected by the UserID rules); NULL if the table
+ * is full or out of memory (*full says which). */
+struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
+                                 const struct zvm_key_value *key, bool *full);
+/* Remove an entity from the table and the pass and free it. */
+void zvm_entity_remove(struct zvm_mapper *m, struct entity *e);
+/* Forget entities not seen for ZVM_MAPPER_EXPIRE_US. */
+void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
+
+/* output.c */
+void zvm_output_begin(struct zvm_mapper *m);
+bool zvm_output_grow(void **array, size_t *cap, size_t n, size_t size);
+void zvm_output_reader(struct zvm_mapper *m, const struct zvm_reader_stats *rs);
+void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
+                       uint64_t time_us, const char *plugin_instance,
+                       const char *type, const char *message);
+void zvm_output_free(struct zvm_mapper *m);
+
+#endif /* ZVM_MONITOR_MAPPER_INT_H */

@@ -1,0 +1,302 @@
+/*
+ * zvm_monitor - the mapper's output: the values of a pass, produced one by
+ * one from the records the entities kept (not stored: a pass with 10,000
+ * guests yields 10,000 lists of 48 values, and neither their memory nor
+ * their formatting is paid for up front), the reader's counters and the
+ * notifications hooks queued.
+ *
+ * By default an entity's values go out as one value list of its layout's
+ * type (zvm_useite: every data source in table order). With
+ * OneValuePerList (or a layout that copies a collectd plugin) every value
+ * is a list of its own, type "derive"/"gauge"/the field's single_type and
+ * type instance the data source name. A record too short for every field
+ * (an older z/VM) also goes out one value per list, so nothing is made up.
+ */
+#include "mapper_int.h"
+#include "zvm_monitor/be.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLUGIN_INSTANCE_READER "reader"
+
+bool zvm_output_grow(void **array, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return true;
+  size_t new_cap = *cap ? 2 * *cap : 64;
+  while (new_cap <= n)
+    new_cap *= 2;
+  void *tmp = realloc(*array, new_cap * size);
+  if (tmp == NULL)
+    return false;
+  *array = tmp;
+  *cap = new_cap;
+  return true;
+}
+
+/* The previous pass's output is dropped when the next pass starts: the
+ * records it points into (in the entities) are overwritten from here on. */
+void zvm_output_begin(struct zvm_mapper *m) {
+  if (!m->output_done)
+    return;
+  m->nfixed = 0;
+  m->nemit = 0;
+  m->nvalues = 0;
+  m->items_for = 0;
+  m->values_built = false;
+  m->nnotifs = 0;
+  m->output_done = false;
+}
+
+void zvm_output_free(struct zvm_mapper *m) {
+  free(m->fixed);
+  free(m->emit);
+  free(m->items);
+  free(m->present);
+  free(m->values);
+  free(m->values_items);
+  free(m->notifs);
+}
+
+/* Counters are unsigned 64-bit sums; derive_t is signed. */
+static int64_t counter(uint64_t v) {
+  return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* ------------------------------------------------------------------------
+ * Reader counters and notifications (built by finish).
+ */
+static void emit_counter(struct zvm_mapper *m, const char *type,
+                         const char *type_instance, uint64_t value) {
+  if (!zvm_output_grow((void **)&m->fixed, &m->cap_fixed, m->nfixed,
+                       sizeof(*m->fixed))) {
+    m->oom = true;
+    return;
+  }
+  /* time 0: the daemon stamps these with the time of dispatch. */
+  m->fixed[m->nfixed++] = (struct zvm_value){
+      .host = "",
+      .plugin_instance = PLUGIN_INSTANCE_READER,
+      .type = type,
+      .type_instance = type_instance,
+      .kind = ZVM_VALUE_DERIVE,
+      .derive = counter(value),
+  };
+}
+
+void zvm_output_reader(struct zvm_mapper *m,
+                       const struct zvm_reader_stats *rs) {
+  static const struct zvm_reader_stats none;
+  if (rs == NULL)
+    rs = &none;
+  const struct zvm_decode_stats *d = &m->decode;
+  uint64_t malformed = d->walk.malformed + d->walk.mce_rejected +
+                       d->array_rejected + rs->oversize + m->hook_malformed;
+  uint64_t skipped = d->unknown + d->walk.filtered + m->userid_filtered +
+                     m->stats.no_userid + m->stats.users_dropped +
+                     m->hook_skipped;
+
+  emit_counter(m, "errors", "eoverflow", rs->eoverflow);
+  emit_counter(m, "errors", "eio", rs->eio);
+  emit_counter(m, "errors", "efault", rs->efault);
+  emit_counter(m, "errors", "open", rs->open_errors);
+  emit_counter(m, "errors", "malformed", malformed);
+  emit_counter(m, "total_objects", "sets", rs->sets);
+  emit_counter(m, "total_objects", "records", d->walk.records);
+  emit_counter(m, "total_objects", "skipped", skipped);
+  emit_counter(m, "total_bytes", "read", rs->bytes_read);
+}
+
+void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
+                       uint64_t time_us, const char *plugin_instance,
+                       const char *type, const char *message) {
+  zvm_output_begin(m);
+  if (!zvm_output_grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
+                       sizeof(*m->notifs))) {
+    m->oom = true;
+    return;
+  }
+  struct zvm_notification *n = &m->notifs[m->nnotifs++];
+  *n = (struct zvm_notification){
+      .severity = severity,
+      .time_us = time_us,
+      /* Hooks pass string literals or names that live as long as the
+       * mapper; the message is copied. */
+      .plugin_instance = plugin_instance,
+      .type = type,
+  };
+  snprintf(n->message, sizeof(n->message), "%s", message);
+}
+
+/* ------------------------------------------------------------------------
+ * Entities' values.
+ */
+
+/* A plain integer slot's value in a kept record; false if the record is
+ * too short to hold it (an older z/VM) or it is not representable (as
+ * zvm_field_i64). The fast path: one bounds check and a load. */
+static inline __attribute__((always_inline)) bool
+plain_read(const struct slot *s, const uint8_t *data, size_t len, int64_t *x) {
+  if ((size_t)s->offset + s->width > len)
+    return false;
+  const uint8_t *q = data + s->offset;
+  uint64_t raw;
+  switch (s->width) {
+  case 1:
+    raw = q[0];
+    break;
+  case 2:
+    raw = zvm_load_be16(q);
+    break;
+  case 4:
+    raw = zvm_load_be32(q);
+    break;
+  default:
+    raw = zvm_load_be64(q);
+    break;
+  }
+  if (s->is_signed)
+    *x = zvm_sign_extend(raw, s->width);
+  else if (raw > (uint64_t)INT64_MAX)
+    return false;
+  else
+    *x = (int64_t)raw;
+  return true;
+}
+
+/* Fill m->items for emitted entity k (once per entity and pass); false if
+ * the entity has no value list this pass (its values hook said so). */
+static bool entity_items(struct zvm_mapper *m, size_t k) {
+  if (m->items_for == k + 1)
+    return m->items_ok || m->nitems_present > 0;
+  const struct entity *e = m->emit[k].e;
+  const struct lay *l = e->lay;
+  struct zvm_value_item *items = m->items;
+  bool all = true;
+  size_t npresent = 0;
+  for (size_t i = 0; i < l->nslots; i++) {
+    const struct slot *s = &l->slots[i];
+    int64_t x = 0;
+    double g = 0;
+    bool ok;
+    if (s->records) {
+      x = counter(e->inst.records);
+      ok = true;
+    } else if (e->copy_len == 0) {
+      ok = true; /* ZVM_HOOK_PENDING: the values hook fills them */
+    } else if (s->plain) {
+      ok = plain_read(s, e->copy, e->copy_len, &x);
+      g = (double)x;
+    } else {
+      ok = zvm_field_value(s->f, e->copy, e->copy_len, s->idx, &x, &g);
+    }
+    m->present[i] = ok;
+    all = all && ok;
+    npresent += ok;
+    items[i] =
+        s->kind == ZVM_VALUE_DERIVE
+            ? (struct zvm_value_item){.kind = s->kind, .derive = ok ? x : 0}
+            : (struct zvm_value_item){.kind = s->kind, .gauge = ok ? g : 0};
+  }
+  const struct zvm_record_hooks *h = l->rec->hooks;
+  if (h != NULL && h->values != NULL &&
+      !h->values(&l->rec->ctx, &e->inst, items, l->nslots)) {
+    all = false;
+    npresent = 0;
+  }
+  m->items_for = k + 1;
+  m->items_ok = all;
+  m->nitems_present = npresent;
+  return all || npresent > 0;
+}
+
+static void value_head(const struct entity *e, struct zvm_value *v) {
+  const struct zvm_layout *layout = e->lay->layout;
+  *v = (struct zvm_value){.host = e->out_host,
+                          .plugin = layout->plugin,
+                          .plugin_instance = e->out_pi,
+                          .time_us = e->inst.last_us};
+}
+
+bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
+                           struct zvm_value *v) {
+  if (it->fixed < m->nfixed) {
+    *v = m->fixed[it->fixed++];
+    return true;
+  }
+  while (it->user < m->nemit) {
+    const struct entity *e = m->emit[it->user].e;
+    const struct lay *l = e->lay;
+    if (!entity_items(m, it->user)) {
+      it->user++;
+      it->value = 0;
+      continue;
+    }
+    if (it->value == 0 && !l->single && m->items_ok) {
+      value_head(e, v);
+      v->type = l->layout->type_name;
+      v->type_instance = "";
+      v->nitems = l->nslots;
+      v->items = m->items;
+      it->user++;
+      return true;
+    }
+    while (it->value < l->nslots) {
+      size_t i = it->value++;
+      const struct slot *s = &l->slots[i];
+      if (!m->present[i] || !s->selected)
+        continue;
+      value_head(e, v);
+      v->type = s->single_type;
+      v->type_instance = s->single_ti;
+      v->kind = s->kind;
+      v->derive = m->items[i].derive;
+      v->gauge = m->items[i].gauge;
+      return true;
+    }
+    it->user++;
+    it->value = 0;
+  }
+  return false;
+}
+
+const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n) {
+  if (!m->values_built) {
+    struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
+    struct zvm_value v;
+    size_t nitems = 0;
+    m->nvalues = 0;
+    while (zvm_mapper_next_value(m, &it, &v)) {
+      if (!zvm_output_grow((void **)&m->values, &m->cap_values, m->nvalues,
+                           sizeof(*m->values)) ||
+          !zvm_output_grow((void **)&m->values_items, &m->cap_values_items,
+                           nitems + v.nitems, sizeof(*m->values_items))) {
+        *n = 0;
+        return NULL;
+      }
+      /* Value lists: the items are copied; pointers are set below, once
+       * the item array no longer moves. */
+      if (v.nitems > 0)
+        memcpy(m->values_items + nitems, v.items, v.nitems * sizeof(*v.items));
+      v.items = NULL;
+      nitems += v.nitems;
+      m->values[m->nvalues++] = v;
+    }
+    nitems = 0;
+    for (size_t i = 0; i < m->nvalues; i++) {
+      if (m->values[i].nitems > 0)
+        m->values[i].items = m->values_items + nitems;
+      nitems += m->values[i].nitems;
+    }
+    m->values_built = true;
+  }
+  *n = m->nvalues;
+  return m->values;
+}
+
+const struct zvm_notification *
+zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n) {
+  *n = m->nnotifs;
+  return m->notifs;
+}

@@ -1,0 +1,617 @@
+/*
+ * The record engine with descriptors built at run time, as <Record> blocks
+ * and later records will build them: the registry (lookup, clashes,
+ * ownership), descriptor checks, field types (TOD, CPU timer, counting
+ * down, scale), instance keys and naming, and every hook step through the
+ * mapper. Values are decoded from bytes written here at the offsets the
+ * test descriptors name.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "zvm_monitor/conf.h"
+#include "zvm_monitor/hooks.h"
+#include "zvm_monitor/mapper.h"
+
+#define SEC 1700000000u
+#define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
+#define NOW US(SEC + 100, 0)
+#define ERR_CONTAINS(err, text)                                                \
+  do {                                                                         \
+    if (strstr(err, text) == NULL)                                             \
+      fail_msg("error \"%s\" lacks \"%s\"", err, text);                        \
+  } while (0)
+
+/* ------------------------------------------------------------------------
+ * A processor record as a <Record> block would describe it (test layout,
+ * not IBM's): 20 address (key), 22 dispatches (counter), 24 CPU timer
+ * counting down, 32 CPU timer (counter), 40 TOD (gauge), 48 signed level
+ * scaled by 1/2, 50 four 2-byte counters.
+ */
+static const struct zvm_field proc_fields[] = {
+    {.ibm_name = "T_CPUAD",
+     .metric = "cpuad",
+     .offset = 20,
+     .width = 2,
+     .count = 1,
+     .kind = ZVM_FIELD_ID},
+    {.ibm_name = "T_DISP",
+     .metric = "dispatches",
+     .offset = 22,
+     .width = 2,
+     .count = 1,
+     .kind = ZVM_FIELD_COUNTER},
+    {.ibm_name = "T_EMUL",
+     .metric = "emulation",
+     .offset = 24,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_CPU_TIMER,
+     .kind = ZVM_FIELD_COUNTER,
+     .flags = ZVM_FIELD_DECREMENTS},
+    {.ibm_name = "T_UTIME",
+     .metric = "utime",
+     .offset = 32,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_CPU_TIMER,
+     .kind = ZVM_FIELD_COUNTER},
+    {.ibm_name = "T_STAMP",
+     .metric = "stamp",
+     .offset = 40,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_TOD,
+     .kind = ZVM_FIELD_GAUGE},
+    {.ibm_name = "T_LEVEL",
+     .metric = "level",
+     .offset = 48,
+     .width = 2,
+     .count = 1,
+     .type = ZVM_TYPE_SIGNED,
+     .kind = ZVM_FIELD_GAUGE,
+     .scale = 0.5},
+    {.ibm_name = "T_QUEUE",
+     .metric = "queue",
+     .offset = 50,
+     .width = 2,
+     .count = 4,
+     .kind = ZVM_FIELD_COUNTER,
+     .elem_prefix = "_pos"},
+};
+
+static const struct zvm_record_desc proc_desc = {
+    .domain = 0,
+    .number = 99,
+    .ibm_name = "TPROC",
+    .title = "test processor record",
+    .zvm_level = "test",
+    .source = "tests/test_engine.c",
+    .length = 58,
+    .main =
+        {.type_name = "zvm_tproc",
+         .key = {.nparts = 1,
+                 .part = {{.kind = ZVM_KEY_NUMBER, .field = 0, .text = "cpu"}}},
+         .fields = proc_fields,
+         .nfields = sizeof(proc_fields) / sizeof(proc_fields[0]),
+         .length = 58},
+    .user_defined = true,
+};
+
+static void add_proc(struct tb *rs, uint64_t tod, uint16_t cpuad, uint16_t disp,
+                     uint64_t emul_us, uint64_t utime_us, uint64_t stamp_tod,
+                     int16_t level) {
+  size_t r = tb_record(rs, 58, 0, 99, tod);
+  tb_put_u16(rs, r + 20, cpuad);
+  tb_put_u16(rs, r + 22, disp);
+  tb_put_u64(rs, r + 24, UINT64_C(0x7FFFFFFFFFFFFFFF) - (emul_us << 12));
+  tb_put_u64(rs, r + 32, utime_us << 12);
+  tb_put_u64(rs, r + 40, stamp_tod);
+  tb_put_u16(rs, r + 48, (uint16_t)level);
+  for (unsigned q = 0; q < 4; q++)
+    tb_put_u16(rs, r + 50 + 2 * q, (uint16_t)(100 * (q + 1) + cpuad));
+}
+
+/* ------------------------------------------------------------------------
+ * Fixture: a configuration whose registry gets test descriptors.
+ */
+struct fx {
+  struct zvm_conf conf;
+  struct zvm_mapper *m;
+  struct tb rs, set;
+  const struct zvm_value *v;
+  size_t nv;
+  const struct zvm_notification *n;
+  size_t nn;
+  char err[256];
+};
+
+static int setup(void **state) {
+  struct fx *f = calloc(1, sizeof(*f));
+  assert_non_null(f);
+  assert_int_equal(zvm_conf_init(&f->conf), 0);
+  tb_init(&f->rs);
+  tb_init(&f->set);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  struct fx *f = *state;
+  zvm_mapper_destroy(f->m);
+  zvm_conf_free(&f->conf);
+  tb_free(&f->rs);
+  tb_free(&f->set);
+  free(f);
+  return 0;
+}
+
+static void add(struct fx *f, const struct zvm_record_desc *d) {
+  if (zvm_registry_add(f->conf.records, d, false, NULL, f->err,
+                       sizeof(f->err)) != 0)
+    fail_msg("%s", f->err);
+}
+
+static void start(struct fx *f) {
+  f->m = zvm_mapper_create(&f->conf);
+  assert_non_null(f->m);
+}
+
+static void pass(struct fx *f, uint16_t domains) {
+  tb_reset(&f->set);
+  tb_record_set(&f->set, 0xC5, domains, 0x00400000, &f->rs);
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  tb_reset(&f->rs);
+  assert_int_equal(zvm_mapper_finish(f->m, NOW, NULL), 0);
+  f->v = zvm_mapper_values(f->m, &f->nv);
+  f->n = zvm_mapper_notifications(f->m, &f->nn);
+}
+
+static const struct zvm_value *find(const struct fx *f, const char *host,
+                                    const char *pi, const char *type,
+                                    const char *ti) {
+  const struct zvm_value *hit = NULL;
+  for (size_t i = 0; i < f->nv; i++) {
+    const struct zvm_value *v = &f->v[i];
+    if (strcmp(v->host, host) == 0 && strcmp(v->plugin_instance, pi) == 0 &&
+        strcmp(v->type, type) == 0 && strcmp(v->type_instance, ti) == 0) {
+      assert_null(hit);
+      hit = v;
+    }
+  }
+  if (hit == NULL)
+    fail_msg("missing %s/%s/%s-%s", host, pi, type, ti);
+  return hit;
+}
+
+/* ------------------------------------------------------------------------
+ * Registry and checks.
+ */
+static int freed;
+static void free_counted(const struct zvm_record_desc *d) {
+  (void)d;
+  freed++;
+}
+
+static void test_registry(void **state) {
+  struct fx *f = *state;
+  struct zvm_registry *r = f->conf.records;
+  assert_ptr_equal(zvm_registry_find(r, 4, 10), &zvm_rec_useite);
+  assert_ptr_equal(zvm_registry_find(r, 5, 21), &zvm_rec_prcsmt);
+  assert_null(zvm_registry_find(r, 0, 99));
+  assert_null(zvm_registry_find(r, 16, 1));
+  size_t n = zvm_registry_count(r);
+  assert_int_equal(n, zvm_record_table_count);
+
+  freed = 0;
+  assert_int_equal(
+      zvm_registry_add(r, &proc_desc, false, free_counted, f->err, 64), 0);
+  assert_ptr_equal(zvm_registry_find(r, 0, 99), &proc_desc);
+  assert_ptr_equal(zvm_registry_at(r, n), &proc_desc);
+  /* A second definition: an error unless replacing; a failed add frees
+   * what the registry was to own. */
+  struct zvm_record_desc twin = proc_desc;
+  twin.main.type_name = "zvm_tproc2";
+  assert_int_equal(
+      zvm_registry_add(r, &twin, false, free_counted, f->err, sizeof(f->err)),
+      -1);
+  ERR_CONTAINS(f->err, "record D0R99 is defined twice");
+  assert_int_equal(freed, 1);
+  assert_int_equal(
+      zvm_registry_add(r, &twin, true, NULL, f->err, sizeof(f->err)), 0);
+  assert_int_equal(freed, 2); /* the replaced one */
+  assert_ptr_equal(zvm_registry_find(r, 0, 99), &twin);
+  assert_int_equal(zvm_registry_count(r), n + 1);
+  /* A type name is one record's. */
+  struct zvm_record_desc other = proc_desc;
+  other.number = 98;
+  other.main.type_name = "zvm_useite";
+  assert_int_equal(
+      zvm_registry_add(r, &other, false, NULL, f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f->err, "type name \"zvm_useite\" is already used");
+  /* Large record numbers are fine (the table grows). */
+  other.number = 60000;
+  other.main.type_name = "zvm_big";
+  assert_int_equal(
+      zvm_registry_add(r, &other, false, NULL, f->err, sizeof(f->err)), 0);
+  assert_ptr_equal(zvm_registry_find(r, 0, 60000), &other);
+  /* twin and other are on the stack: take them out before teardown. */
+  zvm_registry_destroy(f->conf.records);
+  f->conf.records = zvm_registry_create();
+  assert_non_null(f->conf.records);
+}
+
+static void expect_check_error(const struct zvm_field *fl, size_t n,
+                               const char *want) {
+  struct zvm_record_desc d = proc_desc;
+  d.main.fields = fl;
+  d.main.nfields = n;
+  d.main.key.nparts = 0;
+  char err[256] = "";
+  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
+  ERR_CONTAINS(err, want);
+}
+
+static void test_record_check(void **state) {
+  (void)state;
+  char err[256];
+  for (size_t t = 0; t < zvm_record_table_count; t++)
+    if (zvm_record_check(zvm_record_tables[t], err, sizeof(err)) != 0)
+      fail_msg("%s", err);
+  assert_int_equal(zvm_record_check(&proc_desc, err, sizeof(err)), 0);
+
+  struct zvm_field f[2] = {
+      {.metric = "a",
+       .offset = 8,
+       .width = 4,
+       .count = 1,
+       .kind = ZVM_FIELD_COUNTER},
+  };
+  expect_check_error(f, 1, "lies in the 20-byte record header");
+  f[0].offset = 20;
+  f[0].width = 3;
+  expect_check_error(f, 1, "width 3 (use 1, 2, 4 or 8)");
+  f[0].width = 4;
+  f[0].type = ZVM_TYPE_TOD;
+  expect_check_error(f, 1, "TOD and CPU-timer fields are 8 bytes");
+  f[0].type = ZVM_TYPE_EBCDIC;
+  expect_check_error(f, 1, "EBCDIC text cannot be a counter or gauge");
+  f[0].type = (enum zvm_field_type)42;
+  expect_check_error(f, 1, "unknown type");
+  f[0].type = ZVM_TYPE_UNSIGNED;
+  f[0].metric = "bad-name";
+  expect_check_error(f, 1, "\"bad-name\" is not a valid data source name");
+  f[0].metric = "a";
+  f[1] = f[0];
+  f[1].offset = 24;
+  f[1].metric = "A";
+  expect_check_error(f, 2, "data source \"a\" twice");
+  f[1].metric = "a_q0";
+  f[0].count = 4;
+  f[0].width = 1;
+  expect_check_error(f, 2, "data source \"a_q0\" twice");
+
+  /* A key must name an instance: an EBCDIC user ID, not a counter. */
+  struct zvm_record_desc d = proc_desc;
+  d.main.key.part[0].kind = ZVM_KEY_USERID;
+  d.main.key.part[0].field = 1;
+  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
+  ERR_CONTAINS(err, "key field T_DISP cannot name an instance");
+}
+
+/* ------------------------------------------------------------------------
+ * A run-time record through the mapper.
+ */
+static void test_runtime_record(void **state) {
+  struct fx *f = *state;
+  add(f, &proc_desc);
+  start(f);
+  /* Its type is registered with the built-in ones. */
+  assert_int_equal(zvm_mapper_type_count(f->m), 4);
+  const struct zvm_layout *l = zvm_mapper_type_at(f->m, 3);
+  assert_string_equal(l->type_name, "zvm_tproc");
+  char line[512];
+  assert_true(zvm_layout_types_db_line(l, line, sizeof(line)) > 0);
+  assert_string_equal(line,
+                      "zvm_tproc\tdispatches:DERIVE:0:U, emulation:DERIVE:U:U, "
+                      "utime:DERIVE:0:U, stamp:GAUGE:U:U, level:GAUGE:U:U, "
+                      "queue_pos0:DERIVE:0:U, queue_pos1:DERIVE:0:U, "
+                      "queue_pos2:DERIVE:0:U, queue_pos3:DERIVE:0:U");
+
+  add_proc(&f->rs, tb_tod(SEC, 10), 2, 700, 1500000, 2500000,
+           tb_tod(SEC - 60, 250000), -7);
+  add_proc(&f->rs, tb_tod(SEC, 11), 3, 9, 1, 2, tb_tod(SEC, 0), 4);
+  pass(f, TB_DOM(0));
+  const struct zvm_value *v = find(f, "", "cpu2", "zvm_tproc", "");
+  assert_int_equal(v->time_us, US(SEC, 10));
+  assert_int_equal(v->nitems, 9);
+  assert_int_equal(v->items[0].derive, 700);
+  /* counts down from X'7FFF...': dispatched negated, its rate positive */
+  assert_int_equal(v->items[1].derive,
+                   -(int64_t)((UINT64_C(0x7FFFFFFFFFFFFFFF) >> 12) - 1500000));
+  assert_int_equal(v->items[2].derive, 2500000); /* microseconds */
+  assert_true(v->items[3].gauge == (double)(SEC - 60) + 0.25);
+  assert_true(v->items[4].gauge == -3.5); /* signed, scale 0.5 */
+  assert_int_equal(v->items[5].derive, 102);
+  assert_int_equal(v->items[8].derive, 402);
+  v = find(f, "", "cpu3", "zvm_tproc", "");
+  assert_int_equal(v->items[2].derive, 2);
+
+  /* One value per list: type derive/gauge, type instance = data source. */
+  zvm_mapper_destroy(f->m);
+  f->conf.one_value_per_list = true;
+  start(f);
+  assert_int_equal(zvm_mapper_type_count(f->m), 0);
+  add_proc(&f->rs, tb_tod(SEC, 20), 2, 701, 1, 2, tb_tod(SEC, 0), 1);
+  pass(f, TB_DOM(0));
+  assert_int_equal(find(f, "", "cpu2", "derive", "dispatches")->derive, 701);
+  assert_true(find(f, "", "cpu2", "gauge", "level")->gauge == 0.5);
+  assert_int_equal(find(f, "", "cpu2", "derive", "queue_pos3")->derive, 402);
+}
+
+/* ------------------------------------------------------------------------
+ * Hooks: select switches the layout and gives the key, record notifies
+ * and may stop a record, instance keeps state (PENDING), values fills
+ * the list from it; forget ends an instance.
+ */
+static const struct zvm_field inner_fields[] = {
+    {.ibm_name = "I_SUM",
+     .metric = "sum",
+     .offset = 0,
+     .width = 4,
+     .count = 1,
+     .kind = ZVM_FIELD_COUNTER},
+    {.ibm_name = "I_LAST",
+     .metric = "last",
+     .offset = 4,
+     .width = 4,
+     .count = 1,
+     .kind = ZVM_FIELD_GAUGE},
+};
+
+struct inner_state {
+  uint64_t sum;
+  uint32_t last;
+};
+
+static int released;
+static void inner_release(void *state) {
+  (void)state;
+  released++;
+}
+
+static enum zvm_hook_verdict inner_instance(struct zvm_hook_ctx *ctx,
+                                            struct zvm_instance *inst,
+                                            const uint8_t *data, size_t len,
+                                            uint64_t time_us) {
+  (void)ctx;
+  (void)time_us;
+  struct inner_state *st = inst->state;
+  uint64_t x;
+  if (!zvm_field_u64(&inner_fields[1], data, len, 0, &x))
+    return ZVM_HOOK_DROP;
+  st->sum += x;
+  st->last = (uint32_t)x;
+  return ZVM_HOOK_PENDING;
+}
+
+static bool inner_values(struct zvm_hook_ctx *ctx,
+                         const struct zvm_instance *inst,
+                         struct zvm_value_item *items, size_t n) {
+  (void)ctx;
+  const struct inner_state *st = inst->state;
+  assert_int_equal(n, 2);
+  items[0].derive = (int64_t)st->sum;
+  items[1].gauge = st->last;
+  return st->last != 13; /* 13: no list this pass */
+}
+
+static const struct zvm_record_hooks inner_hooks = {
+    .instance = inner_instance,
+    .values = inner_values,
+    .state_size = sizeof(struct inner_state),
+    .state_release = inner_release,
+};
+
+/* The layout select hands out: its data is a window of the outer record,
+ * its instance key the user ID in the outer record's header part. */
+static const struct zvm_record_desc inner_desc = {
+    .domain = 10,
+    .number = 2,
+    .ibm_name = "TINNER",
+    .title = "test inner layout",
+    .zvm_level = "test",
+    .source = "tests/test_engine.c",
+    .main =
+        {.type_name = "zvm_tinner",
+         .plugin = "tplugin",
+         .host = ZVM_HOST_GUEST,
+         .key = {.nparts = 2,
+                 .part = {{.kind = ZVM_KEY_USERID, .field = 2},
+                          {.kind = ZVM_KEY_NUMBER, .field = 3, .text = "n"}}},
+         .fields = inner_fields,
+         .nfields = 2},
+    .hooks = &inner_hooks,
+    .window = true,
+};
+
+/* Key fields for the inner layout's key check (not read: key_given). */
+static const struct zvm_field inner_key_fields[] = {
+    inner_fields[0],
+    inner_fields[1],
+    {.ibm_name = "I_USER",
+     .metric = "user",
+     .offset = 8,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_EBCDIC,
+     .kind = ZVM_FIELD_TEXT},
+    {.ibm_name = "I_N",
+     .metric = "n",
+     .offset = 16,
+     .width = 1,
+     .count = 1,
+     .kind = ZVM_FIELD_ID},
+};
+
+static struct zvm_record_desc inner_desc_keyed;
+
+/* Outer record (domain 10 record 2, test layout): 20 user ID, 28 number,
+ * 29 a command byte, 32 offset of the window, 34 its length. */
+static bool outer_select(struct zvm_hook_ctx *ctx,
+                         struct zvm_record_view *view) {
+  (void)ctx;
+  const uint8_t *d = view->rec->data;
+  size_t len = view->rec->len;
+  if (len < 36)
+    return false;
+  size_t off = (size_t)d[32] << 8 | d[33];
+  size_t wlen = (size_t)d[34] << 8 | d[35];
+  if (off > len || wlen > len - off)
+    return false; /* hostile: counted as skipped */
+  view->desc = &inner_desc_keyed;
+  view->data = d + off;
+  view->len = wlen;
+  view->key_given = true;
+  uint8_t id[8];
+  memcpy(id, d + 20, 8);
+  view->key.v[0] = 0;
+  for (unsigned i = 0; i < 8; i++)
+    view->key.v[0] = view->key.v[0] << 8 | id[i];
+  view->key.v[1] = d[28];
+  return true;
+}
+
+static bool outer_record(struct zvm_hook_ctx *ctx,
+                         const struct zvm_record_view *view, uint64_t time_us) {
+  uint8_t cmd = view->rec->data[29];
+  if (cmd == 1) {
+    zvm_hook_notify(ctx, ZVM_NOTIF_WARNING, time_us, "tinst", "ttype",
+                    "told to forget");
+    struct zvm_key_value key = view->key;
+    assert_true(zvm_hook_forget(ctx, &inner_desc_keyed.main, &key));
+    assert_null(zvm_hook_find(ctx, &inner_desc_keyed.main, &key));
+    return false;
+  }
+  if (cmd == 2) {
+    zvm_hook_count_malformed(ctx);
+    return false;
+  }
+  return true;
+}
+
+static const struct zvm_record_desc *const outer_layouts[] = {
+    &inner_desc_keyed};
+static struct zvm_record_hooks outer_hooks = {
+    .select = outer_select,
+    .record = outer_record,
+    .layouts = outer_layouts,
+    .nlayouts = 1,
+};
+
+static const struct zvm_record_desc outer_desc = {
+    .domain = 10,
+    .number = 2,
+    .ibm_name = "TOUTER",
+    .title = "test outer record",
+    .zvm_level = "test",
+    .source = "tests/test_engine.c",
+    .main = {.key = {.nparts = 0}},
+    .hooks = &outer_hooks,
+};
+
+static void add_outer(struct tb *rs, uint64_t tod, const char *user, uint8_t n,
+                      uint8_t cmd, uint32_t last) {
+  size_t r = tb_record(rs, 48, 10, 2, tod);
+  tb_put_ebcdic(rs, r + 20, user, 8);
+  tb_put_u8(rs, r + 28, n);
+  tb_put_u8(rs, r + 29, cmd);
+  tb_put_u16(rs, r + 32, 40);
+  tb_put_u16(rs, r + 34, 8);
+  tb_put_u32(rs, r + 40, 0);
+  tb_put_u32(rs, r + 44, last);
+}
+
+static void test_hooks(void **state) {
+  struct fx *f = *state;
+  inner_desc_keyed = inner_desc;
+  inner_desc_keyed.main.fields = inner_key_fields;
+  inner_desc_keyed.main.nfields = 4;
+  add(f, &outer_desc);
+  start(f);
+  /* The select hook's layout is prepared (and its type registered). */
+  assert_int_equal(zvm_mapper_type_count(f->m), 4);
+  assert_string_equal(zvm_mapper_type_at(f->m, 3)->type_name, "zvm_tinner");
+
+  released = 0;
+  add_outer(&f->rs, tb_tod(SEC, 1), "LNX1", 0, 0, 5);
+  add_outer(&f->rs, tb_tod(SEC, 2), "LNX1", 0, 0, 7);
+  add_outer(&f->rs, tb_tod(SEC, 3), "LNX1", 1, 0, 9);
+  pass(f, TB_DOM(10));
+  /* host = guest in lower case (ZVM_HOST_GUEST), the rest of the key is
+   * the plugin instance, with its prefix; the plugin is the layout's. */
+  const struct zvm_value *v = find(f, "lnx1", "n0", "zvm_tinner", "");
+  assert_string_equal(v->plugin, "tplugin");
+  assert_int_equal(v->time_us, US(SEC, 2));
+  assert_int_equal(v->items[0].derive, 12); /* kept by the hook: 5 + 7 */
+  assert_true(v->items[1].gauge == 7.0);
+  v = find(f, "lnx1", "n1", "zvm_tinner", "");
+  assert_int_equal(v->items[0].derive, 9);
+
+  /* values hook says no list; a record hook ends an instance (its state
+   * released) and notifies; another counts bad data. */
+  add_outer(&f->rs, tb_tod(SEC, 4), "LNX1", 0, 0, 13);
+  add_outer(&f->rs, tb_tod(SEC, 5), "LNX1", 1, 1, 0);
+  add_outer(&f->rs, tb_tod(SEC, 6), "LNX1", 1, 2, 0);
+  pass(f, TB_DOM(10));
+  for (size_t i = 0; i < f->nv; i++)
+    if (strcmp(f->v[i].plugin_instance, "reader") != 0)
+      fail_msg("unexpected %s/%s/%s-%s", f->v[i].host, f->v[i].plugin_instance,
+               f->v[i].type, f->v[i].type_instance);
+  assert_int_equal(f->nv, 9); /* the reader counters only */
+  assert_int_equal(released, 1);
+  assert_int_equal(f->nn, 1);
+  assert_string_equal(f->n[0].message, "told to forget");
+  assert_string_equal(f->n[0].plugin_instance, "tinst");
+  assert_int_equal(f->n[0].time_us, US(SEC, 5));
+  v = find(f, "", "reader", "errors", "malformed");
+  assert_int_equal(v->derive, 1);
+
+  /* Forgotten: starts from nothing. A window outside the record is
+   * skipped by select and counted. */
+  add_outer(&f->rs, tb_tod(SEC, 7), "LNX1", 1, 0, 3);
+  size_t r = tb_record(&f->rs, 48, 10, 2, tb_tod(SEC, 8));
+  tb_put_u16(&f->rs, r + 32, 46);
+  tb_put_u16(&f->rs, r + 34, 8);
+  pass(f, TB_DOM(10));
+  v = find(f, "lnx1", "n1", "zvm_tinner", "");
+  assert_int_equal(v->items[0].derive, 3);
+  v = find(f, "", "reader", "total_objects", "skipped");
+  assert_int_equal(v->derive, 1);
+  zvm_mapper_destroy(f->m);
+  f->m = NULL;
+  assert_int_equal(released, 3); /* every instance's state */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+      T(test_registry),
+      T(test_record_check),
+      T(test_runtime_record),
+      T(test_hooks),
+#undef T
+  };
+  return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
+}
