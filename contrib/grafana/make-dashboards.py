@@ -24,7 +24,7 @@ class Metric:
     """One collectd data source: host/zvm_monitor-PINST/TYPE[-TINST], DS.
 
     pinst may be a template variable ("$guest"); name is the legend's
-    second word; counter: a DERIVE (shown as a rate per second)."""
+    last word; counter: a DERIVE (shown as a rate per second)."""
 
     def __init__(self, pinst, type_, tinst, ds="value", name=None, counter=True):
         self.pinst, self.type, self.tinst, self.ds = pinst, type_, tinst, ds
@@ -32,22 +32,52 @@ class Metric:
         self.counter = counter
 
 
-# --- the value shape (design.md's naming contract) -------------------------
-# Reader health and multithreading: standard collectd types, one value each.
+# --- the value shapes (contrib/zvm_monitor.pod, METRICS) ---------------------
+# The default is one value list per record instance, of the plugin's types
+# zvm_useite (D4R10), zvm_prcsmt_cpu and zvm_prcsmt (D5R21), each record
+# field a data source: InfluxDB's listener makes a measurement of each data
+# source, write_prometheus a metric. write_graphite cannot format lists
+# that long, so Graphite needs "OneValuePerList true": one value per list,
+# standard types (derive, gauge, threads, total_events) with the field as
+# type instance. Reader health is one value per list in both.
+class Field:
+    def __init__(self, record, field, counter=True):
+        self.record, self.field, self.counter = record, field, counter
+
+    def metric(self, one_value_per_list):
+        pinst = {"useite": "$guest", "prcsmt_cpu": "$cputype", "prcsmt": "system"}[self.record]
+        if not one_value_per_list:
+            return Metric(pinst, "zvm_" + self.record, "", self.field, self.field, self.counter)
+        if self.record == "useite":
+            type_ = ("total_events" if self.field == "transactions"
+                     else "derive" if self.counter else "gauge")
+        else:
+            type_ = "threads" if self.record == "prcsmt_cpu" else "gauge"
+        return Metric(pinst, type_, self.field, counter=self.counter)
+
+
+class Reader:
+    def __init__(self, tinst, type_="errors"):
+        self.tinst, self.type = tinst, type_
+
+    def metric(self, one_value_per_list):
+        return Metric("reader", self.type, self.tinst)
+
+
 def reader(tinst, type_="errors"):
-    return Metric("reader", type_, tinst, name=tinst)
+    return Reader(tinst, type_)
 
 
-def user(field, type_="derive", counter=True):
-    return Metric("$guest", type_, field, counter=counter)
+def user(field, counter=True):
+    return Field("useite", field, counter)
 
 
 def threads(what):
-    return Metric("$cputype", "threads", what, counter=False)
+    return Field("prcsmt_cpu", what, counter=False)
 
 
 def system(what):
-    return Metric("system", "gauge", what, counter=False)
+    return Field("prcsmt", what, counter=False)
 
 
 # --- panels -----------------------------------------------------------------
@@ -58,12 +88,11 @@ ROWS = [
     ("Guest $guest", [
         ("Wait states (high-frequency samples per second)", "short", "guest",
          [user(f) for f in WAIT_STATES]),
-        ("D4R10 records per second", "short", "guest",
-         [Metric("$guest", "total_events", "transactions")]),
+        ("D4R10 records per second", "short", "guest", [user("transactions")]),
         ("Dispatch and eligible lists (samples per second)", "short", "guest",
          [user("hfdisp%d" % q) for q in range(4)] + [user("hfelig%d" % q) for q in range(4)]),
         ("Time slices and deferred work", "short", "guest",
-         [user("vmdslcnt", "gauge", False), user("vmddfrwk", "gauge", False)]),
+         [user("vmdslcnt", False), user("vmddfrwk", False)]),
     ]),
     ("System: multithreading (D5R21)", [
         ("Threads per core by CPU type", "short", "cputype",
@@ -90,7 +119,9 @@ def legend(prefix, m):
 
 
 def graphite(m, prefix):
-    path = "collectd.$host.%s-%s.%s-%s" % (PLUGIN, m.pinst, m.type, m.tinst)
+    path = "collectd.$host.%s-%s.%s" % (PLUGIN, m.pinst, m.type)
+    if m.tinst:
+        path += "-" + m.tinst
     if m.ds != "value":
         path += "." + m.ds
     # Records come when z/VM writes them, not every step: without
@@ -106,8 +137,9 @@ def graphite(m, prefix):
 def influxdb(m, prefix):
     field = 'mean("value")'
     sel = "non_negative_derivative(%s, 1s)" % field if m.counter else field
-    where = ["\"host\" =~ /^$host$/", "\"type\" = '%s'" % m.type,
-             "\"type_instance\" = '%s'" % m.tinst]
+    where = ["\"host\" =~ /^$host$/", "\"type\" = '%s'" % m.type]
+    if m.tinst:
+        where.append("\"type_instance\" = '%s'" % m.tinst)
     if m.pinst.startswith("$"):
         where.insert(1, "\"instance\" =~ /^%s$/" % m.pinst)
     else:
@@ -124,7 +156,7 @@ def prometheus(m, prefix):
         name += "_" + m.ds
     if m.counter:
         name += "_total"
-    labels = ['instance=~"$host"', 'type="%s"' % m.tinst]
+    labels = ['instance=~"$host"'] + (['type="%s"' % m.tinst] if m.tinst else [])
     if m.pinst.startswith("$"):
         labels.insert(1, '%s=~"%s"' % (PLUGIN, m.pinst))
     else:
@@ -136,6 +168,8 @@ def prometheus(m, prefix):
 
 
 QUERY = {"graphite": graphite, "influxdb": influxdb, "prometheus": prometheus}
+# Graphite: OneValuePerList true (write_graphite drops the long lists).
+ONE_VALUE_PER_LIST = {"graphite": True, "influxdb": False, "prometheus": False}
 
 
 # --- template variables -------------------------------------------------------
@@ -152,16 +186,19 @@ def variables(kind):
              "guest": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % GUEST_RE),
              "cputype": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % CPUTYPE_RE)}
     elif kind == "influxdb":
+        # the reader's counters are in zvm_monitor_value, the records'
+        # data sources each in zvm_monitor_<ds>
         q = {"host": ('SHOW TAG VALUES FROM "%s_value" WITH KEY = "host"' % PLUGIN, ""),
-             "guest": ('SHOW TAG VALUES FROM "%s_value" WITH KEY = "instance" '
-                       "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'total_events'" % PLUGIN, ""),
-             "cputype": ('SHOW TAG VALUES FROM "%s_value" WITH KEY = "instance" '
-                         "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'threads'" % PLUGIN, "")}
+             "guest": ('SHOW TAG VALUES FROM "%s_transactions" WITH KEY = "instance" '
+                       "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_useite'" % PLUGIN, ""),
+             "cputype": ('SHOW TAG VALUES FROM "%s_activated" WITH KEY = "instance" '
+                         "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_prcsmt_cpu'" % PLUGIN,
+                         "")}
     else:
         q = {"host": ("label_values(collectd_%s_total_objects_total, instance)" % PLUGIN, ""),
-             "guest": ('label_values(collectd_%s_total_events_total{instance=~"$host"}, %s)'
+             "guest": ('label_values(collectd_%s_zvm_useite_transactions_total{instance=~"$host"}, %s)'
                        % (PLUGIN, PLUGIN), ""),
-             "cputype": ('label_values(collectd_%s_threads{instance=~"$host"}, %s)'
+             "cputype": ('label_values(collectd_%s_zvm_prcsmt_cpu_activated{instance=~"$host"}, %s)'
                          % (PLUGIN, PLUGIN), "")}
     out = [{"type": "datasource", "name": "datasource", "label": "Data source",
             "query": kind, "current": {}, "hide": 0}]
@@ -188,7 +225,7 @@ def dashboard(kind):
             targets = []
             for j, m in enumerate(metrics):
                 t = {"refId": chr(ord("A") + j), "datasource": {"type": kind, "uid": "${datasource}"}}
-                t.update(QUERY[kind](m, prefix))
+                t.update(QUERY[kind](m.metric(ONE_VALUE_PER_LIST[kind]), prefix))
                 targets.append(t)
             panels.append({
                 "type": "timeseries", "title": title, "id": pid,
@@ -205,7 +242,9 @@ def dashboard(kind):
         "title": "z/VM monitor (zvm_monitor, %s)" % names[kind],
         "uid": "zvm-monitor-%s" % kind,
         "description": "collectd zvm_monitor plugin: per-guest D4R10, multithreading D5R21, "
-                       "reader health. Generated by contrib/grafana/make-dashboards.py.",
+                       "reader health. %sGenerated by contrib/grafana/make-dashboards.py."
+                       % ("Needs OneValuePerList true in the plugin's configuration. "
+                          if ONE_VALUE_PER_LIST[kind] else ""),
         "tags": ["collectd", "z/VM", "zvm_monitor"],
         "editable": True, "schemaVersion": 37, "version": 1,
         "time": {"from": "now-1h", "to": "now"}, "refresh": "1m",

@@ -7,7 +7,7 @@
 # MCA) through the stock collectd with the built plugin into carbon-cache
 # (read through graphite-web's render API), InfluxDB 1.x (collectd
 # listener) and Prometheus (scraping write_prometheus), all on 127.0.0.1;
-# then tests/dashboards/check.py runs every panel's query with its
+# (two daemons: see below); then tests/dashboards/check.py runs every panel's query with its
 # template variables expanded and wants the expected series
 # (tests/dashboards/expect.json), each non-empty. Also checks that the
 # committed JSON is what contrib/grafana/make-dashboards.py writes.
@@ -60,6 +60,9 @@ now=$(date +%s)
 "$E2E_GEN" -g 3 -i 10 --interval 2 --start $((now - 22)) --smt-every 2 --mces 1 \
   --gap-ms 500 --fault eoverflow@3,eio@7,efault@11,badmca@15 -o "$D/s.scn"
 
+# Two daemons on two emulated devices playing the same stream: Graphite
+# needs "OneValuePerList true" (write_graphite cannot format the long
+# lists), InfluxDB and Prometheus get the default (one list per record).
 E2E_EXTRA_PLUGINS="<LoadPlugin write_graphite>
   FlushInterval 1
 </LoadPlugin>
@@ -73,8 +76,8 @@ E2E_EXTRA_PLUGINS="<LoadPlugin write_graphite>
     AlwaysAppendDS false
     SeparateInstances false
   </Node>
-</Plugin>
-<LoadPlugin network>
+</Plugin>" e2e_conf "$D/graphite" "OneValuePerList true"
+E2E_EXTRA_PLUGINS="<LoadPlugin network>
   FlushInterval 1
 </LoadPlugin>
 <Plugin network>
@@ -84,14 +87,18 @@ LoadPlugin write_prometheus
 <Plugin write_prometheus>
   Host \"127.0.0.1\"
   Port \"$wp_port\"
-</Plugin>" e2e_conf "$D/collectd"
-e2e_collectd "$D/collectd" "$D/s.scn"
-cpid=$E2E_PID
-e2e_wait 60 "$PY" "$top/tests/e2e/oracle.py" ready --settle 8 "$D/s.scn" --csv "$D/collectd/csv" || {
-  tail -n 20 "$D/collectd/collectd.log"
-  echo "FAIL: the reader counters did not reach their final values within 60 s"
-  exit 1
-}
+</Plugin>" e2e_conf "$D/lists"
+e2e_collectd "$D/graphite" "$D/s.scn"
+gpid=$E2E_PID
+e2e_collectd "$D/lists" "$D/s.scn"
+lpid=$E2E_PID
+for d in graphite lists; do
+  e2e_wait 60 "$PY" "$top/tests/e2e/oracle.py" ready --settle 8 "$D/s.scn" --csv "$D/$d/csv" || {
+    tail -n 20 "$D/$d/collectd.log"
+    echo "FAIL: the reader counters ($d daemon) did not reach their final values within 60 s"
+    exit 1
+  }
+done
 # InfluxDB writes in batches, Prometheus scrapes every second.
 sleep 3
 status=0
@@ -123,6 +130,7 @@ if "$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAP
 else
   echo "ok - a query matching nothing fails the check (graphite, influxdb, prometheus)"
 fi
-e2e_stop "$cpid" || true
+e2e_stop "$gpid" || true
+e2e_stop "$lpid" || true
 echo "dashboards: $(($(date +%s) - t0)) s"
 exit $status

@@ -423,11 +423,13 @@ else:
 }
 
 # Prometheus: collectd's write_prometheus scraped by a real Prometheus
-# server (honor_labels: collectd's host stays the "instance" label). Each
-# identifier host/zvm_monitor-PI/TYPE-TI becomes the metric
-# collectd_zvm_monitor_TYPE (+ "_total" for DERIVE/COUNTER types) with the
-# labels instance=host, zvm_monitor=PI, type=TI, job (from the scrape), and
-# nothing else; its newest sample has the oracle's value and record time.
+# server (honor_labels: collectd's host stays the "instance" label). A data
+# source DS of a list host/zvm_monitor-PI/TYPE becomes the metric
+# collectd_zvm_monitor_TYPE_DS, a single value host/zvm_monitor-PI/TYPE-TI
+# collectd_zvm_monitor_TYPE with the label type=TI; "_total" is appended
+# for DERIVE/COUNTER data sources; labels instance=host, zvm_monitor=PI,
+# job (from the scrape), and nothing else; the newest sample has the
+# oracle's value and record time.
 sc_prometheus() {
   if ! have_pkgs prometheus curl || [ ! -e "$E2E_STOCK/write_prometheus.so" ]; then
     say "SKIP: prometheus/curl/write_prometheus.so not available (prometheus curl libmicrohttpd12 libprotobuf-c1)"
@@ -445,20 +447,26 @@ sc_prometheus() {
   Port \"$wport\"
 </Plugin>" CASE_CHECK="" run_case "$D" "$D/s.scn" "" || { e2e_stop "$prom"; return 1; }
   st=0
-  for id in zvmtest/zvm_monitor-LINUX001/derive-hfcpurn zvmtest/zvm_monitor-LINUX002/derive-hfdsvm \
-    zvmtest/zvm_monitor-LINUX003/derive-vmdcprmd_q2 zvmtest/zvm_monitor-LINUX001/total_events-transactions \
-    zvmtest/zvm_monitor-LINUX002/gauge-vmdslcnt \
-    zvmtest/zvm_monitor-ifl/threads-activated zvmtest/zvm_monitor-system/gauge-mt_config_seq \
-    zvmtest/zvm_monitor-reader/total_objects-sets zvmtest/zvm_monitor-reader/errors-eio; do
+  for id in $BACKEND_IDS zvmtest/zvm_monitor-reader/errors-eio; do
     set -- $(oracle_value "$D/s.scn" "$id")
     pi=$(echo "$id" | cut -d/ -f2 | sed 's/^zvm_monitor-//')
-    ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
-    ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
-    # the DS type decides the "_total" suffix: collectd's types.db
-    dstype=$(awk -v t="$ty" '$1 == t { split($2, a, ":"); print a[2] }' "$E2E_TYPESDB")
-    pname=collectd_zvm_monitor_$ty
+    if [ "$(echo "$id" | tr -cd / | wc -c)" -eq 3 ]; then
+      # a list's data source: its own metric, no "type" label
+      ty=$(echo "$id" | cut -d/ -f3)
+      ds=$(echo "$id" | cut -d/ -f4)
+      ti=
+      pname=collectd_zvm_monitor_${ty}_$ds
+    else
+      ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
+      ds=value
+      ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
+      pname=collectd_zvm_monitor_$ty
+    fi
+    # the DS type decides the "_total" suffix: collectd's or the plugin's types.db
+    dstype=$(cat "$E2E_TYPESDB" "$top/contrib/zvm_monitor.types.db" | awk -v t="$ty" -v d="$ds" '
+      $1 == t { for (i = 2; i <= NF; i++) { split($i, a, ":"); if (a[1] == d) print a[2] } }')
     [ "$dstype" = GAUGE ] || pname=${pname}_total
-    sel="$pname{instance=\"zvmtest\",zvm_monitor=\"$pi\",type=\"$ti\"}"
+    sel="$pname{instance=\"zvmtest\",zvm_monitor=\"$pi\"${ti:+,type=\"$ti\"}}"
     # every raw sample of the last 15 minutes, with its time stamp
     e2e_wait 20 sh -c 'curl -sf -G "$1/query" --data-urlencode "query=$2[15m]" >"$3" &&
         grep -q "\"values\"" "$3"' sh "$api" "$sel" "$D/q.json"
@@ -473,7 +481,9 @@ else:
     labels, pts = r[0]['metric'], r[0]['values']
     t, v = pts[-1][0], float(pts[-1][1])
     want_labels = {'__name__': '$pname', 'instance': 'zvmtest', 'job': 'collectd',
-                   'zvm_monitor': '$pi', 'type': '$ti'}
+                   'zvm_monitor': '$pi'}
+    if '$ti':
+        want_labels['type'] = '$ti'
     ok_time = '$1' == '-' or abs(t - int('$1')) < 1.0
     if labels != want_labels:
         print('False: labels %s' % labels)

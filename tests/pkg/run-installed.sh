@@ -6,7 +6,7 @@
 # nothing but "LoadPlugin zvm_monitor" (plus a csv writer to look at); with
 # CONF_DIR, the *.conf drop-ins there are included instead (a package's
 # /etc/collectd/collectd.conf.d), and must carry the LoadPlugin themselves.
-# Passes when a guest's D4R10 transactions and the reader's set counter
+# Passes when a guest's D4R10 value list (zvm_useite) and the reader's set counter
 # arrive and the daemon stops cleanly.
 set -eu
 
@@ -54,7 +54,7 @@ e2e_bg "$tmp/collectd.out" env LD_PRELOAD="$E2E_SHIM" \
 pid=$E2E_PID
 host=$tmp/csv/zvmtest
 arrived() {
-  ls "$host"/zvm_monitor-LINUX001/total_events-transactions-* >/dev/null 2>&1 &&
+  ls "$host"/zvm_monitor-LINUX001/zvm_useite-* >/dev/null 2>&1 &&
     ls "$host"/zvm_monitor-reader/total_objects-sets-* >/dev/null 2>&1
 }
 if ! e2e_wait 20 arrived; then
