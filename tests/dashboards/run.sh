@@ -63,26 +63,8 @@ now=$(date +%s)
 # Two daemons on two emulated devices playing the same stream: Graphite
 # needs "OneValuePerList true" (write_graphite cannot format the long
 # lists), InfluxDB and Prometheus get the default (one list per record).
-E2E_EXTRA_PLUGINS="<LoadPlugin write_graphite>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin write_graphite>
-  <Node \"carbon\">
-    Host \"127.0.0.1\"
-    Port \"$E2E_CARBON_PORT\"
-    Protocol \"tcp\"
-    Prefix \"collectd.\"
-    StoreRates false
-    AlwaysAppendDS false
-    SeparateInstances false
-  </Node>
-</Plugin>" e2e_conf "$D/graphite" "OneValuePerList true"
-E2E_EXTRA_PLUGINS="<LoadPlugin network>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin network>
-  Server \"127.0.0.1\" \"$E2E_INFLUX_UDP\"
-</Plugin>
+E2E_EXTRA_PLUGINS=$(e2e_write_graphite_conf "$E2E_CARBON_PORT") e2e_conf "$D/graphite" "OneValuePerList true"
+E2E_EXTRA_PLUGINS="$(e2e_network_conf "$E2E_INFLUX_UDP")
 LoadPlugin write_prometheus
 <Plugin write_prometheus>
   Host \"127.0.0.1\"

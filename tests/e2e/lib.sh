@@ -315,3 +315,37 @@ CONF
   e2e_wait 30 sh -c 'curl -sf "$1" | grep -q "\"health\":\"\(up\|down\)\""' sh \
     "http://127.0.0.1:$E2E_PROM_PORT/api/v1/targets"
 }
+
+# e2e_write_graphite_conf PORT: collectd.conf lines sending every value to
+# carbon on 127.0.0.1:PORT (paths collectd.HOST.PLUGIN-PI.TYPE-TI[.DS]).
+e2e_write_graphite_conf() {
+  cat <<CONF
+<LoadPlugin write_graphite>
+  FlushInterval 1
+</LoadPlugin>
+<Plugin write_graphite>
+  <Node "carbon">
+    Host "127.0.0.1"
+    Port "$1"
+    Protocol "tcp"
+    Prefix "collectd."
+    StoreRates false
+    AlwaysAppendDS false
+    SeparateInstances false
+  </Node>
+</Plugin>
+CONF
+}
+
+# e2e_network_conf PORT: collectd.conf lines sending every value to the
+# collectd listener (InfluxDB's) on 127.0.0.1:PORT (UDP).
+e2e_network_conf() {
+  cat <<CONF
+<LoadPlugin network>
+  FlushInterval 1
+</LoadPlugin>
+<Plugin network>
+  Server "127.0.0.1" "$1"
+</Plugin>
+CONF
+}

@@ -319,20 +319,7 @@ sc_graphite() {
     { cat "$c/carbon.out" >>"$SC_LOG"; fail "carbon-cache not listening on 127.0.0.1:$E2E_CARBON_PORT"; return 1; }
   carbon=$E2E_CARBON_PID
   lport=$E2E_CARBON_PORT
-  graphite_plugin="<LoadPlugin write_graphite>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin write_graphite>
-  <Node \"carbon\">
-    Host \"127.0.0.1\"
-    Port \"$lport\"
-    Protocol \"tcp\"
-    Prefix \"collectd.\"
-    StoreRates false
-    AlwaysAppendDS false
-    SeparateInstances false
-  </Node>
-</Plugin>"
+  graphite_plugin=$(e2e_write_graphite_conf "$lport")
   st=0
   # The default: one value list per record instance. write_graphite
   # formats a value list into one 1428-byte buffer, too small for the 48
@@ -376,12 +363,7 @@ sc_influxdb() {
   hport=$E2E_INFLUX_HTTP
   uport=$E2E_INFLUX_UDP
   backend_stream "$D/s.scn" || return 1
-  E2E_EXTRA_PLUGINS="<LoadPlugin network>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin network>
-  Server \"127.0.0.1\" \"$uport\"
-</Plugin>" run_case "$D" "$D/s.scn" "" || { e2e_stop "$influx"; return 1; }
+  E2E_EXTRA_PLUGINS=$(e2e_network_conf "$uport") run_case "$D" "$D/s.scn" "" || { e2e_stop "$influx"; return 1; }
   st=0
   for id in $BACKEND_IDS; do
     set -- $(oracle_value "$D/s.scn" "$id")
