@@ -92,12 +92,13 @@ else
   echo "SKIP: no s390x-linux-gnu-gcc, the s390x package is not built"
 fi
 
-# Install it here (as root).
+# Install it here (as root, or through sudo).
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 installed_before=no
 dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' && installed_before=yes
-purge() { [ "$installed_before" = yes ] || dpkg --purge "$pkg" >/dev/null 2>&1 || true; }
+purge() { [ "$installed_before" = yes ] || as_root dpkg --purge "$pkg" >/dev/null 2>&1 || true; }
 trap purge EXIT
-dpkg -i "$deb" >"$out/deb/install.log" 2>&1 || {
+as_root dpkg -i "$deb" >"$out/deb/install.log" 2>&1 || {
   cat "$out/deb/install.log"
   echo "FAIL: dpkg -i $deb"
   exit 1
