@@ -28,13 +28,13 @@ e2e_init() {
 e2e_cleanup() {
   for _e2e_p in $E2E_PIDS; do
     if kill -0 "$_e2e_p" 2>/dev/null; then
-      kill -TERM "$_e2e_p" 2>/dev/null
+      kill -TERM "$_e2e_p" 2>/dev/null || true
       _e2e_i=0
       while kill -0 "$_e2e_p" 2>/dev/null && [ $_e2e_i -lt 30 ]; do
         sleep 0.1
         _e2e_i=$((_e2e_i + 1))
       done
-      kill -KILL "$_e2e_p" 2>/dev/null
+      kill -KILL "$_e2e_p" 2>/dev/null || true # gone meanwhile: fine (set -e callers)
     fi
   done
   if [ -n "${E2E_KEEP:-}" ]; then
