@@ -38,7 +38,7 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # --- the targets: tests/fuzz/fuzz_NAME.c, one line each -------------------
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
-DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c
+DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/hooks_prcsmt.c plugin/records.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
 fuzz_names_SRC = $(DECODER_SRC)
