@@ -12,23 +12,51 @@
 #include <string.h>
 #include <strings.h>
 
-static const struct {
+/* The options: the one place that spells their names. */
+enum option_id {
+  OPT_DEVICE,
+  OPT_DOMAIN,
+  OPT_USERID,
+  OPT_IGNORE_SELECTED,
+  OPT_GUESTS_AS_HOSTS,
+  OPT_REPORT_READER_STATS,
+  OPT_MAX_SET_SIZE,
+  OPT_MAX_QUEUE_SIZE,
+  OPT_USER_FIELD,
+  OPT_ONE_VALUE_PER_LIST,
+  OPT_COMBINED_USER_VALUES,
+  OPT_NOTIFY_LOGON,
+  OPT_NOTIFY_LOGOFF,
+  OPT_NOTIFY_MULTITHREADING,
+  OPT_NOTIFY_OVERFLOW,
+  OPT_NOTIFY_DISCARD,
+  OPT_NOTIFY_DEVICE,
+};
+
+static const struct option {
   const char *key;
   enum zvm_conf_kind kind;
+  enum option_id id;
 } options[] = {
-    {"Device", ZVM_CONF_STRING},
-    {"Domain", ZVM_CONF_STRING_OR_NUMBER},
-    {"UserID", ZVM_CONF_STRING},
-    {"IgnoreSelected", ZVM_CONF_BOOLEAN},
-    {"GuestsAsHosts", ZVM_CONF_BOOLEAN},
-    {"ReportReaderStats", ZVM_CONF_BOOLEAN},
-    {"MaxSetSize", ZVM_CONF_NUMBER},
-    {"MaxQueueSize", ZVM_CONF_NUMBER},
-    {"UserField", ZVM_CONF_STRING},
-    {"OneValuePerList", ZVM_CONF_BOOLEAN},
+    {"Device", ZVM_CONF_STRING, OPT_DEVICE},
+    {"Domain", ZVM_CONF_STRING_OR_NUMBER, OPT_DOMAIN},
+    {"UserID", ZVM_CONF_STRING, OPT_USERID},
+    {"IgnoreSelected", ZVM_CONF_BOOLEAN, OPT_IGNORE_SELECTED},
+    {"GuestsAsHosts", ZVM_CONF_BOOLEAN, OPT_GUESTS_AS_HOSTS},
+    {"ReportReaderStats", ZVM_CONF_BOOLEAN, OPT_REPORT_READER_STATS},
+    {"MaxSetSize", ZVM_CONF_NUMBER, OPT_MAX_SET_SIZE},
+    {"MaxQueueSize", ZVM_CONF_NUMBER, OPT_MAX_QUEUE_SIZE},
+    {"UserField", ZVM_CONF_STRING, OPT_USER_FIELD},
+    {"OneValuePerList", ZVM_CONF_BOOLEAN, OPT_ONE_VALUE_PER_LIST},
     /* The first release's opt-in to one list per guest, now the default:
      * "CombinedUserValues false" means "OneValuePerList true". */
-    {"CombinedUserValues", ZVM_CONF_BOOLEAN},
+    {"CombinedUserValues", ZVM_CONF_BOOLEAN, OPT_COMBINED_USER_VALUES},
+    {"NotifyLogon", ZVM_CONF_BOOLEAN, OPT_NOTIFY_LOGON},
+    {"NotifyLogoff", ZVM_CONF_BOOLEAN, OPT_NOTIFY_LOGOFF},
+    {"NotifyMultithreading", ZVM_CONF_BOOLEAN, OPT_NOTIFY_MULTITHREADING},
+    {"NotifyOverflow", ZVM_CONF_BOOLEAN, OPT_NOTIFY_OVERFLOW},
+    {"NotifyDiscard", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DISCARD},
+    {"NotifyDevice", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DEVICE},
 };
 
 __attribute__((format(printf, 3, 4))) static int
@@ -49,6 +77,8 @@ int zvm_conf_init(struct zvm_conf *c) {
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
       .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
   };
+  for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
+    c->notify[k] = true;
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   c->records = zvm_registry_create();
   if (c->device == NULL || c->records == NULL ||
@@ -76,13 +106,17 @@ void zvm_conf_free(struct zvm_conf *c) {
   *c = (struct zvm_conf){0};
 }
 
-enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
-  if (key == NULL)
-    return ZVM_CONF_UNKNOWN;
-  for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+static const struct option *option_find(const char *key) {
+  for (size_t i = 0; key != NULL && i < sizeof(options) / sizeof(options[0]);
+       i++)
     if (strcasecmp(key, options[i].key) == 0)
-      return options[i].kind;
-  return ZVM_CONF_UNKNOWN;
+      return &options[i];
+  return NULL;
+}
+
+enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
+  const struct option *o = option_find(key);
+  return o != NULL ? o->kind : ZVM_CONF_UNKNOWN;
 }
 
 static int set_device(struct zvm_conf *c, const char *value, char *err,
@@ -262,13 +296,16 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
   if (value == NULL)
     return conf_error(err, err_size, "%s: missing value", key);
 
-  if (strcasecmp(key, "Device") == 0)
+  switch (option_find(key)->id) {
+  case OPT_DEVICE:
     return set_device(c, value, err, err_size);
-  if (strcasecmp(key, "Domain") == 0)
+  case OPT_DOMAIN:
     return add_domain(c, value, err, err_size);
-  if (strcasecmp(key, "UserField") == 0)
+  case OPT_USER_FIELD:
     return add_userfield(c, value, err, err_size);
-  return add_userid(c, value, err, err_size);
+  default: /* OPT_USERID */
+    return add_userid(c, value, err, err_size);
+  }
 }
 
 int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
@@ -280,16 +317,41 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
   if (kind != ZVM_CONF_BOOLEAN)
     return conf_error(err, err_size, "%s: a boolean is not a valid value", key);
 
-  if (strcasecmp(key, "IgnoreSelected") == 0)
+  switch (option_find(key)->id) {
+  case OPT_NOTIFY_LOGON:
+    c->notify[ZVM_NOTIFY_LOGON] = value;
+    break;
+  case OPT_NOTIFY_LOGOFF:
+    c->notify[ZVM_NOTIFY_LOGOFF] = value;
+    break;
+  case OPT_NOTIFY_MULTITHREADING:
+    c->notify[ZVM_NOTIFY_MULTITHREADING] = value;
+    break;
+  case OPT_NOTIFY_OVERFLOW:
+    c->notify[ZVM_NOTIFY_OVERFLOW] = value;
+    break;
+  case OPT_NOTIFY_DISCARD:
+    c->notify[ZVM_NOTIFY_DISCARD] = value;
+    break;
+  case OPT_NOTIFY_DEVICE:
+    c->notify[ZVM_NOTIFY_DEVICE] = value;
+    break;
+  case OPT_IGNORE_SELECTED:
     c->ignore_selected = value;
-  else if (strcasecmp(key, "OneValuePerList") == 0)
+    break;
+  case OPT_ONE_VALUE_PER_LIST:
     c->one_value_per_list = value;
-  else if (strcasecmp(key, "CombinedUserValues") == 0)
+    break;
+  case OPT_COMBINED_USER_VALUES:
     c->one_value_per_list = !value;
-  else if (strcasecmp(key, "GuestsAsHosts") == 0)
+    break;
+  case OPT_GUESTS_AS_HOSTS:
     c->guests_as_hosts = value;
-  else
+    break;
+  default: /* OPT_REPORT_READER_STATS */
     c->report_reader_stats = value;
+    break;
+  }
   return 0;
 }
 
@@ -303,7 +365,8 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
     return conf_error(err, err_size, "%s: a %s value is required, not a number",
                       key, kind == ZVM_CONF_BOOLEAN ? "boolean" : "string");
 
-  if (strcasecmp(key, "Domain") == 0) {
+  const struct option *o = option_find(key);
+  if (o->id == OPT_DOMAIN) {
     /* Range first: NaN fails it, and the cast is then defined. */
     if (!(value >= 0 && value < ZVM_DOMAIN_COUNT) || value != (int)value)
       return conf_error(err, err_size,
@@ -314,15 +377,15 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
   }
 
   /* MaxSetSize, MaxQueueSize */
-  bool queue = strcasecmp(key, "MaxQueueSize") == 0;
+  bool queue = o->id == OPT_MAX_QUEUE_SIZE;
   if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
         value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
       value != (double)(uint64_t)value)
     return conf_error(err, err_size,
                       "%s %g: must be a whole number of bytes from "
                       "%zu to %zu",
-                      queue ? "MaxQueueSize" : "MaxSetSize", value,
-                      ZVM_CONF_MIN_SET_SIZE, ZVM_CONF_MAX_SET_SIZE);
+                      o->key, value, ZVM_CONF_MIN_SET_SIZE,
+                      ZVM_CONF_MAX_SET_SIZE);
   if (queue)
     c->max_queue_size = (size_t)value;
   else

@@ -185,10 +185,3 @@ void zvm_walk_stats_add(struct zvm_walk_stats *total,
   total->interval_end += add->interval_end;
   total->padding_bytes += add->padding_bytes;
 }
-
-bool zvm_tod_to_unix_us(uint64_t tod, uint64_t *us) {
-  if (tod < ZVM_TOD_UNIX_EPOCH)
-    return false;
-  *us = (tod - ZVM_TOD_UNIX_EPOCH) >> 12;
-  return true;
-}

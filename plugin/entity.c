@@ -18,28 +18,24 @@
 #include <string.h>
 
 #define INITIAL_BUCKETS 256
-#define EBCDIC_BLANK 0x40
 
 /* ------------------------------------------------------------------------
  * Keys and names.
  */
 static bool text_key(const uint8_t *p, size_t width, uint64_t *key) {
   uint8_t b[8];
-  memset(b, EBCDIC_BLANK, sizeof(b));
+  memset(b, ZVM_EBCDIC_BLANK, sizeof(b));
   memcpy(b, p, width); /* width <= 8: zvm_record_check() */
-  int i = 7;
-  for (; i >= 0 && (b[i] == EBCDIC_BLANK || b[i] == 0x00); i--)
-    b[i] = EBCDIC_BLANK;
-  if (i < 0)
-    return false;
-  *key = zvm_load_be64(b);
-  return true;
+  return zvm_text_key8(zvm_load_be64(b), key);
 }
 
 bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
                     struct zvm_key_value *key) {
   const struct zvm_key *k = &l->layout->key;
   *key = (struct zvm_key_value){{0}};
+  if (l->key_text8)
+    return (size_t)l->key_off + 8 <= len &&
+           zvm_text_key8(zvm_load_be64(data + l->key_off), &key->v[0]);
   for (unsigned p = 0; p < k->nparts; p++) {
     const struct zvm_key_part *part = &k->part[p];
     if (part->kind == ZVM_KEY_FIXED)
@@ -109,8 +105,8 @@ static void entity_name(const struct zvm_mapper *m, struct entity *e) {
         continue; /* the host, not part of the instance */
     }
     if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
-      append(e->name, sizeof(e->name), part->text);
-    append(e->name, sizeof(e->name), name);
+      append(e->name, ZVM_ID_MAX, part->text);
+    append(e->name, ZVM_ID_MAX, name);
   }
   if (guest_host) {
     for (size_t i = 0; user[i] != '\0'; i++)
@@ -127,14 +123,6 @@ static void entity_name(const struct zvm_mapper *m, struct entity *e) {
 /* ------------------------------------------------------------------------
  * The table.
  */
-static size_t bucket_of(const struct zvm_mapper *m, unsigned id,
-                        const struct zvm_key_value *key) {
-  uint64_t h = key->v[0] ^ (key->v[1] * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
-               ((uint64_t)id << 56);
-  /* Fibonacci hashing: the top bits of h * 2^64/phi. */
-  return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >> m->bucket_shift);
-}
-
 static bool table_resize(struct zvm_mapper *m, size_t nbuckets) {
   struct entity **b = calloc(nbuckets, sizeof(*b));
   if (b == NULL)
@@ -151,7 +139,7 @@ static bool table_resize(struct zvm_mapper *m, size_t nbuckets) {
     struct entity *e = old[i];
     while (e != NULL) {
       struct entity *next = e->next;
-      size_t j = bucket_of(m, e->lay->id, &e->inst.key);
+      size_t j = zvm_entity_bucket(m, e->lay->id, &e->inst.key);
       e->next = b[j];
       b[j] = e;
       e = next;
@@ -190,16 +178,6 @@ void zvm_entity_table_free(struct zvm_mapper *m) {
   m->nbuckets = 0;
 }
 
-struct entity *zvm_entity_find(const struct zvm_mapper *m, const struct lay *l,
-                               const struct zvm_key_value *key) {
-  for (struct entity *e = m->buckets[bucket_of(m, l->id, key)]; e != NULL;
-       e = e->next)
-    if (e->lay == l && e->inst.key.v[0] == key->v[0] &&
-        e->inst.key.v[1] == key->v[1])
-      return e;
-  return NULL;
-}
-
 struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
                                  const struct zvm_key_value *key, bool *full) {
   *full = m->nentities >= ZVM_MAPPER_MAX_USERS;
@@ -207,9 +185,11 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
     return NULL;
   if (m->nentities >= m->nbuckets)
     (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
-  struct entity *e = calloc(1, sizeof(*e) + l->copy_size);
+  struct entity *e = calloc(1, sizeof(*e) + l->copy_size + 2 * ZVM_ID_MAX);
   if (e == NULL)
     return NULL;
+  e->name = (char *)e->copy + l->copy_size;
+  e->host = e->name + ZVM_ID_MAX;
   const struct zvm_record_hooks *h = l->rec->hooks;
   if (h != NULL && h->state_size > 0) {
     e->inst.state = calloc(1, h->state_size);
@@ -222,7 +202,7 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   e->inst.layout = l->layout;
   e->inst.key = *key;
   entity_name(m, e);
-  size_t j = bucket_of(m, l->id, key);
+  size_t j = zvm_entity_bucket(m, l->id, key);
   e->next = m->buckets[j];
   m->buckets[j] = e;
   m->nentities++;
@@ -232,7 +212,8 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
 }
 
 void zvm_entity_remove(struct zvm_mapper *m, struct entity *e) {
-  struct entity **pp = &m->buckets[bucket_of(m, e->lay->id, &e->inst.key)];
+  struct entity **pp =
+      &m->buckets[zvm_entity_bucket(m, e->lay->id, &e->inst.key)];
   while (*pp != NULL && *pp != e)
     pp = &(*pp)->next;
   if (*pp == e)
@@ -245,6 +226,18 @@ void zvm_entity_remove(struct zvm_mapper *m, struct entity *e) {
       *tp = e->touched_next;
   }
   entity_free(m, e);
+}
+
+void zvm_entity_restart(struct zvm_mapper *m, struct entity *e) {
+  (void)m;
+  const struct zvm_record_hooks *h = e->lay->rec->hooks;
+  if (e->inst.state != NULL) {
+    if (h->state_release != NULL)
+      h->state_release(e->inst.state);
+    memset(e->inst.state, 0, h->state_size);
+  }
+  e->inst.records = 0;
+  e->restart = false;
 }
 
 void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us) {

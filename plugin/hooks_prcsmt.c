@@ -175,5 +175,6 @@ static bool prcsmt_record(struct zvm_hook_ctx *ctx,
 
 const struct zvm_record_hooks zvm_prcsmt_hooks = {
     .record = prcsmt_record,
+    .notify_kind = ZVM_NOTIFY_MULTITHREADING,
     .record_state_size = sizeof(struct prcsmt_state),
 };

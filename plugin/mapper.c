@@ -6,6 +6,7 @@
  */
 #include "mapper_int.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -58,12 +59,52 @@ static struct lay *lay_of(struct zvm_mapper *m,
   return NULL;
 }
 
+/* Whether the Notify<Kind> option of the descriptor's notifications is
+ * on. */
+static bool notify_wanted(struct zvm_hook_ctx *ctx) {
+  const struct zvm_record_hooks *h = ctx->desc->hooks;
+  enum zvm_notify_kind kind =
+      h != NULL ? h->notify_kind : ZVM_NOTIFY_MULTITHREADING;
+  return (unsigned)kind >= ZVM_NOTIFY_KINDS ||
+         ctx_mapper(ctx)->conf->notify[kind];
+}
+
 static void op_notify(struct zvm_hook_ctx *ctx,
                       enum zvm_notif_severity severity, uint64_t time_us,
                       const char *plugin_instance, const char *type,
                       const char *message) {
-  zvm_output_notify(ctx_mapper(ctx), severity, time_us, plugin_instance, type,
-                    message);
+  if (notify_wanted(ctx))
+    zvm_output_notify(ctx_mapper(ctx), severity, time_us, "", plugin_instance,
+                      type, NULL, message);
+}
+
+static struct entity *entity_of(const struct zvm_instance *inst) {
+  return (struct entity *)((const char *)inst - offsetof(struct entity, inst));
+}
+
+static void op_notify_instance(struct zvm_hook_ctx *ctx,
+                               enum zvm_notif_severity severity,
+                               uint64_t time_us,
+                               const struct zvm_instance *inst,
+                               const char *type, const char *type_instance,
+                               const char *message) {
+  if (!notify_wanted(ctx))
+    return;
+  const struct entity *e = entity_of(inst);
+  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host,
+                    e->out_pi, type, type_instance, message);
+}
+
+static bool op_restart(struct zvm_hook_ctx *ctx,
+                       const struct zvm_layout *layout,
+                       const struct zvm_key_value *key) {
+  struct zvm_mapper *m = ctx_mapper(ctx);
+  struct lay *l = lay_of(m, layout);
+  struct entity *e = l != NULL ? zvm_entity_find(m, l, key) : NULL;
+  if (e == NULL)
+    return false;
+  e->restart = true;
+  return true;
 }
 
 static bool op_forget(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
@@ -143,10 +184,19 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
                      const struct zvm_layout *layout) {
   l->layout = layout;
   l->rec = r;
+  l->hooks = r->hooks;
   l->id = m->nlays++;
   for (unsigned p = 0; p < layout->key.nparts; p++)
     if (layout->key.part[p].kind == ZVM_KEY_USERID)
       l->user_key = true;
+  const struct zvm_key_part *k0 = &layout->key.part[0];
+  if (layout->key.nparts == 1 &&
+      (k0->kind == ZVM_KEY_USERID || k0->kind == ZVM_KEY_EBCDIC) &&
+      k0->field >= 0 && (size_t)k0->field < layout->nfields &&
+      layout->fields[k0->field].width == 8) {
+    l->key_text8 = true;
+    l->key_off = layout->fields[k0->field].offset;
+  }
   if (!slots_build(m, l))
     return false;
   if (l->dispatched && layout->type_name != NULL && !l->single) {
@@ -223,14 +273,22 @@ static struct mrec *mrec_of(struct zvm_mapper *m,
 static void map_instance(struct zvm_mapper *m, struct lay *l,
                          const uint8_t *data, size_t len,
                          const struct zvm_key_value *given, uint64_t time_us) {
-  const struct zvm_record_hooks *h = l->rec->hooks;
+  const struct zvm_record_hooks *h = l->hooks;
   if (!l->dispatched && (h == NULL || h->instance == NULL))
     return;
 
-  struct zvm_key_value key;
+  struct zvm_key_value key = {{0, 0}};
+  bool have_key;
   if (given != NULL) {
     key = *given;
-  } else if (!zvm_entity_key(l, data, len, &key)) {
+    have_key = true;
+  } else if (l->key_text8) { /* the common case, inline */
+    have_key = (size_t)l->key_off + 8 <= len &&
+               zvm_text_key8(zvm_load_be64(data + l->key_off), &key.v[0]);
+  } else {
+    have_key = zvm_entity_key(l, data, len, &key);
+  }
+  if (!have_key) {
     if (l->user_key)
       m->stats.no_userid++;
     else
@@ -256,6 +314,8 @@ static void map_instance(struct zvm_mapper *m, struct lay *l,
     m->userid_filtered++;
     return;
   }
+  if (e->restart)
+    zvm_entity_restart(m, e);
 
   /* Every record counts, also one whose values are superseded. */
   e->inst.records++;
@@ -277,12 +337,11 @@ static void map_instance(struct zvm_mapper *m, struct lay *l,
   e->pend_us = time_us;
 }
 
-static void record_cb(const struct zvm_record *rec,
-                      const struct zvm_record_desc *desc, void *ctx) {
-  struct zvm_mapper *m = ctx;
-  /* reg: the registry's descriptor (select and record hooks); r: the one
-   * whose layouts decode the record (select may hand out another). */
-  struct mrec *reg = m->by_num[desc->domain][desc->number];
+/* reg: the registry's descriptor (select and record hooks); r: the one
+ * whose layouts decode the record (select may hand out another). */
+static void map_record(struct zvm_mapper *m, struct mrec *reg,
+                       const struct zvm_record *rec) {
+  const struct zvm_record_desc *desc = reg->desc;
   struct mrec *r = reg;
   const struct zvm_record_hooks *h = reg->hooks;
   struct zvm_record_view view = {
@@ -326,8 +385,20 @@ void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
                            uint64_t arrival_us) {
   zvm_output_begin(m);
   m->arrival_us = arrival_us;
-  zvm_decode_set_with(m->reg, set, len, m->conf->domains, record_cb, m,
-                      &m->decode);
+  /* zvm_decode_set_with(), with the mapper's own table: one lookup per
+   * record gives the descriptor and the mapper's state for it. */
+  struct zvm_walk walk;
+  struct zvm_record rec;
+  zvm_walk_init(&walk, set, len, m->conf->domains);
+  while (zvm_walk_next(&walk, &rec)) {
+    struct mrec *r =
+        rec.domain < ZVM_DOMAIN_COUNT && rec.number < m->nby_num[rec.domain]
+            ? m->by_num[rec.domain][rec.number]
+            : NULL;
+    if (zvm_record_accept(r != NULL ? r->desc : NULL, &rec, &m->decode))
+      map_record(m, r, &rec);
+  }
+  zvm_walk_stats_add(&m->decode.walk, &walk.stats);
 }
 
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
@@ -388,7 +459,9 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
   m->ops = (struct zvm_hook_ops){.notify = op_notify,
                                  .forget = op_forget,
                                  .find = op_find,
-                                 .count_malformed = op_count_malformed};
+                                 .count_malformed = op_count_malformed,
+                                 .notify_instance = op_notify_instance,
+                                 .restart = op_restart};
   bool ok = m->reg != NULL && zvm_entity_table_init(m);
   for (size_t i = 0; ok && i < zvm_registry_count(m->reg); i++) {
     const struct zvm_record_desc *d = zvm_registry_at(m->reg, i);

@@ -13,6 +13,7 @@
 #ifndef ZVM_MONITOR_MAPPER_INT_H
 #define ZVM_MONITOR_MAPPER_INT_H
 
+#include "zvm_monitor/be.h"
 #include "zvm_monitor/hooks.h"
 #include "zvm_monitor/mapper.h"
 
@@ -37,14 +38,18 @@ struct mrec;
 /* A layout as the mapper uses it. */
 struct lay {
   const struct zvm_layout *layout;
-  struct mrec *rec; /* its record */
-  unsigned id;      /* distinguishes layouts in entity keys */
+  struct mrec *rec;                     /* its record */
+  const struct zvm_record_hooks *hooks; /* rec->hooks */
+  unsigned id; /* distinguishes layouts in entity keys */
   struct slot *slots;
   size_t nslots;
   size_t copy_size; /* bytes of an instance kept: up to the last field */
   bool dispatched;  /* has a type or values */
   bool single;      /* one value per list */
   bool user_key;    /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
+  /* The common key, one 8-byte EBCDIC name (a user ID): read directly. */
+  bool key_text8;
+  uint16_t key_off;
 };
 
 /* A descriptor as the mapper uses it. */
@@ -58,19 +63,24 @@ struct mrec {
 };
 
 struct entity {
+  /* What a record reads and writes, in the first cache line: the chains,
+   * the flags, the kept record's time, then inst.key, .layout and
+   * .records. */
   struct entity *next;         /* hash chain */
   struct entity *touched_next; /* entities seen in this pass */
-  struct lay *lay;
   bool touched;
   bool selected; /* UserID rules, decided once */
   bool pending;  /* a record of this pass is kept */
   uint16_t copy_len;
+  bool restart; /* start afresh with the next record (a logoff) */
   uint64_t pend_us;
+  struct zvm_instance inst; /* key, layout, records, last_us, name, state */
+  struct lay *lay;
   uint64_t last_seen_us;
-  struct zvm_instance inst; /* layout, key, name, state, records, last_us */
-  char name[ZVM_ID_MAX];    /* instance name (plugin instance) */
-  char host[ZVM_ID_MAX];    /* host if the instance is a guest's */
   const char *out_host, *out_pi; /* naming, decided once */
+  /* Instance name (plugin instance) and host if the instance is a
+   * guest's: in the same allocation, after the copy (ZVM_ID_MAX each). */
+  char *name, *host;
   /* The latest record (or entry) of the pass, lay->copy_size bytes, kept
    * next to the entity's other state: one cache-friendly object. */
   uint8_t copy[];
@@ -135,20 +145,55 @@ struct zvm_mapper {
 };
 
 /* entity.c */
+#define ZVM_EBCDIC_BLANK 0x40
+
+/* 8 name bytes (big-endian in v) as a key: trailing NULs become blanks,
+ * so equal keys <=> equal names; false if the name is blank. */
+static inline bool zvm_text_key8(uint64_t v, uint64_t *key) {
+  for (unsigned i = 0; i < 8; i++) {
+    uint64_t byte = (v >> (8 * i)) & 0xFF;
+    if (byte != ZVM_EBCDIC_BLANK && byte != 0x00) {
+      *key = v;
+      return true;
+    }
+    v |= (uint64_t)ZVM_EBCDIC_BLANK << (8 * i);
+  }
+  return false;
+}
+
 bool zvm_entity_table_init(struct zvm_mapper *m);
 void zvm_entity_table_free(struct zvm_mapper *m);
 /* The key of an instance in data; false if it has none (blank user ID,
  * field absent). */
 bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
                     struct zvm_key_value *key);
-struct entity *zvm_entity_find(const struct zvm_mapper *m, const struct lay *l,
-                               const struct zvm_key_value *key);
+static inline size_t zvm_entity_bucket(const struct zvm_mapper *m, unsigned id,
+                                       const struct zvm_key_value *key) {
+  uint64_t h = key->v[0] ^ (key->v[1] * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
+               ((uint64_t)id << 56);
+  /* Fibonacci hashing: the top bits of h * 2^64/phi. */
+  return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >> m->bucket_shift);
+}
+
+/* Inline: this runs for every record. */
+static inline struct entity *zvm_entity_find(const struct zvm_mapper *m,
+                                             const struct lay *l,
+                                             const struct zvm_key_value *key) {
+  for (struct entity *e = m->buckets[zvm_entity_bucket(m, l->id, key)];
+       e != NULL; e = e->next)
+    if (e->inst.key.v[0] == key->v[0] && e->inst.key.v[1] == key->v[1] &&
+        e->inst.layout == l->layout)
+      return e;
+  return NULL;
+}
 /* A new entity (named, selected by the UserID rules); NULL if the table
  * is full or out of memory (*full says which). */
 struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
                                  const struct zvm_key_value *key, bool *full);
 /* Remove an entity from the table and the pass and free it. */
 void zvm_entity_remove(struct zvm_mapper *m, struct entity *e);
+/* Start e afresh (its restart flag): hook state zeroed, record count 0. */
+void zvm_entity_restart(struct zvm_mapper *m, struct entity *e);
 /* Forget entities not seen for ZVM_MAPPER_EXPIRE_US. */
 void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
 
@@ -157,8 +202,9 @@ void zvm_output_begin(struct zvm_mapper *m);
 bool zvm_output_grow(void **array, size_t *cap, size_t n, size_t size);
 void zvm_output_reader(struct zvm_mapper *m, const struct zvm_reader_stats *rs);
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *plugin_instance,
-                       const char *type, const char *message);
+                       uint64_t time_us, const char *host,
+                       const char *plugin_instance, const char *type,
+                       const char *type_instance, const char *message);
 void zvm_output_free(struct zvm_mapper *m);
 
 #endif /* ZVM_MONITOR_MAPPER_INT_H */

@@ -109,8 +109,9 @@ void zvm_output_reader(struct zvm_mapper *m,
 }
 
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *plugin_instance,
-                       const char *type, const char *message) {
+                       uint64_t time_us, const char *host,
+                       const char *plugin_instance, const char *type,
+                       const char *type_instance, const char *message) {
   zvm_output_begin(m);
   if (!zvm_output_grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
                        sizeof(*m->notifs))) {
@@ -121,11 +122,14 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
   *n = (struct zvm_notification){
       .severity = severity,
       .time_us = time_us,
-      /* Hooks pass string literals or names that live as long as the
-       * mapper; the message is copied. */
-      .plugin_instance = plugin_instance,
+      /* Hooks pass string literals as types; names are copied (an
+       * instance may be forgotten before the notification goes out). */
       .type = type,
+      .type_instance = type_instance != NULL ? type_instance : "",
   };
+  snprintf(n->host, sizeof(n->host), "%s", host != NULL ? host : "");
+  snprintf(n->plugin_instance, sizeof(n->plugin_instance), "%s",
+           plugin_instance != NULL ? plugin_instance : "");
   snprintf(n->message, sizeof(n->message), "%s", message);
 }
 
@@ -135,27 +139,12 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
 
 /* A plain integer slot's value in a kept record; false if the record is
  * too short to hold it (an older z/VM) or it is not representable (as
- * zvm_field_i64). The fast path: one bounds check and a load. */
+ * zvm_field_i64). The fast path: the offset and width are resolved. */
 static inline __attribute__((always_inline)) bool
 plain_read(const struct slot *s, const uint8_t *data, size_t len, int64_t *x) {
-  if ((size_t)s->offset + s->width > len)
-    return false;
-  const uint8_t *q = data + s->offset;
   uint64_t raw;
-  switch (s->width) {
-  case 1:
-    raw = q[0];
-    break;
-  case 2:
-    raw = zvm_load_be16(q);
-    break;
-  case 4:
-    raw = zvm_load_be32(q);
-    break;
-  default:
-    raw = zvm_load_be64(q);
-    break;
-  }
+  if (!zvm_be_uint(data, len, s->offset, s->width, &raw))
+    return false;
   if (s->is_signed)
     *x = zvm_sign_extend(raw, s->width);
   else if (raw > (uint64_t)INT64_MAX)

@@ -172,17 +172,6 @@ say(const struct zvm_reader *r, enum zvm_log_level level, const char *fmt,
   r->log(level, msg, r->log_ctx);
 }
 
-/* strerror() is not thread-safe; strerror_r() has two signatures. */
-static const char *err_text(int e, char *buf, size_t len) {
-#if defined(__GLIBC__) && defined(_GNU_SOURCE)
-  return strerror_r(e, buf, len);
-#else
-  if (strerror_r(e, buf, len) != 0)
-    snprintf(buf, len, "error %d", e);
-  return buf;
-#endif
-}
-
 static unsigned secs(uint64_t ms) { return (unsigned)(ms / 1000u); }
 
 /* Returns the delay chosen, in ms. */
@@ -207,6 +196,8 @@ static uint64_t close_faulted(struct zvm_reader *r) {
   discard_set(r);
   r->io.close(r->fd, r->io.ctx);
   r->fd = -1;
+  r->stats.faults++;
+  r->stats.open = 0;
   r->reopen_pending = true;
   return schedule_open(r, r->io.now_ms(r->io.ctx));
 }
@@ -221,46 +212,10 @@ static void sever(struct zvm_reader *r) {
 }
 
 static void log_open_error(const struct zvm_reader *r, int e) {
-  char eb[128];
+  char msg[MSG_MAX];
 
-  switch (e) {
-  case EBUSY:
-    say(r, ZVM_LOG_ERR,
-        "another process holds %s (only one reader is allowed); retrying",
-        r->device);
-    break;
-  case EIO:
-    say(r, ZVM_LOG_ERR,
-        "cannot open %s: the IUCV connection to *MONITOR failed: check "
-        "'IUCV *MONITOR' in the guest's directory entry and syslog for the "
-        "IPUSER SEVER code",
-        r->device);
-    break;
-  case ENOENT:
-    say(r, ZVM_LOG_ERR,
-        "%s does not exist: load the monreader module (modprobe monreader "
-        "mondcss=<DCSS>)",
-        r->device);
-    break;
-  case ENODEV:
-  case ENXIO:
-    say(r, ZVM_LOG_ERR,
-        "%s has no driver behind it: load the monreader module (modprobe "
-        "monreader mondcss=<DCSS>)",
-        r->device);
-    break;
-  case EACCES:
-  case EPERM:
-    say(r, ZVM_LOG_ERR,
-        "permission denied opening %s: run collectd as a user allowed to "
-        "read it, or change the device node's permissions",
-        r->device);
-    break;
-  default:
-    say(r, ZVM_LOG_ERR, "cannot open %s: %s", r->device,
-        err_text(e, eb, sizeof(eb)));
-    break;
-  }
+  zvm_reader_open_advice(e, r->device, msg, sizeof(msg));
+  say(r, ZVM_LOG_ERR, "%s", msg);
 }
 
 static bool try_open(struct zvm_reader *r) {
@@ -278,9 +233,11 @@ static bool try_open(struct zvm_reader *r) {
       log_open_error(r, e);
     r->open_failing = true;
     r->open_errno = e;
+    r->stats.open_errno = e;
     return false;
   }
   r->fd = fd;
+  r->stats.open = 1;
   r->delay_ms = BACKOFF_MIN_MS;
   r->next_open_ms = 0;
   r->open_failing = false;
@@ -589,7 +546,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
       break;
     default: {
       char eb[128];
-      unexpected_read_error(r, err_text(e, eb, sizeof(eb)));
+      unexpected_read_error(r, zvm_reader_strerror(e, eb, sizeof(eb)));
       return 0;
     }
     }

@@ -295,26 +295,22 @@ const struct zvm_field *const zvm_cputinfo_rccsymnt =
 const struct zvm_record_desc *const zvm_record_tables[] = {
     &zvm_rec_mtrend,
     &zvm_rec_mtreof,
+    &zvm_rec_uselon,
+    &zvm_rec_uselof,
     &zvm_rec_useite,
     &zvm_rec_prcsmt,
 };
 const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
 
-/* Record numbers of the built-in tables stay well below 64. */
-#define BUILTIN_NUMBER_SLOTS 64
-
-static const struct zvm_record_desc
-    *const by_number[ZVM_DOMAIN_COUNT][BUILTIN_NUMBER_SLOTS] = {
-        [ZVM_DOMAIN_MONITOR][ZVM_MTR_INTERVAL_END] = &zvm_rec_mtrend,
-        [ZVM_DOMAIN_MONITOR][ZVM_MTR_END_OF_FRAME] = &zvm_rec_mtreof,
-        [ZVM_DOMAIN_USER][10] = &zvm_rec_useite,
-        [ZVM_DOMAIN_PROCESSOR][21] = &zvm_rec_prcsmt,
-};
-
+/* A handful of tables: a scan is as fast as an index, and a new table is
+ * one line in the list above. (The registry, which the mapper uses, is
+ * indexed.) */
 const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number) {
-  if (domain >= ZVM_DOMAIN_COUNT || number >= BUILTIN_NUMBER_SLOTS)
-    return NULL;
-  return by_number[domain][number];
+  for (size_t i = 0; i < zvm_record_table_count; i++)
+    if (zvm_record_tables[i]->domain == domain &&
+        zvm_record_tables[i]->number == number)
+      return zvm_record_tables[i];
+  return NULL;
 }
 
 const char *zvm_cpu_type_name(uint8_t type) {
@@ -841,6 +837,24 @@ const struct zvm_record_desc *zvm_registry_at(const struct zvm_registry *r,
 /* ------------------------------------------------------------------------
  * Walking a set with the tables.
  */
+bool zvm_record_accept(const struct zvm_record_desc *d,
+                       const struct zvm_record *rec,
+                       struct zvm_decode_stats *stats) {
+  if (d == NULL) {
+    stats->unknown++;
+    return false;
+  }
+  for (size_t a = 0; a < d->narrays; a++) {
+    struct zvm_array_view view;
+    if (zvm_array_locate(&d->arrays[a], rec->data, rec->len, &view) ==
+        ZVM_ARRAY_BAD) {
+      stats->array_rejected++;
+      return false;
+    }
+  }
+  return true;
+}
+
 static void decode_set(const struct zvm_registry *r, const uint8_t *buf,
                        size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
                        void *ctx, struct zvm_decode_stats *stats) {
@@ -851,21 +865,7 @@ static void decode_set(const struct zvm_registry *r, const uint8_t *buf,
     const struct zvm_record_desc *desc =
         r != NULL ? zvm_registry_find(r, rec.domain, rec.number)
                   : zvm_record_find(rec.domain, rec.number);
-    if (desc == NULL) {
-      stats->unknown++;
-      continue;
-    }
-    bool bad = false;
-    for (size_t a = 0; a < desc->narrays && !bad; a++) {
-      struct zvm_array_view view;
-      bad = zvm_array_locate(&desc->arrays[a], rec.data, rec.len, &view) ==
-            ZVM_ARRAY_BAD;
-    }
-    if (bad) {
-      stats->array_rejected++;
-      continue;
-    }
-    if (cb != NULL)
+    if (zvm_record_accept(desc, &rec, stats) && cb != NULL)
       cb(&rec, desc, ctx);
   }
   zvm_walk_stats_add(&stats->walk, &walk.stats);

@@ -13,6 +13,7 @@
 #include "collectd/core/utils/common/common.h"
 
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/events.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
 #include "zvm_monitor/setqueue.h"
@@ -33,6 +34,10 @@ static struct zvm_conf conf;
 static bool conf_ready;
 static struct zvm_mapper *mapper;
 static uint64_t users_dropped_logged;
+/* Device and data-loss episodes (read callback only). */
+static struct zvm_events events;
+/* An episode ends after this many read intervals without its trouble. */
+#define EPISODE_SETTLE_INTERVALS 3
 
 /*
  * The device is read by a thread of its own (started with collectd's
@@ -309,13 +314,38 @@ static void dispatch_notification(const struct zvm_notification *zn) {
       .time = US_TO_CDTIME_T(zn->time_us),
   };
   sstrncpy(n.message, zn->message, sizeof(n.message));
-  sstrncpy(n.host, hostname_g, sizeof(n.host));
+  sstrncpy(n.host, zn->host[0] != '\0' ? zn->host : hostname_g,
+           sizeof(n.host));
   sstrncpy(n.plugin, PLUGIN_NAME, sizeof(n.plugin));
   sstrncpy(n.plugin_instance, zn->plugin_instance, sizeof(n.plugin_instance));
   sstrncpy(n.type, zn->type, sizeof(n.type));
+  sstrncpy(n.type_instance, zn->type_instance, sizeof(n.type_instance));
   plugin_dispatch_notification(&n);
   /* Rare and important: also in the log, where admins look first. */
   NOTICE(LOG_PREFIX "%s", zn->message);
+}
+
+/* Notifications of device and data-loss episodes: plugin_instance
+ * "reader", type "errors", type_instance the kind (see the man page). */
+static void dispatch_events(const struct zvm_reader_stats *rs) {
+  struct zvm_event_notif out[ZVM_EVENT_KINDS];
+  cdtime_t now = cdtime();
+  size_t n = zvm_events_update(&events, rs, CDTIME_T_TO_US(now), out);
+  for (size_t i = 0; i < n; i++) {
+    notification_t note = {
+        .severity =
+            out[i].severity == ZVM_EVENT_WARNING ? NOTIF_WARNING : NOTIF_OKAY,
+        .time = now,
+    };
+    sstrncpy(note.message, out[i].message, sizeof(note.message));
+    sstrncpy(note.host, hostname_g, sizeof(note.host));
+    sstrncpy(note.plugin, PLUGIN_NAME, sizeof(note.plugin));
+    sstrncpy(note.plugin_instance, "reader", sizeof(note.plugin_instance));
+    sstrncpy(note.type, "errors", sizeof(note.type));
+    sstrncpy(note.type_instance, zvm_event_kind_name(out[i].kind),
+             sizeof(note.type_instance));
+    plugin_dispatch_notification(&note);
+  }
 }
 
 static int zvm_read(user_data_t *ud) {
@@ -332,6 +362,7 @@ static int zvm_read(user_data_t *ud) {
   for (const struct zvm_qset *s = sets; s != NULL; s = s->next)
     zvm_mapper_add_set_at(mapper, s->data, s->len, s->arrival_us);
   zvm_qset_free(sets);
+  dispatch_events(&rs);
   if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &rs) != 0)
     c_complain(LOG_ERR, &oom_complaint,
                LOG_PREFIX "out of memory: values were lost");
@@ -425,6 +456,12 @@ static int zvm_init(void) {
       .io = NULL,
       .log = reader_log,
   };
+  zvm_events_init(&events, conf.device,
+                  EPISODE_SETTLE_INTERVALS *
+                      CDTIME_T_TO_US(plugin_get_interval()));
+  events.enabled[ZVM_EVENT_OVERFLOW] = conf.notify[ZVM_NOTIFY_OVERFLOW];
+  events.enabled[ZVM_EVENT_DISCARD] = conf.notify[ZVM_NOTIFY_DISCARD];
+  events.enabled[ZVM_EVENT_DEVICE] = conf.notify[ZVM_NOTIFY_DEVICE];
   if (mapper != NULL)
     reader = zvm_reader_create(&rc);
   if (reader != NULL)

@@ -372,6 +372,38 @@ static void test_selection_rules(void **state) {
   assert_true(zvm_conf_user_selected(&f->c, "DB2"));
 }
 
+/* Every notification kind is on by default and has its Notify<Kind>
+ * switch; an unknown kind is an unknown option. */
+static void test_notify_switches(void **state) {
+  struct fx *f = *state;
+  static const struct {
+    const char *key;
+    enum zvm_notify_kind kind;
+  } cases[] = {
+      {"NotifyLogon", ZVM_NOTIFY_LOGON},
+      {"notifylogoff", ZVM_NOTIFY_LOGOFF},
+      {"NotifyMultithreading", ZVM_NOTIFY_MULTITHREADING},
+      {"NotifyOverflow", ZVM_NOTIFY_OVERFLOW},
+      {"NOTIFYDISCARD", ZVM_NOTIFY_DISCARD},
+      {"NotifyDevice", ZVM_NOTIFY_DEVICE},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    assert_true(f->c.notify[cases[i].kind]);
+    assert_int_equal(zvm_conf_option_kind(cases[i].key), ZVM_CONF_BOOLEAN);
+    assert_int_equal(zvm_conf_set_boolean(&f->c, cases[i].key, false, f->err,
+                                          sizeof(f->err)),
+                     0);
+    for (size_t j = 0; j < sizeof(cases) / sizeof(cases[0]); j++)
+      assert_int_equal(f->c.notify[cases[j].kind], j > i);
+  }
+  assert_int_equal(zvm_conf_option_kind("NotifyEverything"), ZVM_CONF_UNKNOWN);
+  assert_int_equal(zvm_conf_option_kind("Notify"), ZVM_CONF_UNKNOWN);
+  assert_int_equal(
+      zvm_conf_set_boolean(&f->c, "NotifyFoo", true, f->err, sizeof(f->err)),
+      -1);
+  ERR_CONTAINS(f, "unknown option \"NotifyFoo\"");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -391,6 +423,7 @@ int main(void) {
       T(test_one_value_per_list),
       T(test_selection_default_all),
       T(test_selection_rules),
+      T(test_notify_switches),
 #undef T
   };
   return cmocka_run_group_tests_name("conf", tests, NULL, NULL);

@@ -221,7 +221,11 @@ char *sstrerror(int errnum, char *buf, size_t buflen) {
   return buf;
 }
 
-cdtime_t cdtime(void) { return TIME_T_TO_CDTIME_T(SEC + 1000); }
+static cdtime_t fake_now = TIME_T_TO_CDTIME_T(SEC + 1000);
+cdtime_t cdtime(void) { return fake_now; }
+
+/* collectd's default interval. */
+cdtime_t plugin_get_interval(void) { return TIME_T_TO_CDTIME_T(10); }
 
 static int get_value(const oconfig_item_t *ci, int type) {
   if (ci->values_num != 1 || ci->values[0].type != type) {
@@ -414,6 +418,7 @@ static int setup(void **state) {
   threads_created = 0;
   thread_done = false;
   draining_after_shutdown = false;
+  fake_now = TIME_T_TO_CDTIME_T(SEC + 1000);
   module_register();
   return 0;
 }
@@ -957,6 +962,79 @@ static void test_shutdown_and_restart(void **state) {
   /* Shutdown twice is harmless (teardown calls it again). */
 }
 
+static const notification_t *find_note(const char *type_instance,
+                                       int severity) {
+  const notification_t *hit = NULL;
+  for (size_t i = 0; i < nnotifs; i++)
+    if (strcmp(notifs[i].type_instance, type_instance) == 0 &&
+        notifs[i].severity == severity) {
+      assert_null(hit);
+      hit = &notifs[i];
+    }
+  return hit;
+}
+
+/* Device and data-loss episodes reach the daemon as notifications of
+ * zvm_monitor-reader/errors-<kind>: one WARNING when an episode starts,
+ * one OKAY when reading resumed for three intervals, and a kind switched
+ * off with Notify<Kind> false sends nothing. */
+static void test_episode_notifications(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_bool(&c, "NotifyDiscard", false);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+
+  struct zvm_reader_stats rs = {
+      .open = 0, .open_errors = 1, .open_errno = EBUSY};
+  script(NULL, 0, &rs);
+  sync_reader();
+  assert_int_equal(cb_read(NULL), 0);
+  assert_int_equal(nnotifs, 1);
+  const notification_t *n = find_note("device", NOTIF_WARNING);
+  assert_non_null(n);
+  assert_string_equal(n->plugin, "zvm_monitor");
+  assert_string_equal(n->plugin_instance, "reader");
+  assert_string_equal(n->type, "errors");
+  assert_string_equal(n->host, "zvmhost");
+  assert_string_equal(n->message, "another process holds /dev/monreader "
+                                  "(only one reader is allowed); retrying");
+  assert_int_equal(n->time, fake_now);
+
+  /* Opened; then an overflow and an EFAULT in the same pass. */
+  rs = (struct zvm_reader_stats){.open = 1,
+                                 .open_errors = 1,
+                                 .sets = 3,
+                                 .eoverflow = 1,
+                                 .efault = 1,
+                                 .discarded = 1};
+  script(NULL, 0, &rs);
+  sync_reader();
+  nnotifs = 0;
+  fake_now += TIME_T_TO_CDTIME_T(10);
+  assert_int_equal(cb_read(NULL), 0);
+  assert_int_equal(nnotifs, 1); /* discard is switched off */
+  n = find_note("overflow", NOTIF_WARNING);
+  assert_non_null(n);
+  assert_non_null(strstr(n->message, "EOVERFLOW"));
+
+  /* Reading goes on: the device episode ends 30 s after its last failure,
+   * the overflow episode 30 s after the overflow; nothing else. */
+  nnotifs = 0;
+  for (int t = 2; t <= 4; t++) {
+    rs.sets++;
+    script(NULL, 0, &rs);
+    sync_reader();
+    fake_now += TIME_T_TO_CDTIME_T(10);
+    assert_int_equal(cb_read(NULL), 0);
+  }
+  assert_int_equal(nnotifs, 2);
+  assert_non_null(find_note("device", NOTIF_OKAY));
+  assert_non_null(find_note("overflow", NOTIF_OKAY));
+  assert_null(find_note("discard", NOTIF_OKAY));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -972,6 +1050,7 @@ int main(void) {
       T(test_shutdown_while_queue_full),
       T(test_first_read_waits_for_first_drain),
       T(test_one_value_per_list),
+      T(test_episode_notifications),
 #undef T
   };
   return cmocka_run_group_tests_name("glue", tests, NULL, NULL);

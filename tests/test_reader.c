@@ -778,6 +778,8 @@ static void open_error_transitions(void **s) {
     F.now += 60000;
   }
   assert_int_equal(st(r)->open_errors, 7);
+  assert_int_equal(st(r)->open, 0);
+  assert_int_equal(st(r)->open_errno, EIO); /* the most recent failure */
   assert_int_equal(L.n, 4);
   assert_non_null(strstr(L.msg[0], "another process holds"));
   assert_non_null(strstr(L.msg[1], "does not exist"));
@@ -786,6 +788,9 @@ static void open_error_transitions(void **s) {
 
   drain(r); /* success ends the state ... */
   assert_true(F.is_open);
+  assert_int_equal(st(r)->open, 1);
+  assert_int_equal(st(r)->open_errno, EIO); /* kept: which error it was */
+  assert_int_equal(st(r)->faults, 0);
   assert_int_equal(L.n, 5);
   zvm_reader_destroy(r);
 
@@ -853,11 +858,14 @@ static void sever_backoff(void **s) {
   drain(r);
   assert_int_equal(F.n_open, 1);
 
+  assert_int_equal(st(r)->open, 1);
   push_poll(POLLERR);
   drain(r);
   assert_false(F.is_open);
   assert_int_equal(F.n_close, 1);
   assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(st(r)->faults, 1);
+  assert_int_equal(st(r)->open, 0);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "severed"), 1);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "will re-open (back-off 1 s)"),
                    1);
@@ -906,6 +914,8 @@ static void sever_backoff(void **s) {
   drain(r);
   assert_true(F.is_open);
   assert_int_equal(st(r)->reopens, 2);
+  assert_int_equal(st(r)->faults, 2);
+  assert_int_equal(st(r)->open, 1);
   assert_int_equal(st(r)->discarded, 1); /* the 2nd sever had no partial set */
   assert_int_equal(F.bad_calls, 0);
   zvm_reader_destroy(r);
@@ -949,6 +959,7 @@ static void unexpected_errno_reopens(void **s) {
   drain(r);
   assert_false(F.is_open);
   assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(st(r)->faults, 1);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "reading " DEV " failed"), 1);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "(back-off 1 s)"), 1);
   F.now += 1000;

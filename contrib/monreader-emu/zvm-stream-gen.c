@@ -46,6 +46,12 @@
 #define STO_R2_LEN 72  /* D3R2 */
 #define VNDSES_LEN 316 /* D8R1 */
 #define SCL_R1_LEN 64  /* D2R1 */
+/* D4R1 MRUSELON and D4R2 MRUSELOF, lengths as IBM prints them (mon730
+ * MRUSELON: 180; mon620 MRUSELOF: 496); only offsets 20-30 are filled
+ * with meaning, the rest with a pattern. */
+#define USELON_LEN 180
+#define USELOF_LEN 496
+#define MAX_SESSION_EVENTS 64
 
 #define CPU_CP 0x00
 #define CPU_IFL 0x03
@@ -77,6 +83,13 @@ struct opts {
   struct scn_fault *faults;
   size_t nfaults;
   bool stats;
+  /* --logon/--logoff G@I, in the order given */
+  struct session_event {
+    bool logon;
+    unsigned guest;    /* 0-based */
+    unsigned interval; /* 0-based */
+  } sessions[MAX_SESSION_EVENTS];
+  size_t nsessions;
 };
 
 /* ---- growable output buffer ------------------------------------------- */
@@ -452,6 +465,65 @@ static void put_useite(const struct opts *o, uint8_t *r, unsigned g,
   put(r, L, 196, 1, CPU_IFL);                          /* VMDPUTYP */
 }
 
+/* ---- logon and logoff (--logon/--logoff G@I) -------------------------
+ * A guest is logged on from the start unless its first event is a logon.
+ * A logon at interval I writes D4R1 before the guest's D4R10 records of I;
+ * a logoff at I writes D4R2 after them, one per VMDBK (base and every
+ * virtual CPU, MRUSELOF); no D4R10 until the next logon, whose counters
+ * start again from their base values. */
+static const struct session_event *session_event(const struct opts *o,
+                                                 unsigned g, unsigned i,
+                                                 bool logon) {
+  for (size_t n = 0; n < o->nsessions; n++)
+    if (o->sessions[n].guest == g && o->sessions[n].interval == i &&
+        o->sessions[n].logon == logon)
+      return &o->sessions[n];
+  return NULL;
+}
+
+/* Logged on during interval i; *since: the interval of its last logon
+ * (0 if it was logged on from the start). */
+static bool guest_logged_on(const struct opts *o, unsigned g, unsigned i,
+                            unsigned *since) {
+  const struct session_event *first = NULL;
+  for (size_t n = 0; n < o->nsessions; n++) {
+    const struct session_event *e = &o->sessions[n];
+    if (e->guest == g &&
+        (first == NULL || e->interval < first->interval ||
+         (e->interval == first->interval && e->logon)))
+      first = e;
+  }
+  bool on = first == NULL || !first->logon;
+  *since = 0;
+  for (unsigned t = 0; t <= i; t++) {
+    if (session_event(o, g, t, true) != NULL) {
+      on = true;
+      *since = t;
+    }
+    if (t < i && session_event(o, g, t, false) != NULL)
+      on = false;
+  }
+  return on;
+}
+
+/* VMDBKs of guest g: the base one only (its processor address is the one
+ * put_useite writes). */
+static unsigned guest_vmdbks(const struct opts *o, unsigned g) {
+  (void)o;
+  (void)g;
+  return 1;
+}
+
+static void put_session(const struct opts *o, uint8_t *r, size_t len,
+                        unsigned g, unsigned cpu, uint64_t salt) {
+  char name[9];
+  user_name(o, g, name);
+  put_ebcdic(r, len, 20, name, 8);              /* USELON/USELOF_VMDUSER */
+  put(r, len, 28, 2, cpu);                      /* ..._VMDCPUAD */
+  for (size_t off = 32; off + 4 <= len; off += 4) /* not decoded */
+    put(r, len, off, 4, (salt * 7919 + off) & 0xFFFFFFFF);
+}
+
 /* D5R21 MRPRCSMT (seed 004): start (X'80') or end (X'40') record of
  * multithreading change number c (0-based). */
 static void put_prcsmt(uint8_t *r, bool start, unsigned c) {
@@ -490,8 +562,14 @@ static void put_pattern(uint8_t *r, size_t len, size_t from, uint64_t salt) {
 static void gen_events(struct gen *g, unsigned i) {
   const struct opts *o = g->o;
   bool smt = o->smt_every != 0 && (i + 1) % o->smt_every == 0;
-  uint64_t nev =
-      (uint64_t)o->guests * o->events + o->unknown_events + (smt ? 2 : 0);
+  uint64_t nev = o->unknown_events + (smt ? 2 : 0);
+  for (unsigned u = 0; u < o->guests; u++) {
+    unsigned since;
+    if (guest_logged_on(o, u, i, &since))
+      nev += o->events;
+    nev += session_event(o, u, i, true) != NULL;
+    nev += session_event(o, u, i, false) != NULL;
+  }
   if (nev == 0)
     return;
   uint64_t t0 = (o->start + (uint64_t)i * o->interval_s) * 1000000;
@@ -510,10 +588,27 @@ static void gen_events(struct gen *g, unsigned i) {
     put_ebcdic(r, SCL_R1_LEN, 20, name, 8);
     put_pattern(r, SCL_R1_LEN, 28, i + u);
   }
+  for (unsigned u = 0; u < o->guests; u++)
+    if (session_event(o, u, i, true) != NULL)
+      put_session(o, rec_alloc(g, USELON_LEN, 4, 1, NEXT_TOD()), USELON_LEN,
+                  u, u % (o->cpus ? o->cpus : 1), i);
   for (unsigned e = 0; e < o->events; e++)
-    for (unsigned u = 0; u < o->guests; u++)
-      put_useite(o, rec_alloc(g, USEITE_LEN, 4, 10, NEXT_TOD()), u,
-                 (uint64_t)i * o->events + e + 1);
+    for (unsigned u = 0; u < o->guests; u++) {
+      unsigned since;
+      if (guest_logged_on(o, u, i, &since))
+        put_useite(o, rec_alloc(g, USEITE_LEN, 4, 10, NEXT_TOD()), u,
+                   (uint64_t)(i - since) * o->events + e + 1);
+    }
+  for (unsigned u = 0; u < o->guests; u++) {
+    if (session_event(o, u, i, false) == NULL)
+      continue;
+    /* The VMDBKs' records of one logoff: built together, 1 us apart. */
+    uint64_t tod = NEXT_TOD();
+    for (unsigned v = 0; v < guest_vmdbks(o, u); v++)
+      put_session(o,
+                  rec_alloc(g, USELOF_LEN, 4, 2, tod + ((uint64_t)v << 12)),
+                  USELOF_LEN, u, u % (o->cpus ? o->cpus : 1) + v, i);
+  }
   if (smt) {
     put_prcsmt(rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD()), false,
                g->smt_changes);
@@ -635,6 +730,10 @@ static void usage(FILE *fp) {
       "Scenario directives (scenario format only):\n"
       "      --gap-ms N         delay item of N ms before every message but "
       "the first\n"
+      "      --logon G@I        guest G (from 1) logs on in interval I (from\n"
+      "                         0): D4R1 first, counters restart (repeatable)\n"
+      "      --logoff G@I       guest G logs off after its D4R10 of interval\n"
+      "                         I: D4R2 per VMDBK (repeatable)\n"
       "      --fault SPEC       eio@M[:OFF] efault@M[:OFF] eoverflow@M "
       "sever@M\n"
       "                         open@M:ERRNO[:N] delay@M:MS badmca@M[:K] "
@@ -672,6 +771,8 @@ enum {
   OPT_SPLIT,
   OPT_DESCRIBE,
   OPT_STATS,
+  OPT_LOGON,
+  OPT_LOGOFF,
 };
 
 static void parse_opts(int argc, char **argv, struct opts *o) {
@@ -701,6 +802,8 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       {"split", required_argument, NULL, OPT_SPLIT},
       {"describe", required_argument, NULL, OPT_DESCRIBE},
       {"stats", no_argument, NULL, OPT_STATS},
+      {"logon", required_argument, NULL, OPT_LOGON},
+      {"logoff", required_argument, NULL, OPT_LOGOFF},
       {NULL, 0, NULL, 0},
   };
   char err[256];
@@ -809,6 +912,19 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
     case OPT_STATS:
       o->stats = true;
       break;
+    case OPT_LOGON:
+    case OPT_LOGOFF: {
+      unsigned gno, ino;
+      char tail;
+      if (sscanf(optarg, "%u@%u%c", &gno, &ino, &tail) != 2 || gno == 0)
+        die("--%s wants GUEST@INTERVAL (guest from 1, interval from 0)",
+            c == OPT_LOGON ? "logon" : "logoff");
+      if (o->nsessions >= MAX_SESSION_EVENTS)
+        die("at most %d --logon/--logoff options", MAX_SESSION_EVENTS);
+      o->sessions[o->nsessions++] = (struct session_event){
+          .logon = c == OPT_LOGON, .guest = gno - 1, .interval = ino};
+      break;
+    }
     default:
       usage(stderr);
       exit(2);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/hooks.h"
 #include "zvm_monitor/records.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
@@ -51,6 +52,7 @@ struct zvm_conf {
   /* UserField: D4R10 values to dispatch (lower case); none = all. */
   char **userfields;
   size_t userfields_num;
+  bool notify[ZVM_NOTIFY_KINDS]; /* Notify<Kind>: all true by default */
   /* Record descriptors: the built-in ones, then <Record> blocks. Owned. */
   struct zvm_registry *records;
 };

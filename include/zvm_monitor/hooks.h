@@ -43,6 +43,18 @@
 
 enum zvm_notif_severity { ZVM_NOTIF_OKAY, ZVM_NOTIF_WARNING };
 
+/* Kinds of notification, each switched by an option Notify<Kind>
+ * (conf.h). A record's hooks name the kind they send (notify_kind). */
+enum zvm_notify_kind {
+  ZVM_NOTIFY_MULTITHREADING = 0, /* D5R21: start/end of an MT change */
+  ZVM_NOTIFY_LOGON,              /* D4R1: a guest logged on */
+  ZVM_NOTIFY_LOGOFF,             /* D4R2: a guest logged off */
+  ZVM_NOTIFY_OVERFLOW,           /* EOVERFLOW episodes (events.h) */
+  ZVM_NOTIFY_DISCARD,            /* discarded data sets (events.h) */
+  ZVM_NOTIFY_DEVICE,             /* device trouble (events.h) */
+  ZVM_NOTIFY_KINDS
+};
+
 enum zvm_value_kind { ZVM_VALUE_DERIVE, ZVM_VALUE_GAUGE };
 
 /* One value of a value list, in its layout's data-source order. */
@@ -54,15 +66,15 @@ struct zvm_value_item {
 
 /* An instance as hooks see it (one entity of the mapper's table). */
 struct zvm_instance {
-  const struct zvm_layout *layout;
   struct zvm_key_value key;
+  const struct zvm_layout *layout;
+  uint64_t records; /* records seen since first seen (RECORD_COUNT) */
+  uint64_t last_us; /* time of its last value list; 0: none yet */
   const char *name; /* formatted instance name ("LINUX01", "ifl") */
   /* hooks->state_size bytes, zeroed when the instance is first seen,
    * released with hooks->state_release when it is forgotten; NULL if the
    * size is 0. */
   void *state;
-  uint64_t records; /* records seen since first seen (RECORD_COUNT) */
-  uint64_t last_us; /* time of its last value list; 0: none yet */
 };
 
 /* What the select hook may change for one record (filled with the
@@ -99,6 +111,20 @@ struct zvm_hook_ops {
                                const struct zvm_key_value *key);
   /* Count a record a hook rejected as bad data (errors-malformed). */
   void (*count_malformed)(struct zvm_hook_ctx *ctx);
+  /* Queue a notification about an instance, named as its values are:
+   * host and plugin instance (GuestsAsHosts applies), and the given type
+   * and type instance. The strings are copied. */
+  void (*notify_instance)(struct zvm_hook_ctx *ctx,
+                          enum zvm_notif_severity severity, uint64_t time_us,
+                          const struct zvm_instance *inst, const char *type,
+                          const char *type_instance, const char *message);
+  /* Start an instance afresh with its next record (a guest's logoff): its
+   * hook state is released and zeroed and its record count restarts at 0
+   * then. What it holds for this pass is still dispatched, and the times
+   * already dispatched stay, so nothing is lost or dispatched twice. False
+   * if it is not tracked. */
+  bool (*restart)(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
+                  const struct zvm_key_value *key);
 };
 
 struct zvm_hook_ctx {
@@ -135,6 +161,21 @@ zvm_hook_find(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
 
 static inline void zvm_hook_count_malformed(struct zvm_hook_ctx *ctx) {
   ctx->ops->count_malformed(ctx);
+}
+
+static inline void
+zvm_hook_notify_instance(struct zvm_hook_ctx *ctx,
+                         enum zvm_notif_severity severity, uint64_t time_us,
+                         const struct zvm_instance *inst, const char *type,
+                         const char *type_instance, const char *message) {
+  ctx->ops->notify_instance(ctx, severity, time_us, inst, type, type_instance,
+                            message);
+}
+
+static inline bool zvm_hook_restart(struct zvm_hook_ctx *ctx,
+                                    const struct zvm_layout *layout,
+                                    const struct zvm_key_value *key) {
+  return ctx->ops->restart(ctx, layout, key);
 }
 
 enum zvm_hook_verdict {
@@ -174,9 +215,14 @@ struct zvm_record_hooks {
   size_t state_size;        /* per-instance state for the hooks */
   size_t record_state_size; /* per-descriptor state (ctx->record_state) */
   void (*state_release)(void *state); /* NULL: nothing to free inside */
+  /* The kind of the notifications these hooks send (its Notify<Kind>
+   * option switches them). */
+  enum zvm_notify_kind notify_kind;
 };
 
 /* Built-in hooks. */
 extern const struct zvm_record_hooks zvm_prcsmt_hooks; /* D5R21 */
+extern const struct zvm_record_hooks zvm_uselon_hooks; /* D4R1 logon */
+extern const struct zvm_record_hooks zvm_uselof_hooks; /* D4R2 logoff */
 
 #endif /* ZVM_MONITOR_HOOKS_H */

@@ -71,9 +71,11 @@ struct zvm_value {
 
 struct zvm_notification {
   enum zvm_notif_severity severity;
-  uint64_t time_us; /* the record's TOD */
-  const char *plugin_instance;
-  const char *type;
+  uint64_t time_us;              /* the record's TOD */
+  char host[ZVM_ID_MAX];         /* "" = the daemon's Hostname */
+  char plugin_instance[ZVM_ID_MAX];
+  const char *type;              /* a static string */
+  const char *type_instance;     /* a static string, "" for none */
   char message[ZVM_NOTIF_MSG_MAX];
 };
 

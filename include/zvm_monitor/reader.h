@@ -68,7 +68,20 @@ struct zvm_reader_stats {
   uint64_t oversize;    /* sets discarded for exceeding max_set_size */
   uint64_t discarded;   /* partial sets discarded (EIO/EFAULT/sever) */
   uint64_t reopens;     /* successful re-opens after a severed path */
+  uint64_t faults;      /* open device closed for a re-open: a severed path
+                           (POLLERR/POLLHUP) or an unexpected read error */
+  /* The device's state when the counters were taken (not counters). */
+  int open;       /* 1 while the device is open */
+  int open_errno; /* errno of the most recent failed open() (0: none) */
 };
+
+/* The one-line advice for an open() that failed with err (what the log
+ * says, and the device notification): "another process holds ..." etc.
+ * Writes a NUL-terminated line into buf. */
+void zvm_reader_open_advice(int err, const char *device, char *buf,
+                            size_t size);
+/* strerror(), thread-safe: the text of errno e, in buf or static. */
+const char *zvm_reader_strerror(int e, char *buf, size_t len);
 
 struct zvm_reader_config {
   const char *device;             /* default "/dev/monreader" */

@@ -209,6 +209,8 @@ extern const struct zvm_record_desc zvm_rec_mtrend; /* D1R11 */
 extern const struct zvm_record_desc zvm_rec_mtreof; /* D1R13 */
 extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
 extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
+extern const struct zvm_record_desc zvm_rec_uselon; /* D4R1 */
+extern const struct zvm_record_desc zvm_rec_uselof; /* D4R2 */
 
 /* Named fields hooks need directly. */
 extern const struct zvm_field *const zvm_useite_vmduser;
@@ -236,7 +238,7 @@ extern const struct zvm_field *const zvm_cputinfo_rccsymnt;
 /* "cp", "zaap", "ifl", "icf", "ziip", or NULL for other codes. */
 const char *zvm_cpu_type_name(uint8_t type);
 
-/* Built-in table for a record, or NULL. O(1). */
+/* Built-in table for a record, or NULL (a scan of the few tables). */
 const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number);
 
 /* All built-in tables, for iteration (tests, documentation). */
@@ -331,9 +333,6 @@ bool zvm_field_i64(const struct zvm_field *f, const uint8_t *data, size_t len,
 bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
                      unsigned idx, int64_t *derive, double *gauge);
 
-/* TOD / CPU timer (bit 51 = 1 microsecond) to microseconds. */
-static inline uint64_t zvm_timer_to_us(uint64_t timer) { return timer >> 12; }
-
 enum zvm_array_status {
   ZVM_ARRAY_OK = 0,
   ZVM_ARRAY_ABSENT, /* record too short to hold the locating fields */
@@ -367,6 +366,13 @@ struct zvm_decode_stats {
   uint64_t unknown;        /* valid records without a table */
   uint64_t array_rejected; /* records whose array lies outside them */
 };
+
+/* The check zvm_decode_set() applies to every walked record, for callers
+ * that walk a set themselves: false (and counted) if d is NULL (unknown
+ * record) or an array of d lies outside the record. */
+bool zvm_record_accept(const struct zvm_record_desc *d,
+                       const struct zvm_record *rec,
+                       struct zvm_decode_stats *stats);
 
 typedef void (*zvm_record_cb)(const struct zvm_record *rec,
                               const struct zvm_record_desc *desc, void *ctx);

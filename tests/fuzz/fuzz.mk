@@ -38,18 +38,25 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # --- the targets: tests/fuzz/fuzz_NAME.c, one line each -------------------
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
-DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/hooks_prcsmt.c plugin/records.c
+DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
+	plugin/hooks_prcsmt.c plugin/hooks_session.c plugin/records_session.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
 fuzz_names_SRC = $(DECODER_SRC)
 names_MAX_LEN = 64
 # Set assembly through the reader's fake I/O; built once plugin/reader.c
 # exists (branch reader).
-fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c
+fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c plugin/reader_advice.c
 reader_MAX_LEN = 16384
 # Next: fuzz_config_SRC = <the config-value parser's sources>, config_MAX_LEN.
+# The record engine and mapper: hostile sets to values (both shapes, a
+# run-time descriptor).
+fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
+	plugin/mapper.c plugin/output.c
+mapper_MAX_LEN = 12288
 
-FUZZ_TARGETS ?= decode names $(if $(wildcard $(top)/plugin/reader.c),reader)
+FUZZ_TARGETS ?= decode names mapper \
+	$(if $(wildcard $(top)/plugin/reader.c),reader)
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))

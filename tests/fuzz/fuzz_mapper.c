@@ -1,0 +1,221 @@
+/*
+ * Fuzz target "mapper": hostile data sets through the record engine -- the
+ * built-in tables and a run-time descriptor as a <Record> block would
+ * build it (a number key, a CPU timer counting down, a TOD gauge, an
+ * array whose entries are instances keyed by an EBCDIC name) -- and out
+ * as values, in either value shape.
+ *
+ * Input: byte 0 = options (bit 0 OneValuePerList, bit 1 GuestsAsHosts,
+ * bit 2 the run-time descriptor, bit 3 a second pass with the same set
+ * one second later), byte 1 = Domain mask high byte (0: all), the rest one
+ * data set (seeds: the decoder's corpus with four option bytes each, and
+ * runtime-d0r2-* for the run-time descriptor). Invariants: nothing crashes or
+ * reads outside the set (ASan), every name is non-empty only where it may be,
+ * shorter than ZVM_ID_MAX and made of safe characters, a value list carries
+ * exactly its type's data sources, no identifier twice in a pass, times never
+ * go back.
+ */
+#include "fuzz.h"
+
+#include "zvm_monitor/conf.h"
+#include "zvm_monitor/hooks.h"
+#include "zvm_monitor/mapper.h"
+
+#include <string.h>
+
+static const struct zvm_field rt_fields[] = {
+    {.ibm_name = "RT_ADDR",
+     .metric = "addr",
+     .offset = 20,
+     .width = 2,
+     .count = 1,
+     .kind = ZVM_FIELD_ID},
+    {.ibm_name = "RT_DOWN",
+     .metric = "down",
+     .offset = 22,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_CPU_TIMER,
+     .kind = ZVM_FIELD_COUNTER,
+     .flags = ZVM_FIELD_DECREMENTS},
+    {.ibm_name = "RT_TOD",
+     .metric = "stamp",
+     .offset = 30,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_TOD,
+     .kind = ZVM_FIELD_GAUGE,
+     .scale = 2},
+    {.ibm_name = "RT_Q",
+     .metric = "q",
+     .offset = 38,
+     .width = 4,
+     .count = 3,
+     .type = ZVM_TYPE_SIGNED,
+     .kind = ZVM_FIELD_COUNTER,
+     .scale = 0.5},
+    {.ibm_name = "RT_CNT",
+     .metric = "cnt",
+     .offset = 50,
+     .width = 1,
+     .count = 1,
+     .kind = ZVM_FIELD_LAYOUT},
+    {.ibm_name = "RT_SIZE",
+     .metric = "size",
+     .offset = 51,
+     .width = 1,
+     .count = 1,
+     .kind = ZVM_FIELD_LAYOUT},
+    {.ibm_name = "RT_OFF",
+     .metric = "off",
+     .offset = 52,
+     .width = 2,
+     .count = 1,
+     .kind = ZVM_FIELD_LAYOUT},
+};
+
+static const struct zvm_field rt_entry_fields[] = {
+    {.ibm_name = "RE_NAME",
+     .metric = "name",
+     .offset = 0,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_EBCDIC,
+     .kind = ZVM_FIELD_TEXT},
+    {.ibm_name = "RE_VAL",
+     .metric = "val",
+     .offset = 8,
+     .width = 4,
+     .count = 1,
+     .kind = ZVM_FIELD_GAUGE},
+};
+
+static const struct zvm_array rt_array = {
+    .ibm_name = "RT_ARRAY",
+    .count_field = &rt_fields[4],
+    .size_field = &rt_fields[5],
+    .offset_field = &rt_fields[6],
+    .entry = {.type_name = "zvm_fuzzent",
+              .key = {.nparts = 1,
+                      .part = {{.kind = ZVM_KEY_EBCDIC, .field = 0}}},
+              .fields = rt_entry_fields,
+              .nfields = 2,
+              .length = 12},
+};
+
+/* Domain 0 record 2: where a <Record> block would put D0R2. */
+static const struct zvm_record_desc rt_desc = {
+    .domain = 0,
+    .number = 2,
+    .ibm_name = "FUZZREC",
+    .title = "fuzz record",
+    .zvm_level = "test",
+    .source = "tests/fuzz/fuzz_mapper.c",
+    .length = 54,
+    .main =
+        {.type_name = "zvm_fuzzrec",
+         .key = {.nparts = 2,
+                 .part = {{.kind = ZVM_KEY_NUMBER, .field = 0, .text = "cpu"},
+                          {.kind = ZVM_KEY_CPU_TYPE, .field = 4, .text = "_"}}},
+         .fields = rt_fields,
+         .nfields = sizeof(rt_fields) / sizeof(rt_fields[0]),
+         .length = 54},
+    .arrays = &rt_array,
+    .narrays = 1,
+    .user_defined = true,
+};
+
+static void check_name(const char *s, bool may_be_empty) {
+  FUZZ_CHECK(s != NULL);
+  size_t n = strlen(s);
+  FUZZ_CHECK(n < ZVM_ID_MAX);
+  FUZZ_CHECK(may_be_empty || n > 0);
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    FUZZ_CHECK((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+               (c >= '0' && c <= '9') || strchr("@#$_-+%", c) != NULL);
+  }
+}
+
+static void check_pass(struct zvm_mapper *m, uint64_t *last_time) {
+  size_t n;
+  const struct zvm_value *v = zvm_mapper_values(m, &n);
+  FUZZ_CHECK(v != NULL || n == 0);
+  for (size_t i = 0; i < n; i++) {
+    check_name(v[i].host, true);
+    check_name(v[i].plugin_instance, true);
+    check_name(v[i].type, false);
+    check_name(v[i].type_instance, true);
+    if (v[i].nitems > 0) {
+      /* a list of one of the registered types, every data source */
+      bool found = false;
+      for (size_t t = 0; t < zvm_mapper_type_count(m); t++) {
+        const struct zvm_layout *l = zvm_mapper_type_at(m, t);
+        if (strcmp(l->type_name, v[i].type) == 0) {
+          FUZZ_CHECK(zvm_layout_data_sources(l, NULL, 0) == v[i].nitems);
+          found = true;
+        }
+      }
+      FUZZ_CHECK(found);
+      FUZZ_CHECK(v[i].type_instance[0] == '\0');
+    }
+    if (v[i].time_us != 0 && v[i].time_us > *last_time)
+      *last_time = v[i].time_us;
+    /* no identifier twice (bounded: inputs are small) */
+    for (size_t j = i + 1; j < n && j < i + 512; j++)
+      FUZZ_CHECK(!(strcmp(v[i].host, v[j].host) == 0 &&
+                   strcmp(v[i].plugin_instance, v[j].plugin_instance) == 0 &&
+                   strcmp(v[i].type, v[j].type) == 0 &&
+                   strcmp(v[i].type_instance, v[j].type_instance) == 0 &&
+                   (v[i].plugin == v[j].plugin)));
+  }
+  size_t nn;
+  const struct zvm_notification *no = zvm_mapper_notifications(m, &nn);
+  for (size_t i = 0; i < nn; i++)
+    FUZZ_CHECK(strlen(no[i].message) < ZVM_NOTIF_MSG_MAX);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 2)
+    return 0;
+  uint8_t opt = data[0];
+  /* Two configurations built once (their registries are read-only for the
+   * mapper): the built-in tables, and those plus the run-time record. */
+  static struct zvm_conf confs[2];
+  static bool ready;
+  if (!ready) {
+    char err[256];
+    FUZZ_CHECK(zvm_conf_init(&confs[0]) == 0);
+    FUZZ_CHECK(zvm_conf_init(&confs[1]) == 0);
+    FUZZ_CHECK(zvm_registry_add(confs[1].records, &rt_desc, false, NULL, err,
+                                sizeof(err)) == 0);
+    ready = true;
+  }
+  struct zvm_conf *c = &confs[(opt >> 2) & 1];
+  c->one_value_per_list = opt & 1;
+  c->guests_as_hosts = (opt >> 1) & 1;
+  c->domains = data[1] != 0 ? (zvm_domain_mask_t)(data[1] << 8 | 0x00FF)
+                            : ZVM_DOMAINS_ALL;
+  struct zvm_mapper *m = zvm_mapper_create(c);
+  FUZZ_CHECK(m != NULL);
+
+  size_t len = size - 2;
+  uint8_t *set = fuzz_dup(data + 2, len);
+  uint64_t last_time = 0;
+  zvm_mapper_add_set_at(m, set, len, 1);
+  FUZZ_CHECK(zvm_mapper_finish(m, 1700000000000000u, NULL) == 0);
+  check_pass(m, &last_time);
+  if (opt & 8) {
+    /* the same set again: nothing is dispatched twice for a time */
+    zvm_mapper_add_set(m, set, len);
+    FUZZ_CHECK(zvm_mapper_finish(m, 1700000001000000u, NULL) == 0);
+    size_t n;
+    const struct zvm_value *v = zvm_mapper_values(m, &n);
+    for (size_t i = 0; i < n; i++)
+      FUZZ_CHECK(v[i].time_us == 0); /* reader counters only */
+    check_pass(m, &last_time);
+  }
+  free(set);
+  zvm_mapper_destroy(m);
+  return 0;
+}
