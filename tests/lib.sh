@@ -12,7 +12,7 @@ ZVM_PACKAGES_S390X="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libcmock
 ZVM_PACKAGES_E2E="graphite-carbon python3-whisper influxdb influxdb-client curl python3"
 
 # Packaging stage: Debian package build and checks, man, rpmbuild.
-ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db bsdextrautils rpm binutils"
+ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db bsdextrautils rpm rpm2cpio cpio binutils"
 
 # Dashboard and Prometheus stages: graphite-web's render API, a Prometheus
 # server, and what collectd's write_prometheus plugin links with.

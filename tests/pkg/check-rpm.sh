@@ -7,7 +7,9 @@
 # each distribution's conventions are mapped: plugin directory
 # /usr/lib/collectd vs %{_libdir}/collectd, drop-in directory
 # /etc/collectd/collectd.conf.d vs /etc/collectd.d, compressed man pages and
-# Debian's changelog/copyright in the doc directory.
+# Debian's changelog/copyright in the doc directory. Then the RPM's payload,
+# unpacked into a directory, runs in the stock collectd through its own
+# drop-in.
 set -eu
 
 build=$(cd "$1" && pwd)
@@ -64,3 +66,8 @@ sed 's/^/  /' "$out/rpm.files"
 so=$(rpm -qlp --dump "$rpm" 2>/dev/null | awk -v f="$libdir/collectd/zvm_monitor.so" '$1 == f { print $5 }')
 case $so in 010*) ;; *) echo "FAIL: $libdir/collectd/zvm_monitor.so is not a regular file (mode $so)"; exit 1 ;; esac
 echo "ok - $libdir/collectd/zvm_monitor.so is a regular file; /etc/collectd.d/zvm_monitor.conf is %config(noreplace)"
+
+rm -rf "$out/rpm/root"
+mkdir -p "$out/rpm/root"
+(cd "$out/rpm/root" && rpm2cpio "$rpm" | cpio -idm --quiet) || { echo "FAIL: rpm2cpio $rpm"; exit 1; }
+sh "$(dirname "$0")/run-installed.sh" "$out/rpm/root$libdir/collectd" "$build" "$out/rpm/root/etc/collectd.d"
