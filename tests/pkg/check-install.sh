@@ -5,7 +5,10 @@
 # as a regular file without its libtool archive, and the types.db and the
 # man page where configure's summary says; then the stock collectd loads the
 # installed plugin with the README's shortest configuration and reads the
-# emulated device. ZVM_EXPECT_PLUGINDIR overrides the directory expected.
+# emulated device. Then configure's other two answers: a daemon it cannot
+# run gives LIBDIR/collectd with a notice saying so, and --with-plugindir
+# wins over the daemon. ZVM_EXPECT_PLUGINDIR overrides the directory
+# expected.
 set -eu
 
 build=$(cd "$1" && pwd)
@@ -46,3 +49,20 @@ done
 echo "ok - types.db and man page are where configure's summary says"
 
 sh "$here/run-installed.sh" "$dest$want" "$build"
+
+top=$(cd "$here/../.." && pwd)
+mkdir -p "$dest/conf"
+cd "$dest/conf"
+"$top/configure" --with-collectd-daemon=/nonexistent/collectd >fallback.out 2>&1 ||
+  { cat fallback.out; echo "FAIL: configure with an unusable daemon"; exit 1; }
+grep -q "^configure: installing the plugin into LIBDIR/collectd: make sure it is collectd's PluginDir" fallback.out &&
+  grep -q "plugin dir: */usr/local/lib/collectd (fallback" fallback.out || {
+  grep -iE 'plugin|fallback' fallback.out
+  echo "FAIL: no fallback to LIBDIR/collectd with a notice when the daemon cannot run"
+  exit 1
+}
+echo "ok - a daemon that cannot run: LIBDIR/collectd, and configure says so"
+"$top/configure" --with-plugindir=/opt/zvm/plugins >override.out 2>&1 &&
+  grep -q '^plugindir = /opt/zvm/plugins$' Makefile ||
+  { grep -i plugin override.out; echo "FAIL: --with-plugindir does not override"; exit 1; }
+echo "ok - --with-plugindir=DIR overrides the daemon's directory"
