@@ -3,10 +3,10 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/timerule.h"
 
 #include <ctype.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,8 @@ enum option_id {
   OPT_NOTIFY_OVERFLOW,
   OPT_NOTIFY_DISCARD,
   OPT_NOTIFY_DEVICE,
+  OPT_LEAP_SECOND_OFFSET,
+  OPT_REPORT_BY_VIRTUAL_CPU,
 };
 
 static const struct option {
@@ -57,18 +59,9 @@ static const struct option {
     {"NotifyOverflow", ZVM_CONF_BOOLEAN, OPT_NOTIFY_OVERFLOW},
     {"NotifyDiscard", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DISCARD},
     {"NotifyDevice", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DEVICE},
+    {"LeapSecondOffset", ZVM_CONF_STRING_OR_NUMBER, OPT_LEAP_SECOND_OFFSET},
+    {"ReportByVirtualCPU", ZVM_CONF_BOOLEAN, OPT_REPORT_BY_VIRTUAL_CPU},
 };
-
-__attribute__((format(printf, 3, 4))) static int
-conf_error(char *err, size_t err_size, const char *fmt, ...) {
-  if (err != NULL && err_size > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 int zvm_conf_init(struct zvm_conf *c) {
   *c = (struct zvm_conf){
@@ -76,6 +69,7 @@ int zvm_conf_init(struct zvm_conf *c) {
       .report_reader_stats = true,
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
       .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
+      .leap_auto = true,
   };
   for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
     c->notify[k] = true;
@@ -122,11 +116,11 @@ enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
 static int set_device(struct zvm_conf *c, const char *value, char *err,
                       size_t err_size) {
   if (value[0] != '/')
-    return conf_error(err, err_size,
-                      "Device \"%s\": an absolute path is required", value);
+    return zvm_format_error(
+        err, err_size, "Device \"%s\": an absolute path is required", value);
   char *copy = strdup(value);
   if (copy == NULL)
-    return conf_error(err, err_size, "Device: out of memory");
+    return zvm_format_error(err, err_size, "Device: out of memory");
   free(c->device);
   c->device = copy;
   return 0;
@@ -142,9 +136,9 @@ static int add_domain(struct zvm_conf *c, const char *value, char *err,
       if (zvm_domain_name(i) != NULL)
         snprintf(names + len, sizeof(names) - len, "%s, ", zvm_domain_name(i));
     }
-    return conf_error(err, err_size,
-                      "Domain \"%s\": unknown domain (use %sor a number 0-15)",
-                      value, names);
+    return zvm_format_error(
+        err, err_size, "Domain \"%s\": unknown domain (use %sor a number 0-15)",
+        value, names);
   }
   /* The first Domain line replaces the default "all domains". */
   if (!c->domains_given)
@@ -163,33 +157,34 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
     rule.is_regex = true;
     rule.text = strndup(value + 1, len - 2);
     if (rule.text == NULL)
-      return conf_error(err, err_size, "UserID: out of memory");
+      return zvm_format_error(err, err_size, "UserID: out of memory");
     if (rule.text[0] == '\0') {
       free(rule.text);
-      return conf_error(err, err_size,
-                        "UserID \"%s\": empty regular expression", value);
+      return zvm_format_error(err, err_size,
+                              "UserID \"%s\": empty regular expression", value);
     }
     int status = regcomp(&rule.re, rule.text, REG_EXTENDED | REG_NOSUB);
     if (status != 0) {
       char msg[256];
       regerror(status, &rule.re, msg, sizeof(msg));
       free(rule.text);
-      return conf_error(err, err_size,
-                        "UserID \"%s\": bad regular expression: %s", value,
-                        msg);
+      return zvm_format_error(err, err_size,
+                              "UserID \"%s\": bad regular expression: %s",
+                              value, msg);
     }
   } else {
     /* Exact entries are compared with the blank-trimmed user ID. */
     while (len > 0 && value[len - 1] == ' ')
       len--;
     if (len == 0)
-      return conf_error(err, err_size,
-                        "UserID \"%s\": empty user ID (use an exact user ID "
-                        "or /regex/)",
-                        value);
+      return zvm_format_error(
+          err, err_size,
+          "UserID \"%s\": empty user ID (use an exact user ID "
+          "or /regex/)",
+          value);
     rule.text = strndup(value, len);
     if (rule.text == NULL)
-      return conf_error(err, err_size, "UserID: out of memory");
+      return zvm_format_error(err, err_size, "UserID: out of memory");
   }
 
   struct zvm_userid_rule *tmp =
@@ -198,7 +193,7 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
     if (rule.is_regex)
       regfree(&rule.re);
     free(rule.text);
-    return conf_error(err, err_size, "UserID: out of memory");
+    return zvm_format_error(err, err_size, "UserID: out of memory");
   }
   c->userids = tmp;
   c->userids[c->userids_num++] = rule;
@@ -264,20 +259,20 @@ static int add_userfield(struct zvm_conf *c, const char *value, char *err,
   if (!zvm_conf_is_user_value(c, value)) {
     char names[NAME_LIST_SIZE] = "";
     each_user_value(c, name_list, names);
-    return conf_error(err, err_size,
-                      "UserField \"%s\": not a value of a guest's record "
-                      "(use one of %s)",
-                      value, names);
+    return zvm_format_error(err, err_size,
+                            "UserField \"%s\": not a value of a guest's record "
+                            "(use one of %s)",
+                            value, names);
   }
   char *copy = strdup(value);
   if (copy == NULL)
-    return conf_error(err, err_size, "UserField: out of memory");
+    return zvm_format_error(err, err_size, "UserField: out of memory");
   for (char *p = copy; *p != '\0'; p++)
     *p = (char)tolower((unsigned char)*p);
   char **tmp = realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
   if (tmp == NULL) {
     free(copy);
-    return conf_error(err, err_size, "UserField: out of memory");
+    return zvm_format_error(err, err_size, "UserField: out of memory");
   }
   c->userfields = tmp;
   c->userfields[c->userfields_num++] = copy;
@@ -288,13 +283,14 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
                         char *err, size_t err_size) {
   enum zvm_conf_kind kind = zvm_conf_option_kind(key);
   if (kind == ZVM_CONF_UNKNOWN)
-    return conf_error(err, err_size, "unknown option \"%s\"",
-                      key != NULL ? key : "");
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
   if (kind != ZVM_CONF_STRING && kind != ZVM_CONF_STRING_OR_NUMBER)
-    return conf_error(err, err_size, "%s: a %s value is required, not a string",
-                      key, kind == ZVM_CONF_BOOLEAN ? "boolean" : "numeric");
+    return zvm_format_error(err, err_size,
+                            "%s: a %s value is required, not a string", key,
+                            kind == ZVM_CONF_BOOLEAN ? "boolean" : "numeric");
   if (value == NULL)
-    return conf_error(err, err_size, "%s: missing value", key);
+    return zvm_format_error(err, err_size, "%s: missing value", key);
 
   switch (option_find(key)->id) {
   case OPT_DEVICE:
@@ -303,6 +299,14 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
     return add_domain(c, value, err, err_size);
   case OPT_USER_FIELD:
     return add_userfield(c, value, err, err_size);
+  case OPT_LEAP_SECOND_OFFSET:
+    if (strcasecmp(value, "auto") != 0)
+      return zvm_format_error(err, err_size,
+                              "LeapSecondOffset \"%s\": give \"auto\" or the "
+                              "seconds the TOD clock is ahead of UTC (0-%d)",
+                              value, ZVM_LEAP_MAX_S);
+    c->leap_auto = true;
+    return 0;
   default: /* OPT_USERID */
     return add_userid(c, value, err, err_size);
   }
@@ -312,10 +316,11 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
                          char *err, size_t err_size) {
   enum zvm_conf_kind kind = zvm_conf_option_kind(key);
   if (kind == ZVM_CONF_UNKNOWN)
-    return conf_error(err, err_size, "unknown option \"%s\"",
-                      key != NULL ? key : "");
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
   if (kind != ZVM_CONF_BOOLEAN)
-    return conf_error(err, err_size, "%s: a boolean is not a valid value", key);
+    return zvm_format_error(err, err_size, "%s: a boolean is not a valid value",
+                            key);
 
   switch (option_find(key)->id) {
   case OPT_NOTIFY_LOGON:
@@ -339,6 +344,9 @@ int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
   case OPT_IGNORE_SELECTED:
     c->ignore_selected = value;
     break;
+  case OPT_REPORT_BY_VIRTUAL_CPU:
+    c->report_by_virtual_cpu = value;
+    break;
   case OPT_ONE_VALUE_PER_LIST:
     c->one_value_per_list = value;
     break;
@@ -359,21 +367,32 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
                         char *err, size_t err_size) {
   enum zvm_conf_kind kind = zvm_conf_option_kind(key);
   if (kind == ZVM_CONF_UNKNOWN)
-    return conf_error(err, err_size, "unknown option \"%s\"",
-                      key != NULL ? key : "");
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
   if (kind != ZVM_CONF_NUMBER && kind != ZVM_CONF_STRING_OR_NUMBER)
-    return conf_error(err, err_size, "%s: a %s value is required, not a number",
-                      key, kind == ZVM_CONF_BOOLEAN ? "boolean" : "string");
+    return zvm_format_error(err, err_size,
+                            "%s: a %s value is required, not a number", key,
+                            kind == ZVM_CONF_BOOLEAN ? "boolean" : "string");
 
   const struct option *o = option_find(key);
   if (o->id == OPT_DOMAIN) {
     /* Range first: NaN fails it, and the cast is then defined. */
     if (!(value >= 0 && value < ZVM_DOMAIN_COUNT) || value != (int)value)
-      return conf_error(err, err_size,
-                        "Domain %g: a domain number must be 0-15", value);
+      return zvm_format_error(err, err_size,
+                              "Domain %g: a domain number must be 0-15", value);
     char name[8];
     snprintf(name, sizeof(name), "%d", (int)value);
     return add_domain(c, name, err, err_size);
+  }
+  if (o->id == OPT_LEAP_SECOND_OFFSET) {
+    if (!(value >= 0 && value <= ZVM_LEAP_MAX_S) || value != (int)value)
+      return zvm_format_error(err, err_size,
+                              "LeapSecondOffset %g: must be \"auto\" or whole "
+                              "seconds from 0 to %d",
+                              value, ZVM_LEAP_MAX_S);
+    c->leap_auto = false;
+    c->leap_us = (uint64_t)value * 1000000;
+    return 0;
   }
 
   /* MaxSetSize, MaxQueueSize */
@@ -381,11 +400,11 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
   if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
         value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
       value != (double)(uint64_t)value)
-    return conf_error(err, err_size,
-                      "%s %g: must be a whole number of bytes from "
-                      "%zu to %zu",
-                      o->key, value, ZVM_CONF_MIN_SET_SIZE,
-                      ZVM_CONF_MAX_SET_SIZE);
+    return zvm_format_error(err, err_size,
+                            "%s %g: must be a whole number of bytes from "
+                            "%zu to %zu",
+                            o->key, value, ZVM_CONF_MIN_SET_SIZE,
+                            ZVM_CONF_MAX_SET_SIZE);
   if (queue)
     c->max_queue_size = (size_t)value;
   else
@@ -401,11 +420,12 @@ static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
 
 int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
   if (!c->one_value_per_list && c->userfields_num > 0)
-    return conf_error(err, err_size,
-                      "UserField selects values only with \"OneValuePerList "
-                      "true\" (one value per list): a guest's value list has "
-                      "a fixed set of data sources; add OneValuePerList true "
-                      "or remove UserField");
+    return zvm_format_error(
+        err, err_size,
+        "UserField selects values only with \"OneValuePerList "
+        "true\" (one value per list): a guest's value list has "
+        "a fixed set of data sources; add OneValuePerList true "
+        "or remove UserField");
   return 0;
 }
 

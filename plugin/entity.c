@@ -115,6 +115,10 @@ static void entity_name(const struct zvm_mapper *m, struct entity *e) {
   } else {
     e->out_host = "";
   }
+  /* The user ID went to the host: no separator before what is left
+   * ("-vcpu1" -> "vcpu1"). */
+  if (guest_host && (e->name[0] == '-' || e->name[0] == '_'))
+    memmove(e->name, e->name + 1, strlen(e->name));
   e->out_pi = e->name;
   e->inst.name = e->name;
   e->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);

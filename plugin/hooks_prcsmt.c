@@ -29,7 +29,10 @@ struct mt_start {
 struct prcsmt_state {
   struct mt_start starts[MT_STARTS_KEPT];
   size_t next_start;
-  uint64_t last_start_notif_us, last_end_notif_us;
+  /* Notifications are suppressed only as exact repeats: the RCCSMTSQ of
+   * the last start and of the last end notified, never for their time. */
+  bool have_start_seq, have_end_seq;
+  uint32_t last_start_seq, last_end_seq;
 };
 
 /* snprintf that appends and never overflows; a cut message ends in "...". */
@@ -79,10 +82,6 @@ static bool entry_activated(const struct zvm_array_view *cpus, size_t i,
 static void notify_start(struct zvm_hook_ctx *ctx, struct prcsmt_state *st,
                          uint32_t seq, uint64_t us,
                          const struct zvm_array_view *cpus) {
-  if (us <= st->last_start_notif_us)
-    return; /* a repeated or stale start record: already reported */
-  st->last_start_notif_us = us;
-
   /* Remember the activated counts from before the change (seed 004: the
    * start record holds the old RCCACMNT) to name old -> new at the end. */
   struct mt_start *s = start_find(st, seq);
@@ -122,8 +121,7 @@ static void notify_end(struct zvm_hook_ctx *ctx, struct prcsmt_state *st,
                        uint32_t seq, uint64_t us,
                        const struct zvm_array_view *cpus) {
   struct mt_start *s = start_find(st, seq);
-  if (us > st->last_end_notif_us) {
-    st->last_end_notif_us = us;
+  {
     char msg[ZVM_NOTIF_MSG_MAX];
     snprintf(msg, sizeof(msg),
              "multithreading configuration change %u ended (RCCSMTSQ %u); "
@@ -166,10 +164,18 @@ static bool prcsmt_record(struct zvm_hook_ctx *ctx,
   if (zvm_array_locate(&view->desc->arrays[0], view->data, view->len, &cpus) !=
       ZVM_ARRAY_OK)
     cpus.count = 0;
-  if (status & ZVM_PRCSMT_CAL_START)
+  if ((status & ZVM_PRCSMT_CAL_START) &&
+      !(st->have_start_seq && st->last_start_seq == seq)) {
+    st->have_start_seq = true;
+    st->last_start_seq = (uint32_t)seq;
     notify_start(ctx, st, (uint32_t)seq, time_us, &cpus);
-  if (status & ZVM_PRCSMT_CAL_END)
+  }
+  if ((status & ZVM_PRCSMT_CAL_END) &&
+      !(st->have_end_seq && st->last_end_seq == seq)) {
+    st->have_end_seq = true;
+    st->last_end_seq = (uint32_t)seq;
     notify_end(ctx, st, (uint32_t)seq, time_us, &cpus);
+  }
   return true;
 }
 

@@ -72,6 +72,13 @@ static enum zvm_hook_verdict uselof_instance(struct zvm_hook_ctx *ctx,
     st->logoff_us = time_us;
   }
   zvm_hook_restart(ctx, &zvm_rec_useite.main, &inst->key);
+  /* ReportByVirtualCPU: this D4R2's VMDBK (USELOF_VMDCPUAD, offset 28)
+   * on its own starts afresh too; not tracked without the option. */
+  if (len >= 30) {
+    struct zvm_key_value vcpu = inst->key;
+    vcpu.v[1] = (uint64_t)data[28] << 8 | data[29];
+    (void)zvm_hook_restart(ctx, &zvm_rec_useite_vcpu.main, &vcpu);
+  }
   return ZVM_HOOK_DROP;
 }
 

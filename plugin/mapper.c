@@ -7,6 +7,7 @@
 #include "mapper_int.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,28 +17,66 @@
  * where a kept record is compared with what an entity already has.
  */
 
-/* A record's TOD in microseconds since the epoch; 0 if it has none usable
- * (0 is reserved for "now" in zvm_value). */
+/* A record's TOD as Unix time in microseconds, in the TOD epoch nearest
+ * its set's arrival (the 2042 wrap); 0 if it has none usable (0 is
+ * reserved for "now" in zvm_value). The leap-second offset is taken off
+ * when the pass ends, with one offset for the whole pass. */
 static uint64_t record_time(const struct zvm_mapper *m,
                             const struct zvm_record *rec) {
-  (void)m;
   uint64_t us;
-  if (!zvm_tod_to_unix_us(rec->tod, &us))
+  if (!zvm_tod_unix_us(rec->tod, m->arrival_us, &us))
     return 0;
   return us;
 }
 
-/* Whether a record at time_us replaces the one the entity keeps for this
- * pass: the latest record of a pass wins. */
+/* Whether a record replaces the one the entity keeps for this pass: the
+ * latest in stream order, whatever its TOD says (the z/VM clock may have
+ * been set back); the time rule below stamps it. */
 static bool record_is_newer(const struct entity *e, uint64_t time_us) {
-  return !e->pending || time_us >= e->pend_us;
+  (void)e;
+  (void)time_us;
+  return true;
 }
 
-/* Whether an entity's kept record goes out: its time must be after the
- * last one dispatched for it, so collectd never sees a value twice or out
- * of order. Returns the time to dispatch with (0: not dispatched). */
-static uint64_t dispatch_time(const struct entity *e) {
-  return e->pend_us > e->inst.last_us ? e->pend_us : 0;
+/* The leap-second offset of this pass (LeapSecondOffset, man page). */
+static uint64_t pass_leap(struct zvm_mapper *m) {
+  if (!m->conf->leap_auto) {
+    m->stats.leap_method = ZVM_LEAP_CONFIGURED;
+    return m->conf->leap_us;
+  }
+  if (m->clock_leap_known) {
+    m->stats.leap_method = ZVM_LEAP_CLOCKS;
+    return m->clock_leap_us;
+  }
+  m->stats.leap_method = ZVM_LEAP_ARRIVAL;
+  return zvm_leap_estimate_us(&m->leap_est);
+}
+
+/* The time rule (design.md "Time") for an entity's kept record: its time
+ * if after the entity's last, else its set's arrival time if that is, else
+ * the last + ZVM_TIME_STEP_US; counted in total_objects-restamped. The
+ * time becomes the entity's last. 0: its time is not after 1970 once the
+ * offset is off (nothing to dispatch). */
+static uint64_t dispatch_time(struct zvm_mapper *m, struct entity *e) {
+  uint64_t rec_us, out_us;
+  if (!zvm_unix_to_utc(e->pend_us, m->stats.leap_us, &rec_us))
+    return 0;
+  enum zvm_stamp how =
+      zvm_time_stamp(e->inst.last_us, rec_us, e->pend_arrival_us, &out_us);
+  m->stats.pass_timed++;
+  if (how != ZVM_STAMP_RECORD) {
+    m->stats.restamped++;
+    if (m->stats.pass_restamped++ == 0) {
+      struct zvm_restamp_note *n = &m->stats.first_restamp;
+      snprintf(n->what, sizeof(n->what), "%s",
+               e->name[0] != '\0' ? e->name : "system");
+      n->record_us = rec_us;
+      n->last_us = e->inst.last_us;
+      n->stamped_us = out_us;
+      n->arrival = how == ZVM_STAMP_ARRIVAL;
+    }
+  }
+  return out_us;
 }
 
 /* ------------------------------------------------------------------------
@@ -91,8 +130,8 @@ static void op_notify_instance(struct zvm_hook_ctx *ctx,
   if (!notify_wanted(ctx))
     return;
   const struct entity *e = entity_of(inst);
-  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host,
-                    e->out_pi, type, type_instance, message);
+  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host, e->out_pi,
+                    type, type_instance, message);
 }
 
 static bool op_restart(struct zvm_hook_ctx *ctx,
@@ -129,6 +168,17 @@ static struct zvm_instance *op_find(struct zvm_hook_ctx *ctx,
 
 static void op_count_malformed(struct zvm_hook_ctx *ctx) {
   ctx_mapper(ctx)->hook_malformed++;
+}
+
+static const uint8_t *op_kept(struct zvm_hook_ctx *ctx,
+                              const struct zvm_instance *inst, size_t *len) {
+  (void)ctx;
+  /* Hooks only ever see the instance inside its entity. */
+  const struct entity *e =
+      (const struct entity *)(const void *)((const char *)inst -
+                                            offsetof(struct entity, inst));
+  *len = e->copy_len;
+  return e->copy_len > 0 ? e->copy : NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -210,6 +260,9 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
   return true;
 }
 
+static struct mrec *mrec_of(struct zvm_mapper *m,
+                            const struct zvm_record_desc *d, bool *bad);
+
 static struct mrec *mrec_create(struct zvm_mapper *m,
                                 const struct zvm_record_desc *d) {
   struct mrec *r = calloc(1, sizeof(*r));
@@ -236,6 +289,10 @@ static struct mrec *mrec_create(struct zvm_mapper *m,
       if (!lay_init(m, r, &r->arrays[a], &d->arrays[a].entry))
         return NULL;
   }
+  bool bad;
+  if (d->per_cpu_view != NULL && m->conf->report_by_virtual_cpu &&
+      (r->per_cpu = mrec_of(m, d->per_cpu_view, &bad)) == NULL)
+    return NULL;
   return r;
 }
 
@@ -251,8 +308,9 @@ static void mrec_free(struct mrec *r) {
 /* The mapper's view of a descriptor: the registry's by number; one a
  * select hook handed out by pointer (created when first used). */
 static struct mrec *mrec_of(struct zvm_mapper *m,
-                            const struct zvm_record_desc *d) {
-  if (d->number < m->nby_num[d->domain]) {
+                            const struct zvm_record_desc *d, bool *bad) {
+  *bad = false;
+  if (d->domain < ZVM_DOMAIN_COUNT && d->number < m->nby_num[d->domain]) {
     struct mrec *r = m->by_num[d->domain][d->number];
     if (r != NULL && r->desc == d)
       return r;
@@ -260,9 +318,8 @@ static struct mrec *mrec_of(struct zvm_mapper *m,
   for (struct mrec *r = m->mrecs; r != NULL; r = r->next)
     if (r->desc == d)
       return r;
-  if (zvm_record_check(d, NULL, 0) != 0)
-    return NULL; /* a hook's bad layout: not run */
-  return mrec_create(m, d);
+  *bad = zvm_record_check(d, NULL, 0) != 0;
+  return *bad ? NULL : mrec_create(m, d); /* a hook's bad layout: not run */
 }
 
 /* ------------------------------------------------------------------------
@@ -335,6 +392,7 @@ static void map_instance(struct zvm_mapper *m, struct lay *l,
   }
   e->pending = true;
   e->pend_us = time_us;
+  e->pend_arrival_us = m->arrival_us;
 }
 
 /* reg: the registry's descriptor (select and record hooks); r: the one
@@ -344,6 +402,12 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
   const struct zvm_record_desc *desc = reg->desc;
   struct mrec *r = reg;
   const struct zvm_record_hooks *h = reg->hooks;
+  if (m->arrival_us != 0) {
+    /* The newest record of the set, for the leap-second estimate. */
+    uint64_t us = record_time(m, rec);
+    if (us > m->set_newest_us)
+      m->set_newest_us = us;
+  }
   struct zvm_record_view view = {
       .rec = rec, .desc = desc, .data = rec->data, .len = rec->len};
 
@@ -353,8 +417,13 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
       m->hook_skipped++;
       return;
     }
-    if (view.desc != desc && (r = mrec_of(m, view.desc)) == NULL) {
-      m->oom = true; /* or a bad layout from the hook */
+    bool bad;
+    if (view.desc != desc && (r = mrec_of(m, view.desc, &bad)) == NULL) {
+      if (bad)
+        m->hook_malformed++; /* a hook handed out a layout that fails
+                                zvm_record_check(): a bug, counted */
+      else
+        m->oom = true;
       return;
     }
   }
@@ -379,12 +448,15 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
     for (size_t i = 0; i < av.count; i++)
       map_instance(m, l, zvm_array_entry(&av, i), av.entry_size, NULL, time_us);
   }
+  if (r->per_cpu != NULL)
+    map_instance(m, &r->per_cpu->main, view.data, view.len, NULL, time_us);
 }
 
 void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
                            uint64_t arrival_us) {
   zvm_output_begin(m);
   m->arrival_us = arrival_us;
+  m->set_newest_us = 0;
   /* zvm_decode_set_with(), with the mapper's own table: one lookup per
    * record gives the descriptor and the mapper's state for it. */
   struct zvm_walk walk;
@@ -399,6 +471,14 @@ void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
       map_record(m, r, &rec);
   }
   zvm_walk_stats_add(&m->decode.walk, &walk.stats);
+  zvm_leap_observe(&m->leap_est, m->set_newest_us, arrival_us);
+  m->arrival_us = 0;
+}
+
+void zvm_mapper_set_clock_leap(struct zvm_mapper *m, bool known,
+                               uint64_t leap_us) {
+  m->clock_leap_known = known;
+  m->clock_leap_us = leap_us;
 }
 
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
@@ -408,16 +488,16 @@ void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
 int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
                       const struct zvm_reader_stats *rs) {
   zvm_output_begin(m);
-
-  if (m->conf->report_reader_stats)
-    zvm_output_reader(m, rs);
+  m->stats.leap_us = pass_leap(m);
+  m->stats.pass_timed = 0;
+  m->stats.pass_restamped = 0;
 
   /* Entities' values are produced on demand (zvm_mapper_next_value) from
    * the records kept in them, untouched until the next pass starts. */
   for (struct entity *e = m->touched; e != NULL;) {
     struct entity *next = e->touched_next;
-    uint64_t us = e->pending ? dispatch_time(e) : 0;
-    if (us != 0 && e->lay->dispatched) {
+    uint64_t us = e->pending && e->lay->dispatched ? dispatch_time(m, e) : 0;
+    if (us != 0) {
       if (zvm_output_grow((void **)&m->emit, &m->cap_emit, m->nemit,
                           sizeof(*m->emit))) {
         m->emit[m->nemit++] = (struct emit){.e = e};
@@ -433,6 +513,10 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
     e = next;
   }
   m->touched = NULL;
+  zvm_output_notifs_to_utc(m);
+  /* The reader's counters last: they include this pass's restamping. */
+  if (m->conf->report_reader_stats)
+    zvm_output_reader(m, rs);
 
   if (m->last_sweep_us == 0 || now_us < m->last_sweep_us) {
     m->last_sweep_us = now_us;
@@ -461,7 +545,8 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
                                  .find = op_find,
                                  .count_malformed = op_count_malformed,
                                  .notify_instance = op_notify_instance,
-                                 .restart = op_restart};
+                                 .restart = op_restart,
+                                 .kept = op_kept};
   bool ok = m->reg != NULL && zvm_entity_table_init(m);
   for (size_t i = 0; ok && i < zvm_registry_count(m->reg); i++) {
     const struct zvm_record_desc *d = zvm_registry_at(m->reg, i);
@@ -480,8 +565,10 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
     ok = r != NULL;
     if (ok)
       m->by_num[d->domain][d->number] = r;
-    for (size_t j = 0; ok && d->hooks != NULL && j < d->hooks->nlayouts; j++)
-      ok = mrec_of(m, d->hooks->layouts[j]) != NULL;
+    for (size_t j = 0; ok && d->hooks != NULL && j < d->hooks->nlayouts; j++) {
+      bool bad;
+      ok = mrec_of(m, d->hooks->layouts[j], &bad) != NULL;
+    }
   }
   if (ok) {
     m->items = calloc(m->max_slots + 1, sizeof(*m->items));

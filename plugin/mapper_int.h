@@ -16,6 +16,7 @@
 #include "zvm_monitor/be.h"
 #include "zvm_monitor/hooks.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/timerule.h"
 
 /* One dispatched value of a layout (a field element), resolved once. */
 struct slot {
@@ -58,8 +59,9 @@ struct mrec {
   const struct zvm_record_hooks *hooks; /* NULL: none */
   struct zvm_hook_ctx ctx;
   struct lay main;
-  struct lay *arrays; /* desc->narrays */
-  struct mrec *next;  /* all of them, for destroy */
+  struct lay *arrays;   /* desc->narrays */
+  struct mrec *per_cpu; /* desc->per_cpu_view with ReportByVirtualCPU */
+  struct mrec *next;    /* all of them, for destroy */
 };
 
 struct entity {
@@ -72,8 +74,10 @@ struct entity {
   bool selected; /* UserID rules, decided once */
   bool pending;  /* a record of this pass is kept */
   uint16_t copy_len;
-  bool restart; /* start afresh with the next record (a logoff) */
-  uint64_t pend_us;
+  bool restart;             /* start afresh with the next record (a logoff) */
+  uint64_t pend_us;         /* the kept record's TOD as Unix time, the
+                               leap-second offset not yet off */
+  uint64_t pend_arrival_us; /* its set's arrival time (0: unknown) */
   struct zvm_instance inst; /* key, layout, records, last_us, name, state */
   struct lay *lay;
   uint64_t last_seen_us;
@@ -103,6 +107,13 @@ struct zvm_mapper {
   unsigned nlays;
   struct zvm_hook_ops ops;
   uint64_t arrival_us; /* of the set being added */
+  /* Record-time rules (timerule.h): the newest record of the set being
+   * added, the leap-second estimate from arrival times, the offset the
+   * glue read from the clocks. */
+  uint64_t set_newest_us;
+  struct zvm_leap_est leap_est;
+  bool clock_leap_known;
+  uint64_t clock_leap_us;
 
   /* The entity table: chained hash over (layout, key). */
   struct entity **buckets;
@@ -205,6 +216,7 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
                        uint64_t time_us, const char *host,
                        const char *plugin_instance, const char *type,
                        const char *type_instance, const char *message);
+void zvm_output_notifs_to_utc(struct zvm_mapper *m);
 void zvm_output_free(struct zvm_mapper *m);
 
 #endif /* ZVM_MONITOR_MAPPER_INT_H */

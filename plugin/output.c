@@ -106,13 +106,15 @@ void zvm_output_reader(struct zvm_mapper *m,
   emit_counter(m, "total_objects", "records", d->walk.records);
   emit_counter(m, "total_objects", "skipped", skipped);
   emit_counter(m, "total_bytes", "read", rs->bytes_read);
+  emit_counter(m, "total_objects", "restamped", m->stats.restamped);
 }
 
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
                        uint64_t time_us, const char *host,
                        const char *plugin_instance, const char *type,
                        const char *type_instance, const char *message) {
-  zvm_output_begin(m);
+  /* Hooks notify while a set is added (the output already begun), never
+   * while the pass's output is read. */
   if (!zvm_output_grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
                        sizeof(*m->notifs))) {
     m->oom = true;
@@ -131,6 +133,16 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
   snprintf(n->plugin_instance, sizeof(n->plugin_instance), "%s",
            plugin_instance != NULL ? plugin_instance : "");
   snprintf(n->message, sizeof(n->message), "%s", message);
+}
+
+/* Hooks notify with their records' Unix times: take the pass's
+ * leap-second offset off (timerule.h). */
+void zvm_output_notifs_to_utc(struct zvm_mapper *m) {
+  for (size_t i = 0; i < m->nnotifs; i++) {
+    uint64_t utc;
+    if (zvm_unix_to_utc(m->notifs[i].time_us, m->stats.leap_us, &utc))
+      m->notifs[i].time_us = utc;
+  }
 }
 
 /* ------------------------------------------------------------------------

@@ -59,6 +59,7 @@ const struct zvm_record_desc zvm_rec_mtreof = {
 /* Positions in useite_fields of the fields read by name; a unit test
  * checks they point at the right offsets. */
 #define USEITE_VMDUSER 1
+#define USEITE_VMDCPUAD 2
 #define USEITE_VMDPUTYP 46
 
 static const struct zvm_field useite_fields[] = {
@@ -131,24 +132,39 @@ static const struct zvm_field useite_fields[] = {
     U("USEITE_VMDCFGEM", "vmdcfgem", 197, 1, FLAGS),
     U("USEITE_VMDPUST", "vmdpust", 198, 1, FLAGS),
 };
+/* What the guest's descriptor and its per-VMDBK view share: the source
+ * and the layout of every field; they differ in their key. */
+#define USEITE_SOURCE                                                          \
+  .domain = ZVM_DOMAIN_USER, .number = 10, .ibm_name = "MRUSEITE",             \
+  .zvm_level = "z/VM V6R2.0",                                                  \
+  .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",      \
+  .length = 200
+#define USEITE_LAYOUT                                                          \
+  .type_name = "zvm_useite", .fields = useite_fields,                          \
+  .nfields = COUNT_OF(useite_fields), .length = 200
+
 const struct zvm_record_desc zvm_rec_useite = {
-    .domain = ZVM_DOMAIN_USER,
-    .number = 10,
-    .ibm_name = "MRUSEITE",
+    USEITE_SOURCE,
     .title = "User Interaction at Transaction End",
-    .zvm_level = "z/VM V6R2.0",
-    .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",
-    .length = 200,
-    .main =
-        {
-            .type_name = "zvm_useite",
-            .key = {.nparts = 1,
-                    .part = {{.kind = ZVM_KEY_USERID,
-                              .field = USEITE_VMDUSER}}},
-            .fields = useite_fields,
-            .nfields = COUNT_OF(useite_fields),
-            .length = 200,
-        },
+    .main = {USEITE_LAYOUT, .key = {.nparts = 1,
+                                    .part = {{.kind = ZVM_KEY_USERID,
+                                              .field = USEITE_VMDUSER}}}},
+    .hooks = &zvm_useite_hooks, /* one record per VMDBK: sums per guest */
+    .per_cpu_view = &zvm_rec_useite_vcpu,
+};
+
+/* ReportByVirtualCPU: every VMDBK of a guest on its own (plugin instance
+ * "<user>-vcpu<VMDCPUAD>"), its latest record's values as they are; the
+ * same fields and type as the guest's list. */
+const struct zvm_record_desc zvm_rec_useite_vcpu = {
+    USEITE_SOURCE,
+    .title = "User Interaction at Transaction End, per VMDBK",
+    .main = {USEITE_LAYOUT,
+             .key = {.nparts = 2,
+                     .part = {{.kind = ZVM_KEY_USERID, .field = USEITE_VMDUSER},
+                              {.kind = ZVM_KEY_NUMBER,
+                               .field = USEITE_VMDCPUAD,
+                               .text = "-vcpu"}}}},
 };
 
 const struct zvm_field *const zvm_useite_vmduser =
@@ -170,7 +186,26 @@ enum {
   PRCSMT_CAL_CPUTACNT,
   PRCSMT_CAL_CPUTAESZ,
   PRCSMT_CAL_CPUTAOFF,
+  PRCSMT_RCCCOALL_MAX,
+  PRCSMT_RCCSMALL_MAX,
 };
+
+/* A thread count (seed 004: "values from 0 to the configured max threads
+ * value (PRCSMT_CALMAXTC) or the value 255 (X'FF') to indicate that MAX
+ * was specified"): type "threads" with OneValuePerList, X'FF' as NaN. */
+#define THREADS_MAX(ibm, name, off)                                            \
+  {                                                                            \
+    .ibm_name = ibm, .metric = name, .offset = off, .width = 1, .count = 1,    \
+    .kind = ZVM_FIELD_GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,                     \
+    .single_type = "threads"                                                   \
+  }
+/* Its flag: bool-<name>_is_max, 1 when the count is X'FF' (MAX). */
+#define MAX_FLAG(ibm, name, off)                                               \
+  {                                                                            \
+    .ibm_name = ibm, .metric = name "_is_max", .offset = off, .width = 1,      \
+    .count = 1, .kind = ZVM_FIELD_GAUGE, .flags = ZVM_FIELD_MAX_FLAG,          \
+    .single_type = "bool"                                                      \
+  }
 
 static const struct zvm_field prcsmt_fields[] = {
     /* Dispatched under the names of the first release (type "gauge" with
@@ -190,17 +225,28 @@ static const struct zvm_field prcsmt_fields[] = {
                          .count = 1,
                          .kind = ZVM_FIELD_GAUGE,
                          .single_type = "gauge"},
-    /* Configured thread counts (X'FF' = MAX): not dispatched, as in the
-     * first release; the per-type counts below carry the same. */
-    [PRCSMT_RCCCOALL] = U("PRCSMT_RCCCOALL", "rcccoall", 26, 1, CODE),
-    [PRCSMT_RCCSMALL] = U("PRCSMT_RCCSMALL", "rccsmall", 27, 1, CODE),
-    [PRCSMT_RCCSMSET] = U("PRCSMT_RCCSMSET", "rccsmset", 28, 1, FLAGS),
+    /* Thread counts for ALL on the MULTITHREADING statement and the SET
+     * MULTITHREAD command (X'FF' = MAX: NaN, and a flag below). */
+    [PRCSMT_RCCCOALL] = THREADS_MAX("PRCSMT_RCCCOALL", "statement_all", 26),
+    [PRCSMT_RCCSMALL] = THREADS_MAX("PRCSMT_RCCSMALL", "set_all", 27),
+    /* RCCSMSET: its one defined bit, RCCSMINI (X'80', SET MULTITHREAD
+     * INITIAL), as bool-set_initial. */
+    [PRCSMT_RCCSMSET] = {.ibm_name = "PRCSMT_RCCSMSET",
+                         .metric = "set_initial",
+                         .offset = 28,
+                         .width = 1,
+                         .count = 1,
+                         .kind = ZVM_FIELD_GAUGE,
+                         .flags = ZVM_FIELD_TOP_BIT,
+                         .single_type = "bool"},
     [PRCSMT_CAL_CPUTACNT] =
         U("PRCSMT_CAL_CPUTACNT", "cal_cputacnt", 29, 1, LAYOUT),
     [PRCSMT_CAL_CPUTAESZ] =
         U("PRCSMT_CAL_CPUTAESZ", "cal_cputaesz", 30, 2, LAYOUT),
     [PRCSMT_CAL_CPUTAOFF] =
         U("PRCSMT_CAL_CPUTAOFF", "cal_cputaoff", 32, 2, LAYOUT),
+    [PRCSMT_RCCCOALL_MAX] = MAX_FLAG("PRCSMT_RCCCOALL", "statement_all", 26),
+    [PRCSMT_RCCSMALL_MAX] = MAX_FLAG("PRCSMT_RCCSMALL", "set_all", 27),
 };
 
 enum {
@@ -211,24 +257,26 @@ enum {
   CPUTINFO_RCCACMNT,
   CPUTINFO_RCCSMMNT,
   CPUTINFO_RCCCRMNT,
+  CPUTINFO_RCCCOMNT_MAX,
+  CPUTINFO_RCCSMMNT_MAX,
+  CPUTINFO_RCCCRMNT_MAX,
 };
 
-/* Thread counts per CPU type, dispatched under the first release's names
- * (type "threads" with OneValuePerList). RCCCOMNT and RCCSMMNT (the
- * counts at the start of the change, and for SMT MAX) are not. */
-#define THREADS(ibm, name, off)                                                \
-  {                                                                            \
-    .ibm_name = ibm, .metric = name, .offset = off, .width = 1, .count = 1,    \
-    .kind = ZVM_FIELD_GAUGE, .single_type = "threads"                          \
-  }
+/* Thread counts per CPU type (type "threads" with OneValuePerList; the
+ * first release's names for four of them). Every count is X'FF'-safe
+ * (NaN); the three MAX can be given for (MULTITHREADING statement, SET
+ * MULTITHREAD command, the resulting request) also have a flag. */
 static const struct zvm_field cputinfo_fields[] = {
     [CPUTINFO_CPUTYPE] = U("PRCSMT_CAL_CPUTYPE", "cputype", 0, 1, ID),
-    [CPUTINFO_RCCCOMNT] = U("PRCSMT_CAL_RCCCOMNT", "rcccomnt", 1, 1, CODE),
-    [CPUTINFO_RCCHWMNT] = THREADS("PRCSMT_CAL_RCCHWMNT", "hardware_max", 2),
-    [CPUTINFO_RCCSYMNT] = THREADS("PRCSMT_CAL_RCCSYMNT", "zvm_max", 3),
-    [CPUTINFO_RCCACMNT] = THREADS("PRCSMT_CAL_RCCACMNT", "activated", 4),
-    [CPUTINFO_RCCSMMNT] = U("PRCSMT_CAL_RCCSMMNT", "rccsmmnt", 5, 1, CODE),
-    [CPUTINFO_RCCCRMNT] = THREADS("PRCSMT_CAL_RCCCRMNT", "requested", 6),
+    [CPUTINFO_RCCCOMNT] = THREADS_MAX("PRCSMT_CAL_RCCCOMNT", "statement", 1),
+    [CPUTINFO_RCCHWMNT] = THREADS_MAX("PRCSMT_CAL_RCCHWMNT", "hardware_max", 2),
+    [CPUTINFO_RCCSYMNT] = THREADS_MAX("PRCSMT_CAL_RCCSYMNT", "zvm_max", 3),
+    [CPUTINFO_RCCACMNT] = THREADS_MAX("PRCSMT_CAL_RCCACMNT", "activated", 4),
+    [CPUTINFO_RCCSMMNT] = THREADS_MAX("PRCSMT_CAL_RCCSMMNT", "set_command", 5),
+    [CPUTINFO_RCCCRMNT] = THREADS_MAX("PRCSMT_CAL_RCCCRMNT", "requested", 6),
+    [CPUTINFO_RCCCOMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCCOMNT", "statement", 1),
+    [CPUTINFO_RCCSMMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCSMMNT", "set_command", 5),
+    [CPUTINFO_RCCCRMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCCRMNT", "requested", 6),
 };
 
 static const struct zvm_array prcsmt_cputinfo = {
@@ -278,6 +326,16 @@ const struct zvm_field *const zvm_prcsmt_cal_status =
     &prcsmt_fields[PRCSMT_CAL_STATUS];
 const struct zvm_field *const zvm_prcsmt_calmaxtc =
     &prcsmt_fields[PRCSMT_CALMAXTC];
+const struct zvm_field *const zvm_prcsmt_rcccoall =
+    &prcsmt_fields[PRCSMT_RCCCOALL];
+const struct zvm_field *const zvm_prcsmt_rccsmall =
+    &prcsmt_fields[PRCSMT_RCCSMALL];
+const struct zvm_field *const zvm_prcsmt_rccsmset =
+    &prcsmt_fields[PRCSMT_RCCSMSET];
+const struct zvm_field *const zvm_cputinfo_rcccomnt =
+    &cputinfo_fields[CPUTINFO_RCCCOMNT];
+const struct zvm_field *const zvm_cputinfo_rccsmmnt =
+    &cputinfo_fields[CPUTINFO_RCCSMMNT];
 const struct zvm_field *const zvm_cputinfo_cputype =
     &cputinfo_fields[CPUTINFO_CPUTYPE];
 const struct zvm_field *const zvm_cputinfo_rccacmnt =
@@ -293,12 +351,8 @@ const struct zvm_field *const zvm_cputinfo_rccsymnt =
  * Built-in tables and their lookup.
  */
 const struct zvm_record_desc *const zvm_record_tables[] = {
-    &zvm_rec_mtrend,
-    &zvm_rec_mtreof,
-    &zvm_rec_uselon,
-    &zvm_rec_uselof,
-    &zvm_rec_useite,
-    &zvm_rec_prcsmt,
+    &zvm_rec_mtrend, &zvm_rec_mtreof, &zvm_rec_uselon,
+    &zvm_rec_uselof, &zvm_rec_useite, &zvm_rec_prcsmt,
 };
 const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
 
@@ -398,6 +452,19 @@ bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
   if (!zvm_field_u64(f, data, len, idx, &raw))
     return false;
   int64_t x;
+  if (f->flags &
+      (ZVM_FIELD_FF_IS_MAX | ZVM_FIELD_MAX_FLAG | ZVM_FIELD_TOP_BIT)) {
+    /* One-byte codes of seed 004: the flag, or the count unless MAX. */
+    bool is_max = raw == UINT64_MAX >> (64 - 8 * f->width);
+    if (f->flags & ZVM_FIELD_TOP_BIT)
+      *gauge = (double)((raw >> (8 * f->width - 1)) & 1);
+    else if (f->flags & ZVM_FIELD_MAX_FLAG)
+      *gauge = is_max ? 1 : 0;
+    else
+      *gauge = is_max ? NAN : (double)raw;
+    *derive = 0;
+    return f->kind == ZVM_FIELD_GAUGE;
+  }
   switch (f->type) {
   case ZVM_TYPE_SIGNED:
     x = zvm_sign_extend(raw, f->width);
@@ -528,8 +595,7 @@ int zvm_layout_types_db_line(const struct zvm_layout *l, char *buf,
 /* ------------------------------------------------------------------------
  * Checking descriptors.
  */
-__attribute__((format(printf, 3, 4))) static int
-check_error(char *err, size_t err_size, const char *fmt, ...) {
+int zvm_format_error(char *err, size_t err_size, const char *fmt, ...) {
   if (err != NULL && err_size > 0) {
     va_list ap;
     va_start(ap, fmt);
@@ -558,53 +624,56 @@ static int check_field(const struct zvm_field *f, bool in_entry, char *err,
                        size_t err_size) {
   const char *name = field_label(f);
   if (f->metric == NULL || f->metric[0] == '\0')
-    return check_error(err, err_size, "field %s has no name",
-                       name ? name : "?");
+    return zvm_format_error(err, err_size, "field %s has no name",
+                            name ? name : "?");
   if (f->count == 0)
-    return check_error(err, err_size, "field %s: count 0", name);
+    return zvm_format_error(err, err_size, "field %s: count 0", name);
   if (f->type == ZVM_TYPE_RECORD_COUNT)
     return f->kind == ZVM_FIELD_COUNTER && f->count == 1
                ? 0
-               : check_error(err, err_size,
-                             "field %s: a record count is one counter", name);
+               : zvm_format_error(err, err_size,
+                                  "field %s: a record count is one counter",
+                                  name);
   switch (f->type) {
   case ZVM_TYPE_UNSIGNED:
   case ZVM_TYPE_SIGNED:
     if (f->width != 1 && f->width != 2 && f->width != 4 && f->width != 8)
-      return check_error(err, err_size, "field %s: width %u (use 1, 2, 4 or 8)",
-                         name, (unsigned)f->width);
+      return zvm_format_error(err, err_size,
+                              "field %s: width %u (use 1, 2, 4 or 8)", name,
+                              (unsigned)f->width);
     break;
   case ZVM_TYPE_TOD:
   case ZVM_TYPE_CPU_TIMER:
     if (f->width != 8)
-      return check_error(err, err_size,
-                         "field %s: TOD and CPU-timer fields are 8 bytes",
-                         name);
+      return zvm_format_error(err, err_size,
+                              "field %s: TOD and CPU-timer fields are 8 bytes",
+                              name);
     break;
   case ZVM_TYPE_EBCDIC:
     if (f->width == 0 || zvm_field_dispatched(f))
-      return check_error(err, err_size,
-                         "field %s: EBCDIC text cannot be a counter or gauge",
-                         name);
+      return zvm_format_error(
+          err, err_size, "field %s: EBCDIC text cannot be a counter or gauge",
+          name);
     break;
   default:
-    return check_error(err, err_size, "field %s: unknown type", name);
+    return zvm_format_error(err, err_size, "field %s: unknown type", name);
   }
   if (!in_entry && f->offset < ZVM_MRHDR_LEN && zvm_field_dispatched(f))
-    return check_error(err, err_size,
-                       "field %s: offset %u lies in the 20-byte record header",
-                       name, (unsigned)f->offset);
+    return zvm_format_error(
+        err, err_size, "field %s: offset %u lies in the 20-byte record header",
+        name, (unsigned)f->offset);
   if ((size_t)f->offset + (size_t)f->width * f->count > UINT16_MAX)
-    return check_error(err, err_size, "field %s lies past 64 KiB", name);
+    return zvm_format_error(err, err_size, "field %s lies past 64 KiB", name);
   if (zvm_field_dispatched(f)) {
     char ds[64];
     for (unsigned e = 0; e < f->count; e++)
       if (zvm_field_element_name(f, e, ds, sizeof(ds)) < 0 ||
           !valid_name(ds, sizeof(ds)))
-        return check_error(err, err_size,
-                           "field %s: \"%s\" is not a valid data source name "
-                           "(letters, digits, '_'; at most 63)",
-                           name, f->metric);
+        return zvm_format_error(
+            err, err_size,
+            "field %s: \"%s\" is not a valid data source name "
+            "(letters, digits, '_'; at most 63)",
+            name, f->metric);
   }
   return 0;
 }
@@ -616,49 +685,53 @@ static int check_layout(const struct zvm_layout *l, bool in_entry,
       return -1;
   size_t nds = zvm_layout_data_sources(l, NULL, 0);
   if (nds > ZVM_LAYOUT_DS_MAX)
-    return check_error(err, err_size,
-                       "%s: %zu values, more than %d in one value list", what,
-                       nds, ZVM_LAYOUT_DS_MAX);
+    return zvm_format_error(err, err_size,
+                            "%s: %zu values, more than %d in one value list",
+                            what, nds, ZVM_LAYOUT_DS_MAX);
   if (l->type_name != NULL && !valid_name(l->type_name, 64))
-    return check_error(err, err_size, "%s: \"%s\" is not a valid type name",
-                       what, l->type_name);
+    return zvm_format_error(err, err_size,
+                            "%s: \"%s\" is not a valid type name", what,
+                            l->type_name);
   if (nds > 0 && l->type_name == NULL && !l->one_value_per_list)
-    return check_error(err, err_size, "%s: values but no type name", what);
+    return zvm_format_error(err, err_size, "%s: values but no type name", what);
   /* Duplicate data source names (quadratic, at configuration time). */
   if (nds > 1) {
     struct zvm_ds *ds = calloc(nds, sizeof(*ds));
     if (ds == NULL)
-      return check_error(err, err_size, "out of memory");
+      return zvm_format_error(err, err_size, "out of memory");
     zvm_layout_data_sources(l, ds, nds);
     for (size_t i = 0; i < nds; i++)
       for (size_t j = i + 1; j < nds; j++)
         if (strcasecmp(ds[i].name, ds[j].name) == 0) {
-          check_error(err, err_size, "%s: data source \"%s\" twice", what,
-                      ds[i].name);
+          zvm_format_error(err, err_size, "%s: data source \"%s\" twice", what,
+                           ds[i].name);
           free(ds);
           return -1;
         }
     free(ds);
   }
   if (l->key.nparts > ZVM_KEY_PARTS_MAX)
-    return check_error(err, err_size, "%s: too many key parts", what);
+    return zvm_format_error(err, err_size, "%s: too many key parts", what);
   for (unsigned p = 0; p < l->key.nparts; p++) {
     const struct zvm_key_part *k = &l->key.part[p];
     if (k->kind == ZVM_KEY_FIXED) {
       if (k->text == NULL)
-        return check_error(err, err_size, "%s: fixed key without a name", what);
+        return zvm_format_error(err, err_size, "%s: fixed key without a name",
+                                what);
       continue;
     }
     if (k->field < 0 || (size_t)k->field >= l->nfields)
-      return check_error(err, err_size, "%s: key field out of range", what);
+      return zvm_format_error(err, err_size, "%s: key field out of range",
+                              what);
     const struct zvm_field *f = &l->fields[k->field];
     bool text = k->kind == ZVM_KEY_USERID || k->kind == ZVM_KEY_EBCDIC;
     if (text != (f->type == ZVM_TYPE_EBCDIC) || f->width == 0 || f->width > 8 ||
         f->count != 1)
-      return check_error(err, err_size,
-                         "%s: key field %s cannot name an instance (EBCDIC "
-                         "names and numbers up to 8 bytes)",
-                         what, field_label(f));
+      return zvm_format_error(
+          err, err_size,
+          "%s: key field %s cannot name an instance (EBCDIC "
+          "names and numbers up to 8 bytes)",
+          what, field_label(f));
   }
   return 0;
 }
@@ -669,7 +742,7 @@ int zvm_record_check(const struct zvm_record_desc *d, char *err,
   snprintf(what, sizeof(what), "record D%uR%u", (unsigned)d->domain,
            (unsigned)d->number);
   if (d->domain >= ZVM_DOMAIN_COUNT)
-    return check_error(err, err_size, "%s: domain must be 0-15", what);
+    return zvm_format_error(err, err_size, "%s: domain must be 0-15", what);
   if (check_layout(&d->main, d->window, what, err, err_size) != 0)
     return -1;
   for (size_t a = 0; a < d->narrays; a++) {
@@ -679,10 +752,11 @@ int zvm_record_check(const struct zvm_record_desc *d, char *err,
     for (unsigned i = 0; i < 3; i++)
       if (loc[i] == NULL || !field_is_numeric(loc[i]) ||
           loc[i]->offset < ZVM_MRHDR_LEN)
-        return check_error(err, err_size,
-                           "%s: array %s needs numeric count, size and offset "
-                           "fields after the header",
-                           what, arr->ibm_name ? arr->ibm_name : "?");
+        return zvm_format_error(
+            err, err_size,
+            "%s: array %s needs numeric count, size and offset "
+            "fields after the header",
+            what, arr->ibm_name ? arr->ibm_name : "?");
     if (check_layout(&arr->entry, true, what, err, err_size) != 0)
       return -1;
   }
@@ -765,15 +839,15 @@ int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
   const struct zvm_record_desc *old =
       status == 0 ? zvm_registry_find(r, d->domain, d->number) : NULL;
   if (status == 0 && old != NULL && !replace)
-    status = check_error(
+    status = zvm_format_error(
         err, err_size, "record D%uR%u is defined twice (%s and %s)",
         (unsigned)d->domain, (unsigned)d->number,
         old->ibm_name ? old->ibm_name : "?", d->ibm_name ? d->ibm_name : "?");
   const char *type = status == 0 ? clashing_type(r, d, old) : NULL;
   if (type != NULL)
-    status = check_error(err, err_size,
-                         "record D%uR%u: type name \"%s\" is already used",
-                         (unsigned)d->domain, (unsigned)d->number, type);
+    status = zvm_format_error(err, err_size,
+                              "record D%uR%u: type name \"%s\" is already used",
+                              (unsigned)d->domain, (unsigned)d->number, type);
   if (status != 0) {
     if (free_desc != NULL)
       free_desc(d);
@@ -815,7 +889,7 @@ int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
 nomem:
   if (free_desc != NULL)
     free_desc(d);
-  return check_error(err, err_size, "out of memory");
+  return zvm_format_error(err, err_size, "out of memory");
 }
 
 const struct zvm_record_desc *zvm_registry_find(const struct zvm_registry *r,
@@ -844,12 +918,14 @@ bool zvm_record_accept(const struct zvm_record_desc *d,
     stats->unknown++;
     return false;
   }
+  /* An unusable array is counted, yet the record's fixed part is still
+   * accepted: the mapper locates the arrays itself and skips a bad one. */
   for (size_t a = 0; a < d->narrays; a++) {
     struct zvm_array_view view;
     if (zvm_array_locate(&d->arrays[a], rec->data, rec->len, &view) ==
         ZVM_ARRAY_BAD) {
       stats->array_rejected++;
-      return false;
+      break;
     }
   }
   return true;

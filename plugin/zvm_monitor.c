@@ -17,6 +17,7 @@
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
 #include "zvm_monitor/setqueue.h"
+#include "zvm_monitor/timerule.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -64,6 +65,8 @@ static bool first_read_done;
 static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t users_complaint = C_COMPLAIN_INIT_STATIC;
+static c_complain_t restamp_complaint = C_COMPLAIN_INIT_STATIC;
+static uint64_t leap_logged_us = UINT64_MAX;
 
 /* Configuration may come in several <Plugin> blocks, or not at all. */
 static int conf_prepare(void) {
@@ -314,8 +317,7 @@ static void dispatch_notification(const struct zvm_notification *zn) {
       .time = US_TO_CDTIME_T(zn->time_us),
   };
   sstrncpy(n.message, zn->message, sizeof(n.message));
-  sstrncpy(n.host, zn->host[0] != '\0' ? zn->host : hostname_g,
-           sizeof(n.host));
+  sstrncpy(n.host, zn->host[0] != '\0' ? zn->host : hostname_g, sizeof(n.host));
   sstrncpy(n.plugin, PLUGIN_NAME, sizeof(n.plugin));
   sstrncpy(n.plugin_instance, zn->plugin_instance, sizeof(n.plugin_instance));
   sstrncpy(n.type, zn->type, sizeof(n.type));
@@ -323,6 +325,68 @@ static void dispatch_notification(const struct zvm_notification *zn) {
   plugin_dispatch_notification(&n);
   /* Rare and important: also in the log, where admins look first. */
   NOTICE(LOG_PREFIX "%s", zn->message);
+}
+
+/* LeapSecondOffset auto on s390x: the TOD clock (STCKF) against
+ * CLOCK_REALTIME, from which the kernel keeps STP's leap-second offset
+ * out. Elsewhere the TOD clock cannot be read: the mapper estimates the
+ * offset from arrival times. */
+static void clock_leap_update(void) {
+#if defined(__s390x__)
+  uint64_t tod;
+  struct timespec ts;
+  __asm__ volatile("stckf %0" : "=Q"(tod) : : "cc");
+  if (clock_gettime(CLOCK_REALTIME, &ts) == 0) {
+    uint64_t tod_us, leap_us;
+    uint64_t now_us =
+        (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+    if (zvm_tod_unix_us(tod, now_us, &tod_us) &&
+        zvm_leap_from_clocks(tod_us, now_us, &leap_us)) {
+      zvm_mapper_set_clock_leap(mapper, true, leap_us);
+      return;
+    }
+  }
+#endif
+  zvm_mapper_set_clock_leap(mapper, false, 0);
+}
+
+static const char *leap_method_name(enum zvm_leap_method m) {
+  switch (m) {
+  case ZVM_LEAP_CONFIGURED:
+    return "LeapSecondOffset";
+  case ZVM_LEAP_CLOCKS:
+    return "the TOD clock against CLOCK_REALTIME";
+  default:
+    return "record times against arrival times";
+  }
+}
+
+/* The time rule's log: the first restamped value of an episode (passes in
+ * a row with restamped values), then rate limited; an offset change once. */
+static void log_times(const struct zvm_mapper_stats *ms) {
+  if (ms->leap_us != leap_logged_us) {
+    if (ms->leap_us != 0 || leap_logged_us != UINT64_MAX)
+      INFO(LOG_PREFIX "record times: the TOD clock is %" PRIu64
+                      " s ahead of UTC (from %s)",
+           ms->leap_us / 1000000, leap_method_name(ms->leap_method));
+    leap_logged_us = ms->leap_us;
+  }
+  if (ms->pass_restamped > 0) {
+    const struct zvm_restamp_note *n = &ms->first_restamp;
+    c_complain(
+        LOG_NOTICE, &restamp_complaint,
+        LOG_PREFIX "record time %.6f of %s is not after its last "
+                   "time %.6f (equal TODs, or the z/VM clock was "
+                   "set back): its values are stamped %.6f (%s) and "
+                   "counted in total_objects-restamped (%" PRIu64 " this pass)",
+        (double)n->record_us / 1e6, n->what, (double)n->last_us / 1e6,
+        (double)n->stamped_us / 1e6,
+        n->arrival ? "the arrival time of its set" : "its last time + 1 us",
+        ms->pass_restamped);
+  } else if (ms->pass_timed > 0) {
+    c_release(LOG_INFO, &restamp_complaint,
+              LOG_PREFIX "record times increase again");
+  }
 }
 
 /* Notifications of device and data-loss episodes: plugin_instance
@@ -359,6 +423,8 @@ static int zvm_read(user_data_t *ud) {
   struct zvm_qset *sets = zvm_setq_take(queue, &rs, &status);
 
   /* Sets handed over before a failure are complete and valid. */
+  if (conf.leap_auto)
+    clock_leap_update();
   for (const struct zvm_qset *s = sets; s != NULL; s = s->next)
     zvm_mapper_add_set_at(mapper, s->data, s->len, s->arrival_us);
   zvm_qset_free(sets);
@@ -381,6 +447,7 @@ static int zvm_read(user_data_t *ud) {
     dispatch_notification(&notifs[i]);
 
   const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(mapper);
+  log_times(ms);
   if (ms->users_dropped > users_dropped_logged) {
     users_dropped_logged = ms->users_dropped;
     c_complain(LOG_WARNING, &users_complaint,
@@ -433,6 +500,17 @@ static int register_types(void) {
           ds[i].type == ZVM_DS_DERIVE ? DS_TYPE_DERIVE : DS_TYPE_GAUGE;
       sources[i].min = ds[i].min;
       sources[i].max = ds[i].max;
+    }
+    /* A record's type must not replace one of collectd's own types (a
+     * <Record> block naming its type "derive" would break every plugin
+     * using it); the plugin's own zvm_ types may replace an older
+     * definition from a TypesDB line. */
+    const data_set_t *known = plugin_get_ds(set.type);
+    if (known != NULL && strncmp(set.type, "zvm_", 4) != 0) {
+      ERROR(LOG_PREFIX "the type %s is already defined (TypesDB): name the "
+                       "record's type differently",
+            set.type);
+      return -1;
     }
     int status = plugin_register_data_set(&set);
     if (status != 0) {
@@ -530,6 +608,7 @@ static int zvm_shutdown(void) {
     zvm_conf_free(&conf);
   conf_ready = false;
   users_dropped_logged = 0;
+  leap_logged_us = UINT64_MAX;
   return 0;
 }
 

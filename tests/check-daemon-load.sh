@@ -166,10 +166,10 @@ f=$(wait_value "$rdir/errors-open-*") ||
 echo "ok - reader counters arrive (errors-open $(last_value "$f"))"
 for t in errors-eoverflow errors-eio errors-efault errors-malformed \
   total_objects-sets total_objects-records total_objects-skipped \
-  total_bytes-read; do
+  total_bytes-read total_objects-restamped; do
   ls "$rdir/$t"-* >/dev/null 2>&1 || fail_with "$good" "no $t"
 done
-echo "ok - all nine reader counters are written"
+echo "ok - all ten reader counters are written"
 grep -q "zvm_monitor plugin: reading $tmp/monreader; domains: user,processor; 1 UserID rule(s)" "$good.out" ||
   fail_with "$good" "no start-up line"
 grep "zvm_monitor plugin: " "$good.out" | grep -v "reading " | grep -q "$tmp/monreader" ||

@@ -254,6 +254,45 @@ static void test_one_value_per_list(void **state) {
   assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
 }
 
+static void test_leap_second_offset(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(zvm_conf_option_kind("LeapSecondOffset"),
+                   ZVM_CONF_STRING_OR_NUMBER);
+  assert_true(f->c.leap_auto); /* the default */
+  assert_int_equal(zvm_conf_set_number(&f->c, "leapsecondoffset", 27, f->err,
+                                       sizeof(f->err)),
+                   0);
+  assert_false(f->c.leap_auto);
+  assert_int_equal(f->c.leap_us, 27000000);
+  assert_int_equal(zvm_conf_set_string(&f->c, "LeapSecondOffset", "AUTO",
+                                       f->err, sizeof(f->err)),
+                   0);
+  assert_true(f->c.leap_auto);
+  static const double bad[] = {-1, 61, 1.5};
+  for (size_t i = 0; i < 3; i++) {
+    assert_int_equal(zvm_conf_set_number(&f->c, "LeapSecondOffset", bad[i],
+                                         f->err, sizeof(f->err)),
+                     -1);
+    ERR_CONTAINS(f, "must be \"auto\" or whole seconds from 0 to 60");
+  }
+  assert_int_equal(zvm_conf_set_string(&f->c, "LeapSecondOffset", "27s", f->err,
+                                       sizeof(f->err)),
+                   -1);
+  ERR_CONTAINS(f, "LeapSecondOffset \"27s\": give \"auto\" or the seconds");
+  assert_true(f->c.leap_auto);
+}
+
+static void test_report_by_virtual_cpu(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(zvm_conf_option_kind("ReportByVirtualCPU"),
+                   ZVM_CONF_BOOLEAN);
+  assert_false(f->c.report_by_virtual_cpu);
+  assert_int_equal(zvm_conf_set_boolean(&f->c, "reportbyvirtualcpu", true,
+                                        f->err, sizeof(f->err)),
+                   0);
+  assert_true(f->c.report_by_virtual_cpu);
+}
+
 static void test_booleans(void **state) {
   struct fx *f = *state;
   assert_int_equal(zvm_conf_set_boolean(&f->c, "IgnoreSelected", true, f->err,
@@ -421,6 +460,8 @@ int main(void) {
       T(test_max_queue_size),
       T(test_userfield),
       T(test_one_value_per_list),
+      T(test_leap_second_offset),
+      T(test_report_by_virtual_cpu),
       T(test_selection_default_all),
       T(test_selection_rules),
       T(test_notify_switches),

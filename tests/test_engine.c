@@ -579,7 +579,7 @@ static void test_hooks(void **state) {
     if (strcmp(f->v[i].plugin_instance, "reader") != 0)
       fail_msg("unexpected %s/%s/%s-%s", f->v[i].host, f->v[i].plugin_instance,
                f->v[i].type, f->v[i].type_instance);
-  assert_int_equal(f->nv, 9); /* the reader counters only */
+  assert_int_equal(f->nv, 10); /* the reader counters only */
   assert_int_equal(released, 1);
   assert_int_equal(f->nn, 1);
   assert_string_equal(f->n[0].message, "told to forget");
@@ -599,9 +599,19 @@ static void test_hooks(void **state) {
   assert_int_equal(v->items[0].derive, 3);
   v = find(f, "", "reader", "total_objects", "skipped");
   assert_int_equal(v->derive, 1);
+
+  /* Not seen for more than ZVM_MAPPER_EXPIRE_US: forgotten, state
+   * released (n1 seen in the last pass, n0 before: both expire). */
+  uint64_t later = NOW + ZVM_MAPPER_EXPIRE_US + ZVM_MAPPER_SWEEP_US;
+  assert_int_equal(zvm_mapper_finish(f->m, later, NULL), 0);
+  assert_int_equal(released, 3);
+  add_outer(&f->rs, tb_tod(SEC, 9), "LNX1", 1, 0, 4);
+  pass(f, TB_DOM(10));
+  v = find(f, "lnx1", "n1", "zvm_tinner", "");
+  assert_int_equal(v->items[0].derive, 4); /* from nothing again */
   zvm_mapper_destroy(f->m);
   f->m = NULL;
-  assert_int_equal(released, 3); /* every instance's state */
+  assert_int_equal(released, 4); /* every instance's state */
 }
 
 int main(void) {

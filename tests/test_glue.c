@@ -90,6 +90,13 @@ int plugin_register_data_set(const data_set_t *ds) {
   return 0;
 }
 
+/* collectd's own types as far as these tests use them. */
+const data_set_t *plugin_get_ds(const char *name) {
+  static data_source_t value = {"value", DS_TYPE_DERIVE, 0, NAN};
+  static data_set_t derive = {"derive", 1, &value};
+  return strcmp(name, "derive") == 0 ? &derive : NULL;
+}
+
 static const data_source_t *registered(const char *type, size_t *n) {
   for (size_t i = 0; i < nsets; i++)
     if (strcmp(data_sets[i].type, type) == 0) {
@@ -526,6 +533,7 @@ static void script_users(const char *const *users, size_t n, uint64_t tod) {
     tb_put_ebcdic(&rs, rec + 20, users[i], 8);
     tb_put_u32(&rs, rec + 116, 0x80000000u + (uint32_t)i); /* HFCPURN */
     tb_put_u16(&rs, rec + 30, 0xFFFF);                     /* VMDSLCNT */
+    tb_put_u8(&rs, rec + 47, 0x80); /* CALFLAG1: CALBASE */
   }
   size_t rec = tb_record(&rs, 44, 5, 21, tod + (UINT64_C(5) << 12));
   tb_put_u32(&rs, rec + 20, 7);   /* RCCSMTSQ */
@@ -589,13 +597,19 @@ static void test_defaults_without_config(void **state) {
   assert_true(isnan(ds[1].min));
   assert_string_equal(ds[20].name, "hfcpurn");
   assert_string_equal(ds[47].name, "hfpgact");
+  /* Every field of seed 004 (issue 10), thread counts with MAX flags. */
   ds = registered("zvm_prcsmt", &nds);
-  assert_int_equal(nds, 2);
+  assert_int_equal(nds, 7);
   assert_string_equal(ds[0].name, "mt_config_seq");
   assert_string_equal(ds[1].name, "mt_max_threads");
+  assert_string_equal(ds[2].name, "statement_all");
+  assert_string_equal(ds[4].name, "set_initial");
+  assert_string_equal(ds[6].name, "set_all_is_max");
   ds = registered("zvm_prcsmt_cpu", &nds);
-  assert_int_equal(nds, 4);
-  assert_string_equal(ds[2].name, "activated");
+  assert_int_equal(nds, 9);
+  assert_string_equal(ds[0].name, "statement");
+  assert_string_equal(ds[3].name, "activated");
+  assert_string_equal(ds[8].name, "requested_is_max");
   assert_int_equal(nsets, 3);
 
   static const char *const users[] = {"LINUX07"};
@@ -614,10 +628,12 @@ static void test_defaults_without_config(void **state) {
   assert_int_equal(vl->interval, 0); /* the plugin's interval */
   assert_int_equal(count_vls("LINUX07", "derive", "hfcpurn"), 0);
   vl = find_vl("", "ifl", "zvm_prcsmt_cpu", "");
-  assert_true(vl->values[0].gauge == 2.0); /* hardware_max */
-  assert_true(vl->values[1].gauge == 2.0); /* zvm_max */
-  assert_true(vl->values[2].gauge == 1.0); /* activated */
-  assert_true(vl->values[3].gauge == 1.0); /* requested */
+  assert_int_equal(vl->values_len, 9);
+  assert_true(vl->values[1].gauge == 2.0); /* hardware_max */
+  assert_true(vl->values[2].gauge == 2.0); /* zvm_max */
+  assert_true(vl->values[3].gauge == 1.0); /* activated */
+  assert_true(vl->values[5].gauge == 1.0); /* requested */
+  assert_true(vl->values[8].gauge == 0.0); /* requested_is_max */
   assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 255)));
   vl = find_vl("", "system", "zvm_prcsmt", "");
   assert_true(vl->values[0].gauge == 7.0);
@@ -647,7 +663,7 @@ static void test_defaults_without_config(void **state) {
   /* The next interval without data: reader counters only. */
   nvls = 0;
   assert_int_equal(cb_read(NULL), 0);
-  assert_int_equal(nvls, 9);
+  assert_int_equal(nvls, 10); /* the ten reader counters */
 }
 
 static void test_every_option(void **state) {
@@ -665,6 +681,7 @@ static void test_every_option(void **state) {
   cfg_number(&c, "MaxSetSize", 1048576);
   cfg_number(&c, "MaxQueueSize", 2097152);
   cfg_string(&c, "UserField", "hfcpurn");
+  cfg_number(&c, "LeapSecondOffset", 27);
   cfg_bool(&c, "OneValuePerList", true);
   assert_int_equal(cb_config(&c.root), 0);
   assert_int_equal(cb_init(), 0);
@@ -680,6 +697,10 @@ static void test_every_option(void **state) {
   assert_int_equal(cb_read(NULL), 0);
   const value_list_t *vl = find_vl("linux07", "", "derive", "hfcpurn");
   assert_int_equal(vl->values[0].derive, 2147483648);
+  /* LeapSecondOffset 27: the TOD runs 27 s ahead of UTC. */
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC - 27, 1)));
+  assert_true(logged(LOG_INFO, "record times: the TOD clock is 27 s ahead of "
+                               "UTC (from LeapSecondOffset)"));
   vl = find_vl("web1", "", "derive", "hfcpurn");
   assert_int_equal(vl->values[0].derive, 2147483649);
   for (size_t i = 0; i < nvls; i++) {
@@ -864,7 +885,24 @@ static void test_reader_thread(void **state) {
   /* Nothing new: the next callback has the reader counters only. */
   nvls = 0;
   assert_int_equal(cb_read(NULL), 0);
-  assert_int_equal(nvls, 9);
+  assert_int_equal(nvls, 10); /* the ten reader counters */
+
+  /* LINUX07's TOD again (the z/VM clock repeats itself): its values still
+   * come, stamped with its set's arrival time (now, far after 2023),
+   * counted, and the episode is logged once with the plugin's prefix. */
+  script_users(users, 1, tb_tod(SEC, 20));
+  sync_reader();
+  nvls = 0;
+  assert_int_equal(cb_read(NULL), 0);
+  vl = find_vl("", "LINUX07", "zvm_useite", "");
+  assert_int_equal(vl->values[0].derive, 3);
+  assert_true(vl->time > US_TO_CDTIME_T(US(SEC, 20)));
+  vl = find_vl("", "reader", "total_objects", "restamped");
+  assert_int_equal(vl->values[0].derive, 3); /* LINUX07, ifl, system */
+  assert_true(logged(LOG_NOTICE, "zvm_monitor plugin: record time "));
+  assert_true(logged(LOG_NOTICE, "is not after its last time"));
+  assert_true(logged(LOG_NOTICE, "(the arrival time of its set) and counted "
+                                 "in total_objects-restamped (3 this pass)"));
 }
 
 /* The first read callback sees what the first drain read, even if the

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,15 @@
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 #define NOW US(SEC + 100, 0)
 #define DCSS_ADDR 0x00400000u
+/* Reader counters (plugin_instance "reader"): errors-{eoverflow,eio,efault,
+ * open,malformed}, total_objects-{sets,records,skipped,restamped},
+ * total_bytes-read. */
+#define READER_VALUES 10
+/* D5R21 values per CPU type: six thread counts and three _is_max flags;
+ * system: mt_config_seq, mt_max_threads, statement_all, set_all, their two
+ * _is_max flags and set_initial. */
+#define MT_TYPE_VALUES 9
+#define MT_SYSTEM_VALUES 7
 
 /* ------------------------------------------------------------------------
  * Expected D4R10 values (seed 002, MRUSEITE z/VM V6R2.0).
@@ -115,6 +125,8 @@ static void add_useite(struct tb *rs, const char *user, uint64_t tod,
   tb_put_ebcdic(rs, rec + 20, user, 8);
   if (len >= 30)
     tb_put_u16(rs, rec + 28, 0x0102); /* VMDCPUAD: an ID, not dispatched */
+  if (len >= 48)
+    tb_put_u8(rs, rec + 47, 0x80); /* CALFLAG1: CALBASE, the only VMDBK */
   if (len >= 197)
     tb_put_u8(rs, rec + 196, 3); /* VMDPUTYP: a code, not dispatched */
   for (size_t i = 0; i < USEITE_NEXP; i++) {
@@ -362,8 +374,8 @@ static void test_useite_every_field(void **state) {
   assert_null(find(f, "", "LINUX07", "derive", "vmdcpuad"));
   assert_null(find(f, "", "LINUX07", "gauge", "vmdputyp"));
   /* Reader counters come along (ReportReaderStats defaults to true). */
-  assert_int_equal(count_pi(f, "", "reader"), 9);
-  assert_int_equal(f->nv, 1 + USEITE_NEXP + 9);
+  assert_int_equal(count_pi(f, "", "reader"), READER_VALUES);
+  assert_int_equal(f->nv, 1 + USEITE_NEXP + READER_VALUES);
   assert_int_equal(f->nn, 0);
 }
 
@@ -490,6 +502,7 @@ static void test_hostile_userid(void **state) {
   /* "A./ B", then lower-case 'a' (X'81'), a NUL and a quote (X'7F'). */
   static const uint8_t id[8] = {0xC1, 0x4B, 0x61, 0x40, 0xC2, 0x81, 0x00, 0x7F};
   memcpy(f->rs.data + rec + 20, id, sizeof(id));
+  f->rs.data[rec + 47] = 0x80; /* CALBASE: a transaction */
   pass(f, TB_DOM(4));
   /* Escaped by EBCDIC byte; lower-casing keeps distinct IDs distinct. */
   expect_derive(f, "a%4b%61%40b%81%00%7f", "", "total_events", "transactions",
@@ -502,6 +515,7 @@ static void test_hostile_userid(void **state) {
   start(f);
   rec = tb_record(&f->rs, 200, 4, 10, tb_tod(SEC, 2));
   memcpy(f->rs.data + rec + 20, id, sizeof(id));
+  f->rs.data[rec + 47] = 0x80;
   pass(f, TB_DOM(4));
   expect_derive(f, "", "A%4B%61%40B%81%00%7F", "total_events", "transactions",
                 1, US(SEC, 2));
@@ -513,7 +527,7 @@ static void test_blank_userid(void **state) {
   add_useite(&f->rs, "", tb_tod(SEC, 1), 0, 200);
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
   pass(f, TB_DOM(4));
-  assert_int_equal(f->nv, 9 + 1 + USEITE_NEXP);
+  assert_int_equal(f->nv, READER_VALUES + 1 + USEITE_NEXP);
   assert_int_equal(reader_value(f, "total_objects", "skipped"), 1);
 }
 
@@ -582,17 +596,158 @@ static void test_domain_selection(void **state) {
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, 200);
   add_useite(&f->rs, "LINUX08", tb_tod(SEC, 3), 0, 200);
   pass(f, TB_DOM(4));
-  assert_int_equal(f->nv, 9);
+  assert_int_equal(f->nv, READER_VALUES);
   assert_int_equal(reader_value(f, "total_objects", "skipped"), 3);
 }
 
 /* ------------------------------------------------------------------------
  * Aggregation and time order.
  */
+/* A D4R10 of VMDBK cpuad (seed 002: one per virtual CPU) with HFCPURN,
+ * VMDSLCNT (a level) and CALBASE as given. */
+static void add_vmdbk(struct tb *rs, const char *user, uint64_t tod,
+                      uint16_t cpuad, bool base, uint32_t hfcpurn,
+                      int16_t slcnt) {
+  size_t rec = tb_record(rs, 200, 4, 10, tod);
+  tb_put_ebcdic(rs, rec + 20, user, 8);
+  tb_put_u16(rs, rec + 28, cpuad);              /* VMDCPUAD */
+  tb_put_u16(rs, rec + 30, (uint16_t)slcnt);    /* VMDSLCNT */
+  tb_put_u8(rs, rec + 47, base ? 0x80 : 0x00);  /* CALFLAG1 */
+  tb_put_u32(rs, rec + 116, hfcpurn);           /* HFCPURN */
+  tb_put_u32(rs, rec + 48, 10u * (cpuad + 1u)); /* HFQUCT */
+}
+
+/* LINUX07's guest values at time t: HFCPURN (a counter, summed),
+ * transactions and VMDSLCNT (a level, the base VMDBK's). */
+static void expect_guest(const struct fx *f, int64_t hfcpurn,
+                         int64_t transactions, double slcnt, uint64_t t) {
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", hfcpurn, t);
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", transactions,
+                t);
+  expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", slcnt, t);
+}
+
+/* Issue 10: a virtual MP guest's counters are the sum over its VMDBKs of
+ * each one's latest value; a VMDBK that skips a transaction keeps
+ * contributing; transactions counts base records; levels are the base's. */
+static void test_useite_per_vmdbk(void **state) {
+  struct fx *f = *state;
+  start(f);
+  /* The two VMDBKs of the issue (hfcpurn 1116 and 5000117). */
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfquct", 30, US(SEC, 2));
+  expect_guest(f, 5001233, 1, 3, US(SEC, 2));
+
+  /* Next transaction: VMDBK 1 skips it; its last value stays in the sum,
+   * which never goes back (no 1116 -> 5000117 -> 1116 any more). */
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
+  pass(f, TB_DOM(4));
+  expect_guest(f, 5001317, 2, 4, US(SEC, 3));
+
+  /* A non-base record alone: the sum moves, transactions and the level
+   * (the base's) do not. */
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 4), 1, false, 5000200, 9);
+  pass(f, TB_DOM(4));
+  expect_guest(f, 5001400, 2, 4, US(SEC, 4));
+
+  /* Three VMDBKs in one pass, two records of VMDBK 2: its latest counts. */
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 0, true, 1300, 1);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 2, false, 100, 2);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 6), 0, true, 1400, 2);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 6), 2, false, 150, 6);
+  pass(f, TB_DOM(4));
+  expect_guest(f, 1400 + 5000200 + 150, 4, 2, US(SEC, 6));
+}
+
+/* A guest with one virtual CPU for a while that then gets a second one
+ * (CP DEFINE CPU): the first VMDBK's latest values enter the sum. */
+static void test_useite_becomes_mp(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 100, 2);
+  pass(f, TB_DOM(4));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 0, true, 150, 3);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 150, US(SEC, 2));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 1, false, 40, 9);
+  pass(f, TB_DOM(4));
+  expect_guest(f, 190, 2, 3, US(SEC, 3));
+}
+
+/* A logoff (D4R2, one per VMDBK) ends the guest's per-VMDBK state: the
+ * next session's VMDBKs are summed afresh, the old VMDBK 1 no longer adds. */
+static void test_useite_logoff_restarts(void **state) {
+  struct fx *f = *state;
+  start(f);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1000, 1);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 500, 1);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 1500, US(SEC, 2));
+  for (uint16_t v = 0; v < 2; v++) {
+    size_t r = tb_record(&f->rs, 30, 4, 2, tb_tod(SEC, 3)); /* MRUSELOF */
+    tb_put_ebcdic(&f->rs, r + 20, "LINUX07", 8);
+    tb_put_u16(&f->rs, r + 28, v);
+  }
+  pass(f, TB_DOM(4));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 4), 0, true, 7, 1);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 7, US(SEC, 4));
+  expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
+                US(SEC, 4));
+}
+
+/* ReportByVirtualCPU: every VMDBK on its own as well, as it writes it. */
+static void test_report_by_virtual_cpu(void **state) {
+  struct fx *f = *state;
+  f->conf.report_by_virtual_cpu = true;
+  start(f);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001233, US(SEC, 2));
+  expect_derive(f, "", "LINUX07-vcpu0", "derive", "hfcpurn", 1116, US(SEC, 1));
+  expect_derive(f, "", "LINUX07-vcpu1", "derive", "hfcpurn", 5000117,
+                US(SEC, 2));
+  expect_gauge(f, "", "LINUX07-vcpu1", "gauge", "vmdslcnt", 5, US(SEC, 2));
+  /* a VMDBK's records */
+  expect_derive(f, "", "LINUX07-vcpu1", "total_events", "transactions", 1,
+                US(SEC, 2));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07-vcpu0", "derive", "hfcpurn", 1200, US(SEC, 3));
+  assert_int_equal(count_pi(f, "", "LINUX07-vcpu1"), 0); /* skipped */
+  assert_true(count_pi(f, "", "LINUX07") > 0);
+
+  /* A logoff (a D4R2 per VMDBK) starts each VMDBK's own view afresh. */
+  for (uint16_t v = 0; v < 2; v++) {
+    size_t r = tb_record(&f->rs, 30, 4, 2, tb_tod(SEC, 4)); /* MRUSELOF */
+    tb_put_ebcdic(&f->rs, r + 20, "LINUX07", 8);
+    tb_put_u16(&f->rs, r + 28, v);
+  }
+  pass(f, TB_DOM(4));
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 1, false, 9, 1);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "", "LINUX07-vcpu1", "total_events", "transactions", 1,
+                US(SEC, 5));
+  expect_derive(f, "", "LINUX07-vcpu1", "derive", "hfcpurn", 9, US(SEC, 5));
+
+  /* GuestsAsHosts: host = the guest, plugin instance "vcpu<N>". */
+  zvm_mapper_destroy(f->m);
+  f->conf.guests_as_hosts = true;
+  start(f);
+  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 10), 2, false, 77, 1);
+  pass(f, TB_DOM(4));
+  expect_derive(f, "linux07", "vcpu2", "derive", "hfcpurn", 77, US(SEC, 10));
+  expect_derive(f, "linux07", "", "derive", "hfcpurn", 77, US(SEC, 10));
+}
+
 static void test_aggregation_latest_wins(void **state) {
   struct fx *f = *state;
   start(f);
-  /* Stream order is not time order: the later TOD wins either way. */
+  /* Stream order is not time order: the later record in the stream wins,
+   * whatever its TOD (the z/VM clock may have been set back). */
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 2, 200);
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 10), 1, 200);
   add_useite(&f->rs, "LINUX08", tb_tod(SEC, 10), 5, 200);
@@ -603,33 +758,121 @@ static void test_aggregation_latest_wins(void **state) {
   add_useite(&f->rs, "LINUX08", tb_tod(SEC, 30), 6, 200);
   pass(f, TB_DOM(4));
 
-  expect_user(f, "", "LINUX07", 2, 2, US(SEC, 20));
+  expect_user(f, "", "LINUX07", 1, 2, US(SEC, 10));
   expect_user(f, "", "LINUX08", 6, 2, US(SEC, 30));
 }
 
-static void test_strictly_increasing_times(void **state) {
+/* One pass with the record set in f->rs as a data set that arrived at
+ * arrival_us. */
+static void pass_at(struct fx *f, uint16_t domains, uint64_t arrival_us) {
+  make_set(&f->set, domains, &f->rs);
+  zvm_mapper_add_set_at(f->m, f->set.data, f->set.len, arrival_us);
+  tb_reset(&f->rs);
+  finish(f, NULL);
+}
+
+static uint64_t restamped(const struct fx *f) {
+  return reader_value(f, "total_objects", "restamped");
+}
+
+static void test_time_rule_restamps(void **state) {
   struct fx *f = *state;
   start(f);
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 1, 200);
   pass(f, TB_DOM(4));
   expect_user(f, "", "LINUX07", 1, 1, US(SEC, 20));
+  assert_int_equal(restamped(f), 0);
 
-  /* The same TOD again (e.g. a repeated set), then an older one: counted
-   * as transactions, but nothing is dispatched for the user. */
+  /* The same TOD again, no arrival time known: last time + 1 us; every
+   * value still reaches collectd, counted once for the guest. */
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 2, 200);
   pass(f, TB_DOM(4));
-  assert_int_equal(count_pi(f, "", "LINUX07"), 0);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 19), 3, 200);
-  pass(f, TB_DOM(4));
-  assert_int_equal(count_pi(f, "", "LINUX07"), 0);
+  expect_user(f, "", "LINUX07", 2, 2, US(SEC, 20) + 1);
+  assert_int_equal(restamped(f), 1);
+  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->m);
+  assert_int_equal(ms->pass_restamped, 1);
+  assert_string_equal(ms->first_restamp.what, "LINUX07");
+  assert_int_equal(ms->first_restamp.record_us, US(SEC, 20));
+  assert_int_equal(ms->first_restamp.last_us, US(SEC, 20));
+  assert_int_equal(ms->first_restamp.stamped_us, US(SEC, 20) + 1);
+  assert_false(ms->first_restamp.arrival);
+
+  /* Equal TODs, the set arrived later: its arrival time. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 3, 200);
+  pass_at(f, TB_DOM(4), US(SEC, 25));
+  expect_user(f, "", "LINUX07", 3, 3, US(SEC, 25));
+  assert_int_equal(restamped(f), 2);
+  assert_true(zvm_mapper_get_stats(f->m)->first_restamp.arrival);
+
+  /* One hour back (the z/VM clock set back), read at 30 s. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC - 3600, 0), 4, 200);
+  pass_at(f, TB_DOM(4), US(SEC, 30));
+  expect_user(f, "", "LINUX07", 4, 4, US(SEC, 30));
+  assert_int_equal(restamped(f), 3);
+
+  /* Records ahead of the arrival time (neither later): + 1 us again. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 30), 5, 200);
+  pass_at(f, TB_DOM(4), US(SEC, 29));
+  expect_user(f, "", "LINUX07", 5, 5, US(SEC, 30) + 1);
+  assert_int_equal(restamped(f), 4);
 
   /* A pass without records dispatches only the reader counters. */
   finish(f, NULL);
-  assert_int_equal(f->nv, 9);
+  assert_int_equal(f->nv, READER_VALUES);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->pass_timed, 0);
 
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 21), 4, 200);
-  pass(f, TB_DOM(4));
-  expect_user(f, "", "LINUX07", 4, 4, US(SEC, 21));
+  /* Time moves on: the record's own time again, nothing counted. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 40), 6, 200);
+  pass_at(f, TB_DOM(4), US(SEC, 41));
+  expect_user(f, "", "LINUX07", 6, 6, US(SEC, 40));
+  assert_int_equal(restamped(f), 4);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->pass_restamped, 0);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->pass_timed, 1);
+}
+
+/* The TOD wrap (2042-09-17) and a configured leap-second offset, through
+ * the mapper. tb_tod() computes modulo 2^64, as the clock counts. */
+#define SEC_2042_OCT 2295734400u /* 2042-10-01 00:00:00 UTC */
+
+static void test_tod_wrap_and_leap(void **state) {
+  struct fx *f = *state;
+  char err[256];
+  assert_int_equal(
+      zvm_conf_set_number(&f->conf, "LeapSecondOffset", 27, err, sizeof(err)),
+      0);
+  start(f);
+  assert_true(tb_tod(SEC_2042_OCT + 27, 0) < tb_tod(SEC, 0)); /* wrapped */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC_2042_OCT + 27, 0), 1, 200);
+  add_prcsmt(&f->rs, tb_tod(SEC_2042_OCT + 27, 5), 1, 0x80, 2,
+             (const struct cputinfo[]){{3, 2, 2, 1, 1}}, 1);
+  pass_at(f, TB_DOM(4) | TB_DOM(5), US(SEC_2042_OCT, 100));
+  expect_user(f, "", "LINUX07", 1, 1, US(SEC_2042_OCT, 0));
+  expect_gauge(f, "", "ifl", "threads", "activated", 1, US(SEC_2042_OCT, 5));
+  assert_int_equal(f->nn, 1);
+  assert_int_equal(f->n[0].time_us, US(SEC_2042_OCT, 5));
+  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_us, 27000000);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_method,
+                   ZVM_LEAP_CONFIGURED);
+  assert_int_equal(restamped(f), 0);
+}
+
+static void test_leap_estimated(void **state) {
+  struct fx *f = *state;
+  start(f); /* LeapSecondOffset auto, no clock: from arrival times */
+  /* Records built 27 s ahead of UTC, read 0.2 s after the newest. */
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC + 27, 0), 1, 200);
+  add_useite(&f->rs, "LINUX08", tb_tod(SEC + 27, 500000), 2, 200);
+  pass_at(f, TB_DOM(4), US(SEC, 700000));
+  expect_user(f, "", "LINUX07", 1, 1, US(SEC, 0));
+  expect_user(f, "", "LINUX08", 2, 1, US(SEC, 500000));
+  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_us, 27000000);
+  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_method, ZVM_LEAP_ARRIVAL);
+  /* A clock reading takes precedence. */
+  zvm_mapper_set_clock_leap(f->m, true, 26000000);
+  add_useite(&f->rs, "LINUX07", tb_tod(SEC + 27, 900000), 3, 200);
+  pass_at(f, TB_DOM(4), US(SEC, 950000));
+  expect_user(f, "", "LINUX07", 3, 2, US(SEC + 1, 900000));
+  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_method, ZVM_LEAP_CLOCKS);
 }
 
 static void test_unusable_tod(void **state) {
@@ -641,7 +884,7 @@ static void test_unusable_tod(void **state) {
   add_prcsmt(&f->rs, tb_tod(0, 0), 1, 0x80, 2,
              (const struct cputinfo[]){{3, 2, 2, 2, 2}}, 1);
   pass(f, TB_DOM(4) | TB_DOM(5));
-  assert_int_equal(f->nv, 9);
+  assert_int_equal(f->nv, READER_VALUES);
   assert_int_equal(f->nn, 0);
   /* Still transactions: a later record carries the count. */
   add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
@@ -718,8 +961,19 @@ static void test_prcsmt_start_and_end(void **state) {
   expect_gauge(f, "", "type9", "threads", "hardware_max", 2, US(SEC, 100));
   expect_gauge(f, "", "system", "gauge", "mt_config_seq", 3, US(SEC, 100));
   expect_gauge(f, "", "system", "gauge", "mt_max_threads", 2, US(SEC, 100));
-  assert_int_equal(count_pi(f, "", "system"), 2);
-  assert_int_equal(f->nv, 9 + 3 * 4 + 2);
+  /* Every other field of seed 004: statement (RCCCOMNT 1), SET command
+   * (RCCSMMNT 0), and system-wide ALL counts and the INITIAL flag. */
+  expect_gauge(f, "", "cp", "threads", "statement", 1, US(SEC, 100));
+  expect_gauge(f, "", "cp", "threads", "set_command", 0, US(SEC, 100));
+  expect_gauge(f, "", "cp", "bool", "requested_is_max", 0, US(SEC, 100));
+  expect_gauge(f, "", "cp", "bool", "statement_is_max", 0, US(SEC, 100));
+  expect_gauge(f, "", "cp", "bool", "set_command_is_max", 0, US(SEC, 100));
+  expect_gauge(f, "", "system", "threads", "statement_all", 0, US(SEC, 100));
+  expect_gauge(f, "", "system", "threads", "set_all", 0, US(SEC, 100));
+  expect_gauge(f, "", "system", "bool", "set_initial", 0, US(SEC, 100));
+  assert_int_equal(count_pi(f, "", "system"), MT_SYSTEM_VALUES);
+  assert_int_equal(f->nv,
+                   READER_VALUES + 3 * MT_TYPE_VALUES + MT_SYSTEM_VALUES);
 
   assert_int_equal(f->nn, 1);
   assert_int_equal(f->n[0].severity, ZVM_NOTIF_WARNING);
@@ -732,14 +986,18 @@ static void test_prcsmt_start_and_end(void **state) {
                       "change: cp 1, ifl 1, type9 1; data until the change "
                       "ends spans two configurations");
 
-  /* The start record delivered again: nothing new to say or dispatch. */
+  /* The start record delivered again: an exact repeat (same RCCSMTSQ and
+   * status) is not notified again; its values are not dropped (the time
+   * rule stamps them 1 us after the last). */
   add_prcsmt(&f->rs, tb_tod(SEC, 100), 3, 0x80, 2,
              (const struct cputinfo[]){{0x03, 2, 2, 1, 1}}, 1);
   pass(f, TB_DOM(5));
   assert_int_equal(f->nn, 0);
-  assert_int_equal(f->nv, 9);
+  assert_int_equal(f->nv, READER_VALUES + MT_TYPE_VALUES + MT_SYSTEM_VALUES);
+  expect_gauge(f, "", "ifl", "threads", "activated", 1, US(SEC, 100) + 1);
 
-  /* End: new counts; ifl requested MAX (X'FF') is dispatched raw. */
+  /* End: new counts; ifl requested MAX (X'FF') is NaN plus a flag, never
+   * 255. */
   add_prcsmt(&f->rs, tb_tod(SEC, 250), 3, 0x40, 2,
              (const struct cputinfo[]){
                  {0x00, 1, 1, 1, 1},
@@ -749,7 +1007,12 @@ static void test_prcsmt_start_and_end(void **state) {
              3);
   pass(f, TB_DOM(5));
   expect_gauge(f, "", "ifl", "threads", "activated", 2, US(SEC, 250));
-  expect_gauge(f, "", "ifl", "threads", "requested", 255, US(SEC, 250));
+  const struct zvm_value *req = find(f, "", "ifl", "threads", "requested");
+  assert_non_null(req);
+  assert_true(isnan(req->gauge));
+  assert_int_equal(req->time_us, US(SEC, 250));
+  expect_gauge(f, "", "ifl", "bool", "requested_is_max", 1, US(SEC, 250));
+  expect_gauge(f, "", "cp", "bool", "requested_is_max", 0, US(SEC, 250));
   expect_gauge(f, "", "cp", "threads", "activated", 1, US(SEC, 250));
   assert_int_equal(f->nn, 1);
   assert_int_equal(f->n[0].severity, ZVM_NOTIF_OKAY);
@@ -759,12 +1022,91 @@ static void test_prcsmt_start_and_end(void **state) {
                       "(RCCSMTSQ 3); activated threads per core: cp 1 -> 1, "
                       "ifl 1 -> 2, type9 1 -> 1");
 
-  /* The same end record again: no second notification, no values. */
+  /* The same end record again: no second notification. */
   add_prcsmt(&f->rs, tb_tod(SEC, 250), 3, 0x40, 2,
              (const struct cputinfo[]){{0x03, 2, 2, 2, 0xFF}}, 1);
   pass(f, TB_DOM(5));
   assert_int_equal(f->nn, 0);
-  assert_int_equal(f->nv, 9);
+  assert_int_equal(f->nv, READER_VALUES + MT_TYPE_VALUES + MT_SYSTEM_VALUES);
+
+  /* The next change's start with an earlier TOD (the clock was set back)
+   * is notified: notifications are never dropped for their time. */
+  add_prcsmt(&f->rs, tb_tod(SEC - 3600, 0), 5, 0x80, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
+  pass(f, TB_DOM(5));
+  assert_int_equal(f->nn, 1);
+  assert_int_equal(f->n[0].time_us, US(SEC - 3600, 0));
+  assert_int_equal(f->n[0].severity, ZVM_NOTIF_WARNING);
+}
+
+/* X'FF' in every count where MAX can be specified, every field set to a
+ * distinct value otherwise; then unusable CPUTINFO arrays. */
+static void test_prcsmt_every_field(void **state) {
+  struct fx *f = *state;
+  start(f);
+  size_t rec = tb_record(&f->rs, 36 + 8, 5, 21, tb_tod(SEC, 1));
+  tb_put_u32(&f->rs, rec + 20, 7);   /* RCCSMTSQ */
+  tb_put_u8(&f->rs, rec + 24, 0x40); /* CAL_STATUS: end */
+  tb_put_u8(&f->rs, rec + 25, 4);    /* CALMAXTC */
+  tb_put_u8(&f->rs, rec + 26, 0xFF); /* RCCCOALL: MAX */
+  tb_put_u8(&f->rs, rec + 27, 3);    /* RCCSMALL */
+  tb_put_u8(&f->rs, rec + 28, 0x80); /* RCCSMSET: INITIAL */
+  tb_put_u8(&f->rs, rec + 29, 1);    /* CAL_CPUTACNT */
+  tb_put_u16(&f->rs, rec + 30, 8);   /* CAL_CPUTAESZ */
+  tb_put_u16(&f->rs, rec + 32, 36);  /* CAL_CPUTAOFF */
+  tb_put_u8(&f->rs, rec + 36, 3);    /* CPUTYPE: IFL */
+  tb_put_u8(&f->rs, rec + 37, 0xFF); /* RCCCOMNT: MAX */
+  tb_put_u8(&f->rs, rec + 38, 5);    /* RCCHWMNT */
+  tb_put_u8(&f->rs, rec + 39, 6);    /* RCCSYMNT */
+  tb_put_u8(&f->rs, rec + 40, 2);    /* RCCACMNT */
+  tb_put_u8(&f->rs, rec + 41, 0xFF); /* RCCSMMNT: MAX */
+  tb_put_u8(&f->rs, rec + 42, 0xFF); /* RCCCRMNT: MAX */
+  pass(f, TB_DOM(5));
+  uint64_t t = US(SEC, 1);
+  expect_gauge(f, "", "system", "gauge", "mt_config_seq", 7, t);
+  expect_gauge(f, "", "system", "gauge", "mt_max_threads", 4, t);
+  assert_true(isnan(find(f, "", "system", "threads", "statement_all")->gauge));
+  expect_gauge(f, "", "system", "bool", "statement_all_is_max", 1, t);
+  expect_gauge(f, "", "system", "threads", "set_all", 3, t);
+  expect_gauge(f, "", "system", "bool", "set_all_is_max", 0, t);
+  expect_gauge(f, "", "system", "bool", "set_initial", 1, t);
+  expect_gauge(f, "", "ifl", "threads", "hardware_max", 5, t);
+  expect_gauge(f, "", "ifl", "threads", "zvm_max", 6, t);
+  expect_gauge(f, "", "ifl", "threads", "activated", 2, t);
+  assert_true(isnan(find(f, "", "ifl", "threads", "statement")->gauge));
+  assert_true(isnan(find(f, "", "ifl", "threads", "set_command")->gauge));
+  assert_true(isnan(find(f, "", "ifl", "threads", "requested")->gauge));
+  expect_gauge(f, "", "ifl", "bool", "statement_is_max", 1, t);
+  expect_gauge(f, "", "ifl", "bool", "set_command_is_max", 1, t);
+  expect_gauge(f, "", "ifl", "bool", "requested_is_max", 1, t);
+  assert_int_equal(f->nv, READER_VALUES + MT_TYPE_VALUES + MT_SYSTEM_VALUES);
+  assert_int_equal(f->nn, 1);
+
+  /* Unusable arrays: entry size 0, then an offset inside the header. The
+   * fixed part and the notification are kept; the record is malformed. */
+  for (int k = 0; k < 2; k++) {
+    rec = tb_record(&f->rs, 36 + 8, 5, 21, tb_tod(SEC, 2 + k));
+    tb_put_u32(&f->rs, rec + 20, (uint32_t)(9 + 2 * k));
+    tb_put_u8(&f->rs, rec + 24, 0x80);
+    tb_put_u8(&f->rs, rec + 25, 2);
+    tb_put_u8(&f->rs, rec + 29, 1);
+    tb_put_u16(&f->rs, rec + 30, k == 0 ? 0 : 8);
+    tb_put_u16(&f->rs, rec + 32, k == 0 ? 36 : 8);
+    tb_put_u8(&f->rs, rec + 36, 3);
+    pass(f, TB_DOM(5));
+    expect_gauge(f, "", "system", "gauge", "mt_config_seq", 9 + 2 * k,
+                 US(SEC, 2 + k));
+    assert_int_equal(count_pi(f, "", "ifl"), 0);
+    assert_int_equal(f->nn, 1);
+    char want[200];
+    snprintf(want, sizeof(want),
+             "multithreading configuration change %d started (RCCSMTSQ %d); "
+             "activated threads per core before the change: none listed; "
+             "data until the change ends spans two configurations",
+             5 + k, 9 + 2 * k);
+    assert_string_equal(f->n[0].message, want);
+    assert_int_equal(reader_value(f, "errors", "malformed"), 1 + k);
+  }
 }
 
 static void test_prcsmt_one_pass(void **state) {
@@ -876,8 +1218,10 @@ static void test_reader_counters(void **state) {
   /* DB2 (UserID), D0R1 and D1R99 (unknown) */
   assert_int_equal(reader_value(f, "total_objects", "skipped"), 3);
   assert_int_equal(reader_value(f, "total_bytes", "read"), 123456789);
+  /* The D5R21 with the unusable array keeps its fixed part. */
   assert_int_equal(count_pi(f, "", "ifl"), 0);
-  assert_int_equal(f->nv, 9 + 1 + USEITE_NEXP);
+  expect_gauge(f, "", "system", "gauge", "mt_config_seq", 2, US(SEC, 1));
+  assert_int_equal(f->nv, READER_VALUES + MT_SYSTEM_VALUES + 1 + USEITE_NEXP);
 
   tb_free(&rec);
   tb_frames_free(&fr);
@@ -940,14 +1284,21 @@ int main(void) {
       T(test_userid_exact_and_regex),
       T(test_userid_ignore_selected),
       T(test_domain_selection),
+      T(test_useite_per_vmdbk),
+      T(test_report_by_virtual_cpu),
+      T(test_useite_logoff_restarts),
+      T(test_useite_becomes_mp),
       T(test_aggregation_latest_wins),
-      T(test_strictly_increasing_times),
+      T(test_time_rule_restamps),
+      T(test_tod_wrap_and_leap),
+      T(test_leap_estimated),
       T(test_unusable_tod),
       T(test_truncated_set_yields_nothing),
       T(test_expiry),
       T(test_prcsmt_start_and_end),
       T(test_prcsmt_one_pass),
       T(test_prcsmt_end_without_start),
+      T(test_prcsmt_every_field),
       T(test_reader_counters),
       T(test_reader_counters_off),
 #undef T

@@ -9,10 +9,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <math.h>
+
 #include <cmocka.h>
 
 #include "builder.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/hooks.h"
 #include "zvm_monitor/records.h"
 
 #define TOD UINT64_C(0xE39CE53726000000)
@@ -281,6 +284,10 @@ static void test_table_consistency(void **state) {
     char err[256];
     if (zvm_record_check(d, err, sizeof(err)) != 0)
       fail_msg("%s", err);
+    /* and every layout a select hook may hand out */
+    for (size_t j = 0; d->hooks != NULL && j < d->hooks->nlayouts; j++)
+      if (zvm_record_check(d->hooks->layouts[j], err, sizeof(err)) != 0)
+        fail_msg("%s (a layout of %s's select hook)", err, d->ibm_name);
     for (size_t i = 0; i < d->main.nfields; i++) {
       const struct zvm_field *f = &d->main.fields[i];
       if (f->type == ZVM_TYPE_RECORD_COUNT)
@@ -288,6 +295,8 @@ static void test_table_consistency(void **state) {
       size_t end = f->offset + (size_t)f->width * f->count;
       assert_true(f->offset >= ZVM_MRHDR_LEN);
       assert_true(end <= d->length);
+      if (f->flags & ZVM_FIELD_MAX_FLAG)
+        continue; /* a second view of a count's byte: "is it MAX?" */
       for (size_t o = f->offset; o < end; o++) {
         assert_int_equal(used[o], 0);
         used[o] = 1;
@@ -394,8 +403,10 @@ static void test_prcsmt_fixed_part(void **state) {
       {"PRCSMT_CAL_CPUTACNT", 29, 1, 1},  {"PRCSMT_CAL_CPUTAESZ", 30, 2, 8},
       {"PRCSMT_CAL_CPUTAOFF", 32, 2, 36},
   };
-  assert_int_equal(d->main.nfields, sizeof(fixed) / sizeof(fixed[0]));
-  for (size_t i = 0; i < d->main.nfields; i++) {
+  /* Every field of seed 004, plus the MAX flags of RCCCOALL and RCCSMALL
+   * (second views of their bytes). */
+  assert_int_equal(d->main.nfields, sizeof(fixed) / sizeof(fixed[0]) + 2);
+  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
     const struct zvm_field *f = field(d, fixed[i].name);
     assert_int_equal(f->offset, fixed[i].off);
     assert_int_equal(f->width, fixed[i].width);
@@ -416,6 +427,42 @@ static void test_prcsmt_fixed_part(void **state) {
                    entry_field(&d->arrays[0], "PRCSMT_CAL_RCCHWMNT"));
   assert_ptr_equal(zvm_cputinfo_rccsymnt,
                    entry_field(&d->arrays[0], "PRCSMT_CAL_RCCSYMNT"));
+
+  /* Values (seed 004): X'FF' in RCCCOALL is MAX: NaN, never 255, and its
+   * flag is 1; RCCSMALL 1 is a count, flag 0; RCCSMSET X'80' is INITIAL. */
+  static const struct {
+    const char *metric;
+    double want; /* NaN: NaN */
+  } values[] = {
+      {"mt_config_seq", 7},   {"mt_max_threads", 2},
+      {"statement_all", NAN}, {"statement_all_is_max", 1},
+      {"set_all", 1},         {"set_all_is_max", 0},
+      {"set_initial", 1},
+  };
+  for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+    const struct zvm_field *f = NULL;
+    for (size_t k = 0; k < d->main.nfields; k++)
+      if (strcmp(d->main.fields[k].metric, values[i].metric) == 0)
+        f = &d->main.fields[k];
+    if (f == NULL)
+      fail_msg("no field %s", values[i].metric);
+    int64_t x;
+    double g = -1;
+    assert_true(zvm_field_value(f, b.data, b.len, 0, &x, &g));
+    if (isnan(values[i].want))
+      assert_true(isnan(g));
+    else if (g != values[i].want)
+      fail_msg("%s: %g, want %g", values[i].metric, g, values[i].want);
+  }
+  tb_put_u8(&b, 28, 0x7F); /* every bit but RCCSMINI */
+  for (size_t k = 0; k < d->main.nfields; k++)
+    if (strcmp(d->main.fields[k].metric, "set_initial") == 0) {
+      int64_t x;
+      double g = -1;
+      assert_true(
+          zvm_field_value(&d->main.fields[k], b.data, b.len, 0, &x, &g));
+      assert_true(g == 0);
+    }
   tb_free(&b);
 }
 
@@ -540,7 +587,9 @@ static void test_decode_set(void **state) {
   zvm_decode_set(set.data, set.len, ZVM_DOMAINS_ALL, on_record, &s, &st);
   assert_int_equal(s.useite, 1);
   assert_int_equal(s.last_hfcpurn, 0xCAFEF00D);
-  assert_int_equal(s.prcsmt, 1);
+  /* The record with the unusable array is counted and still handed on:
+   * its fixed part and notification are not lost. */
+  assert_int_equal(s.prcsmt, 2);
   assert_int_equal(s.mtrend, 1);
   assert_int_equal(s.other, 0);
   assert_int_equal(st.unknown, 2);

@@ -78,6 +78,17 @@ struct opts {
   uint64_t counter_offset;
   unsigned gap_ms;
   enum out_format format;
+  /* Virtual MP guests and record times (issue 10). */
+  unsigned vcpus;       /* VMDBKs per guest */
+  unsigned vmdbk_skip;  /* non-base VMDBK v skips transaction k when
+                           (k + v) mod vmdbk_skip = 0 (0: never) */
+  int64_t tod_offset_s; /* added to every TOD (an STP leap-second offset) */
+  struct {
+    unsigned at;     /* from this interval on */
+    int64_t seconds; /* added to every TOD */
+  } jumps[8];
+  unsigned njumps;
+  bool smt_fields; /* D5R21: distinct values, X'FF' (MAX), bad arrays */
   const char *out;
   const char *split_dir;
   struct scn_fault *faults;
@@ -171,20 +182,42 @@ static uint64_t splitmix64(uint64_t x) {
   return z ^ (z >> 31);
 }
 
-/* Counter at record offset off of guest g after its k-th D4R10 record:
- *   h = splitmix64(seed << 32 ^ g << 8 ^ off)
+/* Counter at record offset off of VMDBK v (virtual CPU v; 0 is the base,
+ * the only one unless --vcpus) of guest g after its k-th transaction:
+ *   h = splitmix64(seed << 32 ^ g << 8 ^ off ^ v << 48)
  *   value = (h % 1000000 + counter_offset + k * (1 + (h >> 40) % 1000))
  *           mod 2^(8 * width)
  * (documented in README.md; the tests recompute it independently). */
-static uint64_t counter_value(const struct opts *o, unsigned g, unsigned off,
-                              unsigned width, uint64_t k) {
-  uint64_t h = splitmix64((o->seed << 32) ^ ((uint64_t)g << 8) ^ off);
-  uint64_t v = h % 1000000 + o->counter_offset + k * (1 + (h >> 40) % 1000);
-  return width >= 8 ? v : v & ((UINT64_C(1) << (8 * width)) - 1);
+static uint64_t vmdbk_counter(const struct opts *o, unsigned g, unsigned v,
+                              unsigned off, unsigned width, uint64_t k) {
+  uint64_t h = splitmix64((o->seed << 32) ^ ((uint64_t)g << 8) ^ off ^
+                          ((uint64_t)v << 48));
+  uint64_t val = h % 1000000 + o->counter_offset + k * (1 + (h >> 40) % 1000);
+  return width >= 8 ? val : val & ((UINT64_C(1) << (8 * width)) - 1);
 }
 
+/* The TOD clock counts modulo 2^64: a time after 2042-09-17 wraps. */
 static uint64_t tod_from_us(uint64_t unix_us) {
   return TOD_UNIX_EPOCH + (unix_us << 12);
+}
+
+/* Seconds added to the TODs of interval i: --tod-offset and every
+ * --time-jump that starts at or before i. */
+static int64_t tod_shift_s(const struct opts *o, unsigned i) {
+  int64_t s = o->tod_offset_s;
+  for (unsigned j = 0; j < o->njumps; j++)
+    if (o->jumps[j].at <= i)
+      s += o->jumps[j].seconds;
+  return s;
+}
+
+static uint64_t tod_at(const struct opts *o, unsigned i, uint64_t unix_us) {
+  return tod_from_us(unix_us + (uint64_t)(tod_shift_s(o, i) * 1000000));
+}
+
+/* Whether VMDBK v of a guest writes a D4R10 for transaction k. */
+static bool vmdbk_writes(const struct opts *o, unsigned v, uint64_t k) {
+  return v == 0 || o->vmdbk_skip == 0 || (k + v) % o->vmdbk_skip != 0;
 }
 
 /* ---- DCSS areas, record sets, messages -------------------------------- */
@@ -439,30 +472,36 @@ static void user_name(const struct opts *o, unsigned g, char out[9]) {
   snprintf(out, 9, "%.*s%0*u", (int)plen, o->prefix, (int)digits, g + 1);
 }
 
-/* D4R10 MRUSEITE (seed 002): counters of guest g after its k-th record. */
-static void put_useite(const struct opts *o, uint8_t *r, unsigned g,
+/* D4R10 MRUSEITE (seed 002): counters of VMDBK v of guest g after
+ * transaction k. One VMDBK per guest (--vcpus 1): VMDCPUAD g mod cpus, as
+ * before; a virtual MP guest: VMDCPUAD v, CALBASE (CALFLAG1 X'80') on
+ * VMDBK 0 only, the levels VMDSLCNT and VMDDFRWK differ per VMDBK. */
+static void put_useite(const struct opts *o, uint8_t *r, unsigned g, unsigned v,
                        uint64_t k) {
   const size_t L = USEITE_LEN;
+  bool mp = o->vcpus > 1;
   char name[9];
   user_name(o, g, name);
-  put_ebcdic(r, L, 20, name, 8);                      /* VMDUSER */
-  put(r, L, 28, 2, g % (o->cpus ? o->cpus : 1));      /* VMDCPUAD */
-  put(r, L, 30, 2, k % 7);                            /* VMDSLCNT */
-  put(r, L, 32, 4, counter_value(o, g, 32, 4, k));    /* VMDSVMFX */
-  put_ebcdic(r, L, 36, g % 3 == 0 ? "TCPIP" : "", 8); /* VMDSVMID */
-  put(r, L, 47, 1, 0x80);                             /* CALFLAG1: base */
-  for (unsigned off = 48; off <= 136; off += 4)       /* HFQUCT..HFOTHR */
-    put(r, L, off, 4, counter_value(o, g, off == 84 ? 48 : off, 4, k));
-  put(r, L, 140, 2, counter_value(o, g, 140, 2, k)); /* VMDCNTID */
-  put(r, L, 142, 2, counter_value(o, g, 142, 2, k)); /* VMDCTIDL */
+  put_ebcdic(r, L, 20, name, 8);                          /* VMDUSER */
+  put(r, L, 28, 2, mp ? v : g % (o->cpus ? o->cpus : 1)); /* VMDCPUAD */
+  put(r, L, 30, 2, (k + 3 * v) % 7);                      /* VMDSLCNT */
+  put(r, L, 32, 4, vmdbk_counter(o, g, v, 32, 4, k));     /* VMDSVMFX */
+  put_ebcdic(r, L, 36, g % 3 == 0 ? "TCPIP" : "", 8);     /* VMDSVMID */
+  put(r, L, 47, 1, v == 0 ? 0x80 : 0x00);       /* CALFLAG1: CALBASE */
+  for (unsigned off = 48; off <= 136; off += 4) /* HFQUCT..HFOTHR */
+    put(r, L, off, 4, vmdbk_counter(o, g, v, off == 84 ? 48 : off, 4, k));
+  put(r, L, 140, 2, vmdbk_counter(o, g, v, 140, 2, k)); /* VMDCNTID */
+  put(r, L, 142, 2, vmdbk_counter(o, g, v, 142, 2, k)); /* VMDCTIDL */
+  if (mp)
+    put(r, L, 144, 4, 10 * v + k % 3); /* VMDDFRWK */
   static const uint8_t states[4] = {0x2C, 0x4D, 0x42, 0x08};
-  put(r, L, 148, 1, states[k % 4]);                    /* VMDSTATE */
-  put(r, L, 149, 1, 0x40 | (g % 2 ? 0x04 : 0));        /* CALOSTAT */
-  for (unsigned off = 152; off < 184; off += 2)        /* 4 x (4) */
-    put(r, L, off, 2, counter_value(o, g, off, 2, k)); /* VMDC*D */
-  for (unsigned off = 184; off <= 192; off += 4)       /* HFIOACT.. */
-    put(r, L, off, 4, counter_value(o, g, off, 4, k)); /* ..HFPGACT */
-  put(r, L, 196, 1, CPU_IFL);                          /* VMDPUTYP */
+  put(r, L, 148, 1, states[k % 4]);             /* VMDSTATE */
+  put(r, L, 149, 1, 0x40 | (g % 2 ? 0x04 : 0)); /* CALOSTAT */
+  for (unsigned off = 152; off < 184; off += 2) /* 4 x (4) VMDC*D */
+    put(r, L, off, 2, vmdbk_counter(o, g, v, off, 2, k));
+  for (unsigned off = 184; off <= 192; off += 4) /* HFIOACT..HFPGACT */
+    put(r, L, off, 4, vmdbk_counter(o, g, v, off, 4, k));
+  put(r, L, 196, 1, CPU_IFL); /* VMDPUTYP */
 }
 
 /* ---- logon and logoff (--logon/--logoff G@I) -------------------------
@@ -471,9 +510,8 @@ static void put_useite(const struct opts *o, uint8_t *r, unsigned g,
  * a logoff at I writes D4R2 after them, one per VMDBK (base and every
  * virtual CPU, MRUSELOF); no D4R10 until the next logon, whose counters
  * start again from their base values. */
-static const struct session_event *session_event(const struct opts *o,
-                                                 unsigned g, unsigned i,
-                                                 bool logon) {
+static const struct session_event *
+session_event(const struct opts *o, unsigned g, unsigned i, bool logon) {
   for (size_t n = 0; n < o->nsessions; n++)
     if (o->sessions[n].guest == g && o->sessions[n].interval == i &&
         o->sessions[n].logon == logon)
@@ -488,9 +526,8 @@ static bool guest_logged_on(const struct opts *o, unsigned g, unsigned i,
   const struct session_event *first = NULL;
   for (size_t n = 0; n < o->nsessions; n++) {
     const struct session_event *e = &o->sessions[n];
-    if (e->guest == g &&
-        (first == NULL || e->interval < first->interval ||
-         (e->interval == first->interval && e->logon)))
+    if (e->guest == g && (first == NULL || e->interval < first->interval ||
+                          (e->interval == first->interval && e->logon)))
       first = e;
   }
   bool on = first == NULL || !first->logon;
@@ -509,19 +546,47 @@ static bool guest_logged_on(const struct opts *o, unsigned g, unsigned i,
 /* VMDBKs of guest g: the base one only (its processor address is the one
  * put_useite writes). */
 static unsigned guest_vmdbks(const struct opts *o, unsigned g) {
-  (void)o;
   (void)g;
-  return 1;
+  return o->vcpus ? o->vcpus : 1; /* --vcpus: one VMDBK per virtual CPU */
 }
 
 static void put_session(const struct opts *o, uint8_t *r, size_t len,
                         unsigned g, unsigned cpu, uint64_t salt) {
   char name[9];
   user_name(o, g, name);
-  put_ebcdic(r, len, 20, name, 8);              /* USELON/USELOF_VMDUSER */
-  put(r, len, 28, 2, cpu);                      /* ..._VMDCPUAD */
+  put_ebcdic(r, len, 20, name, 8);                /* USELON/USELOF_VMDUSER */
+  put(r, len, 28, 2, cpu);                        /* ..._VMDCPUAD */
   for (size_t off = 32; off + 4 <= len; off += 4) /* not decoded */
     put(r, len, off, 4, (salt * 7919 + off) & 0xFFFFFFFF);
+}
+
+/* --smt-fields: every field of seed 004 set, in three kinds of change.
+ * c mod 3 = 0: distinct values everywhere; 1: X'FF' (MAX) in every count
+ * MAX can be given for; 2: an unusable CPUTINFO array (start record:
+ * entry size 0; end record: array offset 8, inside the header). */
+static void put_prcsmt_fields(uint8_t *r, bool start, unsigned c) {
+  const size_t L = PRCSMT_LEN;
+  unsigned kind = c % 3;
+  put(r, L, 25, 1, 8);                        /* CALMAXTC */
+  put(r, L, 26, 1, kind == 1 ? 0xFF : 7);     /* RCCCOALL */
+  put(r, L, 27, 1, kind == 1 ? 0xFF : 6);     /* RCCSMALL */
+  put(r, L, 28, 1, kind == 0 ? 0x80 : 0x00);  /* RCCSMSET: INITIAL */
+  size_t e = PRCSMT_FIXED_LEN;                /* CP entry */
+  put(r, L, e + 1, 1, 9);                     /* RCCCOMNT */
+  put(r, L, e + 2, 1, 10);                    /* RCCHWMNT */
+  put(r, L, e + 3, 1, 11);                    /* RCCSYMNT */
+  put(r, L, e + 5, 1, 12);                    /* RCCSMMNT */
+  put(r, L, e + 6, 1, 13);                    /* RCCCRMNT */
+  e += PRCSMT_ENTRY_LEN;                      /* IFL entry */
+  put(r, L, e + 1, 1, kind == 1 ? 0xFF : 14); /* RCCCOMNT */
+  put(r, L, e + 2, 1, 15);                    /* RCCHWMNT */
+  put(r, L, e + 3, 1, 16);                    /* RCCSYMNT */
+  put(r, L, e + 5, 1, kind == 1 ? 0xFF : 17); /* RCCSMMNT */
+  put(r, L, e + 6, 1, kind == 1 ? 0xFF : 18); /* RCCCRMNT */
+  if (kind == 2 && start)
+    put(r, L, 30, 2, 0); /* CAL_CPUTAESZ 0 */
+  if (kind == 2 && !start)
+    put(r, L, 32, 2, 8); /* CAL_CPUTAOFF inside the header */
 }
 
 /* D5R21 MRPRCSMT (seed 004): start (X'80') or end (X'40') record of
@@ -562,11 +627,14 @@ static void put_pattern(uint8_t *r, size_t len, size_t from, uint64_t salt) {
 static void gen_events(struct gen *g, unsigned i) {
   const struct opts *o = g->o;
   bool smt = o->smt_every != 0 && (i + 1) % o->smt_every == 0;
+  unsigned vcpus = o->vcpus ? o->vcpus : 1;
   uint64_t nev = o->unknown_events + (smt ? 2 : 0);
   for (unsigned u = 0; u < o->guests; u++) {
     unsigned since;
     if (guest_logged_on(o, u, i, &since))
-      nev += o->events;
+      for (unsigned e = 0; e < o->events; e++)
+        for (unsigned v = 0; v < vcpus; v++)
+          nev += vmdbk_writes(o, v, (uint64_t)(i - since) * o->events + e + 1);
     nev += session_event(o, u, i, true) != NULL;
     nev += session_event(o, u, i, false) != NULL;
   }
@@ -575,12 +643,15 @@ static void gen_events(struct gen *g, unsigned i) {
   uint64_t t0 = (o->start + (uint64_t)i * o->interval_s) * 1000000;
   uint64_t span = (uint64_t)o->interval_s * 1000000;
   uint64_t j = 0;
-#define NEXT_TOD() tod_from_us(t0 + (++j) * span / (nev + 1))
+#define NEXT_TOD() tod_at(o, i, t0 + (++j) * span / (nev + 1))
 
   stream_begin(g, &g->ev, MCE_EVENT);
-  if (smt)
-    put_prcsmt(rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD()), true,
-               g->smt_changes);
+  if (smt) {
+    uint8_t *r = rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD());
+    put_prcsmt(r, true, g->smt_changes);
+    if (o->smt_fields)
+      put_prcsmt_fields(r, true, g->smt_changes);
+  }
   for (unsigned u = 0; u < o->unknown_events; u++) {
     uint8_t *r = rec_alloc(g, SCL_R1_LEN, 2, 1, NEXT_TOD());
     char name[9];
@@ -590,14 +661,17 @@ static void gen_events(struct gen *g, unsigned i) {
   }
   for (unsigned u = 0; u < o->guests; u++)
     if (session_event(o, u, i, true) != NULL)
-      put_session(o, rec_alloc(g, USELON_LEN, 4, 1, NEXT_TOD()), USELON_LEN,
-                  u, u % (o->cpus ? o->cpus : 1), i);
+      put_session(o, rec_alloc(g, USELON_LEN, 4, 1, NEXT_TOD()), USELON_LEN, u,
+                  u % (o->cpus ? o->cpus : 1), i);
   for (unsigned e = 0; e < o->events; e++)
     for (unsigned u = 0; u < o->guests; u++) {
       unsigned since;
-      if (guest_logged_on(o, u, i, &since))
-        put_useite(o, rec_alloc(g, USEITE_LEN, 4, 10, NEXT_TOD()), u,
-                   (uint64_t)(i - since) * o->events + e + 1);
+      if (!guest_logged_on(o, u, i, &since))
+        continue;
+      uint64_t k = (uint64_t)(i - since) * o->events + e + 1;
+      for (unsigned v = 0; v < vcpus; v++)
+        if (vmdbk_writes(o, v, k))
+          put_useite(o, rec_alloc(g, USEITE_LEN, 4, 10, NEXT_TOD()), u, v, k);
     }
   for (unsigned u = 0; u < o->guests; u++) {
     if (session_event(o, u, i, false) == NULL)
@@ -605,13 +679,15 @@ static void gen_events(struct gen *g, unsigned i) {
     /* The VMDBKs' records of one logoff: built together, 1 us apart. */
     uint64_t tod = NEXT_TOD();
     for (unsigned v = 0; v < guest_vmdbks(o, u); v++)
-      put_session(o,
-                  rec_alloc(g, USELOF_LEN, 4, 2, tod + ((uint64_t)v << 12)),
-                  USELOF_LEN, u, u % (o->cpus ? o->cpus : 1) + v, i);
+      put_session(o, rec_alloc(g, USELOF_LEN, 4, 2, tod + ((uint64_t)v << 12)),
+                  USELOF_LEN, u,
+                  vcpus > 1 ? v : u % (o->cpus ? o->cpus : 1) + v, i);
   }
   if (smt) {
-    put_prcsmt(rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD()), false,
-               g->smt_changes);
+    uint8_t *r = rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD());
+    put_prcsmt(r, false, g->smt_changes);
+    if (o->smt_fields)
+      put_prcsmt_fields(r, false, g->smt_changes);
     g->smt_changes++;
   }
 #undef NEXT_TOD
@@ -624,19 +700,19 @@ static void gen_sample(struct gen *g, unsigned i) {
   uint64_t j = 0;
   stream_begin(g, &g->sa, MCE_SAMPLE);
   for (unsigned c = 0; c < o->cpus; c++) {
-    uint8_t *r = rec_alloc(g, SYTSYP_LEN, 0, 1, tod_from_us(t + j++));
+    uint8_t *r = rec_alloc(g, SYTSYP_LEN, 0, 1, tod_at(o, i, t + j++));
     put(r, SYTSYP_LEN, 20, 2, c); /* processor address */
     put_pattern(r, SYTSYP_LEN, 24, (uint64_t)i * 64 + c);
   }
-  put_pattern(rec_alloc(g, STO_R2_LEN, 3, 2, tod_from_us(t + j++)), STO_R2_LEN,
+  put_pattern(rec_alloc(g, STO_R2_LEN, 3, 2, tod_at(o, i, t + j++)), STO_R2_LEN,
               20, i);
   for (unsigned n = 0; n < o->nics; n++) {
-    uint8_t *r = rec_alloc(g, VNDSES_LEN, 8, 1, tod_from_us(t + j++));
+    uint8_t *r = rec_alloc(g, VNDSES_LEN, 8, 1, tod_at(o, i, t + j++));
     put_ebcdic(r, VNDSES_LEN, 24, "TCPIP", 8);
     put(r, VNDSES_LEN, 32, 2, 0x0600 + 3 * n);
     put_pattern(r, VNDSES_LEN, 96, (uint64_t)i * 16 + n);
   }
-  rec_alloc(g, MRHDR_LEN, 1, 11, tod_from_us(t + j++)); /* interval end */
+  rec_alloc(g, MRHDR_LEN, 1, 11, tod_at(o, i, t + j++)); /* interval end */
   stream_end(g);
 }
 
@@ -718,6 +794,15 @@ static void usage(FILE *fp) {
       "      --start SECONDS    Unix time of the first interval "
       "(default 1700000000)\n"
       "      --interval SECONDS sample interval (default 60)\n"
+      "      --vcpus N          VMDBKs (virtual CPUs) per guest: one D4R10\n"
+      "                         each, CALBASE on VMDCPUAD 0 (default 1)\n"
+      "      --vmdbk-skip N     VMDBK v > 0 skips transaction k when\n"
+      "                         (k + v) mod N = 0 (default 0 = never)\n"
+      "      --tod-offset SECS  add SECS to every TOD (a leap-second offset)\n"
+      "      --time-jump I:SECS add SECS (may be negative) to every TOD from\n"
+      "                         interval I on (repeatable, 8 at most)\n"
+      "      --smt-fields       D5R21 with every field set: distinct values,\n"
+      "                         X'FF' (MAX), unusable CPUTINFO arrays\n"
       "Layout:\n"
       "      --dcss-base ADDR   DCSS start address (default 0x09000000)\n"
       "      --dcss-size BYTES  DCSS size (default 0x04000000); events use\n"
@@ -773,7 +858,23 @@ enum {
   OPT_STATS,
   OPT_LOGON,
   OPT_LOGOFF,
+  OPT_VCPUS,
+  OPT_VMDBK_SKIP,
+  OPT_TOD_OFFSET,
+  OPT_TIME_JUMP,
+  OPT_SMT_FIELDS,
 };
+
+/* A signed number of seconds, |s| <= 10 years. */
+static int64_t seconds_arg(const char *s, const char *what) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno != 0 || *s == '\0' || *end != '\0' || v > 315360000 ||
+      v < -315360000)
+    die("bad %s '%s'", what, s);
+  return v;
+}
 
 static void parse_opts(int argc, char **argv, struct opts *o) {
   static const struct option lo[] = {
@@ -804,6 +905,11 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       {"stats", no_argument, NULL, OPT_STATS},
       {"logon", required_argument, NULL, OPT_LOGON},
       {"logoff", required_argument, NULL, OPT_LOGOFF},
+      {"vcpus", required_argument, NULL, OPT_VCPUS},
+      {"vmdbk-skip", required_argument, NULL, OPT_VMDBK_SKIP},
+      {"tod-offset", required_argument, NULL, OPT_TOD_OFFSET},
+      {"time-jump", required_argument, NULL, OPT_TIME_JUMP},
+      {"smt-fields", no_argument, NULL, OPT_SMT_FIELDS},
       {NULL, 0, NULL, 0},
   };
   char err[256];
@@ -912,6 +1018,30 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
     case OPT_STATS:
       o->stats = true;
       break;
+    case OPT_VCPUS:
+      o->vcpus = (unsigned)num_arg(optarg, "VMDBK count", 64);
+      if (o->vcpus == 0)
+        die("--vcpus must be 1-64");
+      break;
+    case OPT_VMDBK_SKIP:
+      o->vmdbk_skip = (unsigned)num_arg(optarg, "skip period", 1000);
+      break;
+    case OPT_TOD_OFFSET:
+      o->tod_offset_s = seconds_arg(optarg, "TOD offset");
+      break;
+    case OPT_TIME_JUMP: {
+      char *colon = strchr(optarg, ':');
+      if (colon == NULL || o->njumps >= 8)
+        die("--time-jump I:SECONDS (8 at most)");
+      *colon = '\0';
+      o->jumps[o->njumps].at = (unsigned)num_arg(optarg, "interval", 10000000);
+      o->jumps[o->njumps].seconds = seconds_arg(colon + 1, "time jump");
+      o->njumps++;
+      break;
+    }
+    case OPT_SMT_FIELDS:
+      o->smt_fields = true;
+      break;
     case OPT_LOGON:
     case OPT_LOGOFF: {
       unsigned gno, ino;
@@ -958,6 +1088,7 @@ int main(int argc, char **argv) {
       .interval_s = 60,
       .prefix = "LINUX",
       .format = FMT_SCENARIO,
+      .vcpus = 1,
   };
   parse_opts(argc, argv, &o);
 

@@ -47,6 +47,11 @@ struct zvm_conf {
    * type instance = field) instead of one list per record instance.
    * CombinedUserValues false is accepted as its older spelling. */
   bool one_value_per_list;
+  /* LeapSecondOffset: "auto" (leap_auto) or seconds the TOD clock runs
+   * ahead of UTC (leap_us); see timerule.h. */
+  bool leap_auto;
+  uint64_t leap_us;
+  bool report_by_virtual_cpu; /* ReportByVirtualCPU: D4R10 per VMDBK too */
   size_t max_set_size;
   size_t max_queue_size;
   /* UserField: D4R10 values to dispatch (lower case); none = all. */

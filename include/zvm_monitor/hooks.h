@@ -125,6 +125,11 @@ struct zvm_hook_ops {
    * if it is not tracked. */
   bool (*restart)(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
                   const struct zvm_key_value *key);
+  /* The bytes the engine keeps for an instance (its latest record that an
+   * instance hook answered ZVM_HOOK_KEEP, or had no hook); NULL and *len
+   * 0 if none. Valid until the hook returns. */
+  const uint8_t *(*kept)(struct zvm_hook_ctx *ctx,
+                         const struct zvm_instance *inst, size_t *len);
 };
 
 struct zvm_hook_ctx {
@@ -178,6 +183,12 @@ static inline bool zvm_hook_restart(struct zvm_hook_ctx *ctx,
   return ctx->ops->restart(ctx, layout, key);
 }
 
+static inline const uint8_t *zvm_hook_kept(struct zvm_hook_ctx *ctx,
+                                           const struct zvm_instance *inst,
+                                           size_t *len) {
+  return ctx->ops->kept(ctx, inst, len);
+}
+
 enum zvm_hook_verdict {
   /* The engine keeps the latest record of the pass for the instance and
    * makes its values from the fields (the default without a hook). */
@@ -222,6 +233,7 @@ struct zvm_record_hooks {
 
 /* Built-in hooks. */
 extern const struct zvm_record_hooks zvm_prcsmt_hooks; /* D5R21 */
+extern const struct zvm_record_hooks zvm_useite_hooks; /* D4R10 per VMDBK */
 extern const struct zvm_record_hooks zvm_uselon_hooks; /* D4R1 logon */
 extern const struct zvm_record_hooks zvm_uselof_hooks; /* D4R2 logoff */
 

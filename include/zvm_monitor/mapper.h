@@ -13,9 +13,11 @@
  * neither their memory nor their formatting is paid for up front.
  *
  * Within a pass only the latest record per identifier group (a user for
- * D4R10; a CPU type, or "system", for D5R21) is used, and a group is
- * emitted only if its record time is strictly greater than the last time
- * emitted for it, so collectd never sees a value twice or out of order.
+ * D4R10; a CPU type, or "system", for D5R21), in stream order, is used.
+ * Its values are stamped with its record's time if that is after the last
+ * time emitted for the group, else with its set's arrival time or the
+ * last time + 1 us (timerule.h), and counted: collectd never sees a value
+ * twice or out of order, and no value is dropped for its time stamp.
  */
 #ifndef ZVM_MONITOR_MAPPER_H
 #define ZVM_MONITOR_MAPPER_H
@@ -71,12 +73,30 @@ struct zvm_value {
 
 struct zvm_notification {
   enum zvm_notif_severity severity;
-  uint64_t time_us;              /* the record's TOD */
-  char host[ZVM_ID_MAX];         /* "" = the daemon's Hostname */
+  uint64_t time_us;      /* the record's TOD */
+  char host[ZVM_ID_MAX]; /* "" = the daemon's Hostname */
   char plugin_instance[ZVM_ID_MAX];
-  const char *type;              /* a static string */
-  const char *type_instance;     /* a static string, "" for none */
+  const char *type;          /* a static string */
+  const char *type_instance; /* a static string, "" for none */
   char message[ZVM_NOTIF_MSG_MAX];
+};
+
+/* Where the leap-second offset of the last pass came from. */
+enum zvm_leap_method {
+  ZVM_LEAP_CONFIGURED = 0, /* LeapSecondOffset N */
+  ZVM_LEAP_CLOCKS,         /* auto: TOD clock against CLOCK_REALTIME */
+  ZVM_LEAP_ARRIVAL,        /* auto: record times against arrival times */
+};
+
+/* A record instance dispatched at another time than its record's: the
+ * first of a pass, for the glue's log line. */
+struct zvm_restamp_note {
+  char what[ZVM_ID_MAX]; /* "LINUX001", "ifl", "system" */
+  uint64_t record_us;    /* its record's time (UTC) */
+  uint64_t last_us;      /* the identifier's last dispatched time */
+  uint64_t stamped_us;   /* the time dispatched */
+  bool arrival;          /* stamped_us is its set's arrival time, else
+                            last_us + ZVM_TIME_STEP_US */
 };
 
 /* What the mapper itself counted since start (for the glue's log). */
@@ -85,6 +105,17 @@ struct zvm_mapper_stats {
   uint64_t users_dropped; /* records dropped: table full or no memory */
   uint64_t users_expired; /* user IDs forgotten after ZVM_MAPPER_EXPIRE_US */
   uint64_t no_userid;     /* D4R10 records with a blank user ID */
+  /* total_objects-restamped: record instances (a guest, a CPU type, the
+   * system part of D5R21) whose values of a pass were not stamped with
+   * their record's time (the time rule in design.md). */
+  uint64_t restamped;
+  /* The last pass: instances dispatched with a record time and how many
+   * of them were restamped, the first of those, and the offset used. */
+  uint64_t pass_timed;
+  uint64_t pass_restamped;
+  struct zvm_restamp_note first_restamp; /* valid if pass_restamped > 0 */
+  uint64_t leap_us;
+  enum zvm_leap_method leap_method;
 };
 
 struct zvm_mapper;
@@ -97,10 +128,17 @@ void zvm_mapper_destroy(struct zvm_mapper *m);
  * configured Domain mask and remember what it contributes to this pass.
  * The bytes need not stay valid after the call. */
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len);
-/* The same, with the set's arrival time (struct zvm_qset.arrival_us) for
- * the record-time rules; add_set is add_set_at with arrival 0 (unknown). */
+/* The same for a set that arrived at arrival_us (struct zvm_qset): the
+ * time rules use it (design.md "Time"); add_set is arrival time 0
+ * (unknown: no restamping with it, TODs taken in their first epoch). */
 void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
                            uint64_t arrival_us);
+
+/* LeapSecondOffset auto: the offset found from the clocks (the glue reads
+ * the TOD clock where it can, on s390x); known false: none could be read,
+ * the mapper estimates it from arrival times (timerule.h). */
+void zvm_mapper_set_clock_leap(struct zvm_mapper *m, bool known,
+                               uint64_t leap_us);
 
 /* The value-list types of every record of the configuration (built-in
  * and <Record> blocks), for plugin_register_data_set at start-up: one

@@ -73,6 +73,14 @@ enum zvm_field_type {
 /* The field counts down (SYTPRP_PFXPRBTM starts near X'7FFF...' and
  * decreases): dispatched negated, so that its rate is positive. */
 #define ZVM_FIELD_DECREMENTS 0x01
+/* A thread count where X'FF' means MAX was specified (seed 004): X'FF' is
+ * dispatched as NaN, never as the number 255. */
+#define ZVM_FIELD_FF_IS_MAX 0x02
+/* The value is 1 if the field's byte is X'FF' (MAX), else 0: the flag
+ * next to a ZVM_FIELD_FF_IS_MAX count (bool-<name>_is_max). */
+#define ZVM_FIELD_MAX_FLAG 0x04
+/* The value is the top bit (X'80') of the field's first byte: 1 or 0. */
+#define ZVM_FIELD_TOP_BIT 0x08
 
 struct zvm_field {
   const char *ibm_name; /* e.g. "USEITE_HFCPURN" */
@@ -196,6 +204,10 @@ struct zvm_record_desc {
   const struct zvm_record_hooks *hooks; /* NULL: fields only (hooks.h) */
   void *hook_data;                      /* for the hooks' own use */
   bool user_defined;                    /* from a <Record> block */
+  /* With ReportByVirtualCPU true the record is also mapped with this
+   * descriptor (its main layout only, its own hooks): D4R10 per VMDBK,
+   * keyed by user ID and VMDCPUAD. NULL: none. */
+  const struct zvm_record_desc *per_cpu_view;
   /* Offsets are from a window a select hook hands out (hooks.h, e.g.
    * APPLDATA's data area), not from the record: the 20-byte header rule
    * of zvm_record_check() does not apply. */
@@ -208,6 +220,9 @@ struct zvm_record_desc {
 extern const struct zvm_record_desc zvm_rec_mtrend; /* D1R11 */
 extern const struct zvm_record_desc zvm_rec_mtreof; /* D1R13 */
 extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
+/* D4R10 per VMDBK (ReportByVirtualCPU), not in the tables: see
+ * zvm_record_desc.per_cpu_view. */
+extern const struct zvm_record_desc zvm_rec_useite_vcpu;
 extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
 extern const struct zvm_record_desc zvm_rec_uselon; /* D4R1 */
 extern const struct zvm_record_desc zvm_rec_uselof; /* D4R2 */
@@ -218,6 +233,11 @@ extern const struct zvm_field *const zvm_useite_vmdputyp;
 extern const struct zvm_field *const zvm_prcsmt_rccsmtsq;
 extern const struct zvm_field *const zvm_prcsmt_cal_status;
 extern const struct zvm_field *const zvm_prcsmt_calmaxtc;
+extern const struct zvm_field *const zvm_prcsmt_rcccoall;
+extern const struct zvm_field *const zvm_prcsmt_rccsmall;
+extern const struct zvm_field *const zvm_prcsmt_rccsmset;
+extern const struct zvm_field *const zvm_cputinfo_rcccomnt;
+extern const struct zvm_field *const zvm_cputinfo_rccsmmnt;
 extern const struct zvm_field *const zvm_cputinfo_cputype;
 extern const struct zvm_field *const zvm_cputinfo_rccacmnt;
 extern const struct zvm_field *const zvm_cputinfo_rcccrmnt;
@@ -227,6 +247,10 @@ extern const struct zvm_field *const zvm_cputinfo_rccsymnt;
 /* PRCSMT_CAL_STATUS flags. */
 #define ZVM_PRCSMT_CAL_START 0x80
 #define ZVM_PRCSMT_CAL_END 0x40
+/* PRCSMT_RCCSMSET: SET MULTITHREAD INITIAL was specified. */
+#define ZVM_PRCSMT_RCCSMINI 0x80
+/* A thread count of X'FF': MAX was specified (seed 004). */
+#define ZVM_PRCSMT_THREADS_MAX 0xFF
 
 /* CPU type codes (USEITE_VMDPUTYP, PRCSMT_CAL_CPUTYPE). */
 #define ZVM_CPU_CP 0x00
@@ -244,6 +268,11 @@ const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number);
 /* All built-in tables, for iteration (tests, documentation). */
 extern const struct zvm_record_desc *const zvm_record_tables[];
 extern const size_t zvm_record_table_count;
+
+/* Write a one-line reason into err (err_size bytes; err may be NULL) and
+ * return -1: the error convention of the configuration and the checks. */
+__attribute__((format(printf, 3, 4))) int
+zvm_format_error(char *err, size_t err_size, const char *fmt, ...);
 
 /* ------------------------------------------------------------------------
  * Checking a descriptor (built-in tables in a unit test, <Record> blocks
@@ -359,17 +388,20 @@ static inline const uint8_t *zvm_array_entry(const struct zvm_array_view *v,
 /*
  * Walk a complete data set and hand every selected record that has a table
  * to cb. Unknown records are skipped by their length and counted; a record
- * whose array does not fit inside it is rejected (counted, cb not called).
+ * whose array does not fit inside it is counted (array_rejected) and still
+ * handed to cb, whose zvm_array_locate() then says ZVM_ARRAY_BAD.
  */
 struct zvm_decode_stats {
   struct zvm_walk_stats walk;
   uint64_t unknown;        /* valid records without a table */
-  uint64_t array_rejected; /* records whose array lies outside them */
+  uint64_t array_rejected; /* records whose array lies outside them
+                              (their fixed part is still used) */
 };
 
 /* The check zvm_decode_set() applies to every walked record, for callers
  * that walk a set themselves: false (and counted) if d is NULL (unknown
- * record) or an array of d lies outside the record. */
+ * record); an array of d outside the record is counted (array_rejected)
+ * and the record still accepted (its fixed part is used). */
 bool zvm_record_accept(const struct zvm_record_desc *d,
                        const struct zvm_record *rec,
                        struct zvm_decode_stats *stats);

@@ -55,6 +55,7 @@ run_case() {
   rc_oargs=$3
   shift 3
   e2e_conf "$rc_dir" "$@"
+  rc_from=$(date +%s)
   # shellcheck disable=SC2086
   e2e_collectd "$rc_dir" "$rc_scn" ${CASE_ENV:-}
   rc_pid=$E2E_PID
@@ -68,6 +69,8 @@ run_case() {
     return 1
   fi
   e2e_stop "$rc_pid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
+  # the window in which every set arrived (the time rule's arrival times)
+  rc_oargs="$rc_oargs --wall $rc_from:$(date +%s)"
   grep -q "Exiting normally" "$rc_dir/collectd.log" || {
     tail -n 20 "$rc_dir/collectd.log" >>"$SC_LOG"
     fail "collectd did not exit normally"
@@ -238,6 +241,128 @@ sc_one_value_per_list() {
     fail "zvm_useite lists with OneValuePerList true"
     return 1
   fi
+}
+
+# 7. Virtual MP guests (issue 10): three VMDBKs per guest (VMDCPUAD 0-2,
+# CALBASE on 0), VMDBKs 1 and 2 skipping every other transaction, two
+# transactions per interval. A guest's counters are the sum over its
+# VMDBKs of each one's latest value (never going back), transactions
+# counts base records, the levels are the base VMDBK's.
+sc_mp_guests() {
+  gen -g 5 -e 2 -i 3 --vcpus 3 --vmdbk-skip 2 --smt-every 2 --mces 1 \
+    --gap-ms 600 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/zvm_useite-*) || return 1
+  c=$(csv_col "$f" hfcpurn) || return 1
+  sed 1d "$f" | cut -d, -f"$c" | awk 'NR > 1 && $1 < last { exit 1 } { last = $1 }' ||
+    fail "LINUX001 hfcpurn goes back: $(sed 1d "$f" | cut -d, -f"$c" | tr '\n' ' ')" || return 1
+  [ "$(tail -n 1 "$f" | cut -d, -f"$(csv_col "$f" transactions)")" -eq 6 ] ||
+    fail "LINUX001 transactions: want 6 (base records only)" || return 1
+}
+
+# 7. The same guests with ReportByVirtualCPU: each VMDBK also on its own
+# (plugin instance LINUX001-vcpu2: its own latest values, its records).
+sc_mp_guests_vcpu() {
+  gen -g 3 -e 2 -i 2 --vcpus 3 --vmdbk-skip 2 --smt-every 0 --mces 1 \
+    --gap-ms 600 -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--report-by-vcpu" 'ReportByVirtualCPU true' || return 1
+  ls "$D"/csv/zvmtest/zvm_monitor-LINUX003-vcpu2/zvm_useite-* >/dev/null 2>&1 ||
+    fail "no LINUX003-vcpu2 values" || return 1
+  # and one value per list too
+  gen -g 2 -e 1 -i 2 --vcpus 2 --smt-every 0 -o "$D/t.scn" || return 1
+  run_case "$D/t" "$D/t.scn" "--report-by-vcpu --one-value-per-list" \
+    'ReportByVirtualCPU true' 'OneValuePerList true' || return 1
+  ls "$D"/t/csv/zvmtest/zvm_monitor-LINUX002-vcpu1/derive-hfcpurn-* >/dev/null 2>&1 ||
+    fail "no LINUX002-vcpu1 derive-hfcpurn" || return 1
+}
+
+# 7. A virtual MP guest logs off (one D4R2 per VMDBK) and on again: its
+# VMDBKs are summed afresh in the new session, its transactions restart.
+sc_mp_logoff() {
+  gen -g 3 -e 2 -i 4 --vcpus 3 --vmdbk-skip 2 --smt-every 0 --mces 1 \
+    --logoff 2@1 --logon 2@2 --gap-ms 600 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  grep -q "z/VM guest LINUX002 logged off" "$D/collectd.log" ||
+    fail "no logoff notification for LINUX002" || return 1
+  # the same with each VMDBK on its own: their views start afresh too
+  CASE_CHECK="--min-callbacks 3" run_case "$D/vcpu" "$D/s.scn" \
+    "--report-by-vcpu" 'ReportByVirtualCPU true' || return 1
+}
+
+# 7. Record times (issue 10). Interval 1 repeats interval 0's TODs exactly
+# (equal TODs), interval 2 on is one hour earlier still (the z/VM clock set
+# back); a record set per message, 1.1 s apart, so the intervals meet in
+# different read callbacks. Every value reaches collectd: the repeated and
+# earlier ones stamped with their set's arrival time (the records are from
+# 2023, the sets arrive now) and counted in total_objects-restamped; every
+# multithreading notification still comes (none is a repeat).
+sc_time_rules() {
+  gen -g 4 -i 4 --smt-every 1 --mces 1 --time-jump 1:-60 --time-jump 2:-3600 \
+    --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 4" run_case "$D" "$D/s.scn" "" || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-reader/total_objects-restamped-*) || return 1
+  [ "$(tail -n 1 "$f" | cut -d, -f2)" -ge 21 ] ||
+    fail "want at least 21 restamped instances (3 intervals x 7)" || return 1
+  [ "$(sed 1d "$D"/csv/zvmtest/zvm_monitor-LINUX001/zvm_useite-* | wc -l)" -eq 4 ] ||
+    fail "LINUX001: want one list per interval" || return 1
+  [ "$(grep -c 'Notification: severity = OKAY' "$D/collectd.log")" -eq 4 ] ||
+    fail "want four end-of-change notifications" || return 1
+  grep -q "zvm_monitor plugin: record time .* of .* is not after its last time" "$D/collectd.log" ||
+    fail "the first restamped value is not logged" || return 1
+}
+
+# 7. The TOD clock past its wrap on 2042-09-17 and 27 s ahead of UTC (an
+# STP leap-second offset, LeapSecondOffset 27), with interval 1 repeating
+# interval 0's TODs: the records are read in 2042 (after the wrap), 27 s
+# earlier than their TODs; the repeated ones lie after the local clock, so
+# they are stamped 1 us after the last time (csv shows the same ms).
+sc_leap_wrap() {
+  gen -g 4 -i 3 --smt-every 1 --mces 1 --start 2295734400 --tod-offset 27 \
+    --time-jump 1:-60 --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "--leap-seconds 27" \
+    'LeapSecondOffset 27' || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-LINUX001/zvm_useite-*) || return 1
+  # LINUX001's D4R10 is event record 4 of 8 in a 60 s interval from
+  # 2042-10-01 00:00:00 UTC (TOD 27 s later); its repeat in interval 1 is
+  # 1 us later (the same ms in csv)
+  [ "$(sed -n 2,3p "$f" | cut -d, -f1 | tr '\n' ' ')" = "2295734426.667 2295734426.667 " ] ||
+    fail "LINUX001 times: want 2295734426.667 twice" || return 1
+  grep -q "record times: the TOD clock is 27 s ahead of UTC (from LeapSecondOffset)" "$D/collectd.log" ||
+    fail "the offset is not logged" || return 1
+}
+
+# 8. D5R21 completely (issue 10): every field of seed 004 set, in three
+# kinds of change: distinct values; X'FF' (MAX) in every count MAX can be
+# given for (NaN and bool-*_is_max 1, never 255); an unusable CPUTINFO
+# array (entry size 0 in the start record, offset 8 in the end record):
+# the fixed part and both notifications are kept, the records counted in
+# errors-malformed.
+sc_d5r21_complete() {
+  gen -g 2 -i 3 --smt-every 1 --smt-fields --mces 1 --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  c=$D/csv/zvmtest
+  f=$(ls "$c"/zvm_monitor-ifl/zvm_prcsmt_cpu-*) || return 1
+  sed 1d "$f" | cut -d, -f"$(csv_col "$f" requested)" | grep -q '^nan$' ||
+    fail "ifl requested MAX is not NaN" || return 1
+  sed 1d "$f" | cut -d, -f"$(csv_col "$f" requested_is_max)" | grep -q '^1.000000$' ||
+    fail "no ifl requested_is_max 1" || return 1
+  if grep -q ',255\.' "$c"/zvm_monitor-*/zvm_prcsmt*; then
+    fail "a thread count of 255 was dispatched"
+    return 1
+  fi
+  f=$(ls "$c"/zvm_monitor-system/zvm_prcsmt-*) || return 1
+  [ "$(sed 1d "$f" | cut -d, -f"$(csv_col "$f" mt_config_seq)" | tr '\n' ' ')" = \
+    "1.000000 3.000000 5.000000 " ] || fail "system mt_config_seq: want 1 3 5" || return 1
+  # and one value per list: threads-requested as NaN, bool-*_is_max
+  run_case "$D/one" "$D/s.scn" "--one-value-per-list" 'OneValuePerList true' || return 1
+  grep -q ',nan$' "$D"/one/csv/zvmtest/zvm_monitor-ifl/threads-requested-* ||
+    fail "OneValuePerList: ifl threads-requested MAX is not NaN" || return 1
+  grep -q ',1.000000$' "$D"/one/csv/zvmtest/zvm_monitor-system/bool-set_all_is_max-* ||
+    fail "OneValuePerList: no system bool-set_all_is_max 1" || return 1
+  grep -q "change 3 started (RCCSMTSQ 5); activated threads per core before the change: none listed" "$D/collectd.log" ||
+    fail "no start notification for the change with the unusable array" || return 1
+  [ "$(tail -n 1 "$c"/zvm_monitor-reader/errors-malformed-* | cut -d, -f2)" -eq 2 ] ||
+    fail "want errors-malformed 2 (the two unusable arrays)" || return 1
 }
 
 # ---------------------------------------------------------------------------
@@ -552,7 +677,8 @@ sc_sessions() {
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_list
-episodes sessions graphite influxdb prometheus"
+episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
+graphite influxdb prometheus"
 [ $# -gt 0 ] && ALL="$*"
 
 t_all=$(date +%s)

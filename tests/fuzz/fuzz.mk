@@ -39,7 +39,8 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
 DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
-	plugin/hooks_prcsmt.c plugin/hooks_session.c plugin/records_session.c
+	plugin/hooks_prcsmt.c plugin/hooks_session.c plugin/records_session.c \
+	plugin/hooks_useite.c plugin/vmdbk.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
 fuzz_names_SRC = $(DECODER_SRC)
@@ -52,7 +53,7 @@ reader_MAX_LEN = 16384
 # The record engine and mapper: hostile sets to values (both shapes, a
 # run-time descriptor).
 fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
-	plugin/mapper.c plugin/output.c
+	plugin/mapper.c plugin/output.c plugin/timerule.c
 mapper_MAX_LEN = 12288
 
 FUZZ_TARGETS ?= decode names mapper \

@@ -21,6 +21,8 @@
 #include "zvm_monitor/hooks.h"
 #include "zvm_monitor/mapper.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct zvm_field rt_fields[] = {
@@ -206,13 +208,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(zvm_mapper_finish(m, 1700000000000000u, NULL) == 0);
   check_pass(m, &last_time);
   if (opt & 8) {
-    /* the same set again: nothing is dispatched twice for a time */
+    /* The same set again: its values come again (the time rule: nothing is
+     * dropped for its time stamp), each strictly after its first time, so
+     * nothing is dispatched twice for a time. */
+    size_t n1;
+    const struct zvm_value *v1 = zvm_mapper_values(m, &n1);
+    struct seen {
+      char id[4 * ZVM_ID_MAX + 16];
+      uint64_t time_us;
+    } *seen = calloc(n1 ? n1 : 1, sizeof(*seen));
+    FUZZ_CHECK(seen != NULL);
+    for (size_t i = 0; i < n1; i++) {
+      snprintf(seen[i].id, sizeof(seen[i].id), "%s/%s/%s/%s/%s", v1[i].host,
+               v1[i].plugin ? v1[i].plugin : "", v1[i].plugin_instance,
+               v1[i].type, v1[i].type_instance);
+      seen[i].time_us = v1[i].time_us;
+    }
     zvm_mapper_add_set(m, set, len);
     FUZZ_CHECK(zvm_mapper_finish(m, 1700000001000000u, NULL) == 0);
     size_t n;
     const struct zvm_value *v = zvm_mapper_values(m, &n);
-    for (size_t i = 0; i < n; i++)
-      FUZZ_CHECK(v[i].time_us == 0); /* reader counters only */
+    for (size_t i = 0; i < n; i++) {
+      if (v[i].time_us == 0)
+        continue; /* reader counters */
+      char id[sizeof(seen[0].id)];
+      snprintf(id, sizeof(id), "%s/%s/%s/%s/%s", v[i].host,
+               v[i].plugin ? v[i].plugin : "", v[i].plugin_instance, v[i].type,
+               v[i].type_instance);
+      for (size_t j = 0; j < n1; j++)
+        if (strcmp(seen[j].id, id) == 0)
+          FUZZ_CHECK(v[i].time_us > seen[j].time_us);
+    }
+    free(seen);
     check_pass(m, &last_time);
   }
   free(set);

@@ -1,0 +1,242 @@
+/*
+ * zvm_monitor - D4R10 MRUSEITE hook: a guest's values summed over its
+ * VMDBKs.
+ *
+ * Seed 002 (MRUSEITE, z/VM V6R2.0): "A separate record is generated for
+ * each VMDBK in a virtual complex that contributed to the transaction";
+ * a virtual MP guest has one VMDBK per virtual CPU, told apart by
+ * USEITE_VMDCPUAD (offset 28), and the base VMDBK has USEITE_CALBASE
+ * (X'80' in USEITE_CALFLAG1, offset 47). Each VMDBK's high-frequency
+ * counters are its own. So, per guest (the engine's instance):
+ *
+ *   - a counter is the sum over its VMDBKs of each VMDBK's latest value
+ *     (vmdbk.h): a VMDBK that skips transactions keeps its last values in
+ *     the sum, which never goes backwards while the guest is tracked;
+ *   - a level (VMDSLCNT, VMDDFRWK: the layout's gauges) is not summed: it
+ *     is the base VMDBK's latest value (before a base record has been
+ *     seen: the latest record's);
+ *   - transactions counts the base VMDBK's records only: one per
+ *     transaction, however many VMDBKs contributed.
+ *
+ * A guest's logoff or logon (D4R2/D4R1 hooks, hooks_session.c) restarts
+ * its instance: the engine releases this state (useite_release), so the
+ * VMDBKs of the next session are summed afresh.
+ */
+#include "zvm_monitor/hooks.h"
+#include "zvm_monitor/vmdbk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define USEITE_VMDCPUAD_OFF 28 /* Unsigned 2 */
+#define USEITE_CALFLAG1_OFF 47 /* Bitstring 1 */
+#define USEITE_CALBASE 0x80
+
+/* The latest record of one VMDBK, kept as bytes: decoding it costs far
+ * more than copying it, and only a virtual MP guest needs it decoded. */
+#define USEITE_COPY 256 /* bytes kept: MRUSEITE is 200 at V6R2 */
+struct vmdbk_copy {
+  uint16_t cpuad;
+  bool base;
+  bool dirty; /* newer than what vmdbks holds */
+  uint16_t len;
+  uint8_t bytes[USEITE_COPY];
+};
+
+/* Per guest (inst->state). A guest starts with one VMDBK: while every
+ * record is its base VMDBK's, the engine keeps the latest record and the
+ * hook keeps nothing (mp false). At the first record of another VMDBK, or
+ * without CALBASE, the guest is a virtual MP guest: the base VMDBK's
+ * latest record is taken from the engine, and every VMDBK's is kept. */
+struct useite_state {
+  bool mp;
+  bool single_seen;
+  uint16_t single_cpuad;     /* the one VMDBK while !mp */
+  struct vmdbk_copy *copies; /* mp: one per VMDCPUAD seen */
+  size_t ncopies, cap;
+  struct zvm_vmdbk_set vmdbks; /* their values and sums (MP guests) */
+  bool ready;                  /* vmdbks initialised */
+  uint16_t latest_cpuad;       /* VMDBK of the guest's latest record */
+  /* Records without CALBASE: transactions = the guest's records (the
+   * engine counts every one, also one without a usable time) - these. */
+  uint64_t nonbase_records;
+};
+
+static struct vmdbk_copy *copy_for(struct useite_state *st, uint16_t cpuad) {
+  for (size_t i = 0; i < st->ncopies; i++)
+    if (st->copies[i].cpuad == cpuad)
+      return &st->copies[i];
+  if (st->ncopies >= ZVM_VMDBK_MAX)
+    return NULL; /* more VMDBKs than a guest can have */
+  if (st->ncopies == st->cap) {
+    size_t cap = st->cap ? 2 * st->cap : 1;
+    struct vmdbk_copy *c = realloc(st->copies, cap * sizeof(*c));
+    if (c == NULL)
+      return NULL;
+    st->copies = c;
+    st->cap = cap;
+  }
+  struct vmdbk_copy *c = &st->copies[st->ncopies++];
+  c->cpuad = cpuad;
+  return c;
+}
+
+static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
+                                             struct zvm_instance *inst,
+                                             const uint8_t *data, size_t len,
+                                             uint64_t time_us) {
+  (void)ctx;
+  (void)time_us;
+  struct useite_state *st = inst->state;
+
+  /* A record too short for the VMDBK address is the guest's only VMDBK
+   * of an older layout: address 0, base. */
+  uint16_t cpuad = 0;
+  bool base = true;
+  if (len >= USEITE_VMDCPUAD_OFF + 2)
+    cpuad = (uint16_t)(data[USEITE_VMDCPUAD_OFF] << 8 |
+                       data[USEITE_VMDCPUAD_OFF + 1]);
+  if (len > USEITE_CALFLAG1_OFF)
+    base = (data[USEITE_CALFLAG1_OFF] & USEITE_CALBASE) != 0;
+
+  if (!st->mp) {
+    /* One VMDBK, every record its base's (a guest with one virtual CPU,
+     * the common case): the guest's values are its latest record's, read
+     * by the engine (a shorter record yields only the fields it holds). */
+    if (base && (!st->single_seen || cpuad == st->single_cpuad)) {
+      st->single_seen = true;
+      st->single_cpuad = cpuad;
+      return ZVM_HOOK_KEEP;
+    }
+    st->mp = true;
+    if (st->single_seen) {
+      size_t klen;
+      const uint8_t *kept = zvm_hook_kept(ctx, inst, &klen);
+      struct vmdbk_copy *b =
+          kept != NULL ? copy_for(st, st->single_cpuad) : NULL;
+      if (b != NULL) {
+        b->base = true;
+        b->dirty = true;
+        b->len = (uint16_t)(klen < USEITE_COPY ? klen : USEITE_COPY);
+        memcpy(b->bytes, kept, b->len);
+      }
+    }
+  }
+
+  struct vmdbk_copy *c = copy_for(st, cpuad);
+  if (c == NULL)
+    return ZVM_HOOK_DROP; /* the sums stay as they were */
+  c->base = base;
+  c->dirty = true;
+  c->len = (uint16_t)(len < USEITE_COPY ? len : USEITE_COPY);
+  memcpy(c->bytes, data, c->len);
+  st->latest_cpuad = cpuad;
+  if (!base)
+    st->nonbase_records++;
+  return ZVM_HOOK_PENDING; /* the values hook gives the sums */
+}
+
+/* The value of element idx of a field as an integer (D4R10's values are
+ * integers: counters and the two levels). */
+static bool element_value(const struct zvm_field *f, unsigned idx,
+                          const uint8_t *data, size_t len, int64_t *out) {
+  int64_t x = 0;
+  double g = 0;
+  if (!zvm_field_value(f, data, len, idx, &x, &g))
+    return false;
+  *out = f->kind == ZVM_FIELD_GAUGE ? (int64_t)g : x;
+  return true;
+}
+
+/* Decode the VMDBKs with newer records into vmdbks (their sums move by the
+ * difference to their previous values). False if out of memory. */
+static bool vmdbks_update(struct useite_state *st, const struct zvm_layout *l) {
+  size_t nds = zvm_layout_data_sources(l, NULL, 0);
+  if (nds > ZVM_LAYOUT_DS_MAX)
+    return false;
+  if (!st->ready) {
+    if (zvm_vmdbk_init(&st->vmdbks, nds) != 0)
+      return false;
+    st->ready = true;
+  }
+  int64_t values[ZVM_LAYOUT_DS_MAX];
+  bool present[ZVM_LAYOUT_DS_MAX];
+  for (size_t c = 0; c < st->ncopies; c++) {
+    struct vmdbk_copy *cp = &st->copies[c];
+    if (!cp->dirty)
+      continue;
+    size_t k = 0;
+    for (size_t i = 0; i < l->nfields; i++) {
+      const struct zvm_field *f = &l->fields[i];
+      if (!zvm_field_dispatched(f))
+        continue;
+      for (unsigned idx = 0; idx < f->count && k < nds; idx++, k++) {
+        values[k] = 0;
+        present[k] = f->type != ZVM_TYPE_RECORD_COUNT &&
+                     element_value(f, idx, cp->bytes, cp->len, &values[k]);
+      }
+    }
+    if (zvm_vmdbk_update(&st->vmdbks, cp->cpuad, cp->base, values, present) !=
+        ZVM_VMDBK_OK)
+      return false;
+    cp->dirty = false;
+  }
+  return true;
+}
+
+static bool useite_values(struct zvm_hook_ctx *ctx,
+                          const struct zvm_instance *inst,
+                          struct zvm_value_item *items, size_t nitems) {
+  (void)ctx;
+  struct useite_state *st = inst->state;
+  if (!st->mp)
+    return true; /* KEEP: the items are the kept record's */
+  if (st->ncopies == 0)
+    return false; /* ended (logoff) since its records: nothing to sum */
+  const struct zvm_layout *l = inst->layout;
+  if (!vmdbks_update(st, l))
+    return false; /* out of memory: no list this pass */
+  const struct zvm_vmdbk *level_src = zvm_vmdbk_base(&st->vmdbks);
+  if (level_src == NULL)
+    level_src = zvm_vmdbk_find(&st->vmdbks, st->latest_cpuad);
+  size_t k = 0;
+  for (size_t i = 0; i < l->nfields; i++) {
+    const struct zvm_field *f = &l->fields[i];
+    if (!zvm_field_dispatched(f))
+      continue;
+    for (unsigned idx = 0; idx < f->count && k < nitems; idx++, k++) {
+      int64_t v = 0;
+      if (f->type == ZVM_TYPE_RECORD_COUNT) {
+        uint64_t t = inst->records - st->nonbase_records;
+        v = t > INT64_MAX ? INT64_MAX : (int64_t)t;
+      } else if (f->kind == ZVM_FIELD_GAUGE) {
+        v = level_src != NULL && level_src->present[k] ? level_src->values[k]
+                                                       : 0;
+      } else {
+        (void)zvm_vmdbk_sum(&st->vmdbks, k, &v);
+      }
+      if (items[k].kind == ZVM_VALUE_DERIVE)
+        items[k].derive = v;
+      else
+        items[k].gauge = (double)v;
+    }
+  }
+  return true;
+}
+
+static void useite_release(void *state) {
+  struct useite_state *st = state;
+  if (st->ready)
+    zvm_vmdbk_free(&st->vmdbks);
+  st->ready = false;
+  free(st->copies);
+  st->copies = NULL;
+  st->ncopies = st->cap = 0;
+}
+
+const struct zvm_record_hooks zvm_useite_hooks = {
+    .instance = useite_instance,
+    .values = useite_values,
+    .state_size = sizeof(struct useite_state),
+    .state_release = useite_release,
+};
