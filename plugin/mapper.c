@@ -435,6 +435,10 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
       return;
   }
 
+  /* Shorter than its fields (an older z/VM level, a <Record> block that
+   * does not fit): the fields it holds are used, and it is counted. */
+  if (view.len < r->main.copy_size)
+    m->short_records++;
   map_instance(m, &r->main, view.data, view.len,
                view.key_given ? &view.key : NULL, time_us);
   for (size_t a = 0; a < view.desc->narrays; a++) {

@@ -151,6 +151,7 @@ struct zvm_mapper {
   struct zvm_decode_stats decode;
   uint64_t userid_filtered;
   uint64_t hook_skipped, hook_malformed;
+  uint64_t short_records; /* shorter than their layout's fields */
   uint64_t last_sweep_us;
   struct zvm_mapper_stats stats;
 };

@@ -105,6 +105,7 @@ void zvm_output_reader(struct zvm_mapper *m,
   emit_counter(m, "total_objects", "sets", rs->sets);
   emit_counter(m, "total_objects", "records", d->walk.records);
   emit_counter(m, "total_objects", "skipped", skipped);
+  emit_counter(m, "total_objects", "short_records", m->short_records);
   emit_counter(m, "total_bytes", "read", rs->bytes_read);
   emit_counter(m, "total_objects", "restamped", m->stats.restamped);
 }

@@ -351,8 +351,8 @@ const struct zvm_field *const zvm_cputinfo_rccsymnt =
  * Built-in tables and their lookup.
  */
 const struct zvm_record_desc *const zvm_record_tables[] = {
-    &zvm_rec_mtrend, &zvm_rec_mtreof, &zvm_rec_uselon,
-    &zvm_rec_uselof, &zvm_rec_useite, &zvm_rec_prcsmt,
+    &zvm_rec_mtrend, &zvm_rec_mtreof, &zvm_rec_uselon, &zvm_rec_uselof,
+    &zvm_rec_useite, &zvm_rec_prcsmt, &zvm_rec_sytprp, /* records_sytprp.c */
 };
 const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
 
@@ -465,6 +465,15 @@ bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
     *derive = 0;
     return f->kind == ZVM_FIELD_GAUGE;
   }
+  /* A count down from X'7FFF...' (IBM: SYTPRP_PFXPRBTM "starts at
+   * x'7FFFFFFF_00000000' and advances down") becomes what was used since:
+   * X'7FFFFFFFFFFFFFFF' minus the value, in the type's unit, a positive
+   * number that grows at the rate the field falls. Modulo 2^64, so a timer
+   * that runs past zero (negative) keeps growing. */
+  bool down = (f->flags & ZVM_FIELD_DECREMENTS) && f->width == 8 &&
+              (f->type == ZVM_TYPE_UNSIGNED || f->type == ZVM_TYPE_CPU_TIMER);
+  if (down)
+    raw = UINT64_C(0x7FFFFFFFFFFFFFFF) - raw;
   switch (f->type) {
   case ZVM_TYPE_SIGNED:
     x = zvm_sign_extend(raw, f->width);
@@ -490,7 +499,7 @@ bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
     x = (int64_t)raw;
     break;
   }
-  if (f->flags & ZVM_FIELD_DECREMENTS)
+  if ((f->flags & ZVM_FIELD_DECREMENTS) && !down)
     x = -x; /* raw >= 0 here or small negative: no overflow */
   if (f->kind == ZVM_FIELD_GAUGE) {
     *gauge = f->scale != 0 ? (double)x * f->scale : (double)x;
@@ -551,9 +560,9 @@ size_t zvm_layout_data_sources(const struct zvm_layout *l, struct zvm_ds *ds,
         ds[n].name[0] = '\0'; /* zvm_record_check() rejects such names */
       bool counter = f->kind == ZVM_FIELD_COUNTER;
       ds[n].type = counter ? ZVM_DS_DERIVE : ZVM_DS_GAUGE;
-      /* A counter that counts down is dispatched negated: its rate is
-       * positive, its value is not. */
-      ds[n].min = counter && !(f->flags & ZVM_FIELD_DECREMENTS) ? 0 : NAN;
+      /* A DERIVE minimum bounds the rate (types.db(5)); every counter,
+       * one that counts down included, is dispatched with a rate >= 0. */
+      ds[n].min = counter ? 0 : NAN;
       ds[n].max = NAN;
     }
   }

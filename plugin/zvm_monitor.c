@@ -16,6 +16,7 @@
 #include "zvm_monitor/events.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/recconf.h"
 #include "zvm_monitor/setqueue.h"
 #include "zvm_monitor/timerule.h"
 
@@ -33,6 +34,7 @@
 
 static struct zvm_conf conf;
 static bool conf_ready;
+static struct zvm_recconf user_records; /* <Record> blocks */
 static struct zvm_mapper *mapper;
 static uint64_t users_dropped_logged;
 /* Device and data-loss episodes (read callback only). */
@@ -74,6 +76,7 @@ static int conf_prepare(void) {
     return 0;
   if (zvm_conf_init(&conf) != 0)
     return -1;
+  zvm_recconf_init(&user_records, conf.records);
   conf_ready = true;
   return 0;
 }
@@ -131,6 +134,75 @@ static int config_option(oconfig_item_t *child, char *err, size_t err_size) {
   return -1;
 }
 
+/* <Record "D/R"> blocks: every value goes to the recconf builder, which
+ * decides what is wrong with it (plugin/recconf.c). */
+static int config_record_item(oconfig_item_t *item, char *err,
+                              size_t err_size) {
+  enum zvm_recconf_kind kind =
+      zvm_recconf_option_kind(&user_records, item->key);
+  switch (kind) {
+  case ZVM_RECCONF_STRING: {
+    char *value = NULL;
+    if (cf_util_get_string(item, &value) != 0)
+      break;
+    int status =
+        zvm_recconf_set_string(&user_records, item->key, value, err, err_size);
+    sfree(value);
+    return status;
+  }
+  case ZVM_RECCONF_NUMBER: {
+    double value;
+    if (cf_util_get_double(item, &value) != 0)
+      break;
+    return zvm_recconf_set_number(&user_records, item->key, value, err,
+                                  err_size);
+  }
+  case ZVM_RECCONF_BOOLEAN: {
+    bool value;
+    if (cf_util_get_boolean(item, &value) != 0)
+      break;
+    return zvm_recconf_set_boolean(&user_records, item->key, value, err,
+                                   err_size);
+  }
+  case ZVM_RECCONF_BLOCK: { /* <Field "name"> */
+    char *name = NULL;
+    if (cf_util_get_string(item, &name) != 0)
+      break;
+    int status = zvm_recconf_field_begin(&user_records, name, err, err_size);
+    sfree(name);
+    for (int i = 0; status == 0 && i < item->children_num; i++)
+      status = config_record_item(item->children + i, err, err_size);
+    return status == 0 ? zvm_recconf_field_end(&user_records, err, err_size)
+                       : status;
+  }
+  case ZVM_RECCONF_UNKNOWN:
+  default: /* the builder names the options it knows */
+    return zvm_recconf_set_string(&user_records, item->key, "", err, err_size);
+  }
+  snprintf(err, err_size, "%s: exactly one %s value is required", item->key,
+           kind == ZVM_RECCONF_BLOCK     ? "string (the field name)"
+           : kind == ZVM_RECCONF_NUMBER  ? "numeric"
+           : kind == ZVM_RECCONF_BOOLEAN ? "boolean"
+                                         : "string");
+  return -1;
+}
+
+static int config_record(oconfig_item_t *ci, char *err, size_t err_size) {
+  char *id = NULL;
+  if (cf_util_get_string(ci, &id) != 0) {
+    snprintf(err, err_size,
+             "Record: give the record as <Record \"D/R\">, "
+             "e.g. <Record \"0/2\">");
+    return -1;
+  }
+  int status = zvm_recconf_record_begin(&user_records, id, err, err_size);
+  sfree(id);
+  for (int i = 0; status == 0 && i < ci->children_num; i++)
+    status = config_record_item(ci->children + i, err, err_size);
+  return status == 0 ? zvm_recconf_record_end(&user_records, err, err_size)
+                     : status;
+}
+
 static int zvm_config(oconfig_item_t *ci) {
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
@@ -138,13 +210,19 @@ static int zvm_config(oconfig_item_t *ci) {
   }
   for (int i = 0; i < ci->children_num; i++) {
     char err[512] = "";
-    if (config_option(ci->children + i, err, sizeof(err)) != 0) {
+    oconfig_item_t *child = ci->children + i;
+    int status = strcasecmp(child->key, "Record") == 0
+                     ? config_record(child, err, sizeof(err))
+                     : config_option(child, err, sizeof(err));
+    if (status != 0) {
       ERROR(LOG_PREFIX "%s", err);
       return -1;
     }
   }
   char err[512] = "";
-  if (zvm_conf_check(&conf, err, sizeof(err)) != 0) {
+  if (zvm_conf_check(&conf, err, sizeof(err)) != 0 ||
+      zvm_recconf_check_domains(&user_records, conf.domains, err,
+                                sizeof(err)) != 0) {
     ERROR(LOG_PREFIX "%s", err);
     return -1;
   }
@@ -522,6 +600,26 @@ static int register_types(void) {
   return 0;
 }
 
+/* A <Record> block's type is registered like the built-in ones; programs
+ * that read collectd's network packets themselves (InfluxDB's collectd
+ * listener) need its types.db line: it goes to the log. */
+static void log_user_records(void) {
+  for (size_t i = 0; i < zvm_registry_count(conf.records); i++) {
+    const struct zvm_record_desc *d = zvm_registry_at(conf.records, i);
+    if (!d->user_defined)
+      continue;
+    char line[900];
+    if (zvm_layout_types_db_line(&d->main, line, sizeof(line)) < 0)
+      sstrncpy(line,
+               "(too long for the log: list the data sources in field "
+               "order, counters as DERIVE:0:U, gauges as GAUGE:U:U)",
+               sizeof(line));
+    INFO(LOG_PREFIX "record %u/%u from its <Record> block, type %s; "
+                    "types.db line: %s",
+         (unsigned)d->domain, (unsigned)d->number, d->main.type_name, line);
+  }
+}
+
 static int zvm_init(void) {
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
@@ -553,6 +651,7 @@ static int zvm_init(void) {
     zvm_shutdown();
     return -1;
   }
+  log_user_records();
 
   /* The thread opens the device, and re-opens it with back-off; a missing
    * device is therefore not fatal here. */
@@ -604,8 +703,10 @@ static int zvm_shutdown(void) {
   queue = NULL;
   zvm_mapper_destroy(mapper);
   mapper = NULL;
-  if (conf_ready)
+  if (conf_ready) {
     zvm_conf_free(&conf);
+    zvm_recconf_free(&user_records);
+  }
   conf_ready = false;
   users_dropped_logged = 0;
   leap_logged_us = UINT64_MAX;

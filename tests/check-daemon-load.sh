@@ -6,11 +6,16 @@
 # emulated /dev/monreader (contrib/monreader-emu, LD_PRELOAD) a generated
 # stream arrives as D4R10 and D5R21 values. Daemons are stopped by their
 # PID and must exit promptly. (The full end-to-end suite lives elsewhere.)
+# Every daemon run has its own directory (BaseDir, csv DataDir, log), so no
+# run sees another's files. The daemon and the generator run behind
+# E2E_EXEC_WRAPPER (qemu-s390x in the s390x build, with the s390x daemon).
 set -eu
 
 daemon=${COLLECTD_DAEMON:-/usr/sbin/collectd}
-stock=${COLLECTD_PLUGIN_DIR:-/usr/lib/collectd}
-typesdb=${COLLECTD_TYPESDB:-/usr/share/collectd/types.db}
+# its stock plugins and types.db: from the same tree (a sysroot's for s390x)
+usr=$(dirname "$(dirname "$daemon")")
+stock=${COLLECTD_PLUGIN_DIR:-$usr/lib/collectd}
+typesdb=${COLLECTD_TYPESDB:-$usr/share/collectd/types.db}
 top=${abs_top_builddir:-$(pwd)}
 libs=$top/.libs
 emu=$top/contrib/monreader-emu
@@ -34,24 +39,38 @@ fi
 # shellcheck source=tests/e2e/lib.sh
 . "${abs_top_srcdir:-$top/..}/tests/e2e/lib.sh"
 E2E_BUILD=$top
+E2E_DIR=
 e2e_init
 tmp=$E2E_TMP
 pid=
 
-# conf FILE PLUGIN-BLOCK-LINES...
+# The daemon must run here (a cross build's needs a sysroot's daemon).
+if ! (e2e_exec "$daemon" -h) >"$tmp/h.out" 2>&1; then
+  cat "$tmp/h.out"
+  echo "SKIP: cannot run $daemon${E2E_EXEC_WRAPPER:+ behind $E2E_EXEC_WRAPPER} (cross build: configure --with-collectd-daemon=SYSROOT/usr/sbin/collectd, see tests/run-s390x)"
+  exit 77
+fi
+
+# run_T CONF: "collectd -T -C CONF" (configuration and one read pass) behind
+# the exec wrapper, killed after 20 s.
+run_T() { (e2e_exec -t 20 LD_PRELOAD="$asan_preload" "$daemon" -T -C "$1"); }
+
+# conf FILE PLUGIN-BLOCK-LINES...: a configuration whose daemon keeps its
+# files (csv, PID) in its own directory FILE.d
 conf() {
   out=$1
   shift
+  mkdir -p "$out.d"
   cat >"$out" <<CONF
 Hostname "zvmtest"
-BaseDir "$tmp"
-PIDFile "$tmp/collectd.pid"
+BaseDir "$out.d"
+PIDFile "$out.d/collectd.pid"
 Interval 1
 TypesDB "$typesdb"
 PluginDir "$stock"
 LoadPlugin csv
 <Plugin csv>
-  DataDir "$tmp/csv"
+  DataDir "$out.d/csv"
   StoreRates false
 </Plugin>
 PluginDir "$libs"
@@ -64,7 +83,7 @@ CONF
 
 # 1. A configuration error is fatal and names the option.
 conf "$tmp/bad.conf" "Device \"$tmp/monreader\"" "Domain \"users\""
-if timeout 20 env LD_PRELOAD="$asan_preload" "$daemon" -T -C "$tmp/bad.conf" >"$tmp/bad.out" 2>&1; then
+if run_T "$tmp/bad.conf" >"$tmp/bad.out" 2>&1; then
   cat "$tmp/bad.out"
   echo "FAIL: collectd accepted Domain \"users\""
   exit 1
@@ -84,7 +103,7 @@ sed '$d' "$tmp/example.conf" >"$tmp/example.tmp" # without "</Plugin>"
 sed -n '/^#<Plugin zvm_monitor>/,/^#<\/Plugin>/p' "$example" | sed 's/^#//' |
   sed '1d' >>"$tmp/example.tmp"
 grep -q "MaxSetSize" "$tmp/example.tmp" || { echo "FAIL: no plugin block in $example"; exit 1; }
-if ! timeout 20 env LD_PRELOAD="$asan_preload" "$daemon" -T -C "$tmp/example.tmp" >"$tmp/example.out" 2>&1 ||
+if ! run_T "$tmp/example.tmp" >"$tmp/example.out" 2>&1 ||
   grep -q "zvm_monitor plugin: .*option" "$tmp/example.out"; then
   cat "$tmp/example.out"
   echo "FAIL: the example's <Plugin zvm_monitor> block is not accepted"
@@ -96,7 +115,7 @@ echo "ok - the example configuration's plugin block is accepted"
 start() {
   cfg=$1
   shift
-  e2e_bg "$cfg.out" env LD_PRELOAD="$asan_preload" "$@" "$daemon" -f -C "$cfg"
+  e2e_bg "$cfg.out" e2e_exec LD_PRELOAD="$asan_preload" "$@" "$daemon" -f -C "$cfg"
   pid=$E2E_PID
 }
 
@@ -159,17 +178,17 @@ good=$tmp/good.conf
 conf "$good" "Device \"$tmp/monreader\"" "Domain \"user\"" \
   "Domain 5" "UserID \"/^LINUX/\"" "ReportReaderStats true"
 start "$good"
-rdir="$tmp/csv/zvmtest/zvm_monitor-reader"
+rdir="$good.d/csv/zvmtest/zvm_monitor-reader"
 f=$(wait_value "$rdir/errors-open-*") ||
   fail_with "$good" "no zvm_monitor-reader/errors-open values within 15 s"
 [ "$(last_value "$f")" -ge 1 ] || fail_with "$good" "errors-open should count the failed open"
 echo "ok - reader counters arrive (errors-open $(last_value "$f"))"
 for t in errors-eoverflow errors-eio errors-efault errors-malformed \
   total_objects-sets total_objects-records total_objects-skipped \
-  total_bytes-read total_objects-restamped; do
+  total_bytes-read total_objects-restamped total_objects-short_records; do
   ls "$rdir/$t"-* >/dev/null 2>&1 || fail_with "$good" "no $t"
 done
-echo "ok - all ten reader counters are written"
+echo "ok - all eleven reader counters are written"
 grep -q "zvm_monitor plugin: reading $tmp/monreader; domains: user,processor; 1 UserID rule(s)" "$good.out" ||
   fail_with "$good" "no start-up line"
 grep "zvm_monitor plugin: " "$good.out" | grep -v "reading " | grep -q "$tmp/monreader" ||
@@ -186,15 +205,14 @@ stop "$good"
 for f in "$emu/zvm-stream-gen" "$emu/.libs/libmonreader-emu.so"; do
   [ -e "$f" ] || { echo "FAIL: $f not built"; exit 1; }
 done
-rm -rf "$tmp/csv"
-"$emu/zvm-stream-gen" -g 3 -i 2 --smt-every 2 --counter-offset 2147483000 \
-  -o "$tmp/stream.scn"
+(e2e_exec "$emu/zvm-stream-gen" -g 3 -i 2 --smt-every 2 --counter-offset 2147483000 \
+  -o "$tmp/stream.scn")
 emuconf=$tmp/emu.conf
 conf "$emuconf" "Device \"$tmp/emu-monreader\"" "UserID \"/^LINUX00[12]$/\""
 start "$emuconf" LD_PRELOAD="$asan_preload$emu/.libs/libmonreader-emu.so" \
   MONREADER_EMU_DEVICE="$tmp/emu-monreader" \
   MONREADER_EMU_SCENARIO="$tmp/stream.scn" MONREADER_EMU_LOOP=1
-host="$tmp/csv/zvmtest"
+host="$emuconf.d/csv/zvmtest"
 f=$(wait_value "$host/zvm_monitor-LINUX001/zvm_useite-*") ||
   fail_with "$emuconf" "no D4R10 values from the emulated device within 15 s"
 # Three more read callbacks: the values must not come again.

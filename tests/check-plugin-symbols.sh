@@ -28,6 +28,10 @@ for lib in libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2; do
   [ -n "$path" ] || path=$(${CC:-cc} -print-file-name="$lib")
   [ -f "$path" ] && defined "$path" >>"$tmp/provided"
 done
+# Libraries the plugin links itself (dmstats.so: libdevmapper) provide too.
+for path in $(ldd "$so" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+  defined "$path" >>"$tmp/provided"
+done
 sort -u -o "$tmp/provided" "$tmp/provided"
 
 # The method itself: the daemon's API is found, its private helpers not.
@@ -49,7 +53,7 @@ if [ -n "${ZVM_SANITIZER:-}" ]; then
   mv "$tmp/needed.plain" "$tmp/needed"
 fi
 comm -23 "$tmp/needed" "$tmp/provided" >"$tmp/missing"
-echo "zvm_monitor.so needs $(wc -l <"$tmp/needed") symbols"
+echo "$(basename "$so") needs $(wc -l <"$tmp/needed") symbols"
 if [ -s "$tmp/missing" ]; then
   echo "FAIL: not exported by $daemon or libc/libm/libpthread/libdl:"
   sed 's/^/  /' "$tmp/missing"

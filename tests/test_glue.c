@@ -30,6 +30,8 @@
 
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
+/* Reader counters in every read callback (the man page lists them). */
+#define READER_VALUES 11
 
 /* ------------------------------------------------------------------------
  * Fake daemon.
@@ -610,7 +612,12 @@ static void test_defaults_without_config(void **state) {
   assert_string_equal(ds[0].name, "statement");
   assert_string_equal(ds[3].name, "activated");
   assert_string_equal(ds[8].name, "requested_is_max");
-  assert_int_equal(nsets, 3);
+  ds = registered("zvm_sytprp", &nds);
+  assert_int_equal(nds, 3);
+  assert_string_equal(ds[0].name, "plscuhaf");
+  assert_string_equal(ds[1].name, "pfxprbtm");
+  assert_string_equal(ds[2].name, "pfxutime");
+  assert_int_equal(nsets, 4);
 
   static const char *const users[] = {"LINUX07"};
   script_users(users, 1, tb_tod(SEC, 250));
@@ -663,7 +670,7 @@ static void test_defaults_without_config(void **state) {
   /* The next interval without data: reader counters only. */
   nvls = 0;
   assert_int_equal(cb_read(NULL), 0);
-  assert_int_equal(nvls, 10); /* the ten reader counters */
+  assert_int_equal(nvls, READER_VALUES);
 }
 
 static void test_every_option(void **state) {
@@ -816,6 +823,158 @@ static void test_config_errors(void **state) {
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: Device: exactly one"));
 }
 
+/* <Record> blocks as liboconfig nests them: the glue hands every value to
+ * the recconf builder; a mistake deep inside is one error line naming it,
+ * values of the wrong kind are refused by the glue itself. */
+static oconfig_value_t ostr(const char *s) {
+  oconfig_value_t v = {.type = OCONFIG_TYPE_STRING};
+  v.value.string = (char *)s;
+  return v;
+}
+static oconfig_value_t onum(double n) {
+  oconfig_value_t v = {.type = OCONFIG_TYPE_NUMBER};
+  v.value.number = n;
+  return v;
+}
+static oconfig_value_t obool(bool b) {
+  oconfig_value_t v = {.type = OCONFIG_TYPE_BOOLEAN};
+  v.value.boolean = b;
+  return v;
+}
+
+struct record_cfg {
+  oconfig_value_t id, name, field, offset, length, type, kind;
+  oconfig_item_t field_items[4], record_items[2], record, root;
+};
+
+static void record_cfg_init(struct record_cfg *c) {
+  *c = (struct record_cfg){
+      .id = ostr("0/9"),
+      .name = ostr("myrec"),
+      .field = ostr("hits"),
+      .offset = onum(24),
+      .length = onum(4),
+      .type = ostr("unsigned"),
+      .kind = ostr("counter"),
+  };
+  oconfig_value_t *fv[] = {&c->offset, &c->length, &c->type, &c->kind};
+  const char *fk[] = {"Offset", "Length", "Type", "Kind"};
+  for (int i = 0; i < 4; i++)
+    c->field_items[i] = (oconfig_item_t){
+        .key = (char *)fk[i], .values = fv[i], .values_num = 1};
+  c->record_items[0] =
+      (oconfig_item_t){.key = "Name", .values = &c->name, .values_num = 1};
+  c->record_items[1] = (oconfig_item_t){.key = "Field",
+                                        .values = &c->field,
+                                        .values_num = 1,
+                                        .children = c->field_items,
+                                        .children_num = 4};
+  c->record = (oconfig_item_t){.key = "Record",
+                               .values = &c->id,
+                               .values_num = 1,
+                               .children = c->record_items,
+                               .children_num = 2};
+  c->root = (oconfig_item_t){
+      .key = "Plugin", .children = &c->record, .children_num = 1};
+}
+
+static void test_record_blocks(void **state) {
+  (void)state;
+  struct record_cfg c;
+  record_cfg_init(&c);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(nlogs, 0);
+  /* The same record again (configuration may come in several blocks). */
+  assert_int_equal(cb_config(&c.root), -1);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: Record \"0/9\" is "
+                              "defined twice"));
+
+  struct {
+    oconfig_value_t *v;
+    oconfig_value_t to;
+    const char *key; /* of the item to rename, or NULL */
+    const char *want;
+  } bad[] = {
+      {&c.offset, onum(12), NULL,
+       "Record \"0/8\" Field \"hits\": Offset 12 lies in the 20-byte record "
+       "header"},
+      {&c.type, ostr("float"), NULL,
+       "Record \"0/8\" Field \"hits\": unknown Type \"float\""},
+      {&c.length, ostr("4"), NULL,
+       "Length: exactly one numeric value is "
+       "required"},
+      {&c.kind, obool(true), NULL,
+       "Kind: exactly one string value is "
+       "required"},
+      {&c.field, onum(1), NULL,
+       "Field: exactly one string (the field name) "
+       "value is required"},
+      {&c.id, onum(2), NULL, "Record: give the record as <Record \"D/R\">"},
+      {NULL, onum(0), "Width",
+       "Record \"0/8\" Field \"hits\": unknown option "
+       "\"Width\""},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    assert_int_equal(cb_shutdown(), 0); /* forget the configuration */
+    record_cfg_init(&c);
+    c.id = ostr("0/8");
+    if (bad[i].key != NULL)
+      c.field_items[3].key = (char *)bad[i].key;
+    else
+      *bad[i].v = bad[i].to;
+    nlogs = 0;
+    assert_int_equal(cb_config(&c.root), -1);
+    char want[300];
+    snprintf(want, sizeof(want), "zvm_monitor plugin: %s", bad[i].want);
+    bool found = false;
+    for (size_t l = 0; l < nlogs && !found; l++)
+      found = strstr(logs[l].msg, bad[i].want) != NULL &&
+              strncmp(logs[l].msg, "zvm_monitor plugin: ", 20) == 0;
+    if (!found)
+      fail_msg("case %zu: no error \"%s\" (got \"%s\")", i, want,
+               nlogs ? logs[nlogs - 1].msg : "");
+  }
+  /* After a refused block, a later <Plugin> block configures afresh. */
+  record_cfg_init(&c);
+  assert_int_equal(cb_config(&c.root), 0);
+}
+
+/* A <Record> block's type is registered like a built-in one, its
+ * types.db line logged, and its records dispatched as its value lists. */
+static void test_record_block_dispatch(void **state) {
+  (void)state;
+  struct record_cfg c;
+  record_cfg_init(&c);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+  size_t nds;
+  const data_source_t *ds = registered("zvm_myrec", &nds);
+  assert_non_null(ds);
+  assert_int_equal(nds, 1);
+  assert_string_equal(ds[0].name, "hits");
+  assert_int_equal(ds[0].type, DS_TYPE_DERIVE);
+  assert_true(ds[0].min == 0.0);
+  assert_true(logged(LOG_INFO, "zvm_monitor plugin: record 0/9 from its "
+                               "<Record> block, type zvm_myrec; types.db "
+                               "line: zvm_myrec\thits:DERIVE:0:U"));
+
+  struct tb rs, set;
+  tb_init(&rs);
+  size_t rec = tb_record(&rs, 28, 0, 9, tb_tod(SEC, 30));
+  tb_put_u32(&rs, rec + 24, 0xC0000001u);
+  tb_init(&set);
+  tb_record_set(&set, 0xE2, TB_DOM(0), 0x00200000, &rs);
+  script_set_add(&set);
+  tb_free(&rs);
+  sync_reader();
+  nvls = 0;
+  assert_int_equal(cb_read(NULL), 0);
+  const value_list_t *vl = find_vl("", "", "zvm_myrec", "");
+  assert_int_equal(vl->values_len, 1);
+  assert_int_equal(vl->values[0].derive, 0xC0000001u);
+  assert_int_equal(vl->time, US_TO_CDTIME_T(US(SEC, 30)));
+}
+
 static void test_reader_log_and_failure(void **state) {
   (void)state;
   assert_int_equal(cb_init(), 0);
@@ -885,7 +1044,7 @@ static void test_reader_thread(void **state) {
   /* Nothing new: the next callback has the reader counters only. */
   nvls = 0;
   assert_int_equal(cb_read(NULL), 0);
-  assert_int_equal(nvls, 10); /* the ten reader counters */
+  assert_int_equal(nvls, READER_VALUES);
 
   /* LINUX07's TOD again (the z/VM clock repeats itself): its values still
    * come, stamped with its set's arrival time (now, far after 2023),
@@ -1088,6 +1247,8 @@ int main(void) {
       T(test_shutdown_while_queue_full),
       T(test_first_read_waits_for_first_drain),
       T(test_one_value_per_list),
+      T(test_record_blocks),
+      T(test_record_block_dispatch),
       T(test_episode_notifications),
 #undef T
   };

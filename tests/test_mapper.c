@@ -26,9 +26,9 @@
 #define NOW US(SEC + 100, 0)
 #define DCSS_ADDR 0x00400000u
 /* Reader counters (plugin_instance "reader"): errors-{eoverflow,eio,efault,
- * open,malformed}, total_objects-{sets,records,skipped,restamped},
- * total_bytes-read. */
-#define READER_VALUES 10
+ * open,malformed}, total_objects-{sets,records,skipped,restamped,
+ * short_records}, total_bytes-read. */
+#define READER_VALUES 11
 /* D5R21 values per CPU type: six thread counts and three _is_max flags;
  * system: mt_config_seq, mt_max_threads, statement_all, set_all, their two
  * _is_max flags and set_initial. */
@@ -1264,10 +1264,11 @@ static void test_shipped_types_db(void **state) {
   }
   fclose(fp);
   assert_int_equal(n, zvm_mapper_type_count(f->m));
-  assert_int_equal(n, 3);
+  assert_int_equal(n, 4);
   assert_string_equal(zvm_mapper_type_at(f->m, 0)->type_name, "zvm_useite");
   assert_string_equal(zvm_mapper_type_at(f->m, 1)->type_name, "zvm_prcsmt");
   assert_string_equal(zvm_mapper_type_at(f->m, 2)->type_name, "zvm_prcsmt_cpu");
+  assert_string_equal(zvm_mapper_type_at(f->m, 3)->type_name, "zvm_sytprp");
 }
 
 int main(void) {

@@ -2,6 +2,8 @@
 # End-to-end checks of the command-line tools: zvm-stream-gen writes a
 # scenario, libmonreader-emu.so (LD_PRELOAD) serves it as /dev/monreader,
 # monreader-cat reads it. Run from the top build directory (make check).
+# In a cross build the tools and the daemon (a sysroot's, COLLECTD_DAEMON)
+# run behind EMU_EXEC_WRAPPER (qemu-s390x), which gets the shim with -E.
 set -eu
 
 bin=${EMU_BIN:-contrib/monreader-emu}
@@ -11,6 +13,14 @@ shim=$(cd "$bin" && pwd)/.libs/libmonreader-emu.so
 tmp=$(mktemp -d /tmp/zvm-emu-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+
+# e2e_exec: a program of this build behind the wrapper, LD_PRELOAD for it
+# shellcheck source=tests/e2e/lib.sh
+. "${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/e2e/lib.sh"
+E2E_EXEC_WRAPPER=${EMU_EXEC_WRAPPER:-}
+# target SECONDS [VAR=VALUE...] PROGRAM [ARG...]: killed after SECONDS
+target() { (e2e_exec -t "$@"); }
+gen_() { target 60 "$gen" "$@"; }
 
 # In tests/run's sanitizer stage the plugin and the shim are ASan-built but
 # the stock collectd is not: the ASan runtime must be preloaded first, and
@@ -29,15 +39,15 @@ fail() {
 # monreader-cat under the shim; MONREADER_EMU_* from the caller's env.
 # A broken device must fail the test, not hang it (timeout exits 124).
 emucat() {
-  timeout 20 env LD_PRELOAD="$asan_preload$shim" "$cat_" "$@"
+  target 20 LD_PRELOAD="$asan_preload$shim" "$cat_" "$@"
 }
 
 # ---- data: multi-MCE messages, frames, D1R13 padding ---------------------
 params="-g 120 -i 3 --set-frames 2 --mces 2 --seed 5"
-"$gen" $params -o "$tmp/s.scn"
-"$gen" $params -f raw -o "$tmp/ref.raw"
-nmsgs=$("$gen" --describe "$tmp/s.scn" | grep -c '^message ')
-multi=$("$gen" --describe "$tmp/s.scn" | grep -c 'mces=2')
+gen_ $params -o "$tmp/s.scn"
+gen_ $params -f raw -o "$tmp/ref.raw"
+nmsgs=$(gen_ --describe "$tmp/s.scn" | grep -c '^message ')
+multi=$(gen_ --describe "$tmp/s.scn" | grep -c 'mces=2')
 [ "$nmsgs" -eq 9 ] || fail "expected 9 messages, got $nmsgs"
 [ "$multi" -eq 6 ] || fail "expected messages with 2 MCEs, got $multi"
 export MONREADER_EMU_SCENARIO="$tmp/s.scn"
@@ -76,7 +86,7 @@ grep -q ' violations=0 .* E:0800:' "$tmp/out.block.1.txt" ||
 grep -q ' S:d080:' "$tmp/out.block.1.txt" || fail "no sample set mask d080"
 
 # ---- EAGAIN when empty (non-blocking), blocking waits ---------------------
-"$gen" -g 5 -i 1 --fault delay@0:300 -o "$tmp/d.scn"
+gen_ -g 5 -i 1 --fault delay@0:300 -o "$tmp/d.scn"
 MONREADER_EMU_SCENARIO=$tmp/d.scn emucat -n -t 2000 -c 1 >"$tmp/eagain.txt"
 sed -n 2p "$tmp/eagain.txt" | grep -qx 'read: EAGAIN' ||
   fail "non-blocking read before the first message: no EAGAIN"
@@ -86,7 +96,7 @@ grep -q 'EAGAIN' "$tmp/block.txt" && fail "blocking reader saw EAGAIN"
 grep -q '^summary: sets=2 ' "$tmp/block.txt" || fail "blocking reader sets"
 
 # ---- faults from the scenario file, at the right places -------------------
-"$gen" $params -o "$tmp/f.scn" \
+gen_ $params -o "$tmp/f.scn" \
   --fault eio@1:100,efault@2:30,eoverflow@3,sever@4,open@5:EIO:1
 MONREADER_EMU_SCENARIO=$tmp/f.scn emucat -n -s 4096 -t 300 -r 3 -R 10 \
   >"$tmp/faults.txt" || fail "faults: monreader-cat exit $?"
@@ -152,12 +162,14 @@ MONREADER_EMU_DEVICE=$tmp/monreader emucat -n -t 100 -c 1 "$tmp/monreader" \
 
 # ---- the shim inside the stock collectd daemon -----------------------------
 daemon=${COLLECTD_DAEMON:-/usr/sbin/collectd}
-if [ -x "$daemon" ]; then
+usr=$(dirname "$(dirname "$daemon")")
+# (a cross build runs it only with a sysroot's daemon for its host)
+if [ -x "$daemon" ] && (e2e_exec "$daemon" -h) >/dev/null 2>&1; then
   cat >"$tmp/collectd.conf" <<CONF
 BaseDir "$tmp"
 PIDFile "$tmp/collectd.pid"
-PluginDir "/usr/lib/collectd"
-TypesDB "/usr/share/collectd/types.db"
+PluginDir "$usr/lib/collectd"
+TypesDB "$usr/share/collectd/types.db"
 Interval 1
 LoadPlugin load
 LoadPlugin csv
@@ -165,11 +177,11 @@ LoadPlugin csv
   DataDir "$tmp/csv"
 </Plugin>
 CONF
-  timeout 60 env LD_PRELOAD="$asan_preload$shim" "$daemon" -C "$tmp/collectd.conf" -T \
+  target 60 LD_PRELOAD="$asan_preload$shim" "$daemon" -C "$tmp/collectd.conf" -T \
     >"$tmp/collectd.out" 2>&1 ||
     fail "collectd -T under the shim failed: $(cat "$tmp/collectd.out")"
 else
-  echo "collectd not found at $daemon: daemon smoke check skipped"
+  echo "no collectd that runs here at $daemon: daemon smoke check skipped"
 fi
 
 if [ $failures -ne 0 ]; then

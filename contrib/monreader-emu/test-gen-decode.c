@@ -422,6 +422,84 @@ static void test_prcsmt(void **state) {
   free_all(&s, &d);
 }
 
+/* D0R2 (README "D0R2"): processor c at the end of interval i, every
+ * confirmed field through the built-in table, against the documented
+ * model recomputed here; a short --sytprp-len leaves out what does not
+ * fit. */
+static uint64_t sytprp_h(uint64_t seed, unsigned c, unsigned off) {
+  return splitmix64((seed << 32) ^ (UINT64_C(0xD02) << 20) ^
+                    ((uint64_t)c << 8) ^ off);
+}
+
+static const struct zvm_field *sytprp_field(const char *ibm) {
+  for (size_t i = 0; i < zvm_rec_sytprp.main.nfields; i++)
+    if (strcmp(zvm_rec_sytprp.main.fields[i].ibm_name, ibm) == 0)
+      return &zvm_rec_sytprp.main.fields[i];
+  fail_msg("no %s", ibm);
+  return NULL;
+}
+
+static void test_sytprp(void **state) {
+  (void)state;
+  struct sets s;
+  struct decoded d;
+  gen_sets(&s,
+           (const char *const[]){"-s", "5", "-g", "1", "-i", "3", "--cpus", "2",
+                                 "--sytprp", "3", "--interval", "30", NULL});
+  decode_all(&s, &d);
+  assert_int_equal(count(&d, 0, 2), 3 * 3);
+  const struct zvm_field *haf = sytprp_field("SYTPRP_PLSCUHAF"),
+                         *prb = sytprp_field("SYTPRP_PFXPRBTM"),
+                         *ut = sytprp_field("SYTPRP_PFXUTIME");
+  unsigned seen = 0;
+  for (size_t i = 0; i < d.n; i++) {
+    const struct rec *r = &d.r[i];
+    if (r->domain != 0 || r->number != 2)
+      continue;
+    unsigned c = seen % 3, k = seen / 3 + 1;
+    seen++;
+    assert_int_equal(r->len, 352);
+    assert_int_equal(r->mce_type, ZVM_MCE_SAMPLE);
+    assert_true(r->mce_mask & 0x8000);
+    assert_int_equal(scn_load_be16(r->data + 20), c); /* PFXCPUAD */
+    uint64_t pct = 10 + 7 * (c % 12), interval_us = 30000000;
+    uint64_t h22 = sytprp_h(5, c, 22), h24 = sytprp_h(5, c, 24),
+             h32 = sytprp_h(5, c, 32);
+    uint64_t emul_us = h24 % 1000000 + k * interval_us * pct * 3 / 400;
+    uint64_t user_us = h32 % 1000000 + k * interval_us * pct / 100;
+    uint64_t raw =
+        UINT64_C(0x7FFFFFFF00000000) - (emul_us << 12) - (h24 & 0xFFF);
+    int64_t v;
+    double g;
+    assert_true(zvm_field_value(haf, r->data, r->len, 0, &v, &g));
+    assert_int_equal(v, (h22 % 1000 + k * (1 + (h22 >> 40) % 100)) & 0xFFFF);
+    assert_true(zvm_field_value(prb, r->data, r->len, 0, &v, &g));
+    assert_int_equal(v, (UINT64_C(0x7FFFFFFFFFFFFFFF) - raw) >> 12);
+    assert_true(zvm_field_value(ut, r->data, r->len, 0, &v, &g));
+    assert_int_equal(v, user_us); /* the sub-microsecond bits dropped */
+  }
+  assert_int_equal(seen, 9);
+  free_all(&s, &d);
+
+  /* 30 bytes: address and PLSCUHAF, not the timers. */
+  gen_sets(&s, (const char *const[]){"-g", "1", "-i", "1", "--sytprp", "2",
+                                     "--sytprp-len", "30", NULL});
+  decode_all(&s, &d);
+  assert_int_equal(count(&d, 0, 2), 2);
+  for (size_t i = 0; i < d.n; i++) {
+    const struct rec *r = &d.r[i];
+    if (r->domain != 0 || r->number != 2)
+      continue;
+    int64_t v;
+    double g;
+    assert_int_equal(r->len, 30);
+    assert_true(zvm_field_value(haf, r->data, r->len, 0, &v, &g));
+    assert_false(zvm_field_value(prb, r->data, r->len, 0, &v, &g));
+    assert_false(zvm_field_value(ut, r->data, r->len, 0, &v, &g));
+  }
+  free_all(&s, &d);
+}
+
 /* Many record sets per message, a small DCSS that wraps, frames. */
 static void test_sets_messages_wrap(void **state) {
   (void)state;
@@ -636,6 +714,7 @@ int main(void) {
       cmocka_unit_test(test_exact_layout),
       cmocka_unit_test(test_counters),
       cmocka_unit_test(test_prcsmt),
+      cmocka_unit_test(test_sytprp),
       cmocka_unit_test(test_sets_messages_wrap),
       cmocka_unit_test(test_10000_guests),
       cmocka_unit_test(test_deterministic),

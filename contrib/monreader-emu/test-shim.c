@@ -49,6 +49,40 @@ static char tmpdir[] = "/tmp/zvm-shim-test.XXXXXX";
 static struct scenario scn; /* the scenario of the current test */
 static unsigned scn_serial;
 
+/* Programs of this build run behind EMU_EXEC_WRAPPER when it is set
+ * (qemu-s390x in the s390x stage): the shim is then given to the emulated
+ * program ("-E LD_PRELOAD=..."), never preloaded into the emulator. */
+static const char *exec_wrapper(void) {
+  const char *w = getenv("EMU_EXEC_WRAPPER");
+  return w != NULL && w[0] != '\0' ? w : NULL;
+}
+
+/* Spawn argv (argv[0] a program of this build) and wait for it; behind the
+ * wrapper without LD_PRELOAD, which would name a library of the target. */
+static int spawn_wait(const char *const *argv) {
+  const char *wrapper = exec_wrapper();
+  const char *wargv[72];
+  char *wenv[256];
+  size_t n = 0, e = 0;
+  if (wrapper != NULL)
+    wargv[n++] = wrapper;
+  for (; *argv != NULL && n < 71; argv++)
+    wargv[n++] = *argv;
+  wargv[n] = NULL;
+  for (char **v = environ; *v != NULL && e < 255; v++)
+    if (wrapper == NULL || strncmp(*v, "LD_PRELOAD=", 11) != 0)
+      wenv[e++] = *v;
+  wenv[e] = NULL;
+  pid_t pid;
+  int status;
+  assert_int_equal(posix_spawnp(&pid, wargv[0], NULL, NULL,
+                                (char *const *)wargv,
+                                wrapper != NULL ? wenv : environ),
+                   0);
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  return status;
+}
+
 /* Generate a scenario (a fresh file, so the shim reloads and restarts its
  * timeline), load it here too, and point the shim at it. */
 static void use_scenario(const char *const *args) {
@@ -62,11 +96,7 @@ static void use_scenario(const char *const *args) {
   argv[n++] = "-o";
   argv[n++] = path;
   argv[n] = NULL;
-  pid_t pid;
-  int status;
-  assert_int_equal(
-      posix_spawn(&pid, GEN, NULL, NULL, (char *const *)argv, environ), 0);
-  assert_int_equal(waitpid(pid, &status, 0), pid);
+  int status = spawn_wait(argv);
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   scn_free(&scn);
   char err[256];
@@ -96,6 +126,7 @@ static int teardown(void **state) {
   scn_free(&scn);
   char cmd[300];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+  unsetenv("LD_PRELOAD"); /* a target's library, not the shell's */
   return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -601,6 +632,14 @@ static void test_close_wakes_blocked(void **state) {
 
 static void test_lock_file(void **state) {
   (void)state;
+  if (exec_wrapper() != NULL) {
+    /* qemu-user 7.2 aborts in fork() once the guest has a second thread
+     * (the watchdog); the e2e scenario ebusy_holder proves the lock across
+     * two s390x processes instead. */
+    print_message("test_lock_file: skipped behind %s (fork with threads)\n",
+                  exec_wrapper());
+    skip();
+  }
   use_scenario(SMALL);
   char lock[256];
   snprintf(lock, sizeof(lock), "%s/monreader.lock", tmpdir);
@@ -655,9 +694,17 @@ static void *watchdog(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  (void)argc;
   const char *pre = getenv("LD_PRELOAD");
   if (pre == NULL || strstr(pre, "libmonreader-emu") == NULL) {
+    const char *wrapper = exec_wrapper();
+    if (wrapper != NULL && strchr(argv[0], '/') != NULL && argc < 60) {
+      const char *wargv[64] = {wrapper, "-E", "LD_PRELOAD=" SHIM};
+      for (int i = 0; i <= argc; i++)
+        wargv[3 + i] = argv[i];
+      execvp(wrapper, (char *const *)wargv);
+      perror(wrapper);
+      return 1;
+    }
     setenv("LD_PRELOAD", SHIM, 1);
     /* argv[0] rather than /proc/self/exe, which is valgrind's own binary
      * when the test runs under it. */

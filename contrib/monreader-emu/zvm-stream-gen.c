@@ -43,6 +43,9 @@
 #define PRCSMT_ENTRIES 2
 #define PRCSMT_LEN (PRCSMT_FIXED_LEN + PRCSMT_ENTRIES * PRCSMT_ENTRY_LEN)
 #define SYTSYP_LEN 116 /* D0R1 */
+/* D0R2 MRSYTPRP is 352 bytes at z/VM 6.4 (IBM mon640 MRSYTPRP, see
+ * shared/reference/wave2-records.md section 4). */
+#define SYTPRP_LEN 352
 #define STO_R2_LEN 72  /* D3R2 */
 #define VNDSES_LEN 316 /* D8R1 */
 #define SCL_R1_LEN 64  /* D2R1 */
@@ -65,6 +68,8 @@ struct opts {
   unsigned events; /* D4R10 per guest per interval */
   unsigned cpus;
   unsigned nics;
+  unsigned sytprp;         /* D0R2 records per sample (0: none) */
+  unsigned sytprp_len;     /* their length */
   unsigned unknown_events; /* D2R1 per interval */
   unsigned smt_every;      /* D5R21 pair every N intervals (0: never) */
   uint32_t dcss_base;
@@ -624,6 +629,39 @@ static void put_pattern(uint8_t *r, size_t len, size_t from, uint64_t salt) {
     put(r, len, off, 4, (salt * 1000 + off) & 0xFFFFFFFF);
 }
 
+/* Hash of a D0R2 field of processor c (README.md, "D0R2"). */
+static uint64_t sytprp_hash(const struct opts *o, unsigned c, unsigned off) {
+  return splitmix64((o->seed << 32) ^ (UINT64_C(0xD02) << 20) ^
+                    ((uint64_t)c << 8) ^ off);
+}
+
+/* D0R2 MRSYTPRP (IBM mon640, only the fields IBM confirms) of processor c
+ * at the end of sample interval i; fields that do not fit into a short
+ * record (--sytprp-len) are left out, the rest of a long one is a pattern.
+ * CPU-timer format: bit 51 = 1 microsecond, so a microsecond is 4096. */
+static void put_sytprp(const struct opts *o, uint8_t *r, size_t len, unsigned c,
+                       unsigned i) {
+  uint64_t k = (uint64_t)i + 1;
+  uint64_t interval_us = (uint64_t)o->interval_s * 1000000;
+  uint64_t pct = 10 + 7 * (c % 12); /* share of the CPU charged to users */
+  uint64_t h22 = sytprp_hash(o, c, 22), h24 = sytprp_hash(o, c, 24),
+           h32 = sytprp_hash(o, c, 32);
+  uint64_t haf = (h22 % 1000 + k * (1 + (h22 >> 40) % 100)) & 0xFFFF;
+  uint64_t user_us = h32 % 1000000 + k * interval_us * pct / 100;
+  uint64_t emul_us = h24 % 1000000 + k * interval_us * pct * 3 / 400;
+  if (len >= 22)
+    put(r, len, 20, 2, c); /* PFXCPUAD */
+  if (len >= 24)
+    put(r, len, 22, 2, haf); /* PLSCUHAF */
+  if (len >= 32)             /* PFXPRBTM counts down from X'7FFFFFFF00000000' */
+    put(r, len, 24, 8,
+        UINT64_C(0x7FFFFFFF00000000) - (emul_us << 12) - (h24 & 0xFFF));
+  if (len >= 40) /* PFXUTIME counts up */
+    put(r, len, 32, 8, (user_us << 12) | (h32 & 0xFFF));
+  if (len > 40)
+    put_pattern(r, len, 40, (uint64_t)i * 64 + c);
+}
+
 static void gen_events(struct gen *g, unsigned i) {
   const struct opts *o = g->o;
   bool smt = o->smt_every != 0 && (i + 1) % o->smt_every == 0;
@@ -704,6 +742,10 @@ static void gen_sample(struct gen *g, unsigned i) {
     put(r, SYTSYP_LEN, 20, 2, c); /* processor address */
     put_pattern(r, SYTSYP_LEN, 24, (uint64_t)i * 64 + c);
   }
+  for (unsigned c = 0; c < o->sytprp; c++)
+    put_sytprp(o,
+               rec_alloc(g, (uint16_t)o->sytprp_len, 0, 2, tod_at(o, i, t + j++)),
+               o->sytprp_len, c, i);
   put_pattern(rec_alloc(g, STO_R2_LEN, 3, 2, tod_at(o, i, t + j++)), STO_R2_LEN,
               20, i);
   for (unsigned n = 0; n < o->nics; n++) {
@@ -786,6 +828,10 @@ static void usage(FILE *fp) {
       "(default 1)\n"
       "      --cpus N           D0R1 records per sample (default 4)\n"
       "      --nics N           D8R1 records per sample (default 2)\n"
+      "      --sytprp N         D0R2 records per sample, processor addresses\n"
+      "                         0..N-1 (default 0)\n"
+      "      --sytprp-len BYTES D0R2 record length (default 352; shorter ones\n"
+      "                         leave out the fields that do not fit)\n"
       "      --unknown-events N D2R1 records per interval (default 2)\n"
       "      --smt-every N      D5R21 start/end pair every N intervals "
       "(default 2, 0 = none)\n"
@@ -840,6 +886,8 @@ static uint64_t num_arg(const char *s, const char *what, uint64_t max) {
 enum {
   OPT_CPUS = 256,
   OPT_NICS,
+  OPT_SYTPRP,
+  OPT_SYTPRP_LEN,
   OPT_UNKNOWN,
   OPT_SMT,
   OPT_PREFIX,
@@ -887,6 +935,8 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       {"help", no_argument, NULL, 'h'},
       {"cpus", required_argument, NULL, OPT_CPUS},
       {"nics", required_argument, NULL, OPT_NICS},
+      {"sytprp", required_argument, NULL, OPT_SYTPRP},
+      {"sytprp-len", required_argument, NULL, OPT_SYTPRP_LEN},
       {"unknown-events", required_argument, NULL, OPT_UNKNOWN},
       {"smt-every", required_argument, NULL, OPT_SMT},
       {"prefix", required_argument, NULL, OPT_PREFIX},
@@ -949,6 +999,14 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       break;
     case OPT_NICS:
       o->nics = (unsigned)num_arg(optarg, "NIC count", 100000);
+      break;
+    case OPT_SYTPRP:
+      o->sytprp = (unsigned)num_arg(optarg, "D0R2 count", 65535);
+      break;
+    case OPT_SYTPRP_LEN:
+      o->sytprp_len = (unsigned)num_arg(optarg, "D0R2 length", 4000);
+      if (o->sytprp_len < MRHDR_LEN)
+        die("--sytprp-len must be at least %d", MRHDR_LEN);
       break;
     case OPT_UNKNOWN:
       o->unknown_events = (unsigned)num_arg(optarg, "count", 100000);
@@ -1078,6 +1136,7 @@ int main(int argc, char **argv) {
       .events = 1,
       .cpus = 4,
       .nics = 2,
+      .sytprp_len = SYTPRP_LEN,
       .unknown_events = 2,
       .smt_every = 2,
       .dcss_base = 0x09000000,

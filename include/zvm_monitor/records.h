@@ -71,7 +71,9 @@ enum zvm_field_type {
 
 /* zvm_field.flags */
 /* The field counts down (SYTPRP_PFXPRBTM starts near X'7FFF...' and
- * decreases): dispatched negated, so that its rate is positive. */
+ * decreases): an 8-byte unsigned or CPU-timer field is dispatched as
+ * X'7FFFFFFFFFFFFFFF' minus its value (what was used since), any other
+ * negated; either way its rate is positive. */
 #define ZVM_FIELD_DECREMENTS 0x01
 /* A thread count where X'FF' means MAX was specified (seed 004): X'FF' is
  * dispatched as NaN, never as the number 255. */
@@ -224,6 +226,7 @@ extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
  * zvm_record_desc.per_cpu_view. */
 extern const struct zvm_record_desc zvm_rec_useite_vcpu;
 extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
+extern const struct zvm_record_desc zvm_rec_sytprp; /* D0R2 */
 extern const struct zvm_record_desc zvm_rec_uselon; /* D4R1 */
 extern const struct zvm_record_desc zvm_rec_uselof; /* D4R2 */
 

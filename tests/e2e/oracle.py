@@ -46,6 +46,9 @@ guest; a CPU type or the system part of D5R21) gives its values; if its
 time is not after the instance's last time, the values carry the set's
 arrival time if that is later (known only to lie in the --wall window),
 else the last time + 1 us, and total_objects-restamped counts one.
+--conf FILE (the daemon's collectd.conf: its <Record> blocks, decoded
+here from their own text). D0R2 (IBM mon640 MRSYTPRP) is decoded as the
+built-in record.
 
 Value shape (contrib/zvm_monitor.pod, "VALUE LISTS AND TYPES"): by default
 every record instance is one value list of the record's type -- a guest's
@@ -137,6 +140,158 @@ PRCSMT_CAL_CPUTAOFF = 32  # U2 array offset
 CPUTINFO_LEN = 8
 CPU_TYPES = {0: "cp", 2: "zaap", 3: "ifl", 4: "icf", 5: "ziip"}
 
+# D0R2 MRSYTPRP (IBM z/VM 6.4 page mon640/MRSYTPRP.HTML, only the fields
+# it confirms). CPU-timer format: bit 51 = 1 us, i.e. value >> 12 = us.
+SYTPRP_PFXCPUAD = (20, 2)  # U2 real processor address: the instance
+SYTPRP_PLSCUHAF = (22, 2)  # U2 dispatches with hard affinity: counter
+SYTPRP_PFXPRBTM = (24, 8)  # CPU timer, emulation time, counts DOWN
+SYTPRP_PFXUTIME = (32, 8)  # CPU timer, time charged to users, counts up
+
+
+def d0r2_values(data):
+    """(processor address, [(data source, value)]) of a D0R2 record, or
+    None if it is too short for the address. Times in microseconds: the
+    down-counting PFXPRBTM as X'7FFF...F' minus the field, so that both
+    rates are CPU microseconds used per second."""
+    off, w = SYTPRP_PFXCPUAD
+    if len(data) < off + w:
+        return None
+    out = []
+    off, w = SYTPRP_PLSCUHAF
+    if len(data) >= off + w:
+        out.append(("plscuhaf", be(data, off, w)))
+    off, w = SYTPRP_PFXPRBTM
+    if len(data) >= off + w:
+        out.append(("pfxprbtm", ((2**63 - 1 - be(data, off, w)) % 2**64) >> 12))
+    off, w = SYTPRP_PFXUTIME
+    if len(data) >= off + w:
+        out.append(("pfxutime", be(data, off, w) >> 12))
+    return be(data, *SYTPRP_PFXCPUAD), out
+
+
+# --------------------------------------------------------------------------
+# <Record> blocks of collectd.conf (man page, "RECORDS DEFINED IN
+# COLLECTD.CONF"), read from the daemon's own configuration file.
+
+class UserField:
+    def __init__(self, name):
+        self.name = name.lower()
+        self.offset = self.length = self.type = self.kind = None
+        self.scale = 1.0
+        self.count = 1
+        self.down = False
+
+    def ds_names(self):
+        if self.count == 1:
+            return [self.name]
+        return ["%s_%d" % (self.name, i) for i in range(self.count)]
+
+
+class UserRecord:
+    def __init__(self, ident):
+        d, r = ident.split("/")
+        self.domain, self.number = int(d), int(r)
+        self.name = None
+        self.prefix = ""
+        self.fields = []
+
+    @property
+    def type_name(self):
+        return "zvm_" + self.name
+
+    def keys(self):
+        return [f for f in self.fields if f.kind == "instance"]
+
+    def values(self):
+        return [f for f in self.fields if f.kind in ("counter", "gauge")]
+
+
+def parse_record_blocks(path):
+    """[UserRecord] from the <Record> blocks of a collectd.conf (the subset
+    of its syntax the e2e configurations use: one option per line)."""
+    recs = []
+    rec = fld = None
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            m = re.match(r'^<Record\s+"([^"]*)">$', line, re.I)
+            if m:
+                rec = UserRecord(m.group(1))
+                continue
+            if rec is None:
+                continue
+            m = re.match(r'^<Field\s+"([^"]*)">$', line, re.I)
+            if m:
+                fld = UserField(m.group(1))
+                continue
+            if re.match(r"^</Field>$", line, re.I):
+                rec.fields.append(fld)
+                fld = None
+                continue
+            if re.match(r"^</Record>$", line, re.I):
+                recs.append(rec)
+                rec = None
+                continue
+            m = re.match(r'^(\w+)\s+"?([^"]*)"?$', line)
+            if not m:
+                continue
+            k, v = m.group(1).lower(), m.group(2)
+            if fld is not None:
+                if k in ("offset", "length", "count"):
+                    setattr(fld, k, int(float(v)))
+                elif k in ("type", "kind"):
+                    setattr(fld, k, v.lower())
+                elif k == "scale":
+                    fld.scale = float(v)
+                elif k == "countsdown":
+                    fld.down = v.lower() == "true"
+            elif k == "name":
+                rec.name = v.lower()
+            elif k == "instanceprefix":
+                rec.prefix = v
+    return recs
+
+
+def user_field_value(f, data, i):
+    """Element i of a counter/gauge field, or None if the record is too
+    short for it."""
+    off = f.offset + i * f.length
+    if off + f.length > len(data):
+        return None
+    raw = be(data, off, f.length, f.type == "signed")
+    if f.type == "cputimer":
+        v = (((2**63 - 1 - raw) % 2**64) if f.down else raw) >> 12
+    elif f.type == "tod":
+        v = (raw - TOD_UNIX_EPOCH) / 4096e6
+    elif f.down:
+        v = (2**63 - 1 - raw) % 2**64
+    else:
+        v = raw
+    v = v * f.scale if f.scale != 1.0 else v
+    return int(v) if f.kind == "counter" else float(v)
+
+
+def user_record_values(rec, data):
+    """(plugin instance, [(data source, value or None)]) of one record, or
+    None if an instance field lies outside it."""
+    parts = []
+    for i, k in enumerate(rec.keys()):
+        if k.offset + k.length > len(data):
+            return None
+        raw = data[k.offset:k.offset + k.length]
+        if k.type in ("ebcdic", "userid"):
+            text = user_name(raw)
+            if not text.strip("\x00"):
+                return None  # a blank name names nothing: skipped
+        else:
+            text = str(be(raw, 0, k.length))
+        parts.append((rec.prefix if i == 0 else "_") + text)
+    vals = []
+    for f in rec.values():
+        for i, ds in enumerate(f.ds_names()):
+            vals.append((ds, user_field_value(f, data, i)))
+    return "".join(parts), vals
+
 # One value list per record instance (the default): the data sources of
 # each record's type, in the documented order (the pod and the shipped
 # contrib/zvm_monitor.types.db), written down here, not derived from the C.
@@ -159,6 +314,7 @@ READER_COUNTERS = [
     "errors-eoverflow", "errors-eio", "errors-efault", "errors-open",
     "errors-malformed", "total_objects-sets", "total_objects-records",
     "total_objects-skipped", "total_bytes-read", "total_objects-restamped",
+    "total_objects-short_records",
 ]
 # Depends on how the sets met in read callbacks: checked from dispatches().
 PARTITION_COUNTERS = {"total_objects-restamped"}
@@ -429,9 +585,10 @@ class Config:
     def __init__(self, hostname="zvmtest", domains=(), userids=(),
                  ignore_selected=False, guests_as_hosts=False,
                  leap_seconds=0, wall=None, report_by_vcpu=False,
-                 one_value_per_list=False):
+                 one_value_per_list=False, records=()):
         self.hostname = hostname
         self.one_value_per_list = one_value_per_list
+        self.records = {(r.domain, r.number): r for r in records}
         self.report_by_vcpu = report_by_vcpu
         self.leap_us = leap_seconds * 1000000
         if wall:
@@ -558,6 +715,8 @@ def list_ds_names(type_):
         return list(PRCSMT_DS)
     if type_ == PRCSMT_CPU_TYPE:
         return list(PRCSMT_CPU_DS)
+    if type_ == "zvm_sytprp":
+        return ["plscuhaf", "pfxprbtm", "pfxutime"]
     return []
 
 
@@ -579,7 +738,7 @@ class Model:
         self.c = dict(self.reader.c)
         self.records = []
         self.set_records = []  # per set: cumulative (records, malformed, skipped)
-        cum_rec = cum_bad = cum_skip = 0
+        cum_rec = cum_bad = cum_skip = cum_short = 0
         for i, (buf, _msg) in enumerate(self.reader.sets):
             recs, nrec, bad = decode_set(buf, i)
             cum_rec += nrec
@@ -599,11 +758,13 @@ class Model:
             # a D5R21 whose array is unusable is malformed (and still used)
             cum_bad += sum(1 for r in recs if r.domain == 5 and r.number == 21 and
                            self.selected(r) and not d5r21_parse(r).array_ok)
+            cum_short += sum(1 for r in recs if self.short(r))
             self.records += used
-            self.set_records.append((cum_rec, cum_bad, cum_skip))
+            self.set_records.append((cum_rec, cum_bad, cum_skip, cum_short))
         self.c["total_objects-records"] = cum_rec
         self.c["errors-malformed"] = cum_bad
         self.c["total_objects-skipped"] = cum_skip
+        self.c["total_objects-short_records"] = cum_short
         # records of discarded messages, decoded in full: must never show
         self.forbidden = []
         msgs = [p for k, p in scn.items if k == "M"]
@@ -615,9 +776,36 @@ class Model:
         """Domain selection: the record's domain and its set's MCE mask."""
         return self.cfg.domain_selected(r.domain) and self.cfg.mask_selected(r.mask)
 
+    # Tables and their length (the end of their last field): D4R10 199
+    # (VMDPUST at 198), D5R21 34 (fixed part up to CAL_CPUTAOFF), D0R2 40,
+    # D4R1/D4R2 30 (user ID and VMDCPUAD).
+    TABLE_LEN = {(4, 10): 199, (5, 21): 34, (0, 2): 40, (4, 1): 30, (4, 2): 30}
+
+    def short(self, r):
+        """A selected record its table decodes, shorter than the table's
+        fields (man page: total_objects-short_records)."""
+        if not self.selected(r):
+            return False
+        u = self.cfg.records.get((r.domain, r.number))
+        if u is not None:
+            need = max(f.offset + f.length * f.count for f in u.fields)
+        else:
+            need = self.TABLE_LEN.get((r.domain, r.number))
+        return need is not None and len(r.data) < need
+
     def used(self, r):
         if not self.selected(r):
             return False
+        u = self.cfg.records.get((r.domain, r.number))
+        if u is not None:
+            got = user_record_values(u, r.data)
+            if got is None or self.rec_us(r) is None:
+                return False
+            if any(k.type == "userid" for k in u.keys()):
+                return self.cfg.user_selected(got[0][len(u.prefix):])
+            return True
+        if (r.domain, r.number) == (0, 2):
+            return d0r2_values(r.data) is not None and self.rec_us(r) is not None
         if r.domain == 4 and r.number == 10:
             if len(r.data) < D4R10_USER[0] + D4R10_USER[1]:
                 return False
@@ -723,7 +911,9 @@ class Model:
         made up)."""
         if self.cfg.one_value_per_list:
             return vals
-        if inst[0] in ("user", "vcpu"):
+        if inst[0] == "rec":  # D0R2 or a <Record> block: its own type
+            type_, names = inst[1], list(inst[2])
+        elif inst[0] in ("user", "vcpu"):
             type_ = USEITE_TYPE
         elif inst[1] == "system":
             type_ = PRCSMT_TYPE
@@ -734,7 +924,8 @@ class Model:
         for i, (v, typ) in vals.items():
             head, tt = i.rsplit("/", 1)
             byds[tt.split("-", 1)[1]] = (v, typ)
-        names = list_ds_names(type_)
+        if inst[0] != "rec":
+            names = list_ds_names(type_)
         if head is None or not all(n in byds for n in names):
             return vals
         return {head + "/" + type_: ([byds[n] for n in names], "list")}
@@ -765,6 +956,10 @@ class Model:
                 if not lo <= r.set_index < hi:
                     continue
                 t = self.rec_us(r)
+                rv = self.record_values(r)
+                if rv is not None:
+                    latest[rv[0]] = (t, rv[1])
+                    continue
                 if r.domain == 4 and r.number in (1, 2):
                     # A logon starts a new session; a logoff (one record
                     # per VMDBK) is one notification, and the guest's
@@ -839,6 +1034,31 @@ class Model:
         notes = [n for n in notes if
                  (n[6] if len(n) > 6 else "multithreading") not in off]
         return out, notes, restamped
+
+    def record_values(self, r):
+        """(instance, {ident: (value, type)}) of a D0R2 or a <Record>
+        record, named one value per list (shape() makes the list); None for
+        other records."""
+        h = self.cfg.hostname
+        u = self.cfg.records.get((r.domain, r.number))
+        if u is not None:
+            pi, vals = user_record_values(u, r.data)
+            kinds = [f.kind for f in u.values() for _ds in f.ds_names()]
+            type_name = u.type_name
+            if self.cfg.guests_as_hosts and any(k.type == "userid" for k in u.keys()):
+                h, pi = pi[len(u.prefix):].lower(), ""
+        elif (r.domain, r.number) == (0, 2):
+            addr, vals = d0r2_values(r.data)
+            pi = "cpu%d" % addr
+            vals += [(ds, None) for ds in ("plscuhaf", "pfxprbtm", "pfxutime")[len(vals):]]
+            kinds = ["counter"] * 3
+            type_name = "zvm_sytprp"
+        else:
+            return None
+        typ = ["derive" if k == "counter" else "gauge" for k in kinds]
+        inst = ("rec", type_name, tuple(ds for ds, _v in vals), h, pi)
+        return inst, {ident(h, pi, t, ds): (v, t)
+                      for (ds, v), t in zip(vals, typ) if v is not None}
 
     def notification(self, t, p, starts, notified):
         """The notifications of a D5R21. Suppressed only as an exact
@@ -989,7 +1209,7 @@ class Checker:
         # records, malformed and skipped follow the completed sets exactly
         sets = [int(v) for _t, v in rs["total_objects-sets"]]
         for c, k in (("total_objects-records", 0), ("errors-malformed", 1),
-                     ("total_objects-skipped", 2)):
+                     ("total_objects-skipped", 2), ("total_objects-short_records", 3)):
             s = [int(v) for _t, v in rs[c]]
             if len(s) != len(sets):
                 self.err("reader: %s has %d lines, total_objects-sets %d" % (c, len(s), len(sets)))
@@ -1036,7 +1256,10 @@ class Checker:
         for r in self.m.forbidden:
             t = self.m.rec_us(r) / 1e6
             h = self.m.cfg.hostname
-            if r.domain == 4:
+            if (r.domain, r.number) in self.m.cfg.records or r.domain == 0:
+                inst, vals = self.m.record_values(r)
+                idents = list(vals) + list(self.m.shape(inst, vals))
+            elif r.domain == 4:
                 _name, vals, tident = self.m.d4r10_idents(r)
                 idents = [i for i, _t, _v in vals] + [
                     tident, tident.rsplit("/", 1)[0] + "/" + USEITE_TYPE]
@@ -1084,6 +1307,7 @@ def config_args(p):
     p.add_argument("--ignore-selected", action="store_true")
     p.add_argument("--guests-as-hosts", action="store_true")
     p.add_argument("--open-errors-min", type=int)
+    p.add_argument("--conf", help="the daemon's collectd.conf: its <Record> blocks")
     p.add_argument("--leap-seconds", type=int, default=0)
     p.add_argument("--wall", help="FROM:TO Unix seconds the daemon ran")
     p.add_argument("--report-by-vcpu", action="store_true",
@@ -1096,7 +1320,8 @@ def config_args(p):
 
 def make_model(a):
     cfg = Config(a.hostname, a.domain, a.userid, a.ignore_selected, a.guests_as_hosts,
-                 a.leap_seconds, a.wall, a.report_by_vcpu, a.one_value_per_list)
+                 a.leap_seconds, a.wall, a.report_by_vcpu, a.one_value_per_list,
+                 parse_record_blocks(a.conf) if a.conf else ())
     cfg.notify_off = a.notify_off
     return Model(Scenario(a.scenario), cfg)
 

@@ -39,8 +39,8 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
 DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
-	plugin/hooks_prcsmt.c plugin/hooks_session.c plugin/records_session.c \
-	plugin/hooks_useite.c plugin/vmdbk.c
+	plugin/records_sytprp.c plugin/hooks_prcsmt.c plugin/hooks_session.c \
+	plugin/records_session.c plugin/hooks_useite.c plugin/vmdbk.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
 fuzz_names_SRC = $(DECODER_SRC)
@@ -49,14 +49,18 @@ names_MAX_LEN = 64
 # exists (branch reader).
 fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c plugin/reader_advice.c
 reader_MAX_LEN = 16384
-# Next: fuzz_config_SRC = <the config-value parser's sources>, config_MAX_LEN.
 # The record engine and mapper: hostile sets to values (both shapes, a
 # run-time descriptor).
 fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
 	plugin/mapper.c plugin/output.c plugin/timerule.c
 mapper_MAX_LEN = 12288
+# <Record> blocks from config text (tests/recconf_text.c), then a data set.
+fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
+	plugin/mapper.c plugin/output.c plugin/timerule.c plugin/recconf.c \
+	tests/recconf_text.c
+records_MAX_LEN = 8192
 
-FUZZ_TARGETS ?= decode names mapper \
+FUZZ_TARGETS ?= decode names mapper records \
 	$(if $(wildcard $(top)/plugin/reader.c),reader)
 # ---------------------------------------------------------------------------
 

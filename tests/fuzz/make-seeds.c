@@ -379,6 +379,95 @@ static void reader_seeds(void) {
   tb_free(&in);
 }
 
+/* fuzz_records input: 2-byte text length, collectd.conf text, data set. */
+static void records_seed(const char *name, const char *text,
+                         const struct tb *set) {
+  struct tb in;
+  tb_init(&in);
+  tb_u16(&in, (uint16_t)strlen(text));
+  tb_bytes(&in, text, strlen(text));
+  if (set != NULL)
+    tb_bytes(&in, set->data, set->len);
+  write_file("records", name, in.data, in.len);
+  tb_free(&in);
+}
+
+static void records_seeds(void) {
+  /* D0R2 as IBM's z/VM 6.4 page lays it out, and records of it: a full
+   * one, one that ends inside PFXUTIME, one that ends inside the key. */
+  static const char d0r2[] =
+      "<Record \"0/2\">\n Name \"prp\"\n Replace true\n"
+      " InstancePrefix \"cpu\"\n"
+      " <Field \"pfxcpuad\">\n  Offset 20\n  Length 2\n"
+      "  Type \"unsigned\"\n  Kind \"instance\"\n </Field>\n"
+      " <Field \"plscuhaf\">\n  Offset 22\n  Length 2\n"
+      "  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+      " <Field \"pfxprbtm\">\n  Offset 24\n  Length 8\n"
+      "  Type \"cputimer\"\n  Kind \"counter\"\n  CountsDown true\n"
+      " </Field>\n"
+      " <Field \"pfxutime\">\n  Offset 32\n  Length 8\n"
+      "  Type \"cputimer\"\n  Kind \"counter\"\n </Field>\n"
+      "</Record>\n";
+  /* Arrays, gauges, TOD, two keys (EBCDIC and number), scale, a signed
+   * field; replaces D4R10. */
+  static const char d4r10[] =
+      "# comment\n<Record \"4/10\">\n Name \"use\"\n Replace true\n"
+      " <Field \"user\">\n  Offset 20\n  Length 8\n"
+      "  Type \"ebcdic\"\n  Kind \"instance\"\n </Field>\n"
+      " <Field \"cpu\">\n  Offset 28\n  Length 2\n"
+      "  Type \"unsigned\"\n  Kind \"instance\"\n </Field>\n"
+      " <Field \"slcnt\">\n  Offset 30\n  Length 2\n"
+      "  Type \"signed\"\n  Kind \"gauge\"\n  Scale 0.5\n </Field>\n"
+      " <Field \"hf\">\n  Offset 48\n  Length 4\n  Count 23\n"
+      "  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+      " <Field \"q\">\n  Offset 152\n  Length 2\n  Count 16\n"
+      "  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+      " <Field \"stamp\">\n  Offset 184\n  Length 8\n"
+      "  Type \"tod\"\n  Kind \"gauge\"\n </Field>\n"
+      "</Record>\n";
+  struct tb rs, set;
+  tb_init(&rs);
+  static const uint16_t lens[] = {352, 36, 21};
+  for (unsigned i = 0; i < 3; i++) {
+    size_t r = tb_record(&rs, lens[i], 0, 2, TOD);
+    for (size_t off = 20; off < lens[i]; off++)
+      tb_put_u8(&rs, r + off, (uint8_t)(off * 5 + 3));
+    if (lens[i] >= 22)
+      tb_put_u16(&rs, r + 20, (uint16_t)i);
+    if (lens[i] >= 32)
+      tb_put_u64(&rs, r + 24, UINT64_C(0x7FFFFFFF00000000) - (i << 20));
+  }
+  tb_init(&set);
+  tb_record_set(&set, SAMPLE, TB_DOM(0), DCSS + 0x40, &rs);
+  records_seed("d0r2", d0r2, &set);
+  tb_free(&set);
+  tb_free(&rs);
+
+  tb_init(&rs);
+  useite(&rs, "LINUX001", 200);
+  useite(&rs, "LINUX002", 100);
+  useite(&rs, "LIN X003", 200); /* a blank inside: %40 */
+  tb_init(&set);
+  tb_record_set(&set, EVENT, TB_DOM(4), DCSS + 0x40, &rs);
+  records_seed("d4r10-arrays-keys", d4r10, &set);
+  records_seed("d4r10-userid",
+               "<Record \"4/10\">\n Name \"use\"\n Replace true\n"
+               " <Field \"user\">\n  Offset 20\n  Length 8\n"
+               "  Type \"userid\"\n  Kind \"instance\"\n </Field>\n"
+               " <Field \"hfcpurn\">\n  Offset 116\n  Length 4\n"
+               "  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+               "</Record>\n",
+               &set);
+  tb_free(&set);
+  tb_free(&rs);
+
+  records_seed("error-offset-in-header",
+               "<Record \"0/9\">\nName \"x\"\n<Field \"a\">\nOffset 8\n"
+               "</Field>\n</Record>\n",
+               NULL);
+  records_seed("error-unclosed", "<Record \"0/9\">\nName \"x\"\n", NULL);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -388,5 +477,6 @@ int main(int argc, char **argv) {
   decode_seeds();
   names_seeds();
   reader_seeds();
+  records_seeds();
   return 0;
 }

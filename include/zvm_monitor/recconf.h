@@ -1,0 +1,168 @@
+/*
+ * zvm_monitor - monitor records defined in collectd.conf (<Record> blocks).
+ *
+ *   <Record "0/2">
+ *     Name "sytprp"
+ *     <Field "pfxcpuad">
+ *       Offset 20
+ *       Length 2
+ *       Type "unsigned"
+ *       Kind "instance"
+ *     </Field>
+ *     <Field "pfxutime">
+ *       Offset 32
+ *       Length 8
+ *       Type "cputimer"
+ *       Kind "counter"
+ *     </Field>
+ *   </Record>
+ *
+ * No collectd headers: the glue walks collectd's oconfig tree and calls the
+ * builder below (the fuzz harness does the same from config text). The
+ * builder is a small state machine: record_begin, options, field_begin,
+ * field options, field_end, ..., record_end. Every mistake is found here,
+ * at start-up, with a one-line reason that names the record and field and
+ * says what to do. The result is a plain run-time descriptor per record
+ * that the record engine decodes with the same bounds checks as its
+ * built-in tables.
+ */
+#ifndef ZVM_MONITOR_RECCONF_H
+#define ZVM_MONITOR_RECCONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zvm_monitor/records.h"
+
+/* The value an option of a <Record> block or of a <Field> block inside it
+ * takes; as collectd's oconfig gives it. */
+enum zvm_recconf_kind {
+  ZVM_RECCONF_UNKNOWN = 0,
+  ZVM_RECCONF_STRING,
+  ZVM_RECCONF_NUMBER,
+  ZVM_RECCONF_BOOLEAN,
+  ZVM_RECCONF_BLOCK, /* <Field "name"> inside <Record> */
+};
+
+/* How a field's bytes are read. */
+enum zvm_ufield_type {
+  ZVM_UTYPE_UNSIGNED, /* big-endian unsigned, 1, 2, 4 or 8 bytes */
+  ZVM_UTYPE_SIGNED,   /* big-endian two's complement, 1, 2, 4 or 8 bytes */
+  ZVM_UTYPE_CPUTIMER, /* 8 bytes, CPU-timer format (bit 51 = 1 us): us */
+  ZVM_UTYPE_TOD,      /* 8 bytes, TOD clock: Unix seconds (gauge only) */
+  ZVM_UTYPE_EBCDIC,   /* EBCDIC text, 1-8 bytes (instance only) */
+  ZVM_UTYPE_USERID,   /* 8-byte EBCDIC user ID (instance only): UserID
+                         selection and GuestsAsHosts apply */
+};
+
+/* What a field becomes. */
+enum zvm_ufield_kind {
+  ZVM_UKIND_COUNTER,  /* DERIVE data source */
+  ZVM_UKIND_GAUGE,    /* GAUGE data source */
+  ZVM_UKIND_INSTANCE, /* names the record instance (plugin_instance) */
+};
+
+/* Limits, each with its reason in recconf.c. */
+/* A record never crosses a 4 KB frame. */
+#define ZVM_RECCONF_MAX_RECORD_LEN ((int)ZVM_FRAME_SIZE)
+#define ZVM_RECCONF_MAX_DS 63      /* data sources of one record */
+#define ZVM_RECCONF_MAX_DS_NAME 19 /* rrdtool's limit, the tightest */
+#define ZVM_RECCONF_MAX_NAME 27    /* Name: "zvm_" + name fits 32 */
+#define ZVM_RECCONF_MAX_INSTANCE_FIELDS 2
+#define ZVM_RECCONF_MAX_EBCDIC 8 /* instance keys are up to 8 bytes */
+#define ZVM_RECCONF_MAX_COUNT 63
+#define ZVM_RECCONF_MAX_RECORDS 64
+#define ZVM_RECCONF_MAX_FIELDS 64
+#define ZVM_RECCONF_MAX_PREFIX 16
+
+struct zvm_ufield {
+  char *name;      /* lower case; data source name (arrays: name_0...) */
+  uint16_t offset; /* from the record start, MRHDR included, as IBM prints */
+  uint16_t length; /* bytes of one element */
+  uint16_t count;  /* elements (1 unless Count) */
+  enum zvm_ufield_type type;
+  enum zvm_ufield_kind kind;
+  double scale;     /* applied after the type's conversion */
+  bool counts_down; /* CountsDown: X'7FFF...F' minus the value */
+};
+
+struct zvm_urecord {
+  uint8_t domain;
+  uint16_t number;
+  char *name;                               /* Name, lower case */
+  char type_name[ZVM_RECCONF_MAX_NAME + 5]; /* "zvm_" + name */
+  char *instance_prefix;                    /* InstancePrefix, "" if none */
+  bool replace;                             /* Replace: takes over a built-in */
+  struct zvm_ufield *fields;
+  size_t nfields;
+  uint16_t min_len;  /* end of the first field (offset+length of lowest) */
+  uint16_t full_len; /* end of the last byte any field covers */
+  size_t nds;        /* data sources (counters and gauges, arrays expanded) */
+};
+
+struct zvm_recconf {
+  struct zvm_urecord *records;
+  size_t nrecords;
+  /* builder state */
+  struct zvm_urecord cur;
+  struct zvm_ufield fcur;
+  bool in_record, in_field;
+  bool has_offset, has_length, has_type, has_kind;
+  char id[16]; /* "D/R" of the record being built, for messages */
+  struct zvm_registry *reg;
+};
+
+/* reg holds the built-in records: a block for one of them is an error
+ * unless it says Replace true, and never allowed for a record without a
+ * value-list type (D1R11, D1R13: the data stream's own structure); no
+ * block may take a type name of another record. Every complete block is
+ * added to reg as a run-time descriptor (zvm_urecord_desc()). reg may be
+ * NULL (no built-in records, nothing added); it must outlive rc. */
+void zvm_recconf_init(struct zvm_recconf *rc, struct zvm_registry *reg);
+void zvm_recconf_free(struct zvm_recconf *rc);
+
+/* Kind of an option at the current level (inside a Record or a Field);
+ * names case-insensitive, as collectd matches them. */
+enum zvm_recconf_kind zvm_recconf_option_kind(const struct zvm_recconf *rc,
+                                              const char *key);
+
+/* Every call returns 0, or -1 with a one-line reason in err (which names
+ * the record and the field). A record whose block failed is not added;
+ * the next zvm_recconf_record_begin() forgets it and starts afresh. */
+int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
+                             size_t err_size);
+int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
+                            size_t err_size);
+int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
+                           const char *value, char *err, size_t err_size);
+int zvm_recconf_set_number(struct zvm_recconf *rc, const char *key,
+                           double value, char *err, size_t err_size);
+int zvm_recconf_set_boolean(struct zvm_recconf *rc, const char *key, bool value,
+                            char *err, size_t err_size);
+int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size);
+int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size);
+
+/* Every record's domain must be selected by the Domain options (mask as
+ * handed to the decoder), or its block would silently yield nothing: 0,
+ * or -1 with a one-line reason. */
+int zvm_recconf_check_domains(const struct zvm_recconf *rc,
+                              zvm_domain_mask_t mask, char *err,
+                              size_t err_size);
+
+/* The record defined for domain/number, or NULL. */
+const struct zvm_urecord *zvm_recconf_find(const struct zvm_recconf *rc,
+                                           uint8_t domain, uint16_t number);
+
+/* Data source name of element idx of field f ("name" or "name_<idx>"). */
+int zvm_ufield_ds_name(const struct zvm_ufield *f, unsigned idx, char *out,
+                       size_t out_size);
+
+/* The record engine's descriptor of a checked record: fields in block
+ * order (instance fields become the key, InstancePrefix before the first
+ * part, "_" before the second), type zvm_<name>. Allocated; free it with
+ * zvm_urecord_desc_free(). NULL if out of memory. */
+struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r);
+void zvm_urecord_desc_free(const struct zvm_record_desc *d);
+
+#endif /* ZVM_MONITOR_RECCONF_H */

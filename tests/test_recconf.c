@@ -1,0 +1,458 @@
+/*
+ * <Record> blocks (plugin/recconf.c): a definition as an admin writes it
+ * in collectd.conf becomes the expected run-time descriptor, and every
+ * mistake is refused with a one-line reason that names it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "recconf_text.h"
+#include "zvm_monitor/recconf.h"
+
+static char err[512];
+/* The built-in records, and each test's records once parsed. */
+static struct zvm_registry *reg;
+
+static int parse(struct zvm_recconf *rc, const char *text) {
+  zvm_registry_destroy(reg);
+  reg = zvm_registry_create();
+  assert_non_null(reg);
+  assert_int_equal(zvm_registry_add_builtins(reg), 0);
+  zvm_recconf_init(rc, reg);
+  err[0] = '\0';
+  return recconf_parse_text(rc, text, strlen(text), err, sizeof(err));
+}
+
+static int teardown(void **state) {
+  (void)state;
+  zvm_registry_destroy(reg);
+  reg = NULL;
+  return 0;
+}
+
+/* D0R2 as IBM's z/VM 6.4 page lays it out (offsets 20, 22, 24, 32). */
+static const char d0r2_text[] = "# IBM mon640 MRSYTPRP\n"
+                                "<Record \"0/7\">\n"
+                                "  Name \"MyPrp\"\n"
+                                "  InstancePrefix \"cpu\"\n"
+                                "  <Field \"PFXCPUAD\">\n"
+                                "    Offset 20\n"
+                                "    Length 2\n"
+                                "    Type \"unsigned\"\n"
+                                "    Kind \"instance\"\n"
+                                "  </Field>\n"
+                                "  <Field \"plscuhaf\">\n"
+                                "    Offset 22\n"
+                                "    Length 2\n"
+                                "    Type \"Unsigned\"\n"
+                                "    Kind \"counter\"\n"
+                                "  </Field>\n"
+                                "  <Field \"pfxprbtm\">\n"
+                                "    offset 24\n"
+                                "    length 8\n"
+                                "    type \"cputimer\"\n"
+                                "    kind \"counter\"\n"
+                                "    CountsDown true\n"
+                                "  </Field>\n"
+                                "  <Field \"pfxutime\">   # counts up\n"
+                                "    Offset 32\n"
+                                "    Length 8\n"
+                                "    Type \"cputimer\"\n"
+                                "    Kind \"counter\"\n"
+                                "    Scale 0.001\n"
+                                "  </Field>\n"
+                                "</Record>\n";
+
+static void test_valid_record(void **state) {
+  (void)state;
+  struct zvm_recconf rc;
+  assert_int_equal(parse(&rc, d0r2_text), 0);
+  assert_int_equal(rc.nrecords, 1);
+  const struct zvm_urecord *r = zvm_recconf_find(&rc, 0, 7);
+  assert_non_null(r);
+  assert_null(zvm_recconf_find(&rc, 0, 2));
+  assert_string_equal(r->name, "myprp");
+  assert_string_equal(r->type_name, "zvm_myprp");
+  assert_string_equal(r->instance_prefix, "cpu");
+  assert_false(r->replace);
+  assert_int_equal(r->nfields, 4);
+  assert_int_equal(r->nds, 3);
+  assert_int_equal(r->min_len, 22);
+  assert_int_equal(r->full_len, 40);
+
+  const struct zvm_ufield *f = &r->fields[0];
+  assert_string_equal(f->name, "pfxcpuad");
+  assert_int_equal(f->offset, 20);
+  assert_int_equal(f->length, 2);
+  assert_int_equal(f->count, 1);
+  assert_int_equal(f->type, ZVM_UTYPE_UNSIGNED);
+  assert_int_equal(f->kind, ZVM_UKIND_INSTANCE);
+  f = &r->fields[2];
+  assert_string_equal(f->name, "pfxprbtm");
+  assert_int_equal(f->type, ZVM_UTYPE_CPUTIMER);
+  assert_int_equal(f->kind, ZVM_UKIND_COUNTER);
+  assert_true(f->counts_down);
+  assert_true(f->scale == 1.0);
+  f = &r->fields[3];
+  assert_false(f->counts_down);
+  assert_true(f->scale == 0.001);
+
+  /* The engine's descriptor in the registry: same fields, key and type. */
+  const struct zvm_record_desc *d = zvm_registry_find(reg, 0, 7);
+  assert_non_null(d);
+  assert_true(d->user_defined);
+  assert_string_equal(d->main.type_name, "zvm_myprp");
+  assert_int_equal(d->main.nfields, 4);
+  assert_int_equal(d->main.key.nparts, 1);
+  assert_int_equal(d->main.key.part[0].kind, ZVM_KEY_NUMBER);
+  assert_int_equal(d->main.key.part[0].field, 0);
+  assert_string_equal(d->main.key.part[0].text, "cpu");
+  assert_int_equal(d->main.fields[2].type, ZVM_TYPE_CPU_TIMER);
+  assert_int_equal(d->main.fields[2].flags, ZVM_FIELD_DECREMENTS);
+  assert_int_equal(d->main.fields[1].kind, ZVM_FIELD_COUNTER);
+  char line[256];
+  assert_true(zvm_layout_types_db_line(&d->main, line, sizeof(line)) > 0);
+  assert_string_equal(line, "zvm_myprp\tplscuhaf:DERIVE:0:U, "
+                            "pfxprbtm:DERIVE:0:U, pfxutime:DERIVE:0:U");
+  zvm_recconf_free(&rc);
+  zvm_recconf_free(&rc); /* idempotent */
+}
+
+static void test_arrays_gauges_and_two_records(void **state) {
+  (void)state;
+  struct zvm_recconf rc;
+  assert_int_equal(parse(&rc, "<Record \"3/2\">\n"
+                              " Name \"stor\"\n"
+                              " <Field \"q\">\n"
+                              "  Offset 24\n Length 2\n Count 4\n"
+                              "  Type \"signed\"\n Kind \"gauge\"\n"
+                              " </Field>\n"
+                              " <Field \"user\">\n"
+                              "  Offset 40\n Length 8\n"
+                              "  Type \"ebcdic\"\n Kind \"instance\"\n"
+                              " </Field>\n"
+                              " <Field \"stamp\">\n"
+                              "  Offset 48\n Length 8\n"
+                              "  Type \"tod\"\n Kind \"gauge\"\n"
+                              " </Field>\n"
+                              "</Record>\n"
+                              "<Record \"4/10\">\n"
+                              " Name \"useite\"\n Replace true\n"
+                              " <Field \"hfcpurn\">\n"
+                              "  Offset 116\n Length 4\n"
+                              "  Type \"unsigned\"\n Kind \"counter\"\n"
+                              " </Field>\n"
+                              "</Record>\n"),
+                   0);
+  assert_int_equal(rc.nrecords, 2);
+  const struct zvm_urecord *r = zvm_recconf_find(&rc, 3, 2);
+  assert_non_null(r);
+  assert_int_equal(r->nds, 5);
+  assert_string_equal(r->instance_prefix, "");
+  char line[256];
+  const struct zvm_record_desc *d = zvm_registry_find(reg, 3, 2);
+  assert_non_null(d);
+  assert_int_equal(d->main.key.nparts, 1);
+  assert_int_equal(d->main.key.part[0].kind, ZVM_KEY_EBCDIC);
+  assert_null(d->main.key.part[0].text);
+  assert_true(zvm_layout_types_db_line(&d->main, line, sizeof(line)) > 0);
+  assert_string_equal(line, "zvm_stor\tq_0:GAUGE:U:U, q_1:GAUGE:U:U, "
+                            "q_2:GAUGE:U:U, q_3:GAUGE:U:U, "
+                            "stamp:GAUGE:U:U");
+  char ds[32];
+  assert_int_equal(zvm_ufield_ds_name(&r->fields[0], 3, ds, sizeof(ds)), 0);
+  assert_string_equal(ds, "q_3");
+  assert_int_equal(zvm_ufield_ds_name(&r->fields[0], 3, ds, 3), -1);
+  r = zvm_recconf_find(&rc, 4, 10);
+  assert_non_null(r);
+  assert_true(r->replace);
+  assert_string_equal(r->type_name, "zvm_useite");
+  /* It replaced the built-in D4R10 in the registry. */
+  d = zvm_registry_find(reg, 4, 10);
+  assert_true(d->user_defined);
+  assert_int_equal(d->main.nfields, 1);
+  zvm_recconf_free(&rc);
+}
+
+/* 63 data sources is collectd's limit per type; 63 one-byte counters in
+ * one record are fine, the 64th is refused. */
+static void test_data_source_limit(void **state) {
+  (void)state;
+  char text[16384];
+  for (int n = 63; n <= 64; n++) {
+    size_t len = (size_t)snprintf(text, sizeof(text),
+                                  "<Record \"2/9\">\nName \"many\"\n");
+    for (int i = 0; i < n; i++)
+      len += (size_t)snprintf(text + len, sizeof(text) - len,
+                              "<Field \"c%d\">\nOffset %d\nLength 1\n"
+                              "Type \"unsigned\"\nKind \"counter\"\n"
+                              "</Field>\n",
+                              i, 20 + i);
+    snprintf(text + len, sizeof(text) - len, "</Record>\n");
+    struct zvm_recconf rc;
+    int rv = parse(&rc, text);
+    if (n == 63) {
+      assert_int_equal(rv, 0);
+      assert_int_equal(rc.records[0].nds, 63);
+    } else {
+      assert_int_equal(rv, -1);
+      assert_non_null(strstr(err, "more than 63 counters and gauges"));
+    }
+    zvm_recconf_free(&rc);
+  }
+}
+
+#define FIELD(name, body) "<Field \"" name "\">\n" body "</Field>\n"
+#define REC(id, body) "<Record \"" id "\">\nName \"r\"\n" body "</Record>\n"
+#define OK_COUNTER                                                             \
+  FIELD("c", "Offset 20\nLength 4\nType \"unsigned\"\nKind \"counter\"\n")
+
+static void test_every_error(void **state) {
+  (void)state;
+  static const struct {
+    const char *text;
+    const char *reason; /* part of the one-line error */
+  } cases[] = {
+      /* the record's identity */
+      {REC("0-2", OK_COUNTER), "as \"DOMAIN/RECORD\" in decimal"},
+      {REC("0/", OK_COUNTER), "as \"DOMAIN/RECORD\""},
+      {REC("0/2x", OK_COUNTER), "as \"DOMAIN/RECORD\""},
+      {REC("16/1", OK_COUNTER), "the domain must be 0-15"},
+      {REC("0/0", OK_COUNTER), "record number 1-255"},
+      {REC("0/256", OK_COUNTER), "record number 1-255"},
+      {REC("0/9", OK_COUNTER) REC("0/9", OK_COUNTER), "is defined twice"},
+      {"<Record \"0/9\">\n" OK_COUNTER "</Record>\n", "Name is missing"},
+      {"<Record \"0/9\">\nName \"9lives\"\n" OK_COUNTER "</Record>\n",
+       "Name \"9lives\": a letter followed by"},
+      {"<Record \"0/9\">\nName \"a-b\"\n" OK_COUNTER "</Record>\n",
+       "Name \"a-b\""},
+      {"<Record \"0/9\">\nName \"abcdefghijabcdefghijabcdefgh\"\n" OK_COUNTER
+       "</Record>\n",
+       "at most 27 characters"},
+      {"<Record \"0/9\">\nName \"useite\"\n" OK_COUNTER "</Record>\n",
+       "the type zvm_useite belongs to the built-in D4R10 MRUSEITE"},
+      {REC("0/9", OK_COUNTER) "<Record \"0/8\">\nName \"R\"\n" OK_COUNTER
+                              "</Record>\n",
+       "record 0/9 has that Name already"},
+      {REC("0/9", "InstancePrefix \"c-p\"\n" OK_COUNTER),
+       "InstancePrefix \"c-p\": letters, digits"},
+      {REC("0/9", "InstancePrefix \"cpu\"\n" OK_COUNTER),
+       "InstancePrefix without a field of Kind instance"},
+      {REC("0/9", "Prefix \"x\"\n" OK_COUNTER),
+       "unknown option \"Prefix\" (Name, InstancePrefix"},
+      {REC("0/9", FIELD("i", "Offset 20\nLength 2\nType \"unsigned\"\n"
+                             "Kind \"instance\"\n")),
+       "no field with Kind counter or gauge"},
+      /* built-in records */
+      {REC("4/10", OK_COUNTER), "is built in (D4R10 MRUSEITE, type "
+                                "zvm_useite); add 'Replace true'"},
+      {REC("0/2", OK_COUNTER), "is built in (D0R2 MRSYTPRP, type "
+                               "zvm_sytprp); add 'Replace true'"},
+      {"<Record \"0/9\">\nName \"sytprp\"\n" OK_COUNTER "</Record>\n",
+       "the type zvm_sytprp belongs to the built-in D0R2 MRSYTPRP"},
+      {"<Record \"0/9\">\nName \"prcsmt_cpu\"\n" OK_COUNTER "</Record>\n",
+       "the type zvm_prcsmt_cpu belongs to the built-in D5R21 MRPRCSMT"},
+      {REC("1/13", "Replace true\n" OK_COUNTER),
+       "D1R13 MRMTREOF, which the plugin itself needs"},
+      {REC("0/9", "Replace true\n" OK_COUNTER),
+       "there is no built-in record 0/9 to replace"},
+      /* field names */
+      {REC("0/9", FIELD("2x", "")), "Field \"2x\": a field name is a letter"},
+      {REC("0/9", FIELD("a.b", "")), "Field \"a.b\""},
+      {REC("0/9", FIELD("", "")), "Field \"\""},
+      /* text from the configuration is shown escaped, on one line */
+      {REC("0/9", FIELD("a\tb\\\nc", "")), "Field \"a\\x09b\\x0Ac\""},
+      {REC("0/9", FIELD("c", "Type \"\x01\"\n")), "unknown Type \"\\x01\""},
+      {REC("0/9", FIELD("abcdefghijabcdefghij", "")), "at most 19 characters"},
+      {REC("0/9", OK_COUNTER FIELD("C", "")), "Field \"C\" is defined twice"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 1\nCount 10\n"
+                             "Type \"unsigned\"\nKind \"counter\"\n")
+                      FIELD("c_3", "Offset 40\nLength 1\n"
+                                   "Type \"unsigned\"\nKind \"counter\"\n")),
+       "its data source \"c_3\" has the name of field \"c\""},
+      {REC("0/9", FIELD("abcdefghijabcdefgh",
+                        "Offset 20\nLength 1\nCount 10\n"
+                        "Type \"unsigned\"\nKind \"counter\"\n")),
+       "\"abcdefghijabcdefgh_0\" is longer than 19"},
+      /* offsets, lengths, counts */
+      {REC("0/9", FIELD("c", "Offset 19\nLength 1\n"
+                             "Type \"unsigned\"\nKind \"counter\"\n")),
+       "Offset 19 lies in the 20-byte record header"},
+      {REC("0/9", FIELD("c", "Offset 0\n")), "Offset 0 lies in the 20-byte"},
+      {REC("0/9", FIELD("c", "Offset -4\n")), "Offset -4 is not a byte"},
+      {REC("0/9", FIELD("c", "Offset 20.5\n")), "Offset 20.5 is not a byte"},
+      {REC("0/9", FIELD("c", "Offset 4096\n")), "Offset 4096 is not a byte"},
+      {REC("0/9", FIELD("c", "Offset 4090\nLength 8\n"
+                             "Type \"unsigned\"\nKind \"counter\"\n")),
+       "ends at byte 4098, past the largest possible record (4096"},
+      {REC("0/9", FIELD("c", "Offset 4000\nLength 8\nCount 20\n"
+                             "Type \"unsigned\"\nKind \"gauge\"\n")),
+       "ends at byte 4160"},
+      {REC("0/9", FIELD("c", "Length 0\n")), "Length 0 is not a byte count"},
+      {REC("0/9", FIELD("c", "Count 0\n")), "Count 0 must be a whole"},
+      {REC("0/9", FIELD("c", "Count 64\n")), "Count 64 must be a whole"},
+      {REC("0/9", FIELD("c", "Scale 0\n")), "Scale 0 must be a finite"},
+      {REC("0/9", FIELD("c", "Length 4\nType \"unsigned\"\n"
+                             "Kind \"counter\"\n")),
+       "Field \"c\": Offset is missing"},
+      {REC("0/9", FIELD("c", "Offset 20\nType \"unsigned\"\n"
+                             "Kind \"counter\"\n")),
+       "Length is missing"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 4\nKind \"counter\"\n")),
+       "Type is missing"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 4\nType \"unsigned\"\n")),
+       "Kind is missing"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 3\n"
+                             "Type \"unsigned\"\nKind \"counter\"\n")),
+       "Length 3 does not fit Type unsigned (1, 2, 4 or 8 bytes)"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 4\n"
+                             "Type \"cputimer\"\nKind \"counter\"\n")),
+       "Length 4 does not fit Type cputimer (8 bytes)"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 9\n"
+                             "Type \"ebcdic\"\nKind \"instance\"\n")),
+       "Length 9 does not fit Type ebcdic (1-8 bytes)"},
+      {REC("0/9", OK_COUNTER FIELD("d", "Offset 22\nLength 4\n"
+                                        "Type \"unsigned\"\n"
+                                        "Kind \"gauge\"\n")),
+       "Field \"d\" (bytes 22-25) overlaps field \"c\" (bytes 20-23)"},
+      /* types, kinds and their combinations */
+      {REC("0/9", FIELD("c", "Type \"float\"\n")), "unknown Type \"float\""},
+      {REC("0/9", FIELD("c", "Kind \"rate\"\n")), "unknown Kind \"rate\""},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 8\n"
+                             "Type \"tod\"\nKind \"counter\"\n")),
+       "a TOD clock value is a point in time"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 8\n"
+                             "Type \"ebcdic\"\nKind \"gauge\"\n")),
+       "text cannot be a value"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 8\n"
+                             "Type \"cputimer\"\nKind \"instance\"\n")),
+       "an instance field has Type unsigned, ebcdic or userid"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 1\nCount 2\n"
+                             "Type \"unsigned\"\nKind \"instance\"\n")),
+       "an instance field cannot have a Count"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 1\nScale 2\n"
+                             "Type \"unsigned\"\nKind \"instance\"\n")),
+       "takes no Scale or CountsDown"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 8\nCountsDown true\n"
+                             "Type \"cputimer\"\nKind \"gauge\"\n")),
+       "CountsDown applies to unsigned or cputimer counters only"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 4\nCountsDown true\n"
+                             "Type \"unsigned\"\nKind \"counter\"\n")),
+       "CountsDown needs an 8-byte field"},
+      {REC("0/9", FIELD("a", "Offset 20\nLength 1\n"
+                             "Type \"unsigned\"\nKind \"instance\"\n")
+                      FIELD("b", "Offset 21\nLength 1\n"
+                                 "Type \"unsigned\"\nKind \"instance\"\n")
+                          FIELD("c", "Offset 22\nLength 1\n"
+                                     "Type \"unsigned\"\n"
+                                     "Kind \"instance\"\n")),
+       "at most 2 fields may have Kind instance"},
+      {REC("0/9", FIELD("u", "Offset 20\nLength 4\n"
+                             "Type \"userid\"\nKind \"instance\"\n")),
+       "Length 4 does not fit Type userid (8 bytes)"},
+      {REC("0/9", FIELD("u", "Offset 20\nLength 8\n"
+                             "Type \"userid\"\nKind \"gauge\"\n")),
+       "text cannot be a value"},
+      {REC("0/9", FIELD("u", "Offset 20\nLength 8\n"
+                             "Type \"userid\"\nKind \"instance\"\n")
+                      FIELD("n", "Offset 28\nLength 2\n"
+                                 "Type \"unsigned\"\nKind \"instance\"\n")),
+       "Field \"n\": a field of Type userid must be the record's only field "
+       "of Kind instance"},
+      {REC("0/9", FIELD("n", "Offset 28\nLength 2\n"
+                             "Type \"unsigned\"\nKind \"instance\"\n")
+                      FIELD("u", "Offset 20\nLength 8\n"
+                                 "Type \"userid\"\nKind \"instance\"\n")),
+       "Field \"u\": a field of Type userid must be the record's only"},
+      {REC("0/9", FIELD("c", "Width 4\n")),
+       "unknown option \"Width\" (Offset, Length"},
+      /* values of the wrong kind (as the glue checks them) */
+      {REC("0/9", FIELD("c", "Offset \"20\"\n")),
+       "Offset: exactly one numeric value is required"},
+      {REC("0/9", FIELD("c", "Type unsigned\n")), "is not a number"},
+      {REC("0/9", "Replace 1\n" OK_COUNTER),
+       "Replace: exactly one boolean value is required"},
+      /* syntax of the text itself (the test parser) */
+      {"<Record \"0/9\">\nName \"r\"\n" OK_COUNTER, "<Record> is not closed"},
+      {"Name \"r\"\n", "outside a <Record> block"},
+      {"<Plugin \"x\">\n</Plugin>\n", "block <Plugin> not allowed here"},
+      {REC("0/9", "<Field \"a\">\n<Field \"b\">\n"), "not allowed here"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    struct zvm_recconf rc;
+    int rv = parse(&rc, cases[i].text);
+    if (rv != -1 || strstr(err, cases[i].reason) == NULL ||
+        strchr(err, '\n') != NULL)
+      fail_msg("case %zu: rv %d, error \"%s\", want \"%s\"\n%s", i, rv, err,
+               cases[i].reason, cases[i].text);
+    zvm_recconf_free(&rc);
+  }
+}
+
+/* A block whose domain Domain does not select would yield nothing. */
+static void test_domains(void **state) {
+  (void)state;
+  struct zvm_recconf rc;
+  assert_int_equal(
+      parse(&rc, REC("3/2", OK_COUNTER) REC("0/9", OK_COUNTER "Name \"s\"\n")),
+      0);
+  assert_int_equal(
+      zvm_recconf_check_domains(&rc, ZVM_DOMAINS_ALL, err, sizeof(err)), 0);
+  assert_int_equal(
+      zvm_recconf_check_domains(&rc, ZVM_DOMAIN_BIT(3) | ZVM_DOMAIN_BIT(0), err,
+                                sizeof(err)),
+      0);
+  assert_int_equal(
+      zvm_recconf_check_domains(&rc, ZVM_DOMAIN_BIT(3), err, sizeof(err)), -1);
+  assert_string_equal(err, "Record \"0/9\": its domain (system) is not "
+                           "selected by the Domain options, so it would never "
+                           "be decoded; add Domain \"system\" or remove the "
+                           "block");
+  zvm_recconf_free(&rc);
+}
+
+/* The builder refuses calls out of order (the glue never makes them, but
+ * nothing may break if it did). */
+static void test_builder_order(void **state) {
+  (void)state;
+  struct zvm_recconf rc;
+  zvm_recconf_init(&rc, NULL);
+  assert_int_equal(zvm_recconf_option_kind(&rc, "Name"), ZVM_RECCONF_UNKNOWN);
+  assert_int_equal(zvm_recconf_field_begin(&rc, "a", err, sizeof(err)), -1);
+  assert_int_equal(zvm_recconf_field_end(&rc, err, sizeof(err)), -1);
+  assert_int_equal(zvm_recconf_record_end(&rc, err, sizeof(err)), -1);
+  assert_int_equal(zvm_recconf_set_string(&rc, "Name", "x", err, sizeof(err)),
+                   -1);
+  assert_non_null(strstr(err, "outside a Record block"));
+  assert_int_equal(zvm_recconf_record_begin(&rc, NULL, err, sizeof(err)), -1);
+  assert_int_equal(zvm_recconf_record_begin(&rc, "0/9", err, sizeof(err)), 0);
+  /* An unfinished block (refused) is forgotten by the next one. */
+  assert_int_equal(zvm_recconf_record_begin(&rc, "0/8", err, sizeof(err)), 0);
+  assert_int_equal(zvm_recconf_record_begin(&rc, "0/9", err, sizeof(err)), 0);
+  assert_int_equal(zvm_recconf_option_kind(&rc, "field"), ZVM_RECCONF_BLOCK);
+  assert_int_equal(zvm_recconf_field_begin(&rc, "a", err, sizeof(err)), 0);
+  assert_int_equal(zvm_recconf_option_kind(&rc, "OFFSET"), ZVM_RECCONF_NUMBER);
+  assert_int_equal(zvm_recconf_field_begin(&rc, "b", err, sizeof(err)), -1);
+  assert_int_equal(zvm_recconf_record_end(&rc, err, sizeof(err)), -1);
+  assert_int_equal(zvm_recconf_set_number(&rc, "Name", 1, err, sizeof(err)),
+                   -1);
+  zvm_recconf_free(&rc); /* frees the half-built record and field */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_valid_record, teardown),
+      cmocka_unit_test_teardown(test_arrays_gauges_and_two_records, teardown),
+      cmocka_unit_test_teardown(test_data_source_limit, teardown),
+      cmocka_unit_test_teardown(test_every_error, teardown),
+      cmocka_unit_test_teardown(test_domains, teardown),
+      cmocka_unit_test_teardown(test_builder_order, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,475 @@
+/*
+ * D0R2 MRSYTPRP (processor data) and records defined in collectd.conf,
+ * decoded by the record engine and mapped to value lists: values checked
+ * against numbers computed here from the bytes written at IBM's offsets
+ * (z/VM 6.4 page mon640/MRSYTPRP.HTML: 20 PFXCPUAD U2, 22 PLSCUHAF U2,
+ * 24 PFXPRBTM CPU timer counting down, 32 PFXUTIME CPU timer).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "recconf_text.h"
+#include "zvm_monitor/conf.h"
+#include "zvm_monitor/mapper.h"
+#include "zvm_monitor/recconf.h"
+#include "zvm_monitor/records.h"
+
+#define SEC 1700000000u
+#define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
+#define DCSS 0x00400000u
+#define MAX_VALUES 64
+#define TIMER_START UINT64_C(0x7FFFFFFF00000000) /* IBM: PFXPRBTM's start */
+
+/* A D0R2 record of len bytes: processor cpu, PLSCUHAF haf, emulation
+ * time emul_us (PFXPRBTM counts it down from TIMER_START) and user time
+ * user_us, each CPU timer with some sub-microsecond bits. */
+static void sytprp(struct tb *rs, uint16_t len, uint64_t tod, uint16_t cpu,
+                   uint16_t haf, uint64_t emul_us, uint64_t user_us) {
+  size_t r = tb_record(rs, len, 0, 2, tod);
+  for (size_t off = 20; off < len; off++)
+    tb_put_u8(rs, r + off, 0xEE); /* what is not written must not show */
+  if (len >= 22)
+    tb_put_u16(rs, r + 20, cpu);
+  if (len >= 24)
+    tb_put_u16(rs, r + 22, haf);
+  if (len >= 32)
+    tb_put_u64(rs, r + 24, TIMER_START - (emul_us << 12) - 0x123);
+  if (len >= 40)
+    tb_put_u64(rs, r + 32, (user_us << 12) | 0xABC);
+}
+
+/* What the plugin dispatches for PFXPRBTM: X'7FFFFFFFFFFFFFFF' minus the
+ * timer, in microseconds (written here from the man page's rule). */
+static int64_t down_us(uint64_t emul_us) {
+  uint64_t raw = TIMER_START - (emul_us << 12) - 0x123;
+  return (int64_t)((UINT64_C(0x7FFFFFFFFFFFFFFF) - raw) >> 12);
+}
+
+struct fx {
+  struct zvm_conf conf;
+  struct zvm_recconf rc;
+  struct zvm_mapper *m;
+  struct tb rs, set;
+  const struct zvm_value *v;
+  size_t nv;
+  struct zvm_value values[MAX_VALUES];
+  int64_t short_records; /* the reader counter after the last pass */
+};
+
+static int setup(void **state) {
+  struct fx *f = calloc(1, sizeof(*f));
+  assert_non_null(f);
+  assert_int_equal(zvm_conf_init(&f->conf), 0);
+  zvm_recconf_init(&f->rc, f->conf.records);
+  tb_init(&f->rs);
+  tb_init(&f->set);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  struct fx *f = *state;
+  zvm_mapper_destroy(f->m);
+  zvm_recconf_free(&f->rc);
+  zvm_conf_free(&f->conf);
+  tb_free(&f->rs);
+  tb_free(&f->set);
+  free(f);
+  return 0;
+}
+
+static void configure(struct fx *f, const char *text) {
+  char err[512];
+  if (recconf_parse_text(&f->rc, text, strlen(text), err, sizeof(err)) != 0)
+    fail_msg("%s", err);
+}
+
+/* The pass's values but the reader's counters (the mapper adds them to
+ * every pass). */
+static void pass(struct fx *f, uint8_t type, uint16_t domains) {
+  if (f->m == NULL)
+    f->m = zvm_mapper_create(&f->conf);
+  assert_non_null(f->m);
+  tb_reset(&f->set);
+  tb_record_set(&f->set, type, domains, DCSS, &f->rs);
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  tb_reset(&f->rs);
+  assert_int_equal(zvm_mapper_finish(f->m, US(SEC + 1000, 0), NULL), 0);
+  const struct zvm_value *all = zvm_mapper_values(f->m, &f->nv);
+  size_t n = 0;
+  f->short_records = -1;
+  for (size_t i = 0; i < f->nv && n < MAX_VALUES; i++)
+    if (strcmp(all[i].plugin_instance, "reader") != 0)
+      f->values[n++] = all[i];
+    else if (strcmp(all[i].type_instance, "short_records") == 0)
+      f->short_records = all[i].derive;
+  f->v = f->values;
+  f->nv = n;
+}
+
+static const struct zvm_value *list(const struct fx *f, const char *pi,
+                                    const char *type) {
+  const struct zvm_value *hit = NULL;
+  for (size_t i = 0; i < f->nv; i++)
+    if (strcmp(f->v[i].plugin_instance, pi) == 0 &&
+        strcmp(f->v[i].type, type) == 0) {
+      assert_null(hit);
+      hit = &f->v[i];
+    }
+  return hit;
+}
+
+/* The built-in table is IBM's: exactly the four confirmed fields. */
+static void test_table(void **state) {
+  (void)state;
+  const struct zvm_record_desc *d = zvm_record_find(0, 2);
+  assert_ptr_equal(d, &zvm_rec_sytprp);
+  static const struct {
+    const char *ibm;
+    unsigned off, width;
+    enum zvm_field_type type;
+    enum zvm_field_kind kind;
+  } want[] = {
+      {"SYTPRP_PFXCPUAD", 20, 2, ZVM_TYPE_UNSIGNED, ZVM_FIELD_ID},
+      {"SYTPRP_PLSCUHAF", 22, 2, ZVM_TYPE_UNSIGNED, ZVM_FIELD_COUNTER},
+      {"SYTPRP_PFXPRBTM", 24, 8, ZVM_TYPE_CPU_TIMER, ZVM_FIELD_COUNTER},
+      {"SYTPRP_PFXUTIME", 32, 8, ZVM_TYPE_CPU_TIMER, ZVM_FIELD_COUNTER},
+  };
+  assert_int_equal(d->main.nfields, 4);
+  for (size_t i = 0; i < 4; i++) {
+    const struct zvm_field *fl = &d->main.fields[i];
+    assert_string_equal(fl->ibm_name, want[i].ibm);
+    assert_int_equal(fl->offset, want[i].off);
+    assert_int_equal(fl->width, want[i].width);
+    assert_int_equal(fl->type, want[i].type);
+    assert_int_equal(fl->kind, want[i].kind);
+    assert_int_equal(fl->flags, i == 2 ? ZVM_FIELD_DECREMENTS : 0);
+  }
+  assert_string_equal(d->main.type_name, "zvm_sytprp");
+  assert_int_equal(d->main.key.nparts, 1);
+  assert_int_equal(d->main.key.part[0].kind, ZVM_KEY_NUMBER);
+  assert_int_equal(d->main.key.part[0].field, 0);
+  char err[256];
+  if (zvm_record_check(d, err, sizeof(err)) != 0)
+    fail_msg("%s", err);
+}
+
+/* Field values from bytes: the down-counting timer grows, sub-microsecond
+ * bits are dropped, a timer run past zero keeps growing. */
+static void test_field_values(void **state) {
+  (void)state;
+  struct tb rs;
+  tb_init(&rs);
+  sytprp(&rs, 352, tb_tod(SEC, 0), 7, 65535, 1234567, 7654321);
+  const struct zvm_field *fl = zvm_rec_sytprp.main.fields;
+  int64_t d;
+  double g;
+  assert_true(zvm_field_value(&fl[1], rs.data, rs.len, 0, &d, &g));
+  assert_int_equal(d, 65535);
+  assert_true(zvm_field_value(&fl[2], rs.data, rs.len, 0, &d, &g));
+  assert_int_equal(d, down_us(1234567));
+  /* X'7FFFFFFFFFFFFFFF' - X'7FFFFFFF00000000' is 0xFFFFFFFF: 1048575 us
+   * more than the time used, a constant that no rate sees. */
+  assert_int_equal(d, 1234567 + ((UINT64_C(0xFFFFFFFF) + 0x123) >> 12));
+  assert_true(zvm_field_value(&fl[3], rs.data, rs.len, 0, &d, &g));
+  assert_int_equal(d, 7654321);
+  /* The key field is not a value. */
+  assert_false(zvm_field_value(&fl[0], rs.data, rs.len, 0, &d, &g));
+
+  /* PFXPRBTM below zero (negative as a signed timer). */
+  tb_put_u64(&rs, 24, UINT64_C(0xFFFFFFFFFFFFF000));
+  assert_true(zvm_field_value(&fl[2], rs.data, rs.len, 0, &d, &g));
+  assert_int_equal(d, (int64_t)((UINT64_C(0x7FFFFFFFFFFFFFFF) -
+                                 UINT64_C(0xFFFFFFFFFFFFF000)) >>
+                                12));
+  assert_true(d > (int64_t)(UINT64_C(0x7FFFFFFFFFFFFFFF) >> 12));
+  tb_free(&rs);
+}
+
+/* Two sample intervals, two processors: one value list per processor with
+ * the documented data sources, and rates of CPU microseconds per second. */
+static void test_mapped(void **state) {
+  struct fx *f = *state;
+  sytprp(&f->rs, 352, tb_tod(SEC, 0), 0, 10, 1000, 2000);
+  sytprp(&f->rs, 352, tb_tod(SEC, 1), 1, 20, 3000, 4000);
+  pass(f, 0xE2, TB_DOM(0));
+  assert_int_equal(f->nv, 2);
+  assert_int_equal(f->short_records, 0);
+  const struct zvm_value *v = list(f, "cpu1", "zvm_sytprp");
+  assert_non_null(v);
+  assert_string_equal(v->host, "");
+  assert_int_equal(v->nitems, 3);
+  assert_int_equal(v->items[0].derive, 20);
+  assert_int_equal(v->items[1].derive, down_us(3000));
+  assert_int_equal(v->items[2].derive, 4000);
+  assert_int_equal(v->time_us, US(SEC, 1));
+
+  /* 60 s later processor 0 was busy 30 s for users, 15 s in emulation. */
+  sytprp(&f->rs, 352, tb_tod(SEC + 60, 0), 0, 25, 1000 + 15000000,
+         2000 + 30000000);
+  pass(f, 0xE2, TB_DOM(0));
+  v = list(f, "cpu0", "zvm_sytprp");
+  assert_non_null(v);
+  assert_null(list(f, "cpu1", "zvm_sytprp")); /* nothing new */
+  assert_int_equal(v->items[0].derive, 25);
+  assert_int_equal(v->items[1].derive - down_us(1000), 15000000);
+  assert_int_equal(v->items[2].derive, 2000 + 30000000);
+}
+
+/* One value per list (OneValuePerList): derive-<field> per processor. */
+static void test_one_value_per_list(void **state) {
+  struct fx *f = *state;
+  f->conf.one_value_per_list = true;
+  sytprp(&f->rs, 352, tb_tod(SEC, 0), 3, 10, 1000, 2000);
+  pass(f, 0xE2, TB_DOM(0));
+  size_t found = 0;
+  for (size_t i = 0; i < f->nv; i++) {
+    const struct zvm_value *v = &f->v[i];
+    assert_string_equal(v->plugin_instance, "cpu3");
+    assert_string_equal(v->type, "derive");
+    if (strcmp(v->type_instance, "pfxutime") == 0 && v->derive == 2000)
+      found++;
+  }
+  assert_int_equal(f->nv, 3);
+  assert_int_equal(found, 1);
+}
+
+/* A record shorter than a field's end gives no value for that field: the
+ * list of a D0R2 cut inside PFXUTIME misses it. A record too short for
+ * its key gives nothing. */
+static void test_short_records(void **state) {
+  struct fx *f = *state;
+  f->conf.one_value_per_list = true;
+  sytprp(&f->rs, 36, tb_tod(SEC, 0), 4, 10, 1000, 2000);
+  sytprp(&f->rs, 21, tb_tod(SEC, 1), 5, 10, 1000, 2000);
+  pass(f, 0xE2, TB_DOM(0));
+  assert_int_equal(f->nv, 2);
+  assert_int_equal(f->short_records, 2); /* counted since start */
+  for (size_t i = 0; i < f->nv; i++) {
+    assert_string_equal(f->v[i].plugin_instance, "cpu4");
+    assert_true(strcmp(f->v[i].type_instance, "pfxutime") != 0);
+  }
+}
+
+/* A record defined in collectd.conf, through the same engine: two keys
+ * (EBCDIC and a number), an array, a gauge with Scale, a CountsDown
+ * counter, a field past the end of short records. */
+static const char user_conf[] =
+    "<Record \"8/1\">\n"
+    "  Name \"vnd\"\n"
+    "  InstancePrefix \"if\"\n"
+    "  <Field \"owner\">\n Offset 24\n Length 8\n Type \"ebcdic\"\n"
+    "    Kind \"instance\"\n  </Field>\n"
+    "  <Field \"dev\">\n Offset 32\n Length 2\n Type \"unsigned\"\n"
+    "    Kind \"instance\"\n  </Field>\n"
+    "  <Field \"pkts\">\n Offset 40\n Length 4\n Count 3\n"
+    "    Type \"unsigned\"\n Kind \"counter\"\n  </Field>\n"
+    "  <Field \"load\">\n Offset 52\n Length 2\n Type \"signed\"\n"
+    "    Kind \"gauge\"\n Scale 0.5\n  </Field>\n"
+    "  <Field \"left\">\n Offset 56\n Length 8\n Type \"unsigned\"\n"
+    "    Kind \"counter\"\n CountsDown true\n  </Field>\n"
+    "  <Field \"late\">\n Offset 96\n Length 4\n Type \"unsigned\"\n"
+    "    Kind \"counter\"\n  </Field>\n"
+    "</Record>\n";
+
+static size_t vnd(struct tb *rs, uint16_t len, uint64_t tod, const char *owner,
+                  uint16_t dev) {
+  size_t r = tb_record(rs, len, 8, 1, tod);
+  tb_put_ebcdic(rs, r + 24, owner, 8);
+  tb_put_u16(rs, r + 32, dev);
+  for (unsigned i = 0; i < 3; i++)
+    tb_put_u32(rs, r + 40 + 4 * i, 0xF0000000u + dev * 10 + i);
+  tb_put_u16(rs, r + 52, 0xFFF6); /* -10 */
+  tb_put_u64(rs, r + 56, UINT64_C(0x7FFFFFFFFFFFFF00));
+  if (len >= 100)
+    tb_put_u32(rs, r + 96, 77);
+  return r;
+}
+
+static void test_user_record(void **state) {
+  struct fx *f = *state;
+  configure(f, user_conf);
+  vnd(&f->rs, 100, tb_tod(SEC, 0), "TCPIP", 0x600);
+  vnd(&f->rs, 64, tb_tod(SEC, 1), "TCP#2", 0x603); /* ends before "late" */
+  pass(f, 0xE2, TB_DOM(8));
+  assert_int_equal(f->nv, 1 + 5);
+  assert_int_equal(f->short_records, 1);
+  const struct zvm_value *v = list(f, "ifTCPIP_1536", "zvm_vnd");
+  assert_non_null(v);
+  assert_int_equal(v->nitems, 6);
+  assert_int_equal(v->items[0].derive, 0xF0000000u + 0x600 * 10);
+  assert_int_equal(v->items[2].derive, 0xF0000000u + 0x600 * 10 + 2);
+  assert_int_equal(v->items[3].kind, ZVM_VALUE_GAUGE);
+  assert_true(v->items[3].gauge == -5.0);
+  assert_int_equal(v->items[4].derive, 0xFF);
+  assert_int_equal(v->items[5].derive, 77);
+  /* The short record has no "late": a value list of the type needs every
+   * data source, so the engine sends the values it has one per list
+   * (derive/gauge-<name>), never a made-up one. */
+  assert_null(list(f, "ifTCP#2_1539", "zvm_vnd"));
+  size_t singles = 0;
+  for (size_t i = 0; i < f->nv; i++) {
+    if (strcmp(f->v[i].plugin_instance, "ifTCP#2_1539") != 0)
+      continue;
+    singles++;
+    assert_int_equal(f->v[i].nitems, 0);
+    assert_string_not_equal(f->v[i].type_instance, "late");
+    if (strcmp(f->v[i].type_instance, "pkts_1") == 0)
+      assert_int_equal(f->v[i].derive, 0xF0000000u + 0x603 * 10 + 1);
+  }
+  assert_int_equal(singles, 5);
+
+  /* The type the plugin registers for it. */
+  const struct zvm_layout *l = NULL;
+  for (size_t t = 0; t < zvm_mapper_type_count(f->m); t++)
+    if (strcmp(zvm_mapper_type_at(f->m, t)->type_name, "zvm_vnd") == 0)
+      l = zvm_mapper_type_at(f->m, t);
+  assert_non_null(l);
+  char line[256];
+  assert_true(zvm_layout_types_db_line(l, line, sizeof(line)) > 0);
+  assert_string_equal(line, "zvm_vnd\tpkts_0:DERIVE:0:U, pkts_1:DERIVE:0:U, "
+                            "pkts_2:DERIVE:0:U, load:GAUGE:U:U, "
+                            "left:DERIVE:0:U, late:DERIVE:0:U");
+}
+
+/* A user ID as the instance (Type userid): UserID selects, GuestsAsHosts
+ * makes the guest the host, as for D4R10. */
+static void guest_rec(struct tb *rs, const char *user, uint32_t n,
+                      uint64_t tod) {
+  size_t r = tb_record(rs, 32, 4, 3, tod);
+  tb_put_ebcdic(rs, r + 20, user, 8);
+  tb_put_u32(rs, r + 28, n);
+}
+
+static void test_userid_record(void **state) {
+  struct fx *f = *state;
+  configure(f, "<Record \"4/3\">\n Name \"guest\"\n"
+               " <Field \"user\">\n Offset 20\n Length 8\n Type \"userid\"\n"
+               " Kind \"instance\"\n </Field>\n"
+               " <Field \"n\">\n Offset 28\n Length 4\n Type \"unsigned\"\n"
+               " Kind \"counter\"\n </Field>\n</Record>\n");
+  char err[256];
+  assert_int_equal(
+      zvm_conf_set_string(&f->conf, "UserID", "/^LINUX/", err, sizeof(err)), 0);
+  guest_rec(&f->rs, "LINUX01", 11, tb_tod(SEC, 0));
+  guest_rec(&f->rs, "WEB01", 22, tb_tod(SEC, 1));
+  pass(f, 0xC5, TB_DOM(4));
+  assert_int_equal(f->nv, 1);
+  const struct zvm_value *v = list(f, "LINUX01", "zvm_guest");
+  assert_non_null(v);
+  assert_string_equal(v->host, "");
+  assert_int_equal(v->items[0].derive, 11);
+
+  zvm_mapper_destroy(f->m);
+  f->m = NULL;
+  f->conf.guests_as_hosts = true;
+  guest_rec(&f->rs, "LINUX02", 33, tb_tod(SEC, 2));
+  pass(f, 0xC5, TB_DOM(4));
+  assert_int_equal(f->nv, 1);
+  v = list(f, "", "zvm_guest");
+  assert_non_null(v);
+  assert_string_equal(v->host, "linux02");
+  assert_int_equal(v->items[0].derive, 33);
+}
+
+/* Replace true: the block takes over D0R2 from the built-in table. */
+static void test_replace_builtin(void **state) {
+  struct fx *f = *state;
+  configure(f, "<Record \"0/2\">\n Name \"prp\"\n Replace true\n"
+               " <Field \"utime\">\n Offset 32\n Length 8\n"
+               " Type \"cputimer\"\n Kind \"gauge\"\n Scale 0.000001\n"
+               " </Field>\n</Record>\n");
+  sytprp(&f->rs, 352, tb_tod(SEC, 0), 0, 10, 1000, 2500000);
+  pass(f, 0xE2, TB_DOM(0));
+  assert_int_equal(f->nv, 1);
+  assert_null(list(f, "cpu0", "zvm_sytprp"));
+  const struct zvm_value *v = list(f, "", "zvm_prp");
+  assert_non_null(v);
+  assert_int_equal(v->nitems, 1);
+  assert_true(v->items[0].gauge > 2.4999 && v->items[0].gauge < 2.5001);
+}
+
+/* The man page's worked example, taken from the page itself: it decodes
+ * D0R2 as the page says (instance cpuN, type zvm_myprp, the values of the
+ * built-in table) and its types.db line is the one the page prints. */
+static void test_man_page_example(void **state) {
+  struct fx *f = *state;
+  FILE *fp = fopen(ZVM_POD, "r");
+  assert_non_null(fp);
+  char line[512], text[4096] = "";
+  size_t len = 0;
+  bool example = false, in = false, printed = false;
+  char want_line[256] = "";
+  while (fgets(line, sizeof(line), fp) != NULL) {
+    if (strncmp(line, "B<A worked example>", 19) == 0)
+      example = true;
+    if (example && strstr(line, "<Record \"0/2\">") != NULL)
+      in = true;
+    if (in) {
+      assert_true(len + strlen(line) < sizeof(text));
+      strcpy(text + len, line);
+      len += strlen(line);
+    }
+    if (in && strstr(line, "</Record>") != NULL) {
+      in = false;
+      example = false;
+      printed = true;
+    }
+    if (printed && strncmp(line, "  zvm_myprp ", 12) == 0) {
+      snprintf(want_line, sizeof(want_line), "%s", line + 2);
+      break;
+    }
+  }
+  fclose(fp);
+  assert_true(len > 0);
+  assert_true(want_line[0] != '\0');
+  configure(f, text);
+
+  sytprp(&f->rs, 352, tb_tod(SEC, 0), 2, 10, 1000, 2000);
+  pass(f, 0xE2, TB_DOM(0));
+  assert_int_equal(f->nv, 1);
+  const struct zvm_value *v = list(f, "cpu2", "zvm_myprp");
+  assert_non_null(v);
+  assert_int_equal(v->nitems, 3);
+  assert_int_equal(v->items[0].derive, 10);
+  assert_int_equal(v->items[1].derive, down_us(1000));
+  assert_int_equal(v->items[2].derive, 2000);
+
+  /* "zvm_myprp  plscuhaf:..." on the page, a tab in types.db. */
+  const struct zvm_record_desc *d = zvm_registry_find(f->conf.records, 0, 2);
+  char got[256];
+  assert_true(zvm_layout_types_db_line(&d->main, got, sizeof(got)) > 0);
+  want_line[strcspn(want_line, "\n")] = '\0';
+  char *gap = strstr(want_line, "  ");
+  assert_non_null(gap);
+  assert_int_equal(strncmp(got, want_line, (size_t)(gap - want_line)), 0);
+  assert_int_equal(got[gap - want_line], '\t');
+  assert_string_equal(got + (gap - want_line) + 1, gap + 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_table),
+      cmocka_unit_test(test_field_values),
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+      T(test_mapped),
+      T(test_one_value_per_list),
+      T(test_short_records),
+      T(test_user_record),
+      T(test_replace_builtin),
+      T(test_userid_record),
+      T(test_man_page_example),
+#undef T
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
