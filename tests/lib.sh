@@ -20,7 +20,7 @@ ZVM_PACKAGES_DMSTATS="libdevmapper-dev dmsetup qemu-system-x86 busybox-static xz
 ZVM_PACKAGES_E2E="graphite-carbon python3-whisper influxdb influxdb-client curl python3"
 
 # Packaging stage: Debian package build and checks, man, rpmbuild.
-ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db bsdextrautils rpm rpm2cpio cpio binutils"
+ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db bsdextrautils rpm rpm2cpio cpio binutils libdevmapper-dev"
 
 # Dashboard and Prometheus stages: graphite-web's render API, a Prometheus
 # server, and what collectd's write_prometheus plugin links with.

@@ -67,9 +67,12 @@ echo "ok - the package holds the plugin, the drop-in, the man page and the types
 sed 's/^/  /' "$out/deb.files"
 
 # The same tree cross-built for s390x, the architecture z/VM guests run
-# (installed and run under qemu by the s390x stage's tools, not here).
+# (installed and run under qemu by the s390x stage's tools, not here);
+# without dmstats.so: Debian 12 cannot install libdevmapper-dev:s390x next
+# to the build machine's.
 if command -v s390x-linux-gnu-gcc >/dev/null 2>&1; then
-  (cd "$src" && DEB_BUILD_OPTIONS=nocheck DEB_BUILD_PROFILES="nocheck cross" \
+  (cd "$src" && DEB_BUILD_OPTIONS=nocheck \
+    DEB_BUILD_PROFILES="nocheck cross pkg.collectd-zvm-monitor.nodmstats" \
     nice dpkg-buildpackage -us -uc -b -as390x) >"$out/deb/build-s390x.log" 2>&1 || {
     tail -n 60 "$out/deb/build-s390x.log"
     echo "FAIL: dpkg-buildpackage -as390x (log: $out/deb/build-s390x.log)"
@@ -82,12 +85,13 @@ if command -v s390x-linux-gnu-gcc >/dev/null 2>&1; then
     exit 1
   }
   dpkg-deb -c "$deb390" | awk '$1 !~ /^d/ { print $NF }' | sed 's|^\./|/|' | sort |
-    diff -u "$out/deb.files" - || { echo "FAIL: the s390x package holds other files"; exit 1; }
+    diff -u - "$out/deb.files" | grep -v '^+/usr/lib/collectd/dmstats\.so$' | grep -q '^[-+]/' &&
+    { echo "FAIL: the s390x package holds other files (besides dmstats.so)"; exit 1; }
   rm -rf "$out/deb/s390x"
   dpkg-deb -x "$deb390" "$out/deb/s390x"
   machine=$(readelf -h "$out/deb/s390x/usr/lib/collectd/zvm_monitor.so" | sed -n 's/^ *Machine: *//p')
   [ "$machine" = "IBM S/390" ] || { echo "FAIL: s390x plugin is for '$machine'"; exit 1; }
-  echo "ok - $(basename "$deb390"): lintian clean, same files, plugin for $machine"
+  echo "ok - $(basename "$deb390"): lintian clean, same files but dmstats.so, plugin for $machine"
 else
   echo "SKIP: no s390x-linux-gnu-gcc, the s390x package is not built"
 fi
