@@ -19,6 +19,16 @@ ZVM_PACKAGES_S390X="$ZVM_PACKAGES_S390X libc6:s390x libcap2:s390x libgcrypt20:s3
 ZVM_PACKAGES_DMSTATS="libdevmapper-dev dmsetup qemu-system-x86 busybox-static xz-utils"
 ZVM_PACKAGES_E2E="graphite-carbon python3-whisper influxdb influxdb-client curl python3"
 
+# Packaging stage: Debian package build and checks, man, rpmbuild.
+ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db bsdextrautils rpm rpm2cpio cpio binutils libdevmapper-dev"
+
+# Dashboard and Prometheus stages: graphite-web's render API, a Prometheus
+# server, and what collectd's write_prometheus plugin links with.
+ZVM_PACKAGES_DASH="graphite-web graphite-carbon python3-whisper influxdb influxdb-client prometheus libmicrohttpd12 libprotobuf-c1 curl rrdtool"
+
+# The demo's picture: collectd's rrdtool plugin (librrd8) and rrdtool graph.
+ZVM_PACKAGES_DEMO="rrdtool librrd8"
+
 step() { printf '\n==> %s\n' "$*"; }
 die() {
   printf 'FAILED: %s\n' "$*" >&2

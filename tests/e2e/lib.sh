@@ -51,13 +51,13 @@ e2e_init() {
 e2e_cleanup() {
   for _e2e_p in $E2E_PIDS; do
     if kill -0 "$_e2e_p" 2>/dev/null; then
-      kill -TERM "$_e2e_p" 2>/dev/null
+      kill -TERM "$_e2e_p" 2>/dev/null || true
       _e2e_i=0
       while kill -0 "$_e2e_p" 2>/dev/null && [ $_e2e_i -lt 30 ]; do
         sleep 0.1
         _e2e_i=$((_e2e_i + 1))
       done
-      kill -KILL "$_e2e_p" 2>/dev/null
+      kill -KILL "$_e2e_p" 2>/dev/null || true # gone meanwhile: fine (set -e callers)
     fi
   done
   if [ -n "${E2E_DIR:-}" ]; then
@@ -230,4 +230,193 @@ e2e_free_port() {
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])'
+}
+
+# e2e_free_udp_port: a UDP port on 127.0.0.1 nobody uses right now.
+e2e_free_udp_port() {
+  "${PYTHON:-python3}" -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# ---------------------------------------------------------------------------
+# Real back ends on 127.0.0.1, free ports, everything under DIR. Each
+# returns non-zero (its output in DIR/*.out) when it does not come up.
+
+# e2e_start_carbon DIR: carbon-cache keeping 1 s points for an hour.
+# Sets E2E_CARBON_PORT (line receiver), E2E_CARBON_PID, E2E_WHISPER.
+e2e_start_carbon() {
+  _e2e_c=$1
+  E2E_WHISPER=$_e2e_c/storage/whisper
+  mkdir -p "$E2E_WHISPER" "$_e2e_c/log" "$_e2e_c/lib"
+  E2E_CARBON_PORT=$(e2e_free_port) && _e2e_pp=$(e2e_free_port) && _e2e_qp=$(e2e_free_port) || return 1
+  cat >"$_e2e_c/carbon.conf" <<CONF
+[cache]
+STORAGE_DIR = $_e2e_c/storage
+LOCAL_DATA_DIR = $E2E_WHISPER
+WHITELISTS_DIR = $_e2e_c/lib
+LOG_DIR = $_e2e_c/log
+PID_DIR = $_e2e_c
+USER =
+MAX_CACHE_SIZE = inf
+MAX_UPDATES_PER_SECOND = inf
+MAX_CREATES_PER_MINUTE = inf
+WHISPER_AUTOFLUSH = True
+LINE_RECEIVER_INTERFACE = 127.0.0.1
+LINE_RECEIVER_PORT = $E2E_CARBON_PORT
+ENABLE_UDP_LISTENER = False
+PICKLE_RECEIVER_INTERFACE = 127.0.0.1
+PICKLE_RECEIVER_PORT = $_e2e_pp
+CACHE_QUERY_INTERFACE = 127.0.0.1
+CACHE_QUERY_PORT = $_e2e_qp
+ENABLE_MANHOLE = False
+LOG_LISTENER_CONNECTIONS = False
+LOG_UPDATES = False
+LOG_CREATES = False
+CONF
+  cat >"$_e2e_c/storage-schemas.conf" <<CONF
+[collectd]
+pattern = ^collectd\.
+retentions = 1s:1h,1m:1d
+
+[default]
+pattern = .*
+retentions = 1s:1h
+CONF
+  e2e_bg "$_e2e_c/carbon.out" carbon-cache --config="$_e2e_c/carbon.conf" \
+    --pidfile="$_e2e_c/carbon.pid" --logdir="$_e2e_c/log" --nodaemon start
+  E2E_CARBON_PID=$E2E_PID
+  e2e_wait 20 "${PYTHON:-python3}" -c "import socket; socket.create_connection(('127.0.0.1', $E2E_CARBON_PORT), 1)" 2>/dev/null
+}
+
+# e2e_start_influxdb DIR TYPESDB: InfluxDB 1.x with a collectd listener
+# (database "collectd"; TYPESDB: a types.db file or a directory of them).
+# Sets E2E_INFLUX_HTTP (query port), E2E_INFLUX_UDP (listener), E2E_INFLUX_PID.
+e2e_start_influxdb() {
+  _e2e_idir=$1
+  mkdir -p "$_e2e_idir/meta" "$_e2e_idir/data" "$_e2e_idir/wal"
+  E2E_INFLUX_HTTP=$(e2e_free_port) && _e2e_rp=$(e2e_free_port) &&
+    E2E_INFLUX_UDP=$(e2e_free_udp_port) || return 1
+  cat >"$_e2e_idir/influxdb.conf" <<CONF
+reporting-disabled = true
+bind-address = "127.0.0.1:$_e2e_rp"
+[meta]
+  dir = "$_e2e_idir/meta"
+[data]
+  dir = "$_e2e_idir/data"
+  wal-dir = "$_e2e_idir/wal"
+  query-log-enabled = false
+[http]
+  enabled = true
+  bind-address = "127.0.0.1:$E2E_INFLUX_HTTP"
+  log-enabled = false
+[monitor]
+  store-enabled = false
+[continuous_queries]
+  enabled = false
+[subscriber]
+  enabled = false
+[[collectd]]
+  enabled = true
+  bind-address = "127.0.0.1:$E2E_INFLUX_UDP"
+  database = "collectd"
+  typesdb = "$2"
+  batch-size = 100
+  batch-timeout = "200ms"
+CONF
+  e2e_bg "$_e2e_idir/influxd.out" influxd run -config "$_e2e_idir/influxdb.conf"
+  E2E_INFLUX_PID=$E2E_PID
+  e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$E2E_INFLUX_HTTP/ping"
+}
+
+# e2e_start_graphite_web DIR WHISPER_DIR: graphite-web (Django's server,
+# Debian's /usr/bin/python3) reading WHISPER_DIR, for its render and
+# metrics/find APIs. Sets E2E_GRAPHITE_WEB (port), E2E_GRAPHITE_WEB_PID.
+e2e_start_graphite_web() {
+  _e2e_g=$1
+  mkdir -p "$_e2e_g/log"
+  E2E_GRAPHITE_WEB=$(e2e_free_port) || return 1
+  cat >"$_e2e_g/zvm_graphite_settings.py" <<CONF
+SECRET_KEY = 'zvm-monitor-test'
+STORAGE_DIR = '$_e2e_g'
+WHISPER_DIR = '$2'
+STANDARD_DIRS = ['$2']
+LOG_DIR = '$_e2e_g/log'
+INDEX_FILE = '$_e2e_g/index'
+CARBONLINK_HOSTS = []
+DATABASES = {'default': {'NAME': '$_e2e_g/graphite.db', 'ENGINE': 'django.db.backends.sqlite3'}}
+CONF
+  # Its views want the (sqlite) user tables even for anonymous requests.
+  env PYTHONPATH="$_e2e_g" GRAPHITE_SETTINGS_MODULE=zvm_graphite_settings \
+    DJANGO_SETTINGS_MODULE=graphite.settings /usr/bin/python3 -m django migrate \
+    --run-syncdb -v0 >"$_e2e_g/migrate.out" 2>&1 || return 1
+  e2e_bg "$_e2e_g/graphite-web.out" env PYTHONPATH="$_e2e_g" \
+    GRAPHITE_SETTINGS_MODULE=zvm_graphite_settings DJANGO_SETTINGS_MODULE=graphite.settings \
+    /usr/bin/python3 -m django runserver "127.0.0.1:$E2E_GRAPHITE_WEB" --noreload
+  E2E_GRAPHITE_WEB_PID=$E2E_PID
+  e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$E2E_GRAPHITE_WEB/metrics/find?query=*"
+}
+
+# e2e_start_prometheus DIR TARGET: a Prometheus server scraping TARGET
+# (host:port of collectd's write_prometheus) every second, keeping
+# collectd's "instance" label (the host name; honor_labels).
+# Sets E2E_PROM_PORT, E2E_PROM_PID.
+e2e_start_prometheus() {
+  _e2e_p=$1
+  mkdir -p "$_e2e_p/data"
+  E2E_PROM_PORT=$(e2e_free_port) || return 1
+  cat >"$_e2e_p/prometheus.yml" <<CONF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: collectd
+    honor_labels: true
+    static_configs:
+      - targets: ['$2']
+CONF
+  e2e_bg "$_e2e_p/prometheus.out" prometheus --config.file="$_e2e_p/prometheus.yml" \
+    --storage.tsdb.path="$_e2e_p/data" --web.listen-address="127.0.0.1:$E2E_PROM_PORT"
+  E2E_PROM_PID=$E2E_PID
+  e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$E2E_PROM_PORT/-/ready" || return 1
+  # Its discovery hands the target to the scraper only after a few seconds:
+  # wait for the first scrape (collectd not up yet: health "down"), or the
+  # first values collectd serves could go unseen.
+  e2e_wait 30 sh -c 'curl -sf "$1" | grep -q "\"health\":\"\(up\|down\)\""' sh \
+    "http://127.0.0.1:$E2E_PROM_PORT/api/v1/targets"
+}
+
+# e2e_write_graphite_conf PORT: collectd.conf lines sending every value to
+# carbon on 127.0.0.1:PORT (paths collectd.HOST.PLUGIN-PI.TYPE-TI[.DS]).
+e2e_write_graphite_conf() {
+  cat <<CONF
+<LoadPlugin write_graphite>
+  FlushInterval 1
+</LoadPlugin>
+<Plugin write_graphite>
+  <Node "carbon">
+    Host "127.0.0.1"
+    Port "$1"
+    Protocol "tcp"
+    Prefix "collectd."
+    StoreRates false
+    AlwaysAppendDS false
+    SeparateInstances false
+  </Node>
+</Plugin>
+CONF
+}
+
+# e2e_network_conf PORT: collectd.conf lines sending every value to the
+# collectd listener (InfluxDB's) on 127.0.0.1:PORT (UDP).
+e2e_network_conf() {
+  cat <<CONF
+<LoadPlugin network>
+  FlushInterval 1
+</LoadPlugin>
+<Plugin network>
+  Server "127.0.0.1" "$1"
+</Plugin>
+CONF
 }

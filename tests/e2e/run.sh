@@ -491,60 +491,11 @@ sc_graphite() {
     return 77
   fi
   c=$D/carbon
-  mkdir -p "$c/storage/whisper" "$c/log" "$c/lib"
-  lport=$(e2e_free_port) && pport=$(e2e_free_port) && qport=$(e2e_free_port) || return 1
-  cat >"$c/carbon.conf" <<CONF
-[cache]
-STORAGE_DIR = $c/storage
-LOCAL_DATA_DIR = $c/storage/whisper
-WHITELISTS_DIR = $c/lib
-LOG_DIR = $c/log
-PID_DIR = $c
-USER =
-MAX_CACHE_SIZE = inf
-MAX_UPDATES_PER_SECOND = inf
-MAX_CREATES_PER_MINUTE = inf
-WHISPER_AUTOFLUSH = True
-LINE_RECEIVER_INTERFACE = 127.0.0.1
-LINE_RECEIVER_PORT = $lport
-ENABLE_UDP_LISTENER = False
-PICKLE_RECEIVER_INTERFACE = 127.0.0.1
-PICKLE_RECEIVER_PORT = $pport
-CACHE_QUERY_INTERFACE = 127.0.0.1
-CACHE_QUERY_PORT = $qport
-ENABLE_MANHOLE = False
-LOG_LISTENER_CONNECTIONS = False
-LOG_UPDATES = False
-LOG_CREATES = False
-CONF
-  cat >"$c/storage-schemas.conf" <<CONF
-[collectd]
-pattern = ^collectd\.
-retentions = 1s:1h,1m:1d
-
-[default]
-pattern = .*
-retentions = 1s:1h
-CONF
-  e2e_bg "$c/carbon.out" carbon-cache --config="$c/carbon.conf" \
-    --pidfile="$c/carbon.pid" --logdir="$c/log" --nodaemon start
-  carbon=$E2E_PID
-  e2e_wait 20 "$PY" -c "import socket,sys; socket.create_connection(('127.0.0.1', $lport), 1)" 2>/dev/null ||
-    { cat "$c/carbon.out" >>"$SC_LOG"; fail "carbon-cache not listening on 127.0.0.1:$lport"; return 1; }
-  graphite_plugin="<LoadPlugin write_graphite>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin write_graphite>
-  <Node \"carbon\">
-    Host \"127.0.0.1\"
-    Port \"$lport\"
-    Protocol \"tcp\"
-    Prefix \"collectd.\"
-    StoreRates false
-    AlwaysAppendDS false
-    SeparateInstances false
-  </Node>
-</Plugin>"
+  e2e_start_carbon "$c" ||
+    { cat "$c/carbon.out" >>"$SC_LOG"; fail "carbon-cache not listening on 127.0.0.1:$E2E_CARBON_PORT"; return 1; }
+  carbon=$E2E_CARBON_PID
+  lport=$E2E_CARBON_PORT
+  graphite_plugin=$(e2e_write_graphite_conf "$lport")
   st=0
   # The default: one value list per record instance. write_graphite
   # formats a value list into one 1428-byte buffer, too small for the 48
@@ -579,53 +530,17 @@ sc_influxdb() {
     return 77
   fi
   idir=$D/influx
-  mkdir -p "$idir/meta" "$idir/data" "$idir/wal" "$idir/typesdb"
+  mkdir -p "$idir/typesdb"
   # the listener needs collectd's types and the plugin's shipped ones
   cp "$E2E_TYPESDB" "$idir/typesdb/types.db"
   cp "$top/contrib/zvm_monitor.types.db" "$idir/typesdb/zvm_monitor.types.db"
-  hport=$(e2e_free_port) && rport=$(e2e_free_port) || return 1
-  uport=$("$PY" -c 'import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])') || return 1
-  cat >"$idir/influxdb.conf" <<CONF
-reporting-disabled = true
-bind-address = "127.0.0.1:$rport"
-[meta]
-  dir = "$idir/meta"
-[data]
-  dir = "$idir/data"
-  wal-dir = "$idir/wal"
-  query-log-enabled = false
-[http]
-  enabled = true
-  bind-address = "127.0.0.1:$hport"
-  log-enabled = false
-[monitor]
-  store-enabled = false
-[continuous_queries]
-  enabled = false
-[subscriber]
-  enabled = false
-[[collectd]]
-  enabled = true
-  bind-address = "127.0.0.1:$uport"
-  database = "collectd"
-  typesdb = "$idir/typesdb"
-  batch-size = 100
-  batch-timeout = "200ms"
-CONF
-  e2e_bg "$idir/influxd.out" influxd run -config "$idir/influxdb.conf"
-  influx=$E2E_PID
-  e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$hport/ping" ||
-    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$hport"; return 1; }
+  e2e_start_influxdb "$idir" "$idir/typesdb" ||
+    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$E2E_INFLUX_HTTP"; return 1; }
+  influx=$E2E_INFLUX_PID
+  hport=$E2E_INFLUX_HTTP
+  uport=$E2E_INFLUX_UDP
   backend_stream "$D/s.scn" || return 1
-  E2E_EXTRA_PLUGINS="<LoadPlugin network>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin network>
-  Server \"127.0.0.1\" \"$uport\"
-</Plugin>" run_case "$D" "$D/s.scn" "" || { e2e_stop "$influx"; return 1; }
+  E2E_EXTRA_PLUGINS=$(e2e_network_conf "$uport") run_case "$D" "$D/s.scn" "" || { e2e_stop "$influx"; return 1; }
   st=0
   for id in $BACKEND_IDS $APPLDATA_BACKEND_IDS; do
     set -- $(oracle_value "$D/s.scn" "$id")
@@ -668,6 +583,97 @@ else:
     fi
   done
   e2e_stop "$influx" 15 || { fail "influxd did not stop"; st=1; }
+  return $st
+}
+
+# Prometheus: collectd's write_prometheus scraped by a real Prometheus
+# server (honor_labels: collectd's host stays the "instance" label). A data
+# source DS of a list host/zvm_monitor-PI/TYPE becomes the metric
+# collectd_zvm_monitor_TYPE_DS, a single value host/zvm_monitor-PI/TYPE-TI
+# collectd_zvm_monitor_TYPE with the label type=TI; "_total" is appended
+# for DERIVE/COUNTER data sources; labels instance=host, zvm_monitor=PI,
+# job (from the scrape), and nothing else; the newest sample has the
+# oracle's value and record time.
+sc_prometheus() {
+  if [ -n "${E2E_EXEC_WRAPPER:-}" ]; then
+    # the s390x stage's daemon: its write_prometheus.so needs
+    # libmicrohttpd12:s390x and libprotobuf-c1:s390x, not installed there.
+    # The same stream without it, so the runs stay comparable.
+    backend_stream "$D/s.scn" || return 1
+    run_case "$D" "$D/s.scn" "" || return 1
+    say "ok - values as the oracle says; Prometheus itself not run in an emulated daemon"
+    return 0
+  fi
+  if ! have_pkgs prometheus curl || [ ! -e "$E2E_STOCK/write_prometheus.so" ]; then
+    say "SKIP: prometheus/curl/write_prometheus.so not available (prometheus curl libmicrohttpd12 libprotobuf-c1)"
+    return 77
+  fi
+  wport=$(e2e_free_port) || return 1
+  e2e_start_prometheus "$D/prom" "127.0.0.1:$wport" ||
+    { tail -n 20 "$D/prom/prometheus.out" >>"$SC_LOG"; fail "prometheus not ready on 127.0.0.1:$E2E_PROM_PORT"; return 1; }
+  prom=$E2E_PROM_PID
+  api=http://127.0.0.1:$E2E_PROM_PORT/api/v1
+  backend_stream "$D/s.scn" || return 1
+  E2E_EXTRA_PLUGINS="LoadPlugin write_prometheus
+<Plugin write_prometheus>
+  Host \"127.0.0.1\"
+  Port \"$wport\"
+</Plugin>" CASE_CHECK="" run_case "$D" "$D/s.scn" "" || { e2e_stop "$prom"; return 1; }
+  st=0
+  for id in $BACKEND_IDS zvmtest/zvm_monitor-reader/errors-eio; do
+    set -- $(oracle_value "$D/s.scn" "$id")
+    pi=$(echo "$id" | cut -d/ -f2 | sed 's/^zvm_monitor-//')
+    if [ "$(echo "$id" | tr -cd / | wc -c)" -eq 3 ]; then
+      # a list's data source: its own metric, no "type" label
+      ty=$(echo "$id" | cut -d/ -f3)
+      ds=$(echo "$id" | cut -d/ -f4)
+      ti=
+      pname=collectd_zvm_monitor_${ty}_$ds
+    else
+      ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
+      ds=value
+      ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
+      pname=collectd_zvm_monitor_$ty
+    fi
+    # the DS type decides the "_total" suffix: collectd's or the plugin's types.db
+    dstype=$(cat "$E2E_TYPESDB" "$top/contrib/zvm_monitor.types.db" | awk -v t="$ty" -v d="$ds" '
+      $1 == t { for (i = 2; i <= NF; i++) { split($i, a, ":"); if (a[1] == d) print a[2] } }')
+    [ "$dstype" = GAUGE ] || pname=${pname}_total
+    sel="$pname{instance=\"zvmtest\",zvm_monitor=\"$pi\"${ti:+,type=\"$ti\"}}"
+    # every raw sample of the last 15 minutes, with its time stamp
+    e2e_wait 20 sh -c 'curl -sf -G "$1/query" --data-urlencode "query=$2[15m]" >"$3" &&
+        grep -q "\"values\"" "$3"' sh "$api" "$sel" "$D/q.json"
+    curl -sf -G "$api/metadata" --data-urlencode "metric=$pname" >"$D/meta.json" || true
+    res=$("$PY" -c "import json
+r = json.load(open('$D/q.json'))['data']['result']
+meta = json.load(open('$D/meta.json')).get('data', {}).get('$pname', [{}])[0]
+want_type = 'gauge' if '$dstype' == 'GAUGE' else 'counter'
+if len(r) != 1:
+    print('False: %d series: %s' % (len(r), [s['metric'] for s in r]))
+else:
+    labels, pts = r[0]['metric'], r[0]['values']
+    t, v = pts[-1][0], float(pts[-1][1])
+    want_labels = {'__name__': '$pname', 'instance': 'zvmtest', 'job': 'collectd',
+                   'zvm_monitor': '$pi'}
+    if '$ti':
+        want_labels['type'] = '$ti'
+    ok_time = '$1' == '-' or abs(t - int('$1')) < 1.0
+    if labels != want_labels:
+        print('False: labels %s' % labels)
+    elif v != float('$2') or not ok_time:
+        print('False: newest sample %s at %s, want $2 at $1' % (v, t))
+    elif meta.get('type') != want_type:
+        print('False: metadata %s, want type %s' % (meta, want_type))
+    else:
+        print('True')")
+    if [ "$res" = True ]; then
+      say "ok - prometheus: $sel = $2 ($dstype)"
+    else
+      fail "prometheus: $id ($sel): $res"
+      st=1
+    fi
+  done
+  e2e_stop "$prom" 15 || { fail "prometheus did not stop"; st=1; }
   return $st
 }
 
@@ -1127,7 +1133,7 @@ CONF
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_list
 episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
-appldata appldata_naming graphite influxdb capture_replay replay_damaged capture_tool"
+appldata appldata_naming graphite influxdb prometheus capture_replay replay_damaged capture_tool"
 ALL="$ALL d0r2 d0r2_short user_records user_records_guests user_record_error"
 [ $# -gt 0 ] && ALL="$*"
 

@@ -1,0 +1,118 @@
+#!/bin/sh
+# tests/dashboards/run.sh BUILD_DIR
+#
+# The Grafana dashboards (contrib/grafana/*.json) against real back ends:
+# one generated stream (3 guests, 10 intervals 2 s apart ending just now,
+# multithreading changes, an EOVERFLOW, an EIO, an EFAULT and a rejected
+# MCA) through the stock collectd with the built plugin into carbon-cache
+# (read through graphite-web's render API), InfluxDB 1.x (collectd
+# listener) and Prometheus (scraping write_prometheus), all on 127.0.0.1;
+# (two daemons: see below); then tests/dashboards/check.py runs every panel's query with its
+# template variables expanded and wants the expected series
+# (tests/dashboards/expect.json), each non-empty. Also checks that the
+# committed JSON is what contrib/grafana/make-dashboards.py writes.
+# E2E_KEEP=1 keeps the temporary directory (back-end logs, collectd.conf).
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+E2E_BUILD=$(cd "$1" && pwd)
+# shellcheck source=tests/e2e/lib.sh
+. "$top/tests/e2e/lib.sh"
+PY=${PYTHON:-python3}
+e2e_init
+D=$E2E_TMP
+t0=$(date +%s)
+
+"$PY" "$top/contrib/grafana/make-dashboards.py" "$D" >/dev/null
+for k in graphite influxdb prometheus; do
+  cmp -s "$D/zvm_monitor-$k.json" "$top/contrib/grafana/zvm_monitor-$k.json" || {
+    echo "FAIL: contrib/grafana/zvm_monitor-$k.json is not what make-dashboards.py writes (run it)"
+    exit 1
+  }
+done
+
+# InfluxDB's listener needs every type collectd sends: the standard ones
+# and the plugin's.
+mkdir -p "$D/typesdb"
+cp "$E2E_TYPESDB" "$D/typesdb/types.db"
+cp "$top/contrib/zvm_monitor.types.db" "$D/typesdb/"
+
+up() {
+  what=$1
+  shift
+  "$@" || {
+    tail -n 30 "$D/$what"/*.out
+    echo "FAIL: $what did not come up"
+    exit 1
+  }
+}
+up carbon e2e_start_carbon "$D/carbon"
+up graphite-web e2e_start_graphite_web "$D/graphite-web" "$E2E_WHISPER"
+up influx e2e_start_influxdb "$D/influx" "$D/typesdb"
+wp_port=$(e2e_free_port)
+up prometheus e2e_start_prometheus "$D/prometheus" "127.0.0.1:$wp_port"
+echo "back ends up: carbon :$E2E_CARBON_PORT, graphite-web :$E2E_GRAPHITE_WEB," \
+  "influxd :$E2E_INFLUX_HTTP, prometheus :$E2E_PROM_PORT (collectd write_prometheus :$wp_port)"
+
+# Record times 2 s apart, the last one a few seconds ago (Prometheus takes
+# the values with their record times); one message every 0.5 s.
+now=$(date +%s)
+"$E2E_GEN" -g 3 -i 10 --interval 2 --start $((now - 22)) --smt-every 2 --mces 1 \
+  --gap-ms 500 --fault eoverflow@3,eio@7,efault@11,badmca@15 -o "$D/s.scn"
+
+# Two daemons on two emulated devices playing the same stream: Graphite
+# needs "OneValuePerList true" (write_graphite cannot format the long
+# lists), InfluxDB and Prometheus get the default (one list per record).
+E2E_EXTRA_PLUGINS=$(e2e_write_graphite_conf "$E2E_CARBON_PORT") e2e_conf "$D/graphite" "OneValuePerList true"
+E2E_EXTRA_PLUGINS="$(e2e_network_conf "$E2E_INFLUX_UDP")
+LoadPlugin write_prometheus
+<Plugin write_prometheus>
+  Host \"127.0.0.1\"
+  Port \"$wp_port\"
+</Plugin>" e2e_conf "$D/lists"
+e2e_collectd "$D/graphite" "$D/s.scn"
+gpid=$E2E_PID
+e2e_collectd "$D/lists" "$D/s.scn"
+lpid=$E2E_PID
+for d in graphite lists; do
+  e2e_wait 60 "$PY" "$top/tests/e2e/oracle.py" ready --settle 8 "$D/s.scn" --csv "$D/$d/csv" || {
+    tail -n 20 "$D/$d/collectd.log"
+    echo "FAIL: the reader counters ($d daemon) did not reach their final values within 60 s"
+    exit 1
+  }
+done
+# InfluxDB writes in batches, Prometheus scrapes every second.
+sleep 3
+status=0
+"$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAPHITE_WEB" \
+  --influxdb "http://127.0.0.1:$E2E_INFLUX_HTTP" --prometheus "http://127.0.0.1:$E2E_PROM_PORT" \
+  --expect "$top/tests/dashboards/expect.json" \
+  "$top"/contrib/grafana/zvm_monitor-graphite.json \
+  "$top"/contrib/grafana/zvm_monitor-influxdb.json \
+  "$top"/contrib/grafana/zvm_monitor-prometheus.json || status=1
+# The check can fail: one panel per dashboard whose query names a field
+# that does not exist must be reported.
+for k in graphite influxdb prometheus; do
+  "$PY" - "$top/contrib/grafana/zvm_monitor-$k.json" "$D/broken-$k.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = next(p for p in d["panels"] if p.get("type") != "row")
+p["targets"] = p["targets"][:1]
+json.dump(dict(d, panels=[p]), open(sys.argv[2], "w"))
+PY
+  sed -i 's/hfcpurn/hfnosuch/g' "$D/broken-$k.json"
+done
+if "$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAPHITE_WEB" \
+  --influxdb "http://127.0.0.1:$E2E_INFLUX_HTTP" --prometheus "http://127.0.0.1:$E2E_PROM_PORT" \
+  --expect "$top/tests/dashboards/expect.json" "$D"/broken-*.json >"$D/broken.out" 2>&1 ||
+  [ "$(grep -c '^FAIL: .*no series for' "$D/broken.out")" -ne 12 ]; then
+  cat "$D/broken.out"
+  echo "FAIL: a query matching nothing was not reported as such (4 selections x 3 dashboards)"
+  status=1
+else
+  echo "ok - a query matching nothing fails the check (graphite, influxdb, prometheus)"
+fi
+e2e_stop "$gpid" || true
+e2e_stop "$lpid" || true
+echo "dashboards: $(($(date +%s) - t0)) s"
+exit $status
