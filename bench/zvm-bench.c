@@ -12,6 +12,10 @@
  *            decode, Domain/UserID selection, aggregation per user
  *   values   producing every value of the pass for dispatch
  *   cold     the first pass of a new mapper (every user is inserted)
+ *   cap-write  every set written as a capture (zvm-monitor-capture's
+ *            writer, pcapng blocks to /dev/null: framing and writev)
+ *   cap-read   the capture of the interval read back from memory (what a
+ *            ReplayFile or zvm-monitor-dump pays before decoding)
  *
  * --memory (issue P3) instead streams N intervals from the generator
  * through the plugin's own data path, single-threaded: the device reader
@@ -41,6 +45,7 @@
 #include <unistd.h>
 
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/capture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/mapper.h"
@@ -184,6 +189,49 @@ pass_mapper(struct zvm_mapper *m, const struct data *d, uint64_t now_us) {
     zvm_mapper_add_set(m, d->sets[i].data, d->sets[i].len);
   if (zvm_mapper_finish(m, now_us, NULL) != 0)
     die("zvm_mapper_finish: out of memory");
+}
+
+__attribute__((noinline)) static void
+pass_cap_write(struct zvm_cap_writer *w, const struct data *d) {
+  for (size_t i = 0; i < d->nsets; i++)
+    if (zvm_cap_write_set(w, d->sets[i].data, d->sets[i].len, 1) != 0)
+      die("capture: write failed");
+}
+
+__attribute__((noinline)) static void pass_cap_read(const uint8_t *cap,
+                                                    size_t len, size_t nsets) {
+  struct zvm_cap_reader *r = zvm_cap_reader_mem(cap, len, 0);
+  struct zvm_cap_item it;
+  size_t n = 0;
+  if (r == NULL)
+    die("out of memory");
+  while (zvm_cap_next(r, &it) == ZVM_CAP_SET) {
+    sink += it.data[it.len > 0 ? it.len - 1 : 0];
+    n++;
+  }
+  if (n != nsets)
+    die("capture: %zu sets read back, want %zu", n, nsets);
+  zvm_cap_reader_free(r);
+}
+
+/* The interval as a capture file, in memory. */
+static uint8_t *capture_of(const struct data *d, size_t *len) {
+  FILE *fp = tmpfile();
+  int err = 0;
+  if (fp == NULL)
+    die("tmpfile: %s", strerror(errno));
+  struct zvm_cap_writer *w =
+      zvm_cap_writer_start(fileno(fp), "bench", "-", &err);
+  if (w == NULL)
+    die("capture: %s", strerror(err));
+  pass_cap_write(w, d);
+  *len = (size_t)zvm_cap_writer_bytes(w);
+  zvm_cap_writer_free(w);
+  uint8_t *b = malloc(*len);
+  if (b == NULL || pread(fileno(fp), b, *len, 0) != (ssize_t)*len)
+    die("capture: read back failed");
+  fclose(fp);
+  return b;
 }
 
 /* What the glue does with each value, minus collectd: read every field. */
@@ -447,8 +495,9 @@ static void usage(FILE *fp) {
           "      --gen PATH   zvm-stream-gen to run (default %s)\n"
           "      --input FILE data sets in zvm-stream-gen's \"sets\" format\n"
           "      --smoke      tiny run that only proves the program works\n"
-          "      --only FIG   time only memcpy, decode, cold or mapper (with\n"
-          "                   values): for callgrind, see bench/README.md\n"
+          "      --only FIG   time only memcpy, decode, cold, mapper (with values),\n"
+          "                   cap-write or cap-read: for callgrind, see\n"
+          "                   bench/README.md\n"
           "      --memory     peak RSS growth of the plugin's data path (P3)\n"
           "      --intervals N  intervals for --memory (default 3)\n",
           argv0, ZVM_BENCH_GEN);
@@ -573,6 +622,30 @@ int main(int argc, char **argv) {
   }
   struct timing td = summarize(t, REPS("decode"));
 
+  int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  int cerr = 0;
+  struct zvm_cap_writer *cw =
+      devnull >= 0 ? zvm_cap_writer_start(devnull, "bench", "-", &cerr) : NULL;
+  if (cw == NULL)
+    die("capture: cannot write to /dev/null");
+  for (unsigned r = 0; r < REPS("cap-write"); r++) {
+    uint64_t t0 = now_ns();
+    pass_cap_write(cw, &d);
+    t[r] = now_ns() - t0;
+  }
+  struct timing tcw = summarize(t, REPS("cap-write"));
+  zvm_cap_writer_free(cw);
+  close(devnull);
+  size_t cap_len;
+  uint8_t *cap = capture_of(&d, &cap_len);
+  for (unsigned r = 0; r < REPS("cap-read"); r++) {
+    uint64_t t0 = now_ns();
+    pass_cap_read(cap, cap_len, d.nsets);
+    t[r] = now_ns() - t0;
+  }
+  struct timing tcr = summarize(t, REPS("cap-read"));
+  free(cap);
+
   /* Cold: a new mapper per repetition. */
   uint64_t *tv = calloc(reps, sizeof(*tv));
   if (tv == NULL)
@@ -634,6 +707,8 @@ int main(int argc, char **argv) {
   ROW("decode", td);
   ROW("mapper", tp);
   ROW("cold", tc);
+  ROW("cap-write", tcw);
+  ROW("cap-read", tcr);
   printf("%-13s %10.1f %10.1f %12s %12s %9.2f %9.2f   (%.1f ns per value)\n",
          "values", tval.median_ns / 1e3, tval.min_ns / 1e3, "-", "-",
          tval.median_ns / base, tval.min_ns / base_min,

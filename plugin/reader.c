@@ -78,6 +78,8 @@ struct zvm_reader {
   size_t max_set;
   zvm_reader_log_fn log;
   void *log_ctx;
+  zvm_reader_event_fn event;
+  void *event_ctx;
 
   int fd;                /* < 0: CLOSED */
   uint64_t next_open_ms; /* no open() before this */
@@ -183,6 +185,27 @@ static uint64_t schedule_open(struct zvm_reader *r, uint64_t now) {
   return delay;
 }
 
+/* Tell the event callback; a partial set about to be discarded by
+ * discard_set() is described by r's state now. */
+static void emit(const struct zvm_reader *r, enum zvm_reader_event_type type,
+                 int err) {
+  if (r->event == NULL)
+    return;
+  struct zvm_reader_event ev = {
+      .type = type,
+      .err = err,
+      .set_discarded = (r->len > 0 || r->skipping) && !r->faulted,
+      .discarded_bytes = r->skipping ? 0 : r->len,
+  };
+  if (type == ZVM_READER_EV_OPEN || type == ZVM_READER_EV_REOPEN ||
+      type == ZVM_READER_EV_OPEN_ERROR || type == ZVM_READER_EV_EOVERFLOW ||
+      type == ZVM_READER_EV_OVERSIZE) {
+    ev.set_discarded = false;
+    ev.discarded_bytes = 0;
+  }
+  r->event(&ev, r->event_ctx);
+}
+
 static void discard_set(struct zvm_reader *r) {
   if ((r->len > 0 || r->skipping) && !r->faulted)
     r->stats.discarded++;
@@ -203,6 +226,7 @@ static uint64_t close_faulted(struct zvm_reader *r) {
 }
 
 static void sever(struct zvm_reader *r) {
+  emit(r, ZVM_READER_EV_SEVER, 0);
   uint64_t delay = close_faulted(r);
 
   say(r, ZVM_LOG_WARNING,
@@ -228,6 +252,7 @@ static bool try_open(struct zvm_reader *r) {
   if (fd < 0) {
     int e = errno;
     r->stats.open_errors++;
+    emit(r, ZVM_READER_EV_OPEN_ERROR, e);
     schedule_open(r, now);
     if (!r->open_failing || e != r->open_errno)
       log_open_error(r, e);
@@ -246,8 +271,10 @@ static bool try_open(struct zvm_reader *r) {
   if (r->reopen_pending) {
     r->reopen_pending = false;
     r->stats.reopens++;
+    emit(r, ZVM_READER_EV_REOPEN, 0);
     say(r, ZVM_LOG_INFO, "re-opened %s", r->device);
   } else {
+    emit(r, ZVM_READER_EV_OPEN, 0);
     say(r, ZVM_LOG_INFO, "opened %s", r->device);
   }
   return true;
@@ -345,6 +372,7 @@ static void complete_set(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   if (r->skipping) {
     r->skipping = false;
     r->stats.oversize++;
+    emit(r, ZVM_READER_EV_OVERSIZE, 0);
     return;
   }
   r->oversize_logged = false;
@@ -377,7 +405,9 @@ static void log_read_error(struct zvm_reader *r, int e) {
   }
 }
 
-static void unexpected_read_error(struct zvm_reader *r, const char *what) {
+static void unexpected_read_error(struct zvm_reader *r, int e,
+                                  const char *what) {
+  emit(r, ZVM_READER_EV_SEVER, e);
   uint64_t delay = close_faulted(r);
 
   say(r, ZVM_LOG_ERR,
@@ -421,6 +451,8 @@ struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
   if (cfg != NULL) {
     r->log = cfg->log;
     r->log_ctx = cfg->log_ctx;
+    r->event = cfg->event;
+    r->event_ctx = cfg->event_ctx;
   }
   r->fd = -1;
   r->delay_ms = BACKOFF_MIN_MS;
@@ -498,7 +530,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
     if (got > 0) {
       r->stats.bytes_read += (uint64_t)got;
       if ((size_t)got > want) {
-        unexpected_read_error(r, "read() returned more bytes than asked");
+        unexpected_read_error(r, 0, "read() returned more bytes than asked");
         return 0;
       }
       took(r, dst, (size_t)got);
@@ -522,11 +554,13 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
     switch (e) {
     case EOVERFLOW:
       r->stats.eoverflow++;
+      emit(r, ZVM_READER_EV_EOVERFLOW, e);
       log_read_error(r, e);
       break;
     case EFAULT: {
       bool mid_set = r->len > 0 || r->skipping;
       r->stats.efault++;
+      emit(r, ZVM_READER_EV_EFAULT, e);
       discard_set(r);
       if (mid_set) {
         r->skipping = true;
@@ -537,6 +571,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
     }
     case EIO:
       r->stats.eio++;
+      emit(r, ZVM_READER_EV_EIO, e);
       discard_set(r);
       if (is_severed(poll_dev(r))) {
         sever(r);
@@ -546,7 +581,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
       break;
     default: {
       char eb[128];
-      unexpected_read_error(r, zvm_reader_strerror(e, eb, sizeof(eb)));
+      unexpected_read_error(r, e, zvm_reader_strerror(e, eb, sizeof(eb)));
       return 0;
     }
     }

@@ -16,6 +16,7 @@
 #include "zvm_monitor/events.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/replay.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/setqueue.h"
 #include "zvm_monitor/timerule.h"
@@ -64,6 +65,11 @@ static bool first_read_done;
  * drain (the open attempt and what was ready then). */
 #define FIRST_DRAIN_WAIT_MS 2000
 
+/* ReplayFile: a thread replays capture files into the queue instead of
+ * reading the device (replay.h); the read callback is the same. */
+static struct zvm_replay_options replay_opts;
+static struct zvm_replay *replay;
+
 static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t users_complaint = C_COMPLAIN_INIT_STATIC;
@@ -76,6 +82,7 @@ static int conf_prepare(void) {
     return 0;
   if (zvm_conf_init(&conf) != 0)
     return -1;
+  zvm_replay_options_init(&replay_opts);
   zvm_recconf_init(&user_records, conf.records);
   conf_ready = true;
   return 0;
@@ -131,6 +138,21 @@ static int config_option(oconfig_item_t *child, char *err, size_t err_size) {
   }
   snprintf(err, err_size, "%s: exactly one %s value is required", child->key,
            kind_name(kind));
+  return -1;
+}
+
+static int replay_option(oconfig_item_t *child, char *err, size_t err_size) {
+  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_NUMBER)
+    return zvm_replay_option_number(
+        &replay_opts, child->key, child->values[0].value.number, err, err_size);
+  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_BOOLEAN)
+    return zvm_replay_option_boolean(&replay_opts, child->key,
+                                     child->values[0].value.boolean, err,
+                                     err_size);
+  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_STRING)
+    return zvm_replay_option_string(
+        &replay_opts, child->key, child->values[0].value.string, err, err_size);
+  snprintf(err, err_size, "%s: exactly one value is required", child->key);
   return -1;
 }
 
@@ -213,6 +235,8 @@ static int zvm_config(oconfig_item_t *ci) {
     oconfig_item_t *child = ci->children + i;
     int status = strcasecmp(child->key, "Record") == 0
                      ? config_record(child, err, sizeof(err))
+                 : zvm_replay_option_is(child->key)
+                     ? replay_option(child, err, sizeof(err))
                      : config_option(child, err, sizeof(err));
     if (status != 0) {
       ERROR(LOG_PREFIX "%s", err);
@@ -308,6 +332,11 @@ static void *reader_main(void *arg) {
     }
     before = *rs;
   }
+  return NULL;
+}
+
+static void *replay_main(void *arg) {
+  zvm_replay_run(arg, queue);
   return NULL;
 }
 
@@ -562,6 +591,27 @@ static void domains_text(zvm_domain_mask_t mask, char *buf, size_t size) {
 
 static int zvm_shutdown(void);
 
+/* Start the thread that feeds the queue (the device reader, or a replay),
+ * then the read callback. what: "reader" or "replay". */
+static int start_feeder(void *(*fn)(void *), void *arg, const char *what) {
+  int status = plugin_thread_create(&reader_thread, fn, arg, PLUGIN_NAME);
+  if (status != 0) {
+    ERROR(LOG_PREFIX "cannot start the %s thread: %s", what, STRERROR(status));
+    zvm_shutdown();
+    return -1;
+  }
+  reader_thread_running = true;
+  status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
+                                        zvm_read, /* interval = */ 0,
+                                        /* user_data = */ NULL);
+  if (status != 0) {
+    ERROR(LOG_PREFIX "plugin_register_complex_read failed (%i)", status);
+    zvm_shutdown();
+    return -1;
+  }
+  return 0;
+}
+
 /* Every record's value-list type, so that collectd.conf needs no TypesDB
  * line for them (the daemon keeps a copy of each). */
 static int register_types(void) {
@@ -600,6 +650,40 @@ static int register_types(void) {
   return 0;
 }
 
+/* ReplayFile given: capture files feed the queue instead of the device.
+ * 0, or -1 after logging why. */
+static int replay_create(void) {
+  char err[512] = "";
+  struct zvm_replay_config rc = {
+      .patterns = (const char *const *)replay_opts.patterns,
+      .npatterns = replay_opts.npatterns,
+      .speed = replay_opts.speed,
+      .loop = replay_opts.loop,
+      .max_set_size = conf.max_set_size,
+      .log = reader_log,
+  };
+  replay = zvm_replay_create(&rc, err, sizeof(err));
+  if (replay == NULL)
+    ERROR(LOG_PREFIX "%s", err);
+  return replay != NULL ? 0 : -1;
+}
+
+static int replay_start(void) {
+  if (start_feeder(replay_main, replay, "replay") != 0)
+    return -1;
+  const char *const *files;
+  size_t nfiles = zvm_replay_files(replay, &files);
+  char speed[64];
+  if (replay_opts.speed > 0)
+    snprintf(speed, sizeof(speed), "%g x the recorded pace", replay_opts.speed);
+  else
+    sstrncpy(speed, "as fast as possible", sizeof(speed));
+  INFO(LOG_PREFIX "replaying %zu capture file(s) instead of %s, first %s; %s%s",
+       nfiles, conf.device, files[0], speed,
+       replay_opts.loop ? "; in a loop" : "");
+  return 0;
+}
+
 /* A <Record> block's type is registered like the built-in ones; programs
  * that read collectd's network packets themselves (InfluxDB's collectd
  * listener) need its types.db line: it goes to the log. */
@@ -626,6 +710,10 @@ static int zvm_init(void) {
     return -1;
   }
   mapper = zvm_mapper_create(&conf);
+  if (mapper != NULL && replay_opts.npatterns > 0 && replay_create() != 0) {
+    zvm_shutdown();
+    return -1;
+  }
   struct zvm_reader_config rc = {
       .device = conf.device,
       .max_set_size = conf.max_set_size,
@@ -638,11 +726,11 @@ static int zvm_init(void) {
   events.enabled[ZVM_EVENT_OVERFLOW] = conf.notify[ZVM_NOTIFY_OVERFLOW];
   events.enabled[ZVM_EVENT_DISCARD] = conf.notify[ZVM_NOTIFY_DISCARD];
   events.enabled[ZVM_EVENT_DEVICE] = conf.notify[ZVM_NOTIFY_DEVICE];
-  if (mapper != NULL)
+  if (mapper != NULL && replay == NULL)
     reader = zvm_reader_create(&rc);
-  if (reader != NULL)
+  if (reader != NULL || replay != NULL)
     queue = zvm_setq_create(conf.max_queue_size);
-  if (mapper == NULL || reader == NULL || queue == NULL) {
+  if (mapper == NULL || (reader == NULL && replay == NULL) || queue == NULL) {
     ERROR(LOG_PREFIX "out of memory while starting");
     zvm_shutdown();
     return -1;
@@ -652,26 +740,13 @@ static int zvm_init(void) {
     return -1;
   }
   log_user_records();
+  if (replay != NULL)
+    return replay_start();
 
   /* The thread opens the device, and re-opens it with back-off; a missing
    * device is therefore not fatal here. */
-  int status =
-      plugin_thread_create(&reader_thread, reader_main, reader, PLUGIN_NAME);
-  if (status != 0) {
-    ERROR(LOG_PREFIX "cannot start the reader thread: %s", STRERROR(status));
-    zvm_shutdown();
+  if (start_feeder(reader_main, reader, "reader") != 0)
     return -1;
-  }
-  reader_thread_running = true;
-
-  status = plugin_register_complex_read(/* group = */ NULL, PLUGIN_NAME,
-                                        zvm_read, /* interval = */ 0,
-                                        /* user_data = */ NULL);
-  if (status != 0) {
-    ERROR(LOG_PREFIX "plugin_register_complex_read failed (%i)", status);
-    zvm_shutdown();
-    return -1;
-  }
 
   char domains[256];
   domains_text(conf.domains, domains, sizeof(domains));
@@ -699,6 +774,9 @@ static int zvm_shutdown(void) {
   if (reader != NULL)
     zvm_reader_destroy(reader);
   reader = NULL;
+  zvm_replay_destroy(replay);
+  replay = NULL;
+  zvm_replay_options_free(&replay_opts);
   zvm_setq_destroy(queue);
   queue = NULL;
   zvm_mapper_destroy(mapper);

@@ -26,7 +26,11 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "zvm_monitor/capture.h"
 #include "zvm_monitor/reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
@@ -1159,6 +1163,78 @@ static void test_shutdown_and_restart(void **state) {
   /* Shutdown twice is harmless (teardown calls it again). */
 }
 
+/* ReplayFile: a capture feeds the read callback instead of the device (no
+ * reader is created); "fast" hands over one set per read callback, so both
+ * of LINUX01's values are dispatched; the counters come from the capture. */
+static void test_replay_fast(void **state) {
+  (void)state;
+  char path[] = "/tmp/test_glue_replay.XXXXXX";
+  int fd = mkstemp(path), err = 0;
+  assert_true(fd >= 0);
+  struct zvm_cap_writer *w = zvm_cap_writer_start(fd, "t", "d", &err);
+  assert_non_null(w);
+  for (unsigned i = 0; i < 2; i++) {
+    struct tb rs, set;
+    tb_init(&rs);
+    tb_init(&set);
+    size_t rec = tb_record(&rs, 200, 4, 10, tb_tod(SEC + 60 * i, 0));
+    tb_put_ebcdic(&rs, rec + 20, "LINUX01", 8);
+    tb_put_u32(&rs, rec + 116, 1000 + i); /* HFCPURN */
+    tb_record_set(&set, 0xC5, TB_DOM(4), 0x00200000, &rs);
+    assert_int_equal(zvm_cap_write_set(w, set.data, set.len, US(SEC, 0)), 0);
+    tb_free(&rs);
+    tb_free(&set);
+  }
+  struct zvm_reader_event ev = {.type = ZVM_READER_EV_EOVERFLOW};
+  assert_int_equal(zvm_cap_write_event(w, &ev, US(SEC, 1)), 0);
+  zvm_cap_writer_free(w);
+  close(fd);
+
+  struct cfg c;
+  cfg_init(&c);
+  cfg_string(&c, "ReplayFile", path);
+  cfg_string(&c, "replayspeed", "fast");
+  cfg_bool(&c, "ReplayLoop", false);
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), 0);
+  assert_int_equal(reader_created, 0);
+  assert_true(logged(LOG_INFO, "replaying 1 capture file(s) instead of "
+                               "/dev/monreader"));
+  for (int i = 0; i < 100 && count_vls("LINUX01", "zvm_useite", "") < 2;
+       i++) {
+    assert_int_equal(cb_read(NULL), 0);
+    usleep(20000);
+  }
+  assert_int_equal(count_vls("LINUX01", "zvm_useite", ""), 2);
+  assert_int_equal(cb_read(NULL), 0);
+  const value_list_t *eo = NULL;
+  for (size_t i = 0; i < nvls; i++)
+    if (strcmp(vls[i].type_instance, "eoverflow") == 0)
+      eo = &vls[i];
+  assert_non_null(eo);
+  assert_int_equal(eo->values[0].derive, 1);
+  unlink(path);
+}
+
+static void test_replay_config_errors(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_string(&c, "ReplaySpeed", "slow");
+  assert_int_equal(cb_config(&c.root), -1);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: ReplaySpeed \"slow\""));
+  cfg_init(&c);
+  cfg_number(&c, "ReplaySpeed", 0);
+  assert_int_equal(cb_config(&c.root), -1);
+  cfg_init(&c);
+  cfg_string(&c, "ReplayFile", "/nonexistent/zvm-*.pcapng");
+  assert_int_equal(cb_config(&c.root), 0);
+  assert_int_equal(cb_init(), -1);
+  assert_true(logged(LOG_ERR, "zvm_monitor plugin: ReplayFile "
+                              "\"/nonexistent/zvm-*.pcapng\": no such file"));
+  assert_null(cb_read);
+}
+
 static const notification_t *find_note(const char *type_instance,
                                        int severity) {
   const notification_t *hit = NULL;
@@ -1247,6 +1323,8 @@ int main(void) {
       T(test_shutdown_while_queue_full),
       T(test_first_read_waits_for_first_drain),
       T(test_one_value_per_list),
+      T(test_replay_fast),
+      T(test_replay_config_errors),
       T(test_record_blocks),
       T(test_record_block_dispatch),
       T(test_episode_notifications),

@@ -1241,6 +1241,77 @@ static void sysio_smoke(void **s) {
   rmdir(dir);
 }
 
+/* ---- events (zvm-monitor-capture records them) --------------------------- */
+
+struct evlog {
+  char seq[64]; /* 'S' per set, else the event type as a digit */
+  size_t n;
+  struct zvm_reader_event ev[32];
+  size_t nev;
+};
+
+static void ev_on_set(const uint8_t *set, size_t len, void *ctx) {
+  struct evlog *l = ctx;
+  (void)set;
+  (void)len;
+  assert_true(l->n + 1 < sizeof(l->seq));
+  l->seq[l->n++] = 'S';
+}
+
+static void ev_on_event(const struct zvm_reader_event *ev, void *ctx) {
+  struct evlog *l = ctx;
+  assert_true(l->n + 1 < sizeof(l->seq) && l->nev < 32);
+  l->seq[l->n++] = (char)('0' + ev->type);
+  l->ev[l->nev++] = *ev;
+}
+
+/* Every event comes in stream order between the sets, with what it
+ * discarded; the counters agree with the events. */
+static void events_in_order(void **s) {
+  (void)s;
+  static struct evlog l;
+  memset(&l, 0, sizeof(l));
+  struct zvm_reader_io io = {fake_open, fake_read, fake_poll, fake_close,
+                             fake_now,  &F,        fake_wait};
+  struct zvm_reader_config cfg = {
+      .device = DEV, .io = &io, .event = ev_on_event, .event_ctx = &l};
+  struct zvm_reader *r = zvm_reader_create(&cfg);
+  assert_non_null(r);
+  push_open_fail(EBUSY);
+  push_data(25);
+  push_zero();
+  push_data(12);
+  push_err(EIO); /* 12 bytes discarded */
+  push_data(30);
+  push_zero();
+  push_err(EOVERFLOW);
+  push_data(7);
+  push_err(EFAULT); /* 7 discarded; the tail follows */
+  push_data(5);
+  push_zero();
+  push_data(9);
+  push_poll(POLLERR); /* sever with 9 bytes pending */
+
+  for (int i = 0; i < 8; i++) {
+    (void)zvm_reader_drain(r, ev_on_set, &l);
+    F.now += 70000;
+  }
+  l.seq[l.n] = '\0';
+  /* open error, open, set, EIO, set, EOVERFLOW, EFAULT, sever, re-open */
+  assert_string_equal(l.seq, "31S5S4672");
+  assert_int_equal(l.ev[0].err, EBUSY);
+  assert_int_equal(l.ev[2].type, ZVM_READER_EV_EIO);
+  assert_true(l.ev[2].set_discarded);
+  assert_int_equal(l.ev[2].discarded_bytes, 12);
+  assert_int_equal(l.ev[3].type, ZVM_READER_EV_EOVERFLOW);
+  assert_false(l.ev[3].set_discarded);
+  assert_int_equal(l.ev[4].discarded_bytes, 7);
+  assert_true(l.ev[5].set_discarded);
+  assert_int_equal(l.ev[5].discarded_bytes, 9);
+  assert_int_equal(st(r)->discarded, 3);
+  zvm_reader_destroy(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(chunk_1, setup),
@@ -1267,6 +1338,7 @@ int main(void) {
       cmocka_unit_test_setup(default_device, setup),
       cmocka_unit_test_setup(sever_backoff, setup),
       cmocka_unit_test_setup(eio_then_pollerr_is_sever, setup),
+      cmocka_unit_test_setup(events_in_order, setup),
       cmocka_unit_test_setup(unexpected_errno_reopens, setup),
       cmocka_unit_test_setup(oversize_discarded, setup),
       cmocka_unit_test_setup(oversize_across_drains, setup),

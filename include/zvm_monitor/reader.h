@@ -21,6 +21,7 @@
 #ifndef ZVM_MONITOR_READER_H
 #define ZVM_MONITOR_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -83,12 +84,40 @@ void zvm_reader_open_advice(int err, const char *device, char *buf,
 /* strerror(), thread-safe: the text of errno e, in buf or static. */
 const char *zvm_reader_strerror(int e, char *buf, size_t len);
 
+/* What happened to the device besides complete sets, in the order it
+ * happened relative to them (zvm-monitor-capture records these). */
+enum zvm_reader_event_type {
+  ZVM_READER_EV_OPEN = 1,       /* the device was opened (err 0) */
+  ZVM_READER_EV_REOPEN = 2,     /* re-opened after a sever or fault */
+  ZVM_READER_EV_OPEN_ERROR = 3, /* open() failed with err */
+  ZVM_READER_EV_EOVERFLOW = 4,  /* read() EOVERFLOW: z/VM data was lost */
+  ZVM_READER_EV_EIO = 5,        /* read() EIO: the partial set discarded */
+  ZVM_READER_EV_EFAULT = 6,     /* read() EFAULT: the partial set discarded */
+  ZVM_READER_EV_SEVER = 7,      /* path severed (or fd failed with err):
+                                   closed, will re-open */
+  ZVM_READER_EV_OVERSIZE = 8,   /* a set larger than max_set_size ended and
+                                   was discarded (it counts as a set) */
+};
+#define ZVM_READER_EV_MAX ZVM_READER_EV_OVERSIZE
+
+struct zvm_reader_event {
+  enum zvm_reader_event_type type;
+  int err;                  /* errno behind it; 0 if none */
+  bool set_discarded;       /* a partial set was thrown away (discarded++) */
+  uint64_t discarded_bytes; /* bytes of that partial set kept so far */
+};
+
+typedef void (*zvm_reader_event_fn)(const struct zvm_reader_event *ev,
+                                    void *ctx);
+
 struct zvm_reader_config {
   const char *device;             /* default "/dev/monreader" */
   size_t max_set_size;            /* default 64 MiB */
   const struct zvm_reader_io *io; /* NULL: zvm_reader_sysio */
   zvm_reader_log_fn log;
   void *log_ctx;
+  zvm_reader_event_fn event; /* optional; called from zvm_reader_drain() */
+  void *event_ctx;
 };
 
 struct zvm_reader;

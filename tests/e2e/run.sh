@@ -786,11 +786,297 @@ sc_sessions() {
 }
 
 # ---------------------------------------------------------------------------
+# Capture and replay (issue 12): zvm-monitor-capture reads the emulated
+# device, the plugin replays the capture (ReplayFile) through the real
+# daemon, and its csv output is compared with the device read directly.
+
+CAPTURE_TOOL=$E2E_BUILD/tools/zvm-monitor-capture
+
+# capture SCENARIO FILE [OPTION...]: capture SCENARIO from the emulated
+# device into FILE until 2 s without data.
+capture() {
+  cp_scn=$1
+  cp_file=$2
+  shift 2
+  env LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+    MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$cp_scn" \
+    MONREADER_EMU_LOOP=1 "$CAPTURE_TOOL" -d "$D/monreader" -w "$cp_file" \
+    -i 2 -q "$@" 2>>"$D/capture.err" || {
+    cat "$D/capture.err" >>"$SC_LOG"
+    fail "zvm-monitor-capture failed"
+  }
+}
+
+# last_value CSVFILE-GLOB: the value of its last line
+last_value() { cat $1 2>/dev/null | tail -n 1 | cut -d, -f2; }
+
+# replay_run DIR WANT-SETS PLUGIN-LINE...: the daemon replays; stops once
+# total_objects-sets has reached WANT-SETS in two callbacks.
+replay_run() {
+  rr_dir=$1
+  rr_want=$2
+  shift 2
+  e2e_conf "$rr_dir" "$@"
+  rr_pre=
+  [ -z "${ZVM_ASAN_RUNTIME:-}" ] || rr_pre="LD_PRELOAD=$ZVM_ASAN_RUNTIME"
+  # shellcheck disable=SC2086
+  e2e_bg "$rr_dir/collectd.out" env TZ=UTC ASAN_OPTIONS=detect_leaks=0 $rr_pre \
+    "$E2E_DAEMON" -f -C "$rr_dir/collectd.conf"
+  rr_pid=$E2E_PID
+  rr_sets="$rr_dir/csv/zvmtest/zvm_monitor-reader/total_objects-sets-*"
+  if ! e2e_wait 30 sh -c "[ \"\$(cat $rr_sets 2>/dev/null | grep -c ',$rr_want\$')\" -ge 2 ]"; then
+    e2e_stop "$rr_pid" || true
+    tail -n 20 "$rr_dir/collectd.log" >>"$SC_LOG" 2>/dev/null
+    fail "replay: total_objects-sets did not reach $rr_want"
+    return 1
+  fi
+  e2e_stop "$rr_pid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
+  grep -q "Exiting normally" "$rr_dir/collectd.log" || {
+    tail -n 20 "$rr_dir/collectd.log" >>"$SC_LOG"
+    fail "collectd did not exit normally"
+  }
+}
+
+# same_values DIRECT REPLAY: every value the direct run dispatched from a
+# record is in the replay's csv with the same time (exactly the same lines
+# when every set of the direct run had a read callback of its own), and the
+# final reader counters agree.
+same_values() {
+  sv_a=$1/csv/zvmtest
+  sv_b=$2/csv/zvmtest
+  sv_exact=yes
+  cut -d, -f2 "$sv_a"/zvm_monitor-reader/total_objects-sets-* | sed 1d |
+    awk 'NR > 1 && $1 - prev > 1 { bad = 1 } { prev = $1 } END { exit bad }' ||
+    sv_exact=no
+  say "direct run: one set per read callback: $sv_exact"
+  sv_n=0
+  for f in "$sv_a"/*/*; do
+    case $f in */zvm_monitor-reader/*) continue ;; esac
+    rel=${f#"$sv_a"/}
+    g=$(ls "$sv_b/${rel%-????-??-??}"-????-??-?? 2>/dev/null | head -n 1)
+    [ -n "$g" ] || { fail "replay lacks $rel"; return 1; }
+    if [ $sv_exact = yes ]; then
+      cmp -s "$f" "$g" || { diff "$f" "$g" >>"$SC_LOG"; fail "replay differs: $rel"; return 1; }
+    else
+      sed 1d "$f" | while read -r line; do grep -qxF "$line" "$g" || { echo "missing $line" >>"$SC_LOG"; exit 1; }; done ||
+        { fail "replay lacks values of $rel"; return 1; }
+    fi
+    sv_n=$((sv_n + 1))
+  done
+  [ $sv_n -gt 0 ] || { fail "the direct run wrote no values"; return 1; }
+  for c in errors-eio errors-efault errors-eoverflow errors-malformed errors-open \
+    total_objects-sets total_objects-records total_objects-skipped total_bytes-read; do
+    va=$(last_value "$sv_a/zvm_monitor-reader/$c-*")
+    vb=$(last_value "$sv_b/zvm_monitor-reader/$c-*")
+    [ "$va" = "$vb" ] || { fail "reader $c: direct $va, replay $vb"; return 1; }
+  done
+  say "ok - $sv_n value files identical, reader counters equal"
+}
+
+# A stream with decoded records, a multithreading change, an EIO in a set
+# and an EOVERFLOW, read directly (oracle-checked, a message every 2 s) and
+# captured (no gaps); the capture replayed fast (one set per read callback)
+# must give exactly the same values, and what the oracle expects. Then
+# rotated files (-C) replayed by a glob give them too, and a capture of the
+# slow stream replayed at the recorded pace satisfies the oracle.
+sc_capture_replay() {
+  opts="-g 12 -e 2 -i 2 --smt-every 1 --set-frames 2 --mces 1 --fault eio@2:3000,eoverflow@1"
+  # shellcheck disable=SC2086
+  gen $opts --gap-ms 2000 -o "$D/slow.scn" || return 1
+  # shellcheck disable=SC2086
+  gen $opts -o "$D/fast.scn" || return 1
+  run_case "$D/direct" "$D/slow.scn" "" || return 1
+  capture "$D/fast.scn" "$D/cap.pcapng" || return 1
+  sets=$(last_value "$D/direct/csv/zvmtest/zvm_monitor-reader/total_objects-sets-*")
+  replay_run "$D/replay" "$sets" "ReplayFile \"$D/cap.pcapng\"" 'ReplaySpeed "fast"' || return 1
+  same_values "$D/direct" "$D/replay" || return 1
+  "$PY" "$ORACLE" check "$D/fast.scn" --csv "$D/replay/csv" --log "$D/replay/collectd.log" \
+    >>"$SC_LOG" 2>&1 || { fail "fast replay differs from the oracle"; return 1; }
+  # rotated: files of 4 KiB (a larger set gets a file of its own)
+  capture "$D/fast.scn" "$D/rot.pcapng" -C 4k || return 1
+  nfiles=$(ls "$D"/rot-*.pcapng | wc -l)
+  [ "$nfiles" -ge 2 ] || fail "want >= 2 rotated files, got $nfiles" || return 1
+  say "ok - $nfiles rotated files"
+  replay_run "$D/rotated" "$sets" "ReplayFile \"$D/rot-*.pcapng\"" 'ReplaySpeed "fast"' || return 1
+  same_values "$D/direct" "$D/rotated" || return 1
+  # at the recorded pace (a message every 2 s), checked by the oracle
+  # against the scenario itself, like a device
+  capture "$D/slow.scn" "$D/slow.pcapng" || return 1
+  replay_run "$D/recorded" "$sets" "ReplayFile \"$D/slow.pcapng\"" || return 1
+  "$PY" "$ORACLE" check "$D/slow.scn" --csv "$D/recorded/csv" --log "$D/recorded/collectd.log" \
+    >>"$SC_LOG" 2>&1 || { fail "recorded-pace replay differs from the oracle"; return 1; }
+}
+
+# Damage: a capture cut in the middle of a block (a kill -9 while writing)
+# and one with a corrupted block length. The daemon logs the file and the
+# offset, dispatches the values of every set before the damage, and exits
+# normally; a ReplayFile that matches nothing is a configuration error.
+sc_replay_damaged() {
+  gen -g 6 -i 3 -o "$D/s.scn" || return 1
+  capture "$D/s.scn" "$D/cap.pcapng" || return 1
+  size=$(wc -c <"$D/cap.pcapng")
+  head -c $((size - 100)) "$D/cap.pcapng" >"$D/cut.pcapng"
+  sets=$("$E2E_BUILD/tools/zvm-monitor-dump" -r "$D/cut.pcapng" -q -s 2>"$D/dump.err" | sed -n 's/^\([0-9]*\) data sets.*/\1/p')
+  grep -q "damaged at offset" "$D/dump.err" || fail "dump: no damage reported" || return 1
+  replay_run "$D/cut" "$sets" "ReplayFile \"$D/cut.pcapng\"" 'ReplaySpeed "fast"' || return 1
+  grep -q "zvm_monitor plugin: the capture $D/cut.pcapng is damaged at offset [0-9]*: truncated block" "$D/cut/collectd.log" ||
+    fail "no error naming the file and offset" || return 1
+  # values from the sets before the damage are there
+  [ -n "$(ls "$D"/cut/csv/zvmtest/zvm_monitor-LINUX001/ 2>/dev/null)" ] ||
+    fail "no values from the sets before the damage" || return 1
+  # a corrupted length in the first packet block after the headers
+  cp "$D/cap.pcapng" "$D/bad.pcapng"
+  off=$(($(od -An -tu4 --endian=big -j 4 -N 4 "$D/cap.pcapng")))
+  off=$((off + $(od -An -tu4 --endian=big -j $((off + 4)) -N 4 "$D/cap.pcapng")))
+  off=$((off + $(od -An -tu4 --endian=big -j $((off + 4)) -N 4 "$D/cap.pcapng")))
+  printf '\377' | dd of="$D/bad.pcapng" bs=1 seek=$((off + 5)) conv=notrunc 2>/dev/null
+  replay_run "$D/bad" 0 "ReplayFile \"$D/bad.pcapng\"" || return 1
+  grep -q "the capture $D/bad.pcapng is damaged at offset $off" "$D/bad/collectd.log" ||
+    fail "no error at offset $off" || return 1
+  # no file: the plugin does not start, and says why
+  e2e_conf "$D/none" "ReplayFile \"$D/nothing-*.pcapng\""
+  "$E2E_DAEMON" -t -C "$D/none/collectd.conf" >/dev/null 2>&1
+  timeout 20 "$E2E_DAEMON" -f -C "$D/none/collectd.conf" >"$D/none/out" 2>&1 &
+  np=$!
+  e2e_wait 10 grep -qs 'ReplayFile ".*nothing-\*.pcapng": no such file' "$D/none/collectd.log" ||
+    { kill "$np" 2>/dev/null; fail "no error for a missing ReplayFile"; return 1; }
+  kill "$np" 2>/dev/null
+  wait "$np" 2>/dev/null
+  say "ok - damage reported with file and offset, sets before it kept"
+}
+
+# The capture tool's own promises: a second reader gets EBUSY, exit status
+# 2, a message that says what to do, and no file; SIGTERM ends a capture
+# with a complete file; after kill -9 the file is readable up to at most
+# its last block.
+sc_capture_tool() {
+  gen -g 6 -i 20 -o "$D/s.scn" || return 1
+  set -- env LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+    MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/s.scn" \
+    MONREADER_EMU_LOCK="$D/lock" MONREADER_EMU_PACE_MS=100 MONREADER_EMU_LOOP=0
+  e2e_bg "$D/first.err" "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/first.pcapng" -q
+  first=$E2E_PID
+  e2e_wait 10 sh -c "[ \$(wc -c <'$D/first.pcapng') -gt 2000 ]" 2>/dev/null ||
+    fail "the first capture writes nothing" || return 1
+  "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/second.pcapng" 2>"$D/second.err"
+  rc=$?
+  [ $rc -eq 2 ] || fail "second reader: exit status $rc, want 2" || return 1
+  grep -q "another process holds the device" "$D/second.err" ||
+    fail "no EBUSY message: $(cat "$D/second.err")" || return 1
+  [ ! -e "$D/second.pcapng" ] || fail "a file was left behind" || return 1
+  e2e_stop "$first" || fail "the capture did not stop on SIGTERM" || return 1
+  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/first.pcapng" >"$D/first.txt" ||
+    fail "the capture stopped by SIGTERM is not complete" || return 1
+  e2e_bg "$D/third.err" "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/third.pcapng" -q
+  third=$E2E_PID
+  sleep 1
+  kill -KILL "$third"
+  wait "$third" 2>/dev/null
+  e2e_forget "$third"
+  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/third.pcapng" >"$D/third.txt" 2>"$D/third.dump.err"
+  rc=$?
+  [ $rc -le 1 ] || fail "dump of the killed capture: exit status $rc" || return 1
+  n=$(sed -n 's/^\([0-9]*\) data sets.*/\1/p' "$D/third.txt")
+  [ "${n:-0}" -ge 3 ] || fail "killed capture: only ${n:-0} sets readable" || return 1
+  say "ok - EBUSY, SIGTERM ($(head -n 1 "$D/first.txt")), kill -9 ($n sets readable)"
+  # a pipe (-w - into -r -), and the dump reading the device itself
+  gen -g 4 -i 2 --fault eio@1:300 -o "$D/p.scn" || return 1
+  set -- env LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+    MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/p.scn" MONREADER_EMU_LOOP=1
+  "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w - -q -i 1 2>/dev/null |
+    "$E2E_BUILD/tools/zvm-monitor-dump" -t -r - >"$D/pipe.txt" || fail "capture | dump failed" || return 1
+  "$@" "$E2E_BUILD/tools/zvm-monitor-dump" -t -d "$D/monreader" -c 3 >"$D/live.txt" 2>/dev/null ||
+    fail "zvm-monitor-dump -d failed" || return 1
+  cmp -s "$D/pipe.txt" "$D/live.txt" || { diff "$D/pipe.txt" "$D/live.txt" | head >>"$SC_LOG"; fail "the device and its capture print differently"; return 1; }
+  grep -q "event: zvm_monitor event EIO" "$D/live.txt" || fail "no EIO event printed" || return 1
+  # a full file (ulimit -f: 12 or 24 KiB, whatever the shell's unit): exit
+  # status 1, a message, and a file of complete blocks
+  gen -g 24 -e 2 -i 4 --set-frames 2 --mces 1 -o "$D/big.scn" || return 1
+  (
+    ulimit -f 24
+    "$@" MONREADER_EMU_SCENARIO="$D/big.scn" "$CAPTURE_TOOL" -d "$D/monreader" \
+      -w "$D/full.pcapng" -i 1 -q 2>"$D/full.err"
+  )
+  rc=$?
+  [ $rc -eq 1 ] || fail "size limit: exit status $rc, want 1" || return 1
+  grep -q "size limit.*holds every set up to the last one written" "$D/full.err" ||
+    fail "size limit: no clear message: $(cat "$D/full.err")" || return 1
+  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/full.pcapng" >"$D/full.txt" ||
+    fail "the capture cut by the size limit is damaged" || return 1
+  say "ok - size limit: $(wc -c <"$D/full.pcapng") bytes of complete blocks, $(head -n 1 "$D/full.txt")"
+  # rotation by time (-G 1, a message every 250 ms for 3 s) and a ring of 2
+  gen -g 2 -i 6 -o "$D/ring.scn" || return 1
+  "$@" MONREADER_EMU_PACE_MS=250 MONREADER_EMU_SCENARIO="$D/ring.scn" "$CAPTURE_TOOL" \
+    -d "$D/monreader" -w "$D/ring.pcapng" -G 1 -W 2 -i 1 -q 2>/dev/null ||
+    fail "capture -G 1 -W 2 failed" || return 1
+  ls "$D"/ring-*.pcapng >"$D/ring.list" 2>/dev/null
+  [ "$(wc -l <"$D/ring.list")" -eq 2 ] || fail "-W 2: want 2 files, got $(cat "$D/ring.list")" || return 1
+  [ ! -e "$D/ring-000000.pcapng" ] || fail "-W 2: the oldest file was not removed" || return 1
+  for f in $(cat "$D/ring.list"); do
+    "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$f" >/dev/null || fail "$f unreadable" || return 1
+  done
+  say "ok - rotation by time with a ring of 2: $(tr '\n' ' ' <"$D/ring.list")"
+  # <Record> blocks from a collectd.conf checked against captured records
+  cat >"$D/records.conf" <<'CONF'
+<Plugin zvm_monitor>
+  <Record "4/10">
+    Name "useite2"
+    Replace true
+    <Field "vmduser">
+      Offset 20
+      Length 8
+      Type "ebcdic"
+      Kind "instance"
+    </Field>
+    <Field "hfcpurn">
+      Offset 116
+      Length 4
+      Type "unsigned"
+      Kind "counter"
+    </Field>
+    <Field "beyond">
+      Offset 300
+      Length 4
+      Type "unsigned"
+      Kind "gauge"
+    </Field>
+  </Record>
+</Plugin>
+CONF
+  "$E2E_BUILD/tools/zvm-monitor-dump" -v -C "$D/records.conf" -r "$D/first.pcapng" >"$D/records.txt" ||
+    fail "zvm-monitor-dump -C failed" || return 1
+  grep -q '^    D4R10 useite2 ' "$D/records.txt" && grep -q '\[<Record> block\]' "$D/records.txt" &&
+    grep -q '^        vmduser  *+20   "LINUX001"' "$D/records.txt" &&
+    grep -q '^        beyond  *(not in this record: 200 bytes)' "$D/records.txt" ||
+    fail "the <Record> block was not used as defined" || return 1
+  want=$("$E2E_BUILD/tools/zvm-monitor-dump" -v -r "$D/first.pcapng" | sed -n 's/^        USEITE_HFCPURN  *+116  \([0-9]*\) .*/\1/p' | head -n 1)
+  got=$(sed -n 's/^        hfcpurn  *+116  \([0-9]*\) .*/\1/p' "$D/records.txt" | head -n 1)
+  [ -n "$want" ] && [ "$want" = "$got" ] || fail "hfcpurn: built-in table $want, <Record> block $got" || return 1
+  sed 's/Offset 116/Offset 10/' "$D/records.conf" >"$D/bad.conf"
+  "$E2E_BUILD/tools/zvm-monitor-dump" -C "$D/bad.conf" -r "$D/first.pcapng" >/dev/null 2>"$D/bad.err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q 'Field "hfcpurn": Offset 10 lies in the 20-byte record header' "$D/bad.err" ||
+    fail "a refused <Record> block: exit $rc, $(cat "$D/bad.err")" || return 1
+  say "ok - dump -C decodes with <Record> blocks and refuses bad ones"
+  # Wireshark's tools, where installed: editcap cuts, mergecap merges
+  if command -v editcap >/dev/null 2>&1 && command -v mergecap >/dev/null 2>&1; then
+    editcap -r "$D/first.pcapng" "$D/cut.pcapng" 1-3 >/dev/null 2>&1 || fail "editcap failed" || return 1
+    n=$("$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/cut.pcapng" | sed -n 's/^\([0-9]*\) data sets, \([0-9]*\) events.*/\1+\2/p')
+    [ "$n" = "2+1" ] || [ "$n" = "3+0" ] || fail "editcap -r 1-3: want 3 packets, got $n" || return 1
+    mergecap -w "$D/merged.pcapng" "$D/first.pcapng" "$D/cut.pcapng" 2>/dev/null || fail "mergecap failed" || return 1
+    "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/merged.pcapng" >/dev/null || fail "merged capture unreadable" || return 1
+    say "ok - editcap and mergecap output read back"
+  else
+    say "note - editcap/mergecap not installed: the Wireshark round trip was not tried"
+  fi
+}
+
+# ---------------------------------------------------------------------------
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_list
 episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
-graphite influxdb"
+graphite influxdb capture_replay replay_damaged capture_tool"
 ALL="$ALL d0r2 d0r2_short user_records user_records_guests user_record_error"
 [ $# -gt 0 ] && ALL="$*"
 

@@ -49,6 +49,9 @@ names_MAX_LEN = 64
 # exists (branch reader).
 fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c plugin/reader_advice.c
 reader_MAX_LEN = 16384
+# The capture-file reader (pcapng) on damaged and hostile files.
+fuzz_capture_SRC = plugin/capture.c
+capture_MAX_LEN = 65536
 # The record engine and mapper: hostile sets to values (both shapes, a
 # run-time descriptor).
 fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
@@ -61,7 +64,7 @@ fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
 records_MAX_LEN = 8192
 
 FUZZ_TARGETS ?= decode names mapper records \
-	$(if $(wildcard $(top)/plugin/reader.c),reader)
+	$(if $(wildcard $(top)/plugin/reader.c),reader) capture
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))

@@ -1,0 +1,481 @@
+/*
+ * zvm-monitor-capture - keep what /dev/monreader delivers: every complete
+ * data set and every reader event, with its arrival time, in pcapng files
+ * (zvm_monitor/capture.h; man page zvm-monitor-capture(1)).
+ *
+ * The device is read by the plugin's own reader (plugin/reader.c): the
+ * same set assembly, the same errno handling, so a capture holds exactly
+ * the sets the plugin would have decoded.
+ */
+#include "zvm_config.h"
+
+#include "zvm_monitor/capture.h"
+#include "zvm_monitor/reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "zvm-monitor-capture"
+#define WAIT_MS 100
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+struct opts {
+  const char *device;
+  const char *file;
+  uint64_t rotate_bytes; /* -C; 0: none */
+  unsigned rotate_secs;  /* -G; 0: none */
+  unsigned keep_files;   /* -W; 0: all */
+  uint64_t max_sets;     /* -c; 0: no limit */
+  unsigned idle_secs;    /* -i; 0: none */
+  size_t max_set_size;   /* -m */
+  bool retry;            /* -r */
+  bool sync;             /* -S */
+  bool quiet;            /* -q */
+};
+
+struct capture {
+  struct opts o;
+  struct zvm_reader *reader;
+  struct zvm_cap_writer *w;
+  int fd;
+  char *path;          /* the current file */
+  unsigned long seq;   /* number of the current file (rotation) */
+  uint64_t file_start; /* wall clock (us) when the file was started */
+  uint64_t file_sets;
+  uint64_t sets, events, bytes;
+  bool opened_once;   /* the device was open at least once */
+  int fatal;          /* exit status once something cannot go on */
+  uint64_t last_data; /* monotonic ms of the last set or event */
+};
+
+static uint64_t wall_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static uint64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static bool rotating(const struct opts *o) {
+  return o->rotate_bytes > 0 || o->rotate_secs > 0;
+}
+
+/* FILE, or with rotation FILE-NNNNNN (before a ".pcapng" extension). */
+static char *file_name(const struct opts *o, unsigned long seq) {
+  size_t len = strlen(o->file) + 32;
+  char *p = malloc(len);
+  if (p == NULL)
+    return NULL;
+  if (!rotating(o)) {
+    snprintf(p, len, "%s", o->file);
+    return p;
+  }
+  const char *ext = strrchr(o->file, '.');
+  const char *slash = strrchr(o->file, '/');
+  if (ext == NULL || (slash != NULL && ext < slash) || ext == o->file ||
+      strcmp(ext, ".pcapng") != 0)
+    ext = o->file + strlen(o->file);
+  snprintf(p, len, "%.*s-%06lu%s", (int)(ext - o->file), o->file, seq, ext);
+  return p;
+}
+
+static const char *write_error_hint(int e) {
+  switch (e) {
+  case ENOSPC:
+    return "the disk is full";
+  case EDQUOT:
+    return "the disk quota is exhausted";
+  case EFBIG:
+    return "the file reached its size limit (file system or ulimit -f; use -C "
+           "to rotate)";
+  default:
+    return strerror(e);
+  }
+}
+
+static void close_file(struct capture *c) {
+  if (c->w == NULL)
+    return;
+  zvm_cap_writer_free(c->w);
+  c->w = NULL;
+  if (c->fd != STDOUT_FILENO) {
+    if (c->o.sync)
+      (void)fsync(c->fd);
+    close(c->fd);
+  }
+  c->fd = -1;
+}
+
+static int open_file(struct capture *c) {
+  int e = 0;
+  free(c->path);
+  c->path = NULL;
+  if (strcmp(c->o.file, "-") == 0) {
+    c->fd = STDOUT_FILENO;
+    c->path = strdup("standard output");
+  } else {
+    c->path = file_name(&c->o, c->seq);
+    if (c->path == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return -1;
+    }
+    c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (c->fd < 0) {
+      fprintf(stderr, PROG ": cannot create %s: %s\n", c->path,
+              strerror(errno));
+      return -1;
+    }
+  }
+  c->w = zvm_cap_writer_start(c->fd, PROG " " PACKAGE_VERSION, c->o.device, &e);
+  if (c->w == NULL) {
+    fprintf(stderr, PROG ": cannot write to %s: %s\n", c->path,
+            write_error_hint(e));
+    if (c->fd != STDOUT_FILENO)
+      close(c->fd);
+    c->fd = -1;
+    return -1;
+  }
+  c->file_start = wall_us();
+  c->file_sets = 0;
+  if (c->o.keep_files > 0 && c->seq >= c->o.keep_files) {
+    char *old = file_name(&c->o, c->seq - c->o.keep_files);
+    if (old != NULL && unlink(old) != 0 && errno != ENOENT)
+      fprintf(stderr, PROG ": cannot remove %s: %s\n", old, strerror(errno));
+    free(old);
+  }
+  if (!c->o.quiet && rotating(&c->o))
+    fprintf(stderr, PROG ": writing %s\n", c->path);
+  return 0;
+}
+
+/* Rotate before a block of `add` bytes if a limit says so; never leave a
+ * file without a set. */
+static int maybe_rotate(struct capture *c, size_t add, uint64_t now) {
+  if (!rotating(&c->o) || c->file_sets == 0)
+    return 0;
+  bool by_size = c->o.rotate_bytes > 0 &&
+                 zvm_cap_writer_bytes(c->w) + add + 64 > c->o.rotate_bytes;
+  bool by_time = c->o.rotate_secs > 0 &&
+                 now >= c->file_start + (uint64_t)c->o.rotate_secs * 1000000u;
+  if (!by_size && !by_time)
+    return 0;
+  close_file(c);
+  c->seq++;
+  return open_file(c);
+}
+
+static void write_failed(struct capture *c, int e) {
+  fprintf(stderr,
+          PROG ": writing %s failed: %s; stopped (%s holds every set up to "
+               "the last one written, and is complete)\n",
+          c->path, write_error_hint(e), c->path);
+  c->fatal = 1;
+}
+
+static void on_set(const uint8_t *set, size_t len, void *ctx) {
+  struct capture *c = ctx;
+  uint64_t now = wall_us();
+  if (c->fatal || c->w == NULL)
+    return;
+  if (maybe_rotate(c, len, now) != 0) {
+    c->fatal = 1;
+    return;
+  }
+  int e = zvm_cap_write_set(c->w, set, len, now);
+  if (e != 0) {
+    write_failed(c, e);
+    return;
+  }
+  if (c->o.sync)
+    (void)fdatasync(c->fd);
+  c->sets++;
+  c->file_sets++;
+  c->bytes += len;
+  c->last_data = mono_ms();
+}
+
+static void on_event(const struct zvm_reader_event *ev, void *ctx) {
+  struct capture *c = ctx;
+  if (c->fatal || c->w == NULL)
+    return;
+  if (ev->type == ZVM_READER_EV_OPEN || ev->type == ZVM_READER_EV_REOPEN)
+    c->opened_once = true;
+  if (ev->type == ZVM_READER_EV_OPEN_ERROR && !c->opened_once && !c->o.retry) {
+    /* Say what to do, once, and stop: nothing was captured yet. */
+    switch (ev->err) {
+    case EBUSY:
+      fprintf(stderr,
+              PROG ": %s: another process holds the device (only one reader "
+                   "is allowed): stop it first (collectd with the "
+                   "zvm_monitor plugin?), or use -r to wait for it\n",
+              c->o.device);
+      break;
+    case ENOENT:
+    case ENODEV:
+    case ENXIO:
+      fprintf(stderr,
+              PROG ": %s: no such device: load the monreader module "
+                   "(modprobe monreader mondcss=<DCSS>)\n",
+              c->o.device);
+      break;
+    case EACCES:
+    case EPERM:
+      fprintf(stderr,
+              PROG ": %s: permission denied: run as a user allowed to read "
+                   "it\n",
+              c->o.device);
+      break;
+    case EIO:
+      fprintf(stderr,
+              PROG ": %s: the IUCV connection to *MONITOR failed: check "
+                   "'IUCV *MONITOR' in the guest's directory entry and "
+                   "syslog for the IPUSER SEVER code\n",
+              c->o.device);
+      break;
+    default:
+      fprintf(stderr, PROG ": cannot open %s: %s\n", c->o.device,
+              strerror(ev->err));
+      break;
+    }
+    c->fatal = 2;
+    return;
+  }
+  /* Open failures while waiting for a re-open are not worth a block each
+   * (back-off: at most one a minute), but they are what an admin wants
+   * to see in a capture of a problem: keep them. */
+  int e = zvm_cap_write_event(c->w, ev, wall_us());
+  if (e != 0) {
+    write_failed(c, e);
+    return;
+  }
+  c->events++;
+  c->last_data = mono_ms();
+}
+
+static void on_log(enum zvm_log_level level, const char *msg, void *ctx) {
+  struct capture *c = ctx;
+  /* The first open failure has its own message (on_event). */
+  if (!c->opened_once && !c->o.retry && level == ZVM_LOG_ERR)
+    return;
+  if (c->o.quiet && level >= ZVM_LOG_NOTICE)
+    return;
+  fprintf(stderr, PROG ": %s\n", msg);
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: " PROG " [-d DEVICE] -w FILE [-C SIZE] [-G SECONDS] [-W N]\n"
+          "       [-c COUNT] [-i SECONDS] [-m MAXSET] [-r] [-S] [-q]\n"
+          "  -d DEVICE   device to read (default /dev/monreader)\n"
+          "  -w FILE     pcapng file to write ('-': standard output)\n"
+          "  -C SIZE     start a new file before one exceeds SIZE bytes "
+          "(k, M, G)\n"
+          "  -G SECONDS  start a new file every SECONDS\n"
+          "  -W N        keep only the newest N files (with -C or -G)\n"
+          "  -c COUNT    stop after COUNT data sets\n"
+          "  -i SECONDS  stop after SECONDS without data or events\n"
+          "  -m MAXSET   largest data set in bytes (default 64M, as the "
+          "plugin)\n"
+          "  -r          keep retrying while the device cannot be opened\n"
+          "  -S          fdatasync() after every set\n"
+          "  -q          quiet: only errors and warnings\n"
+          "See zvm-monitor-capture(1).\n");
+}
+
+static bool parse_size(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno != 0 || end == s || s[0] == '-')
+    return false;
+  uint64_t mul = 1;
+  switch (*end) {
+  case 'k':
+  case 'K':
+    mul = 1024;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    mul = 1024 * 1024;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    mul = 1024 * 1024 * 1024;
+    end++;
+    break;
+  default:
+    break;
+  }
+  if (*end != '\0' || v > UINT64_MAX / mul)
+    return false;
+  *out = v * mul;
+  return true;
+}
+
+static bool parse_uint(const char *s, unsigned *out) {
+  uint64_t v;
+  if (!parse_size(s, &v) || v > UINT32_MAX || strpbrk(s, "kKmMgG") != NULL)
+    return false;
+  *out = (unsigned)v;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  struct capture c = {.fd = -1};
+  struct opts *o = &c.o;
+  uint64_t v;
+  int opt;
+
+  o->device = "/dev/monreader";
+  while ((opt = getopt(argc, argv, "d:w:C:G:W:c:i:m:rSqh")) != -1) {
+    switch (opt) {
+    case 'd':
+      o->device = optarg;
+      break;
+    case 'w':
+      o->file = optarg;
+      break;
+    case 'C':
+      if (!parse_size(optarg, &o->rotate_bytes) || o->rotate_bytes < 4096) {
+        fprintf(stderr, PROG ": -C: a size of at least 4096 bytes\n");
+        return 2;
+      }
+      break;
+    case 'G':
+      if (!parse_uint(optarg, &o->rotate_secs) || o->rotate_secs == 0) {
+        fprintf(stderr, PROG ": -G: a number of seconds > 0\n");
+        return 2;
+      }
+      break;
+    case 'W':
+      if (!parse_uint(optarg, &o->keep_files) || o->keep_files == 0) {
+        fprintf(stderr, PROG ": -W: a number of files > 0\n");
+        return 2;
+      }
+      break;
+    case 'c':
+      if (!parse_size(optarg, &o->max_sets) || o->max_sets == 0) {
+        fprintf(stderr, PROG ": -c: a number of sets > 0\n");
+        return 2;
+      }
+      break;
+    case 'i':
+      if (!parse_uint(optarg, &o->idle_secs) || o->idle_secs == 0) {
+        fprintf(stderr, PROG ": -i: a number of seconds > 0\n");
+        return 2;
+      }
+      break;
+    case 'm':
+      if (!parse_size(optarg, &v) || v < 4096 || v > UINT32_MAX - 4096) {
+        fprintf(stderr, PROG ": -m: a size from 4096 bytes to 4G - 4096\n");
+        return 2;
+      }
+      o->max_set_size = (size_t)v;
+      break;
+    case 'r':
+      o->retry = true;
+      break;
+    case 'S':
+      o->sync = true;
+      break;
+    case 'q':
+      o->quiet = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (o->file == NULL || optind != argc) {
+    usage(stderr);
+    return 2;
+  }
+  if (strcmp(o->file, "-") == 0 && rotating(o)) {
+    fprintf(stderr, PROG ": -C and -G need a file, not standard output\n");
+    return 2;
+  }
+  if (o->keep_files > 0 && !rotating(o)) {
+    fprintf(stderr, PROG ": -W needs -C or -G\n");
+    return 2;
+  }
+
+  struct sigaction sa = {.sa_handler = on_signal};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  /* A file size limit (ulimit -f) is an error of the write, not a kill. */
+  signal(SIGXFSZ, SIG_IGN);
+
+  struct zvm_reader_config rc = {.device = o->device,
+                                 .max_set_size = o->max_set_size,
+                                 .log = on_log,
+                                 .log_ctx = &c,
+                                 .event = on_event,
+                                 .event_ctx = &c};
+  c.reader = zvm_reader_create(&rc);
+  if (c.reader == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return 1;
+  }
+  if (open_file(&c) != 0) {
+    zvm_reader_destroy(c.reader);
+    free(c.path);
+    return 1;
+  }
+  c.last_data = mono_ms();
+
+  while (!stop_signal && !c.fatal) {
+    (void)zvm_reader_wait(c.reader, WAIT_MS);
+    if (stop_signal)
+      break;
+    if (zvm_reader_drain(c.reader, on_set, &c) != 0) {
+      fprintf(stderr, PROG ": out of memory reading %s\n", o->device);
+      c.fatal = 1;
+      break;
+    }
+    if (o->max_sets > 0 && c.sets >= o->max_sets)
+      break;
+    if (o->idle_secs > 0 &&
+        mono_ms() - c.last_data >= (uint64_t)o->idle_secs * 1000u)
+      break;
+  }
+
+  close_file(&c);
+  zvm_reader_destroy(c.reader);
+  bool nothing = c.sets == 0 && c.events == 0;
+  if ((!o->quiet || c.fatal) && !(c.fatal == 2 && nothing))
+    fprintf(stderr,
+            PROG ": %" PRIu64 " data sets (%" PRIu64 " bytes), %" PRIu64
+                 " events written%s%s\n",
+            c.sets, c.bytes, c.events, rotating(o) ? "; last file " : " to ",
+            c.path != NULL ? c.path : "");
+  /* The device never opened: leave no file that looks like a capture. */
+  if (c.fatal == 2 && nothing && c.path != NULL && strcmp(o->file, "-") != 0)
+    (void)unlink(c.path);
+  free(c.path);
+  return c.fatal;
+}
