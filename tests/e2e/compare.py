@@ -95,6 +95,8 @@ class Log:
                 if m:
                     stamp, text = m.group(1), m.group(2).replace(root, "<run>")
                     if READER_NOTE in text:
+                        # the device path: cut to a fixed length by the plugin
+                        text = re.sub(r"(<run>|/)[^\s:,]*", "<device>", text)
                         text = re.sub(r"\b\d+ s\b", "N s", text)  # durations
                         if DEVICE_EPISODE in text:
                             text = re.sub(r"\d+", "N", text)
