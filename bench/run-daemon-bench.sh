@@ -2,7 +2,7 @@
 # zvm_monitor in the real collectd daemon, fed by the emulated /dev/monreader
 # (contrib/monreader-emu): the figures P2, P3 and P4 of bench/README.md.
 #
-#   bench/run-daemon-bench.sh [p2] [p3] [p4]     (default: all three)
+#   bench/run-daemon-bench.sh [p2] [p3] [p4] [p2a]   (default: all four)
 #
 # Run from a build directory ('make bench-daemon' does). Takes minutes.
 # Nothing here asserts a time; it prints the figures, each with the exact
@@ -12,7 +12,8 @@
 # tests/check-daemon-load.sh); P2_GUESTS (2000), P2_SECONDS (60), P2_WRITER
 # (network: values go to a UDP sink on 127.0.0.1, or none), P3_GUESTS
 # ("100 2000 10000"), P4_RATE (1000 sets/s), P4_SECONDS (60),
-# ZVM_PLUGIN_CONF (extra lines for the <Plugin zvm_monitor> block).
+# ZVM_PLUGIN_CONF (extra lines for the <Plugin zvm_monitor> block),
+# P2A_GUESTS (500), P2A_SECONDS (30).
 set -eu
 
 daemon=${COLLECTD_DAEMON:-/usr/sbin/collectd}
@@ -321,9 +322,36 @@ p4() {
   grep -E "zvm_monitor plugin: .*(EOVERFLOW|queue)" "$tmp/p4.conf.out" | head -n 3 || true
 }
 
+# P2 for APPLDATA (issue 11): CPU per interval with P2A_GUESTS (500) Linux
+# guests of 2 CPUs sending os, mem and net_sum (39 value lists each), as a
+# ratio to the same number of D4R10 guests (one value list each, the
+# default), Interval 1, one z/VM interval per second, P2A_SECONDS (30).
+p2a() {
+  guests=${P2A_GUESTS:-500}
+  secs=${P2A_SECONDS:-30}
+  writer=${P2_WRITER:-network}
+  echo
+  echo "## P2 APPLDATA: CPU per interval, $guests guests, Interval 1, writer $writer, $secs s per run"
+  for kind in without-plugin d4r10 appldata; do
+    scn=$tmp/p2a.scn
+    case $kind in
+    appldata) cmd="$gen -g 0 --smt-every 0 --linux-guests $guests --linux-cpus 2 --appldata os,mem,net_sum -i 10 --interval 1 -o $scn" ;;
+    *) cmd="$gen -g $guests --smt-every 0 -i 10 --interval 1 -o $scn" ;;
+    esac
+    $cmd
+    msgs=$("$gen" --describe "$scn" | sed -n '1s/.*messages=\([0-9]*\).*/\1/p')
+    pace=$((10000 / msgs))
+    echo "# data: $cmd  ($msgs messages per 10 s, MONREADER_EMU_PACE_MS=$pace)"
+    if [ $kind = without-plugin ]; then p2_run $kind no; else p2_run $kind yes; fi
+    eval "ms_$(echo $kind | tr - _)=\$ms"
+  done
+  awk -v b="$ms_without_plugin" -v d="$ms_d4r10" -v a="$ms_appldata" -v g="$guests" 'BEGIN {
+    printf "P2 APPLDATA plugin share: %.1f ms per interval for %d Linux guests (os, mem, net_sum), %.1f ms for %d D4R10 guests: ratio %.2f\n", a - b, g, d - b, g, (a - b) / (d - b) }'
+}
+
 # ---------------------------------------------------------------------------
 case ${1:-all} in
-all) set -- p2 p3 p4 ;;
+all) set -- p2 p3 p4 p2a ;;
 esac
 for what in "$@"; do
   "$what"

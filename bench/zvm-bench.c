@@ -499,14 +499,119 @@ static void usage(FILE *fp) {
           "                   cap-write or cap-read: for callgrind, see\n"
           "                   bench/README.md\n"
           "      --memory     peak RSS growth of the plugin's data path (P3)\n"
-          "      --intervals N  intervals for --memory (default 3)\n",
+          "      --intervals N  intervals for --memory (default 3)\n"
+          "      --appldata   cost per interval of N Linux guests (2 CPUs;\n"
+          "                   os, mem, net_sum) against N D4R10 guests\n",
           argv0, ZVM_BENCH_GEN);
+}
+
+/* One steady-state pass, one interval after the previous one: the data's
+ * TODs moved on (not timed), then the mapper pass and producing its values,
+ * timed separately. Every pass must give the first pass's nvalues. */
+static void steady_pass(struct zvm_mapper *m, struct data *d,
+                        uint64_t *now_us, size_t nvalues, unsigned r,
+                        uint64_t *pass_ns, uint64_t *values_ns) {
+  shift_tods(d, 60 * TOD_PER_SEC);
+  *now_us += 60 * UINT64_C(1000000);
+  uint64_t t0 = now_ns();
+  pass_mapper(m, d, *now_us);
+  uint64_t t1 = now_ns();
+  size_t n = pass_values(m);
+  uint64_t t2 = now_ns();
+  if (n != nvalues)
+    die("pass %u: %zu values, the first pass had %zu", r, n, nvalues);
+  *pass_ns = t1 - t0;
+  *values_ns = t2 - t1;
+}
+
+/* ---- --appldata: cost per interval of Linux guests' domain 10 records,
+ * against the same number of D4R10 guests (issue 11) ------------------- */
+
+struct interval_cost {
+  struct timing pass, values, total;
+  size_t nvalues;
+  uint64_t records;
+};
+
+/* Steady-state passes over one interval's sets, each one interval later. */
+static struct interval_cost interval_cost(const struct zvm_conf *conf,
+                                          struct data *d, unsigned reps) {
+  struct zvm_mapper *m = zvm_mapper_create(conf);
+  uint64_t *tp = calloc(reps, sizeof(*tp)), *tv = calloc(reps, sizeof(*tv)),
+           *tt = calloc(reps, sizeof(*tt));
+  if (m == NULL || tp == NULL || tv == NULL || tt == NULL)
+    die("out of memory");
+  uint64_t now_us = 1700000000 * UINT64_C(1000000);
+  pass_mapper(m, d, now_us);
+  size_t nvalues = pass_values(m);
+  for (unsigned r = 0; r < reps; r++) {
+    steady_pass(m, d, &now_us, nvalues, r, &tp[r], &tv[r]);
+    tt[r] = tp[r] + tv[r];
+  }
+  struct interval_cost c = {
+      .pass = summarize(tp, reps),
+      .values = summarize(tv, reps),
+      .total = summarize(tt, reps),
+      .nvalues = nvalues,
+      .records = zvm_mapper_decode_stats(m)->walk.records / (reps + 1)};
+  zvm_mapper_destroy(m);
+  free(tp);
+  free(tv);
+  free(tt);
+  return c;
+}
+
+static int appldata_run(const char *gen, unsigned guests, unsigned reps) {
+  struct zvm_conf conf;
+  if (zvm_conf_init(&conf) != 0)
+    die("out of memory");
+  /* The same sample records in both; only the guests' records differ. */
+  char args[256];
+  struct data d4 = {0}, d10 = {0};
+  snprintf(args, sizeof(args),
+           "-g %u -i 1 --smt-every 0 --unknown-events 0 --cpus 2 --nics 1",
+           guests);
+  load(gen, NULL, args, &d4);
+  snprintf(args, sizeof(args),
+           "-g 0 -i 1 --smt-every 0 --unknown-events 0 --cpus 2 --nics 1 "
+           "--linux-guests %u --linux-cpus 2 --appldata os,mem,net_sum",
+           guests);
+  load(gen, NULL, args, &d10);
+  struct interval_cost a = interval_cost(&conf, &d4, reps);
+  struct interval_cost b = interval_cost(&conf, &d10, reps);
+  printf("%-26s %8s %8s %10s %10s %10s %10s\n", "interval of", "records",
+         "values", "pass_us", "values_us", "total_us", "total_min");
+#define COST_ROW(name, c)                                                      \
+  printf("%-26s %8" PRIu64 " %8zu %10.1f %10.1f %10.1f %10.1f\n", name,        \
+         (c).records, (c).nvalues, (c).pass.median_ns / 1e3,                   \
+         (c).values.median_ns / 1e3, (c).total.median_ns / 1e3,                \
+         (c).total.min_ns / 1e3)
+  char name[64];
+  snprintf(name, sizeof(name), "%u D4R10 guests", guests);
+  COST_ROW(name, a);
+  snprintf(name, sizeof(name), "%u Linux guests (APPLDATA)", guests);
+  COST_ROW(name, b);
+#undef COST_ROW
+  printf("ratio APPLDATA / D4R10: total %.2f (minimums %.2f), per value "
+         "%.2f\n",
+         (double)b.total.median_ns / (double)a.total.median_ns,
+         (double)b.total.min_ns / (double)a.total.min_ns,
+         ((double)b.total.median_ns / (double)b.nvalues) /
+             ((double)a.total.median_ns / (double)a.nvalues));
+  for (size_t i = 0; i < d4.nsets; i++)
+    free(d4.sets[i].data);
+  for (size_t i = 0; i < d10.nsets; i++)
+    free(d10.sets[i].data);
+  free(d4.sets);
+  free(d10.sets);
+  zvm_conf_free(&conf);
+  return 0;
 }
 
 int main(int argc, char **argv) {
   const char *gen = ZVM_BENCH_GEN, *input = NULL;
   unsigned guests = 10000, reps = 31;
-  bool smoke = false, memory = false;
+  bool smoke = false, memory = false, appldata = false;
   unsigned intervals = 3;
   const char *only = NULL;
   static const struct option lopts[] = {
@@ -518,6 +623,7 @@ int main(int argc, char **argv) {
       {"only", required_argument, NULL, 'o'},
       {"memory", no_argument, NULL, 'm'},
       {"intervals", required_argument, NULL, 'I'},
+      {"appldata", no_argument, NULL, 'A'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -549,6 +655,9 @@ int main(int argc, char **argv) {
     case 'I':
       intervals = (unsigned)strtoul(optarg, NULL, 10);
       break;
+    case 'A':
+      appldata = true;
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -573,6 +682,8 @@ int main(int argc, char **argv) {
   machine();
   if (memory)
     return memory_run(gen, guests, intervals);
+  if (appldata)
+    return appldata_run(gen, guests, reps);
 
   struct data d = {0};
   char gen_args[256];
@@ -668,17 +779,7 @@ int main(int argc, char **argv) {
   pass_mapper(m, &d, now_us);
   size_t nvalues = pass_values(m);
   for (unsigned r = 0; r < REPS("mapper"); r++) {
-    shift_tods(&d, 60 * TOD_PER_SEC);
-    now_us += 60 * UINT64_C(1000000);
-    uint64_t t0 = now_ns();
-    pass_mapper(m, &d, now_us);
-    uint64_t t1 = now_ns();
-    size_t n = pass_values(m);
-    uint64_t t2 = now_ns();
-    if (n != nvalues)
-      die("pass %u: %zu values, the first pass had %zu", r, n, nvalues);
-    t[r] = t1 - t0;
-    tv[r] = t2 - t1;
+    steady_pass(m, &d, &now_us, nvalues, r, &t[r], &tv[r]);
   }
   struct timing tp = summarize(t, REPS("mapper"));
   struct timing tval = summarize(tv, REPS("mapper"));

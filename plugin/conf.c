@@ -33,6 +33,8 @@ enum option_id {
   OPT_NOTIFY_DEVICE,
   OPT_LEAP_SECOND_OFFSET,
   OPT_REPORT_BY_VIRTUAL_CPU,
+  OPT_APPLDATA_KINDS,
+  OPT_APPLDATA_NAMING,
 };
 
 static const struct option {
@@ -61,7 +63,54 @@ static const struct option {
     {"NotifyDevice", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DEVICE},
     {"LeapSecondOffset", ZVM_CONF_STRING_OR_NUMBER, OPT_LEAP_SECOND_OFFSET},
     {"ReportByVirtualCPU", ZVM_CONF_BOOLEAN, OPT_REPORT_BY_VIRTUAL_CPU},
+    {"ApplDataKinds", ZVM_CONF_STRING, OPT_APPLDATA_KINDS},
+    {"ApplDataNaming", ZVM_CONF_STRING, OPT_APPLDATA_NAMING},
 };
+
+static void free_desc_copy(const struct zvm_record_desc *d) { free((void *)d); }
+
+/* The D10R2 descriptor with this configuration's APPLDATA options as its
+ * hooks' data (the built-in table has none: defaults). */
+static int appldata_register(struct zvm_conf *c) {
+  *c->appldata = (struct zvm_apl_options){.kinds = ZVM_APL_KINDS_DEFAULT};
+  struct zvm_record_desc *d = malloc(sizeof(*d));
+  if (d == NULL)
+    return -1;
+  *d = zvm_rec_aplsdt;
+  d->hook_data = c->appldata;
+  return zvm_registry_add(c->records, d, true, free_desc_copy, NULL, 0);
+}
+
+static int add_appldata_kind(struct zvm_conf *c, const char *value, char *err,
+                             size_t err_size) {
+  enum zvm_apl_kind k = zvm_apl_kind_from_name(value);
+  if (k == ZVM_APL_UNKNOWN)
+    return zvm_format_error(
+        err, err_size,
+        "ApplDataKinds \"%s\": not a kind (os, mem, net_sum, "
+        "fsstat, procd_sum, procd_task)",
+        value);
+  if (!c->appldata_kinds_given)
+    c->appldata->kinds = 0;
+  c->appldata_kinds_given = true;
+  c->appldata->kinds |= ZVM_APL_KIND_BIT(k);
+  return 0;
+}
+
+static int set_appldata_naming(struct zvm_conf *c, const char *value, char *err,
+                               size_t err_size) {
+  if (strcasecmp(value, "collectd") == 0)
+    c->appldata->zvm_naming = false;
+  else if (strcasecmp(value, "zvm_monitor") == 0)
+    c->appldata->zvm_naming = true;
+  else
+    return zvm_format_error(err, err_size,
+                            "ApplDataNaming \"%s\": must be \"collectd\" or "
+                            "\"zvm_monitor\"",
+                            value);
+  c->appldata_naming_given = true;
+  return 0;
+}
 
 int zvm_conf_init(struct zvm_conf *c) {
   *c = (struct zvm_conf){
@@ -75,8 +124,9 @@ int zvm_conf_init(struct zvm_conf *c) {
     c->notify[k] = true;
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   c->records = zvm_registry_create();
-  if (c->device == NULL || c->records == NULL ||
-      zvm_registry_add_builtins(c->records) != 0) {
+  c->appldata = calloc(1, sizeof(*c->appldata));
+  if (c->device == NULL || c->records == NULL || c->appldata == NULL ||
+      zvm_registry_add_builtins(c->records) != 0 || appldata_register(c) != 0) {
     zvm_conf_free(c);
     return -1;
   }
@@ -97,6 +147,7 @@ void zvm_conf_free(struct zvm_conf *c) {
     free(c->userfields[i]);
   free(c->userfields);
   zvm_registry_destroy(c->records);
+  free(c->appldata);
   *c = (struct zvm_conf){0};
 }
 
@@ -307,6 +358,10 @@ int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
                               value, ZVM_LEAP_MAX_S);
     c->leap_auto = true;
     return 0;
+  case OPT_APPLDATA_KINDS:
+    return add_appldata_kind(c, value, err, err_size);
+  case OPT_APPLDATA_NAMING:
+    return set_appldata_naming(c, value, err, err_size);
   default: /* OPT_USERID */
     return add_userid(c, value, err, err_size);
   }
@@ -426,6 +481,13 @@ int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
         "true\" (one value per list): a guest's value list has "
         "a fixed set of data sources; add OneValuePerList true "
         "or remove UserField");
+  if ((c->appldata_kinds_given || c->appldata_naming_given) &&
+      !(c->domains & ZVM_DOMAIN_BIT(ZVM_DOMAIN_APPLDATA)))
+    return zvm_format_error(
+        err, err_size,
+        "ApplDataKinds/ApplDataNaming configure Linux guests' records "
+        "(domain 10), which no Domain option selects: add Domain "
+        "\"appldata\" or remove them");
   return 0;
 }
 

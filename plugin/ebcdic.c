@@ -39,13 +39,11 @@ static int name_char_is_safe(uint8_t c) {
          c == '#' || c == '$' || c == '_' || c == '-' || c == '+';
 }
 
-#define EBCDIC_BLANK 0x40
-
 static int name_format(const uint8_t *ebcdic, size_t len, char *out,
                        size_t out_size) {
   static const char hex[] = "0123456789ABCDEF";
   while (len > 0 &&
-         (ebcdic[len - 1] == EBCDIC_BLANK || ebcdic[len - 1] == 0x00))
+         (ebcdic[len - 1] == ZVM_EBCDIC_BLANK || ebcdic[len - 1] == 0x00))
     len--;
   if (len == 0 || out == NULL || out_size == 0)
     return -1;
@@ -69,6 +67,13 @@ static int name_format(const uint8_t *ebcdic, size_t len, char *out,
   }
   out[n] = '\0';
   return (int)n;
+}
+
+bool zvm_name_key(const uint8_t *ebcdic, size_t width, uint64_t *key) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; i++)
+    v = (v << 8) | (i < width ? ebcdic[i] : ZVM_EBCDIC_BLANK);
+  return zvm_text_key8(v, key);
 }
 
 int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,

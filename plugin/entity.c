@@ -22,13 +22,6 @@
 /* ------------------------------------------------------------------------
  * Keys and names.
  */
-static bool text_key(const uint8_t *p, size_t width, uint64_t *key) {
-  uint8_t b[8];
-  memset(b, ZVM_EBCDIC_BLANK, sizeof(b));
-  memcpy(b, p, width); /* width <= 8: zvm_record_check() */
-  return zvm_text_key8(zvm_load_be64(b), key);
-}
-
 bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
                     struct zvm_key_value *key) {
   const struct zvm_key *k = &l->layout->key;
@@ -43,7 +36,7 @@ bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
     const struct zvm_field *f = &l->layout->fields[part->field];
     if (part->kind == ZVM_KEY_USERID || part->kind == ZVM_KEY_EBCDIC) {
       if (!zvm_in_bounds(len, f->offset, f->width) ||
-          !text_key(data + f->offset, f->width, &key->v[p]))
+          !zvm_name_key(data + f->offset, f->width, &key->v[p]))
         return false;
     } else if (!zvm_be_uint(data, len, f->offset, f->width, &key->v[p])) {
       return false;

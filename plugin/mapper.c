@@ -226,7 +226,8 @@ static bool slots_build(struct zvm_mapper *m, struct lay *l) {
   }
   if (l->nslots > m->max_slots)
     m->max_slots = l->nslots;
-  l->dispatched = l->nslots > 0 && (layout->type_name != NULL || l->single);
+  l->dispatched = (l->nslots > 0 && (layout->type_name != NULL || l->single)) ||
+                  (l->rec->hooks != NULL && l->rec->hooks->lists != NULL);
   return true;
 }
 

@@ -90,6 +90,13 @@ struct entity {
   uint8_t copy[];
 };
 
+/* Storage for strings the pass hands out (output.c). */
+struct text_chunk {
+  struct text_chunk *next;
+  size_t used, size;
+  char text[];
+};
+
 /* An entity whose values the pass emits. */
 struct emit {
   struct entity *e;
@@ -148,6 +155,15 @@ struct zvm_mapper {
   bool output_done; /* the previous pass's output is still there */
   bool oom;
 
+  /* Value lists a lists hook made for one emitted entity (hlists_for:
+   * its emit index + 1), and the pass's copies of their plugin
+   * instances: chunks never moved nor reused within a pass, so a pointer
+   * names one string for the whole pass (the glue compares pointers). */
+  struct zvm_hook_list *hlists;
+  size_t nhlists, cap_hlists, hlists_for;
+  struct text_chunk *chunks;
+  const char *last_text;
+
   struct zvm_decode_stats decode;
   uint64_t userid_filtered;
   uint64_t hook_skipped, hook_malformed;
@@ -157,21 +173,7 @@ struct zvm_mapper {
 };
 
 /* entity.c */
-#define ZVM_EBCDIC_BLANK 0x40
-
-/* 8 name bytes (big-endian in v) as a key: trailing NULs become blanks,
- * so equal keys <=> equal names; false if the name is blank. */
-static inline bool zvm_text_key8(uint64_t v, uint64_t *key) {
-  for (unsigned i = 0; i < 8; i++) {
-    uint64_t byte = (v >> (8 * i)) & 0xFF;
-    if (byte != ZVM_EBCDIC_BLANK && byte != 0x00) {
-      *key = v;
-      return true;
-    }
-    v |= (uint64_t)ZVM_EBCDIC_BLANK << (8 * i);
-  }
-  return false;
-}
+/* (zvm_text_key8(), zvm_name_key(): decode.h) */
 
 bool zvm_entity_table_init(struct zvm_mapper *m);
 void zvm_entity_table_free(struct zvm_mapper *m);

@@ -37,9 +37,17 @@ bool zvm_output_grow(void **array, size_t *cap, size_t n, size_t size) {
 
 /* The previous pass's output is dropped when the next pass starts: the
  * records it points into (in the entities) are overwritten from here on. */
+static void text_reset(struct zvm_mapper *m) {
+  for (struct text_chunk *c = m->chunks; c != NULL; c = c->next)
+    c->used = 0;
+  m->last_text = NULL;
+}
+
 void zvm_output_begin(struct zvm_mapper *m) {
   if (!m->output_done)
     return;
+  text_reset(m);
+  m->hlists_for = 0;
   m->nfixed = 0;
   m->nemit = 0;
   m->nvalues = 0;
@@ -50,6 +58,11 @@ void zvm_output_begin(struct zvm_mapper *m) {
 }
 
 void zvm_output_free(struct zvm_mapper *m) {
+  for (struct text_chunk *c = m->chunks, *next; c != NULL; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(m->hlists);
   free(m->fixed);
   free(m->emit);
   free(m->items);
@@ -108,6 +121,14 @@ void zvm_output_reader(struct zvm_mapper *m,
   emit_counter(m, "total_objects", "short_records", m->short_records);
   emit_counter(m, "total_bytes", "read", rs->bytes_read);
   emit_counter(m, "total_objects", "restamped", m->stats.restamped);
+  for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
+    if (r->hooks == NULL || r->hooks->counters == NULL)
+      continue;
+    struct zvm_hook_counter c[8];
+    size_t n = r->hooks->counters(&r->ctx, c, 8);
+    for (size_t i = 0; i < n && i < 8; i++)
+      emit_counter(m, "total_objects", c[i].type_instance, c[i].value);
+  }
 }
 
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
@@ -213,6 +234,63 @@ static bool entity_items(struct zvm_mapper *m, size_t k) {
   return all || npresent > 0;
 }
 
+/* A copy of s for the rest of the pass (NULL if out of memory). */
+static const char *text_keep(struct zvm_mapper *m, const char *s) {
+  if (m->last_text != NULL && strcmp(m->last_text, s) == 0)
+    return m->last_text;
+  size_t n = strlen(s) + 1;
+  struct text_chunk *c = m->chunks;
+  for (; c != NULL && c->size - c->used < n; c = c->next)
+    ;
+  if (c == NULL) {
+    size_t size = n > 65536 ? n : 65536;
+    c = malloc(sizeof(*c) + size);
+    if (c == NULL)
+      return NULL;
+    *c = (struct text_chunk){.next = m->chunks, .size = size};
+    m->chunks = c;
+  }
+  char *t = c->text + c->used;
+  memcpy(t, s, n);
+  c->used += n;
+  m->last_text = t;
+  return t;
+}
+
+static void hook_list_cb(void *sink, const struct zvm_hook_list *l) {
+  struct zvm_mapper *m = sink;
+  /* collectd's names hold at most 127 bytes (DATA_MAX_NAME_LEN); the
+   * type and its instance are the hook's fixed words. */
+  if (l->nitems == 0 || l->nitems > ZVM_HOOK_LIST_ITEMS_MAX ||
+      strlen(l->plugin_instance) >= ZVM_HOOK_NAME_MAX ||
+      strlen(l->type) >= ZVM_ID_MAX || strlen(l->type_instance) >= ZVM_ID_MAX)
+    return;
+  if (!zvm_output_grow((void **)&m->hlists, &m->cap_hlists, m->nhlists,
+                       sizeof(*m->hlists))) {
+    m->oom = true;
+    return;
+  }
+  const char *pi = text_keep(m, l->plugin_instance);
+  if (pi == NULL) {
+    m->oom = true;
+    return;
+  }
+  m->hlists[m->nhlists] = *l;
+  m->hlists[m->nhlists++].plugin_instance = pi;
+}
+
+/* The value lists a lists hook makes for emitted entity k (once). */
+static size_t entity_hook_lists(struct zvm_mapper *m, size_t k) {
+  if (m->hlists_for != k + 1) {
+    const struct entity *e = m->emit[k].e;
+    const struct mrec *r = e->lay->rec;
+    m->nhlists = 0;
+    r->hooks->lists((struct zvm_hook_ctx *)&r->ctx, &e->inst, hook_list_cb, m);
+    m->hlists_for = k + 1;
+  }
+  return m->nhlists;
+}
+
 static void value_head(const struct entity *e, struct zvm_value *v) {
   const struct zvm_layout *layout = e->lay->layout;
   *v = (struct zvm_value){.host = e->out_host,
@@ -230,6 +308,30 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
   while (it->user < m->nemit) {
     const struct entity *e = m->emit[it->user].e;
     const struct lay *l = e->lay;
+    if (l->rec->hooks != NULL && l->rec->hooks->lists != NULL) {
+      if (it->value < entity_hook_lists(m, it->user)) {
+        const struct zvm_hook_list *hl = &m->hlists[it->value++];
+        value_head(e, v);
+        if (hl->daemon_host)
+          v->host = "";
+        v->plugin = hl->plugin;
+        v->plugin_instance = hl->plugin_instance;
+        v->type = hl->type;
+        v->type_instance = hl->type_instance;
+        if (hl->nitems == 1) {
+          v->kind = hl->items[0].kind;
+          v->derive = hl->items[0].derive;
+          v->gauge = hl->items[0].gauge;
+        } else {
+          v->nitems = hl->nitems;
+          v->items = hl->items;
+        }
+        return true;
+      }
+      it->user++;
+      it->value = 0;
+      continue;
+    }
     if (!entity_items(m, it->user)) {
       it->user++;
       it->value = 0;

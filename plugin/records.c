@@ -353,6 +353,7 @@ const struct zvm_field *const zvm_cputinfo_rccsymnt =
 const struct zvm_record_desc *const zvm_record_tables[] = {
     &zvm_rec_mtrend, &zvm_rec_mtreof, &zvm_rec_uselon, &zvm_rec_uselof,
     &zvm_rec_useite, &zvm_rec_prcsmt, &zvm_rec_sytprp, /* records_sytprp.c */
+    &zvm_rec_aplsdt,                                   /* hooks_appldata.c */
 };
 const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
 

@@ -19,37 +19,26 @@
 
 enum { SESSION_VMDUSER, SESSION_VMDCPUAD };
 
-static const struct zvm_field uselon_fields[] = {
-    [SESSION_VMDUSER] = {.ibm_name = "USELON_VMDUSER",
-                         .metric = "vmduser",
-                         .offset = 20,
-                         .width = 8,
-                         .count = 1,
-                         .type = ZVM_TYPE_EBCDIC,
-                         .kind = ZVM_FIELD_TEXT},
-    [SESSION_VMDCPUAD] = {.ibm_name = "USELON_VMDCPUAD",
-                          .metric = "vmdcpuad",
-                          .offset = 28,
-                          .width = 2,
-                          .count = 1,
-                          .kind = ZVM_FIELD_ID},
-};
+/* The two records share offsets 20-30; only the IBM names differ. */
+#define SESSION_FIELDS(prefix)                                                 \
+  {                                                                            \
+    [SESSION_VMDUSER] = {.ibm_name = prefix "_VMDUSER",                        \
+                         .metric = "vmduser",                                  \
+                         .offset = 20,                                         \
+                         .width = 8,                                           \
+                         .count = 1,                                           \
+                         .type = ZVM_TYPE_EBCDIC,                              \
+                         .kind = ZVM_FIELD_TEXT},                              \
+    [SESSION_VMDCPUAD] = {.ibm_name = prefix "_VMDCPUAD",                      \
+                          .metric = "vmdcpuad",                                \
+                          .offset = 28,                                        \
+                          .width = 2,                                          \
+                          .count = 1,                                          \
+                          .kind = ZVM_FIELD_ID},                               \
+  }
 
-static const struct zvm_field uselof_fields[] = {
-    [SESSION_VMDUSER] = {.ibm_name = "USELOF_VMDUSER",
-                         .metric = "vmduser",
-                         .offset = 20,
-                         .width = 8,
-                         .count = 1,
-                         .type = ZVM_TYPE_EBCDIC,
-                         .kind = ZVM_FIELD_TEXT},
-    [SESSION_VMDCPUAD] = {.ibm_name = "USELOF_VMDCPUAD",
-                          .metric = "vmdcpuad",
-                          .offset = 28,
-                          .width = 2,
-                          .count = 1,
-                          .kind = ZVM_FIELD_ID},
-};
+static const struct zvm_field uselon_fields[] = SESSION_FIELDS("USELON");
+static const struct zvm_field uselof_fields[] = SESSION_FIELDS("USELOF");
 
 /* No type: nothing is dispatched; the key makes UserID and GuestsAsHosts
  * apply to the notifications as to the guest's values. */

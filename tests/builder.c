@@ -139,6 +139,42 @@ size_t tb_record(struct tb *b, uint16_t len, uint8_t domain, uint16_t number,
   return off;
 }
 
+size_t tb_appldata(struct tb *b, uint16_t number, uint64_t tod,
+                   const char *userid, const uint8_t product[16],
+                   const void *data, size_t dlen) {
+  size_t r = tb_record(b, (uint16_t)(52 + dlen), 10, number, tod);
+  tb_put_u16(b, r + 20, 52);             /* CALDATOF */
+  tb_put_u16(b, r + 22, (uint16_t)dlen); /* CALDATLN */
+  tb_put_ebcdic(b, r + 24, userid, 8);   /* USERID */
+  memcpy(b->data + r + 32, product, 16); /* product ID */
+  if (dlen > 0)
+    memcpy(b->data + r + 52, data, dlen);
+  return r;
+}
+
+void tb_apl_kernel_product(uint8_t p[16], uint8_t record, const char *mod) {
+  static const char id[] = "LINUXKRNL";
+  for (int i = 0; i < 9; i++)
+    p[i] = tb_ascii_to_ebcdic(id[i]);
+  p[9] = record;
+  static const char ver[] = "2601";
+  for (int i = 0; i < 4; i++)
+    p[10 + i] = tb_ascii_to_ebcdic(ver[i]);
+  p[14] = tb_ascii_to_ebcdic(mod[0]);
+  p[15] = tb_ascii_to_ebcdic(mod[1]);
+}
+
+void tb_apl_tool_product(uint8_t p[16], uint16_t applid, uint8_t record,
+                         uint16_t slot) {
+  memcpy(p, "LNXAPPL", 7);
+  p[7] = (uint8_t)(applid >> 8);
+  p[8] = (uint8_t)applid;
+  p[9] = record;
+  memset(p + 10, 0, 4);
+  p[14] = (uint8_t)(slot >> 8);
+  p[15] = (uint8_t)slot;
+}
+
 void tb_mce(struct tb *b, uint8_t type, uint16_t domains, uint32_t start,
             uint32_t end) {
   tb_u8(b, type);

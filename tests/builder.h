@@ -43,6 +43,19 @@ uint8_t tb_ascii_to_ebcdic(char c);
 size_t tb_record(struct tb *b, uint16_t len, uint8_t domain, uint16_t number,
                  uint64_t tod);
 
+/* APPLDATA (domain 10): a D10R1/D10R2 record appended to b: the 52-byte
+ * APHDR (20 CALDATOF = 52, 22 CALDATLN, 24 USERID EBCDIC, 32 product ID)
+ * then dlen bytes of data. Returns the record's offset in b. */
+size_t tb_appldata(struct tb *b, uint16_t number, uint64_t tod,
+                   const char *userid, const uint8_t product[16],
+                   const void *data, size_t dlen);
+/* Product IDs: the kernel's (EBCDIC "LINUXKRNL", record byte, EBCDIC
+ * "2601", EBCDIC modification level "00"/"01") and /dev/monwriter's (ASCII
+ * "LNXAPPL", applid u16, record, version 0, release 0, slot u16). */
+void tb_apl_kernel_product(uint8_t p[16], uint8_t record, const char *mod);
+void tb_apl_tool_product(uint8_t p[16], uint16_t applid, uint8_t record,
+                         uint16_t slot);
+
 /* A 12-byte MCE. domains: byte 1 << 8 | byte 2 (X'8000' = domain 0). */
 void tb_mce(struct tb *b, uint8_t type, uint16_t domains, uint32_t start,
             uint32_t end);

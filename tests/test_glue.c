@@ -34,8 +34,9 @@
 
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
-/* Reader counters in every read callback (the man page lists them). */
-#define READER_VALUES 11
+/* Reader counters in every read callback (the man page lists them): the
+ * reader's eleven and APPLDATA's appldata_torn, _unknown, _dropped. */
+#define READER_VALUES 14
 
 /* ------------------------------------------------------------------------
  * Fake daemon.

@@ -271,10 +271,11 @@ static void test_useite_longer_record(void **state) {
  * metric name is the lower-case IBM name without the record prefix. */
 static void test_table_consistency(void **state) {
   (void)state;
-  assert_int_equal(zvm_record_table_count, 7);
+  assert_int_equal(zvm_record_table_count, 8);
   assert_ptr_equal(zvm_record_find(4, 1), &zvm_rec_uselon);
   assert_ptr_equal(zvm_record_find(4, 2), &zvm_rec_uselof);
   assert_ptr_equal(zvm_record_find(0, 2), &zvm_rec_sytprp);
+  assert_ptr_equal(zvm_record_find(10, 2), &zvm_rec_aplsdt);
   for (size_t t = 0; t < zvm_record_table_count; t++) {
     const struct zvm_record_desc *d = zvm_record_tables[t];
     assert_ptr_equal(zvm_record_find(d->domain, d->number), d);

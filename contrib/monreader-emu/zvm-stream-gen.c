@@ -106,7 +106,19 @@ struct opts {
     unsigned interval; /* 0-based */
   } sessions[MAX_SESSION_EVENTS];
   size_t nsessions;
+  /* domain 10 (APPLDATA) */
+  unsigned linux_guests;
+  unsigned linux_cpus;
+  const char *linux_prefix;
+  unsigned appldata; /* APL_* bits */
+  bool appldata_faults;
 };
+
+#define APL_OS 1u
+#define APL_MEM 2u
+#define APL_NET 4u
+#define APL_FS 8u
+#define APL_PROCD 16u
 
 /* ---- growable output buffer ------------------------------------------- */
 struct obuf {
@@ -629,6 +641,339 @@ static void put_pattern(uint8_t *r, size_t len, size_t from, uint64_t salt) {
     put(r, len, off, 4, (salt * 1000 + off) & 0xFFFFFFFF);
 }
 
+/* ---- domain 10 (APPLDATA): Linux guests' own data ----------------------
+ * Layouts: D10R1/D10R2 APHDR (52 bytes: 20 CALDATOF, 22 CALDATLN, 24
+ * USERID, 32 product ID, 48 status); the data is what the guest's buffer
+ * holds: kernel arch/s390/appldata/appldata_{mem,os,net_sum}.c, s390-tools
+ * mon_tools/mon_fsstatd.h and mon_procd.h (minus the 13-byte monwrite_hdr,
+ * which /dev/monwriter consumes). See README.md for what is generated. */
+#define APL_HDR_LEN 52
+#define APL_MEM_LEN 144
+#define APL_NET_LEN 96
+#define APL_OS_FIXED 52
+#define APL_CPU_ENTRY 36
+#define APL_FS_SMALL 589    /* 602-byte buffer minus monwrite_hdr */
+#define APL_FS_LARGE 3997   /* 4010 */
+#define APL_TASK_SMALL 499  /* 512 */
+#define APL_TASK_LARGE 1487 /* 1500 */
+#define APL_PSUM_LEN (12 + 166)
+
+static void apl_user(const struct opts *o, unsigned g, char out[9]) {
+  snprintf(out, 9, "%.5s%03u", o->linux_prefix, (g + 1) % 1000);
+}
+
+/* Deterministic value of (guest, record kind, field) after interval k:
+ * base + k * step, both from the seed. */
+static uint64_t apl_value(const struct opts *o, unsigned g, unsigned kind,
+                          unsigned field, uint64_t k, uint64_t base_mod,
+                          uint64_t step_mod) {
+  uint64_t h = splitmix64((o->seed << 40) ^ ((uint64_t)kind << 32) ^
+                          ((uint64_t)g << 12) ^ field ^ UINT64_C(0xA9));
+  return h % base_mod + k * (1 + (h >> 32) % step_mod);
+}
+
+static bool apl_wants(const struct opts *o, unsigned kind_bit) {
+  return (o->appldata & kind_bit) != 0;
+}
+
+/* CPUs of guest g in interval i: the hot-plug guest (the second one) gets
+ * one more from the middle interval on (with --appldata-faults). */
+static unsigned apl_cpus(const struct opts *o, unsigned g, unsigned i) {
+  unsigned n = o->linux_cpus;
+  if (o->appldata_faults && g == 1 % o->linux_guests && i >= o->intervals / 2 &&
+      o->intervals > 1)
+    n++;
+  return n;
+}
+
+/* An APPLDATA record whose data (dlen bytes) follows the APHDR; returns
+ * the data. */
+static uint8_t *apl_record(struct gen *g, uint16_t number, uint64_t tod,
+                           const char *user, const uint8_t product[16],
+                           size_t dlen) {
+  uint16_t len = (uint16_t)(APL_HDR_LEN + dlen);
+  uint8_t *r = rec_alloc(g, len, 10, number, tod);
+  put(r, len, 20, 2, APL_HDR_LEN); /* CALDATOF */
+  put(r, len, 22, 2, dlen);        /* CALDATLN */
+  put_ebcdic(r, len, 24, user, 8); /* USERID */
+  memcpy(r + 32, product, 16);     /* MDGPROD */
+  return r + APL_HDR_LEN;
+}
+
+static void apl_kernel_product(uint8_t p[16], uint8_t record, bool mod01) {
+  const char *s = "LINUXKRNL";
+  for (int i = 0; i < 9; i++)
+    p[i] = ascii_to_ebcdic(s[i]);
+  p[9] = record;
+  p[10] = ascii_to_ebcdic('2');
+  p[11] = ascii_to_ebcdic('6');
+  p[12] = ascii_to_ebcdic('0');
+  p[13] = ascii_to_ebcdic('1');
+  p[14] = ascii_to_ebcdic('0');
+  p[15] = ascii_to_ebcdic(mod01 ? '1' : '0');
+}
+
+static void apl_tool_product(uint8_t p[16], uint16_t applid, uint8_t record,
+                             uint16_t slot) {
+  memcpy(p, "LNXAPPL", 7);
+  p[7] = (uint8_t)(applid >> 8);
+  p[8] = (uint8_t)applid;
+  p[9] = record;
+  memset(p + 10, 0, 4);
+  p[14] = (uint8_t)(slot >> 8);
+  p[15] = (uint8_t)slot;
+}
+
+/* Kernel prefix: timestamp, sync_count_1, sync_count_2. */
+static void apl_sync(uint8_t *d, size_t dlen, uint64_t tod, uint32_t s1,
+                     uint32_t s2) {
+  put(d, dlen, 0, 8, tod);
+  put(d, dlen, 8, 4, s1);
+  put(d, dlen, 12, 4, s2);
+}
+
+static void apl_os(struct gen *g, unsigned u, unsigned i, uint16_t number,
+                   unsigned ncpu, uint64_t tod, uint64_t k, bool torn) {
+  const struct opts *o = g->o;
+  char user[9];
+  uint8_t prod[16];
+  apl_user(o, u, user);
+  apl_kernel_product(prod, 2, true);
+  size_t dlen = APL_OS_FIXED + (size_t)ncpu * APL_CPU_ENTRY;
+  uint8_t *d = apl_record(g, number, tod, user, prod, dlen);
+  apl_sync(d, dlen, tod - 4096, (uint32_t)k, (uint32_t)k - (torn ? 1 : 0));
+  put(d, dlen, 16, 4, ncpu);
+  put(d, dlen, 20, 4, APL_CPU_ENTRY);
+  put(d, dlen, 24, 4, APL_OS_FIXED);
+  put(d, dlen, 28, 4, apl_value(o, u, 2, 28, 0, 8, 1) + (i % 3));
+  put(d, dlen, 32, 4, apl_value(o, u, 2, 32, 0, 400, 1) + 100 + i);
+  for (unsigned a = 0; a < 3; a++) /* avenrun: FIXED_1 * load + 10 */
+    put(d, dlen, 36 + 4 * a, 4, apl_value(o, u, 2, 36 + a, k, 6000, 50) + 10);
+  put(d, dlen, 48, 4, apl_value(o, u, 2, 48, 0, 4, 1));
+  for (unsigned c = 0; c < ncpu; c++) {
+    size_t e = APL_OS_FIXED + (size_t)c * APL_CPU_ENTRY;
+    for (unsigned f = 0; f < 8; f++) /* user .. steal, jiffies */
+      put(d, dlen, e + 4 * f, 4,
+          apl_value(o, u, 2, 64 + 16 * c + f, k, 100000, f == 3 ? 5000 : 800) &
+              0xFFFFFFFF);
+    put(d, dlen, e + 32, 4, c); /* cpu_id */
+  }
+}
+
+static void apl_mem(struct gen *g, unsigned u, uint64_t tod, uint64_t k) {
+  const struct opts *o = g->o;
+  char user[9];
+  uint8_t prod[16];
+  apl_user(o, u, user);
+  apl_kernel_product(prod, 1, false);
+  uint8_t *d = apl_record(g, 2, tod, user, prod, APL_MEM_LEN);
+  const size_t L = APL_MEM_LEN;
+  apl_sync(d, L, tod - 4096, (uint32_t)k, (uint32_t)k);
+  for (unsigned f = 0; f < 4; f++) /* pgpgin pgpgout pswpin pswpout */
+    put(d, L, 16 + 8 * f, 8, apl_value(o, u, 1, f, k, 1000000, 5000));
+  uint64_t total = 2097152 + 262144 * (u % 4); /* KB */
+  put(d, L, 48, 8, 0);                         /* sharedram */
+  put(d, L, 56, 8, total);
+  put(d, L, 64, 8, 100000 + apl_value(o, u, 1, 64, 0, 500000, 1) + k * 64);
+  put(d, L, 72, 8, 0); /* totalhigh */
+  put(d, L, 80, 8, 0); /* freehigh */
+  put(d, L, 88, 8, 20000 + apl_value(o, u, 1, 88, 0, 100000, 1));
+  put(d, L, 96, 8, 300000 + apl_value(o, u, 1, 96, 0, 400000, 1) + k * 8);
+  put(d, L, 104, 8, 1048576);
+  put(d, L, 112, 8, 1048576 - apl_value(o, u, 1, 112, k, 5000, 100));
+  for (unsigned f = 0; f < 3; f++) /* pgalloc pgfault pgmajfault */
+    put(d, L, 120 + 8 * f, 8,
+        apl_value(o, u, 1, 120 + f, k, UINT64_C(1) << 40, 100000));
+}
+
+static void apl_net(struct gen *g, unsigned u, uint64_t tod, uint64_t k) {
+  const struct opts *o = g->o;
+  char user[9];
+  uint8_t prod[16];
+  apl_user(o, u, user);
+  apl_kernel_product(prod, 3, false);
+  uint8_t *d = apl_record(g, 2, tod, user, prod, APL_NET_LEN);
+  apl_sync(d, APL_NET_LEN, tod - 4096, (uint32_t)k, (uint32_t)k);
+  put(d, APL_NET_LEN, 16, 4, 2 + u % 3);
+  for (unsigned f = 0; f < 9; f++) /* rx_packets .. collisions */
+    put(d, APL_NET_LEN, 24 + 8 * f, 8,
+        (f == 2 ? UINT64_C(5) << 32 : 0) +
+            apl_value(o, u, 3, f, k, 1000000, f < 4 ? 1000000 : 10));
+}
+
+/* One mon_fsstatd buffer: the file system mounted on dir. */
+static void apl_fs(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
+                   uint64_t k, unsigned slot, const char *dev, const char *dir,
+                   size_t dir_len, const char *type) {
+  char user[9];
+  uint8_t prod[16];
+  apl_user(g->o, u, user);
+  apl_tool_product(prod, 1, 0, (uint16_t)slot);
+  size_t strs = 6 + strlen(dev) + dir_len + strlen(type);
+  size_t dlen = 12 + strs + 72 <= APL_FS_SMALL ? APL_FS_SMALL : APL_FS_LARGE;
+  uint8_t *d = apl_record(g, 2, tod, user, prod, dlen);
+  put(d, dlen, 0, 8, t_s);
+  put(d, dlen, 8, 2, strs + 72); /* fsstat_data_len */
+  put(d, dlen, 10, 2, 12);       /* fsstat_data_offset */
+  size_t p = 12;
+  const char *s[3] = {dev, dir, type};
+  size_t n[3] = {strlen(dev), dir_len, strlen(type)};
+  for (int i = 0; i < 3; i++) {
+    put(d, dlen, p, 2, n[i]);
+    memcpy(d + p + 2, s[i], n[i]);
+    p += 2 + n[i];
+  }
+  uint64_t blocks = 1000000 + 100000 * slot;
+  uint64_t bfree = blocks / 2 - k * 100 - slot;
+  uint64_t v[9] = {4096,          4096,   blocks,     bfree,
+                   bfree - 20000, 262144, 200000 - k, 200000 - k - 1000,
+                   0x1000};
+  for (int i = 0; i < 9; i++)
+    put(d, dlen, p + 8 * (size_t)i, 8, v[i]);
+}
+
+static void apl_procd_sum(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
+                          uint64_t k) {
+  const struct opts *o = g->o;
+  char user[9];
+  uint8_t prod[16];
+  apl_user(o, u, user);
+  apl_tool_product(prod, 2, 0, 0);
+  const size_t L = APL_PSUM_LEN;
+  uint8_t *d = apl_record(g, 2, tod, user, prod, L);
+  put(d, L, 0, 8, t_s);
+  put(d, L, 8, 2, 166);
+  put(d, L, 10, 2, 12);
+  uint8_t *s = d + 12;
+  put(s, 166, 0, 8, 3600 + k * o->interval_s); /* uptime */
+  put(s, 166, 8, 4, u % 4);                    /* users */
+  for (unsigned a = 0; a < 3; a++)
+    snprintf((char *)s + 12 + 6 * a, 6, "%u.%02u", (unsigned)(k + a) % 10,
+             (unsigned)(u * 7 + a) % 100);
+  uint32_t run = 1 + k % 3, sl = 80 + u, st = u % 2, zo = k % 2;
+  uint32_t tasks[5] = {run + sl + st + zo, run, sl, st, zo};
+  for (unsigned i = 0; i < 5; i++)
+    put(s, 166, 30 + 4 * i, 4, tasks[i]);
+  put(s, 166, 50, 4, o->linux_cpus);
+  uint16_t pct[8] = {1200, 50, 800, 7500, 200, 100, 50, 100};
+  for (unsigned i = 0; i < 8; i++)
+    put(s, 166, 54 + 2 * i, 2, pct[i]);
+  for (unsigned i = 0; i < 12; i++)
+    put(s, 166, 70 + 8 * i, 8, apl_value(o, u, 5, i, k, 1000000, 1000));
+}
+
+/* One mon_procd task record. */
+static void apl_task(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
+                     uint64_t k, unsigned slot, uint32_t pid, const char *cmd,
+                     size_t cmd_len) {
+  const struct opts *o = g->o;
+  char user[9];
+  uint8_t prod[16];
+  apl_user(o, u, user);
+  apl_tool_product(prod, 2, 1, (uint16_t)slot);
+  const char *strs[6] = {"root", "root", "root", "-", cmd, cmd};
+  size_t lens[6] = {4, 4, 4, 1, cmd_len, cmd_len};
+  size_t size = 111;
+  for (int i = 0; i < 6; i++)
+    size += 2 + lens[i];
+  size_t dlen = 12 + size <= APL_TASK_SMALL ? APL_TASK_SMALL : APL_TASK_LARGE;
+  uint8_t *d = apl_record(g, 2, tod, user, prod, dlen);
+  put(d, dlen, 0, 8, t_s);
+  put(d, dlen, 8, 2, size);
+  put(d, dlen, 10, 2, 12);
+  uint8_t *t = d + 12;
+  size_t T = dlen - 12;
+  put(t, T, 0, 4, pid);
+  put(t, T, 4, 4, 1);
+  put(t, T, 8, 4, 0);
+  put(t, T, 12, 2, 0);
+  put(t, T, 14, 2, 20);
+  put(t, T, 16, 2, 0);
+  put(t, T, 18, 4, pid % o->linux_cpus);
+  put(t, T, 22, 2, 100 + pid % 900);
+  put(t, T, 24, 2, 10 + pid % 90);
+  for (unsigned i = 0; i < 10; i++)
+    put(t, T, 26 + 8 * i, 8, apl_value(o, u, 6, pid * 16 + i, k, 100000, 500));
+  put(t, T, 106, 1, 'S');
+  put(t, T, 107, 4, 0x400100);
+  size_t p = 111;
+  for (int i = 0; i < 6; i++) {
+    put(t, T, p, 2, lens[i]);
+    memcpy(t + p + 2, strs[i], lens[i]);
+    p += 2 + lens[i];
+  }
+}
+
+/* Hostile strings (--appldata-faults): a mount point with blanks, '%',
+ * a newline and "..", one longer than any collectd name, and a command
+ * with '/' and blanks. */
+static const char apl_hostile_dir[] = "/mnt/a b/%x\n/../\xff";
+static const char apl_hostile_cmd[] = "x/../y z;\"rm\"";
+
+static void gen_appldata_sample(struct gen *g, unsigned i, uint64_t t,
+                                uint64_t *j) {
+  const struct opts *o = g->o;
+  uint64_t k = (uint64_t)i + 1;
+  uint64_t t_s = t / 1000000;
+  for (unsigned u = 0; u < o->linux_guests; u++) {
+    if (apl_wants(o, APL_OS))
+      apl_os(g, u, i, 2, apl_cpus(o, u, i), tod_at(o, i, t + (*j)++), k,
+             o->appldata_faults && u == 0 && i == 1);
+    if (apl_wants(o, APL_MEM))
+      apl_mem(g, u, tod_at(o, i, t + (*j)++), k);
+    if (apl_wants(o, APL_NET))
+      apl_net(g, u, tod_at(o, i, t + (*j)++), k);
+    if (apl_wants(o, APL_FS)) {
+      apl_fs(g, u, tod_at(o, i, t + (*j)++), t_s, k, 0, "/dev/dasda1", "/", 1,
+             "ext4");
+      apl_fs(g, u, tod_at(o, i, t + (*j)++), t_s, k, 2, "/dev/dasdb1",
+             "/var/log", 8, "xfs");
+      if (o->appldata_faults && u == 0) {
+        char longdir[301];
+        memset(longdir, 'd', 300);
+        longdir[0] = '/';
+        longdir[300] = '\0';
+        apl_fs(g, u, tod_at(o, i, t + (*j)++), t_s, k, 4, "/dev/dasdc1",
+               apl_hostile_dir, sizeof(apl_hostile_dir) - 1, "ext4");
+        apl_fs(g, u, tod_at(o, i, t + (*j)++), t_s, k, 1, "/dev/dasdd1", longdir,
+               300, "ext4");
+      }
+    }
+    if (apl_wants(o, APL_PROCD)) {
+      apl_procd_sum(g, u, tod_at(o, i, t + (*j)++), t_s, k);
+      apl_task(g, u, tod_at(o, i, t + (*j)++), t_s, k, 0, 1, "systemd", 7);
+      apl_task(g, u, tod_at(o, i, t + (*j)++), t_s, k, 2, 300 + u, "httpd", 5);
+      if (o->appldata_faults && u == 0)
+        apl_task(g, u, tod_at(o, i, t + (*j)++), t_s, k, 4, 666, apl_hostile_cmd,
+                 sizeof(apl_hostile_cmd) - 1);
+    }
+    if (o->appldata_faults && u == 0) {
+      /* A product no layout is known for: the kernel's unused record 4. */
+      uint8_t prod[16];
+      char user[9];
+      apl_user(o, u, user);
+      apl_kernel_product(prod, 4, false);
+      uint8_t *d = apl_record(g, 2, tod_at(o, i, t + (*j)++), user, prod, 64);
+      apl_sync(d, 64, tod_from_us(t), 1, 1);
+    }
+  }
+}
+
+/* D10R1: the kernel restarts the os buffer when a CPU is added (START with
+ * the new size, STOP of the old one): one event record in interval i? */
+static bool apl_event_due(const struct opts *o, unsigned i) {
+  if (!o->appldata_faults || !apl_wants(o, APL_OS) || i == 0 ||
+      o->linux_guests == 0)
+    return false;
+  unsigned u = 1 % o->linux_guests;
+  return apl_cpus(o, u, i) != apl_cpus(o, u, i - 1);
+}
+
+static void gen_appldata_events(struct gen *g, unsigned i, uint64_t tod) {
+  unsigned u = 1 % g->o->linux_guests;
+  apl_os(g, u, i, 1, apl_cpus(g->o, u, i - 1), tod, i, false);
+}
+
 /* Hash of a D0R2 field of processor c (README.md, "D0R2"). */
 static uint64_t sytprp_hash(const struct opts *o, unsigned c, unsigned off) {
   return splitmix64((o->seed << 32) ^ (UINT64_C(0xD02) << 20) ^
@@ -665,8 +1010,9 @@ static void put_sytprp(const struct opts *o, uint8_t *r, size_t len, unsigned c,
 static void gen_events(struct gen *g, unsigned i) {
   const struct opts *o = g->o;
   bool smt = o->smt_every != 0 && (i + 1) % o->smt_every == 0;
+  bool apl_event = apl_event_due(o, i);
   unsigned vcpus = o->vcpus ? o->vcpus : 1;
-  uint64_t nev = o->unknown_events + (smt ? 2 : 0);
+  uint64_t nev = o->unknown_events + (smt ? 2 : 0) + (apl_event ? 1 : 0);
   for (unsigned u = 0; u < o->guests; u++) {
     unsigned since;
     if (guest_logged_on(o, u, i, &since))
@@ -721,6 +1067,8 @@ static void gen_events(struct gen *g, unsigned i) {
                   USELOF_LEN, u,
                   vcpus > 1 ? v : u % (o->cpus ? o->cpus : 1) + v, i);
   }
+  if (apl_event)
+    gen_appldata_events(g, i, NEXT_TOD());
   if (smt) {
     uint8_t *r = rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD());
     put_prcsmt(r, false, g->smt_changes);
@@ -754,6 +1102,7 @@ static void gen_sample(struct gen *g, unsigned i) {
     put(r, VNDSES_LEN, 32, 2, 0x0600 + 3 * n);
     put_pattern(r, VNDSES_LEN, 96, (uint64_t)i * 16 + n);
   }
+  gen_appldata_sample(g, i, t, &j);
   rec_alloc(g, MRHDR_LEN, 1, 11, tod_at(o, i, t + j++)); /* interval end */
   stream_end(g);
 }
@@ -870,7 +1219,17 @@ static void usage(FILE *fp) {
       "                         open@M:ERRNO[:N] delay@M:MS badmca@M[:K] "
       "(repeatable,\n"
       "                         comma separated; badmca also applies to raw/"
-      "sets)\n",
+      "sets)\n"
+      "Domain 10 (APPLDATA, Linux guests' own data; sample records before "
+      "D1R11):\n"
+      "      --linux-guests N   Linux guests writing APPLDATA (default 0)\n"
+      "      --linux-cpus N     their CPUs (default 2)\n"
+      "      --linux-prefix STR their user ID prefix (default LNX)\n"
+      "      --appldata LIST    os,mem,net_sum,fsstat,procd or all (default "
+      "os,mem,net_sum)\n"
+      "      --appldata-faults  a torn os record, a CPU hot-plug (D10R1 + new "
+      "size),\n"
+      "                         an unknown product, hostile strings\n",
       fp);
 }
 
@@ -911,6 +1270,11 @@ enum {
   OPT_TOD_OFFSET,
   OPT_TIME_JUMP,
   OPT_SMT_FIELDS,
+  OPT_LGUESTS,
+  OPT_LCPUS,
+  OPT_LPREFIX,
+  OPT_APPLDATA,
+  OPT_APLFAULTS,
 };
 
 /* A signed number of seconds, |s| <= 10 years. */
@@ -960,6 +1324,11 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       {"tod-offset", required_argument, NULL, OPT_TOD_OFFSET},
       {"time-jump", required_argument, NULL, OPT_TIME_JUMP},
       {"smt-fields", no_argument, NULL, OPT_SMT_FIELDS},
+      {"linux-guests", required_argument, NULL, OPT_LGUESTS},
+      {"linux-cpus", required_argument, NULL, OPT_LCPUS},
+      {"linux-prefix", required_argument, NULL, OPT_LPREFIX},
+      {"appldata", required_argument, NULL, OPT_APPLDATA},
+      {"appldata-faults", no_argument, NULL, OPT_APLFAULTS},
       {NULL, 0, NULL, 0},
   };
   char err[256];
@@ -1113,6 +1482,50 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
           .logon = c == OPT_LOGON, .guest = gno - 1, .interval = ino};
       break;
     }
+    case OPT_LGUESTS:
+      o->linux_guests = (unsigned)num_arg(optarg, "Linux guest count", 999);
+      break;
+    case OPT_LCPUS:
+      o->linux_cpus = (unsigned)num_arg(optarg, "Linux CPU count", 64);
+      if (o->linux_cpus == 0)
+        die("--linux-cpus must be > 0");
+      break;
+    case OPT_LPREFIX:
+      o->linux_prefix = optarg;
+      for (const char *p = optarg; *p; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+          die("Linux prefix must be A-Z 0-9");
+      break;
+    case OPT_APPLDATA: {
+      o->appldata = 0;
+      char *list = strdup(optarg), *save = NULL;
+      if (list == NULL)
+        die("out of memory");
+      for (char *w = strtok_r(list, ",", &save); w != NULL;
+           w = strtok_r(NULL, ",", &save)) {
+        if (strcmp(w, "os") == 0)
+          o->appldata |= APL_OS;
+        else if (strcmp(w, "mem") == 0)
+          o->appldata |= APL_MEM;
+        else if (strcmp(w, "net_sum") == 0)
+          o->appldata |= APL_NET;
+        else if (strcmp(w, "fsstat") == 0)
+          o->appldata |= APL_FS;
+        else if (strcmp(w, "procd") == 0)
+          o->appldata |= APL_PROCD;
+        else if (strcmp(w, "all") == 0)
+          o->appldata |= APL_OS | APL_MEM | APL_NET | APL_FS | APL_PROCD;
+        else
+          die("unknown APPLDATA kind '%s' (os, mem, net_sum, fsstat, procd, "
+              "all)",
+              w);
+      }
+      free(list);
+      break;
+    }
+    case OPT_APLFAULTS:
+      o->appldata_faults = true;
+      break;
     default:
       usage(stderr);
       exit(2);
@@ -1148,6 +1561,9 @@ int main(int argc, char **argv) {
       .prefix = "LINUX",
       .format = FMT_SCENARIO,
       .vcpus = 1,
+      .linux_cpus = 2,
+      .linux_prefix = "LNX",
+      .appldata = APL_OS | APL_MEM | APL_NET,
   };
   parse_opts(argc, argv, &o);
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zvm_monitor/appldata.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/hooks.h"
 #include "zvm_monitor/records.h"
@@ -57,6 +58,11 @@ struct zvm_conf {
   /* UserField: D4R10 values to dispatch (lower case); none = all. */
   char **userfields;
   size_t userfields_num;
+  /* ApplDataKinds, ApplDataNaming (heap: the D10R2 descriptor's hook_data
+   * points here). kinds_given: the first ApplDataKinds replaces the
+   * default. */
+  struct zvm_apl_options *appldata;
+  bool appldata_kinds_given, appldata_naming_given;
   bool notify[ZVM_NOTIFY_KINDS]; /* Notify<Kind>: all true by default */
   /* Record descriptors: the built-in ones, then <Record> blocks. Owned. */
   struct zvm_registry *records;

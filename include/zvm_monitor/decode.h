@@ -165,6 +165,27 @@ uint8_t zvm_ebcdic_to_latin1(uint8_t c);
  * name is empty after trimming or does not fit into out_size (which
  * includes the terminating NUL; 3 * len + 1 always fits).
  */
+#define ZVM_EBCDIC_BLANK 0x40
+
+/* 8 name bytes (big-endian in v) as a key: trailing NULs become blanks,
+ * so equal keys <=> equal zvm_name_format() names; false if the name is
+ * blank. */
+static inline bool zvm_text_key8(uint64_t v, uint64_t *key) {
+  for (unsigned i = 0; i < 8; i++) {
+    uint64_t byte = (v >> (8 * i)) & 0xFF;
+    if (byte != ZVM_EBCDIC_BLANK && byte != 0x00) {
+      *key = v;
+      return true;
+    }
+    v |= (uint64_t)ZVM_EBCDIC_BLANK << (8 * i);
+  }
+  return false;
+}
+
+/* The same for an EBCDIC name of at most 8 bytes (a user ID), blank
+ * padded. */
+bool zvm_name_key(const uint8_t *ebcdic, size_t width, uint64_t *key);
+
 int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
                     size_t out_size);
 

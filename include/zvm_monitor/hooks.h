@@ -201,6 +201,30 @@ enum zvm_hook_verdict {
   ZVM_HOOK_PENDING,
 };
 
+/* A value list a lists hook names itself (APPLDATA: the names collectd's
+ * own plugins use on a guest). The mapper copies the strings. */
+#define ZVM_HOOK_LIST_ITEMS_MAX 4
+/* Longest plugin instance of such a list, with its NUL (collectd's
+ * DATA_MAX_NAME_LEN); a longer one is not dispatched. */
+#define ZVM_HOOK_NAME_MAX 128
+struct zvm_hook_list {
+  bool daemon_host;   /* host = collectd's Hostname, else the instance's */
+  const char *plugin; /* NULL: "zvm_monitor" */
+  const char *plugin_instance;
+  const char *type; /* a type of collectd's types.db */
+  const char *type_instance;
+  size_t nitems; /* 1 .. ZVM_HOOK_LIST_ITEMS_MAX */
+  struct zvm_value_item items[ZVM_HOOK_LIST_ITEMS_MAX];
+};
+typedef void (*zvm_hook_list_fn)(void *sink, const struct zvm_hook_list *l);
+
+/* A counter a hook keeps, dispatched with the reader's (plugin instance
+ * "reader", type "total_objects"). */
+struct zvm_hook_counter {
+  const char *type_instance; /* static */
+  uint64_t value;
+};
+
 struct zvm_record_hooks {
   /* Step 1. False: skip the record (counted as skipped). */
   bool (*select)(struct zvm_hook_ctx *ctx, struct zvm_record_view *view);
@@ -226,15 +250,27 @@ struct zvm_record_hooks {
   size_t state_size;        /* per-instance state for the hooks */
   size_t record_state_size; /* per-descriptor state (ctx->record_state) */
   void (*state_release)(void *state); /* NULL: nothing to free inside */
+  /* Step 4 instead of the layout's fields: every value list of an
+   * instance with new data (kept in inst->state by the instance hook,
+   * which returned PENDING), each named by the hook, passed to fn. Values
+   * take the instance's time; the hook makes each identifier at most once
+   * per instance, and instances' identifiers must not overlap. */
+  void (*lists)(struct zvm_hook_ctx *ctx, const struct zvm_instance *inst,
+                zvm_hook_list_fn fn, void *sink);
+  /* Counters of the hook (in ctx->record_state): up to max into out;
+   * returns how many. */
+  size_t (*counters)(struct zvm_hook_ctx *ctx, struct zvm_hook_counter *out,
+                     size_t max);
   /* The kind of the notifications these hooks send (its Notify<Kind>
    * option switches them). */
   enum zvm_notify_kind notify_kind;
 };
 
 /* Built-in hooks. */
-extern const struct zvm_record_hooks zvm_prcsmt_hooks; /* D5R21 */
-extern const struct zvm_record_hooks zvm_useite_hooks; /* D4R10 per VMDBK */
-extern const struct zvm_record_hooks zvm_uselon_hooks; /* D4R1 logon */
-extern const struct zvm_record_hooks zvm_uselof_hooks; /* D4R2 logoff */
+extern const struct zvm_record_hooks zvm_prcsmt_hooks;   /* D5R21 */
+extern const struct zvm_record_hooks zvm_useite_hooks;   /* D4R10 per VMDBK */
+extern const struct zvm_record_hooks zvm_uselon_hooks;   /* D4R1 logon */
+extern const struct zvm_record_hooks zvm_uselof_hooks;   /* D4R2 logoff */
+extern const struct zvm_record_hooks zvm_appldata_hooks; /* D10R2 */
 
 #endif /* ZVM_MONITOR_HOOKS_H */

@@ -52,7 +52,9 @@
 
 /* The strings belong to the mapper (or are static) and stay valid until the
  * next zvm_mapper_add_set() or zvm_mapper_finish() call; each is shorter
- * than ZVM_ID_MAX. */
+ * than ZVM_ID_MAX, except a plugin instance a lists hook names (APPLDATA
+ * with ApplDataNaming zvm_monitor), which is shorter than
+ * ZVM_HOOK_NAME_MAX (128, collectd's limit). */
 struct zvm_value {
   const char *host;   /* "" = the daemon's Hostname */
   const char *plugin; /* NULL = "zvm_monitor" */

@@ -229,6 +229,7 @@ extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
 extern const struct zvm_record_desc zvm_rec_sytprp; /* D0R2 */
 extern const struct zvm_record_desc zvm_rec_uselon; /* D4R1 */
 extern const struct zvm_record_desc zvm_rec_uselof; /* D4R2 */
+extern const struct zvm_record_desc zvm_rec_aplsdt; /* D10R2 */
 
 /* Named fields hooks need directly. */
 extern const struct zvm_field *const zvm_useite_vmduser;

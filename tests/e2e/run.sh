@@ -369,6 +369,45 @@ sc_d5r21_complete() {
     fail "want errors-malformed 2 (the two unusable arrays)" || return 1
 }
 
+# 7. APPLDATA (domain 10): three Linux guests with every kind of record
+# (kernel os/mem/net_sum, mon_fsstatd, mon_procd), a torn os record, a CPU
+# hot-plug (a D10R1 event, then os records one CPU larger), an unknown
+# product ID, hostile mount points and commands; messages 1.1 s apart, so
+# the intervals arrive in several read callbacks. Named as collectd's own
+# plugins on each guest (host = guest).
+sc_appldata() {
+  gen -g 2 -i 4 --smt-every 0 --linux-guests 3 --appldata all --appldata-faults \
+    --set-frames 2 --mces 1 --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "" || return 1
+  c=$D/csv
+  [ "$(sed 1d "$c"/zvmtest/zvm_monitor-reader/total_objects-appldata_torn-* | tail -n 1 | cut -d, -f2)" = 1 ] ||
+    fail "appldata_torn: want 1" || return 1
+  [ "$(sed 1d "$c"/lnx002/cpu-2/cpu-steal-* | wc -l)" -eq 2 ] ||
+    fail "lnx002 cpu-2 (hot-plugged in the third interval): want 2 values" || return 1
+  [ "$(sed 1d "$c"/lnx001/load/load-* | tail -n 1 | tr ',' '\n' | wc -l)" -eq 4 ] ||
+    fail "load/load: want time + shortterm, midterm, longterm" || return 1
+  ls -d "$c/lnx001/df-mnt-a%20b-%25x%0a-..-%ff" >/dev/null 2>&1 ||
+    fail "hostile mount point not escaped as df-mnt-a%20b-%25x%0a-..-%ff" || return 1
+  # nothing outside the three guests' and the reader's directories
+  [ "$(ls "$c" | tr '\n' ' ')" = "lnx001 lnx002 lnx003 zvmtest " ] ||
+    fail "unexpected hosts: $(ls "$c")" || return 1
+  ! ls "$c"/lnx001 | grep -q '^processes-' || fail "per-process values without ApplDataKinds procd_task"
+}
+
+# 8. APPLDATA under zvm_monitor (ApplDataNaming), every kind including the
+# opt-in per-process records, and guest selection by UserID.
+sc_appldata_naming() {
+  gen -g 0 -i 2 --smt-every 0 --linux-guests 3 --appldata all --appldata-faults \
+    -o "$D/s.scn" || return 1
+  run_case "$D" "$D/s.scn" "--appldata-naming zvm_monitor --userid /LNX00[12]/ \
+--appldata-kind os --appldata-kind fsstat --appldata-kind procd_task" \
+    'ApplDataNaming "zvm_monitor"' 'UserID "/LNX00[12]/"' 'ApplDataKinds "os"' \
+    'ApplDataKinds "fsstat"' 'ApplDataKinds "procd_task"' || return 1
+  ls -d "$D/csv/zvmtest/zvm_monitor-LNX001-processes-x%2f..%2fy%20z%3b%22rm%22_666" >/dev/null 2>&1 ||
+    fail "no per-process values for the hostile command" || return 1
+  ! ls "$D/csv/zvmtest" | grep -q LNX003 || fail "LNX003 not selected, yet dispatched"
+}
+
 # ---------------------------------------------------------------------------
 # Real back ends. Each is started once, on 127.0.0.1 ports picked free,
 # with everything under the temporary directory.
@@ -382,7 +421,8 @@ have_pkgs() {
 backend_stream() {
   now=$(e2e_now)
   gen -g 3 -i 2 --smt-every 2 --interval 60 --start $((now - 600)) \
-    --counter-offset 2147483000 --sytprp 2 -o "$1"
+    --counter-offset 2147483000 --sytprp 2 --linux-guests 2 --appldata os,mem,fsstat \
+    -o "$1"
 }
 
 # oracle_value SCENARIO IDENT: "UNIXSECONDS VALUE" of the last value
@@ -401,13 +441,18 @@ zvmtest/zvm_monitor-cpu1/zvm_sytprp/pfxutime
 zvmtest/zvm_monitor-cpu0/zvm_sytprp/pfxprbtm
 zvmtest/zvm_monitor-reader/total_objects-sets
 zvmtest/zvm_monitor-reader/total_objects-records"
+# Linux guests' values (APPLDATA), named as collectd's own plugins.
+APPLDATA_BACKEND_IDS="lnx001/cpu-1/cpu-steal
+lnx002/memory/memory-free
+lnx001/df-var-log/df_complex-used
+zvmtest/zvm_monitor-reader/total_objects-appldata_torn"
 
 # carbon_check CARBON-DIR SCENARIO IDS ORACLE-ARGS: every identifier of
 # IDS (HOST/PLUGIN-INSTANCE/TYPE-INSTANCE, or HOST/PLUGIN-INSTANCE/TYPE/DS
 # for a data source of a list, stored by write_graphite as ...TYPE.DS)
 # holds the oracle's last value in its whisper file.
 carbon_check() {
-  cc_w=$1/storage/whisper/collectd/zvmtest
+  cc_w=$1/storage/whisper/collectd
   cc_scn=$2
   cc_ids=$3
   cc_oargs=$4
@@ -415,7 +460,7 @@ carbon_check() {
   for id in $cc_ids; do
     # shellcheck disable=SC2086
     set -- $(oracle_value "$cc_scn" "$id" $cc_oargs)
-    f=$cc_w/${id#*/}.wsp
+    f=$cc_w/$id.wsp
     e2e_wait 20 test -s "$f" || { fail "no whisper file $f"; cc_st=1; continue; }
     if [ "$1" = - ]; then
       # reader counter: the newest point holds the final count
@@ -509,6 +554,7 @@ CONF
   backend_stream "$D/s.scn" || return 1
   E2E_EXTRA_PLUGINS=$graphite_plugin run_case "$D" "$D/s.scn" "" || { e2e_stop "$carbon"; return 1; }
   carbon_check "$c" "$D/s.scn" "$(echo "$BACKEND_IDS" | grep -v zvm_useite)" "" || st=1
+  carbon_check "$c" "$D/s.scn" "$APPLDATA_BACKEND_IDS" "" || st=1
   grep -q "write_graphite plugin: format_graphite: target buffer too small" "$D/collectd.log" ||
     { fail "write_graphite took the 48-value zvm_useite lists: update the pod's GRAPHITE section"; st=1; }
   # OneValuePerList true, what the pod advises for Graphite: every D4R10
@@ -581,19 +627,24 @@ CONF
   Server \"127.0.0.1\" \"$uport\"
 </Plugin>" run_case "$D" "$D/s.scn" "" || { e2e_stop "$influx"; return 1; }
   st=0
-  for id in $BACKEND_IDS; do
+  for id in $BACKEND_IDS $APPLDATA_BACKEND_IDS; do
     set -- $(oracle_value "$D/s.scn" "$id")
     host=${id%%/*}
-    pi=$(echo "$id" | cut -d/ -f2 | sed 's/^zvm_monitor-//')
+    # measurement <plugin>_<data source>; tag instance = the plugin instance
+    pd=$(echo "$id" | cut -d/ -f2)
+    pl=${pd%%-*}
+    pi=${pd#"$pl"}
+    pi=${pi#-}
+    [ -n "$pi" ] && wpi="instance='$pi'" || wpi="instance=''"
     if [ "$(echo "$id" | tr -cd / | wc -c)" -eq 3 ]; then
       # a list's data source: measurement zvm_monitor_<ds>, no type instance
       ty=$(echo "$id" | cut -d/ -f3)
       ds=$(echo "$id" | cut -d/ -f4)
-      q="SELECT value FROM zvm_monitor_$ds WHERE host='$host' AND instance='$pi' AND type='$ty'"
+      q="SELECT value FROM ${pl}_$ds WHERE host='$host' AND $wpi AND type='$ty'"
     else
       ty=$(echo "$id" | cut -d/ -f3 | cut -d- -f1)
       ti=$(echo "$id" | cut -d/ -f3 | cut -d- -f2-)
-      q="SELECT value FROM zvm_monitor_value WHERE host='$host' AND instance='$pi' AND type='$ty' AND type_instance='$ti'"
+      q="SELECT value FROM ${pl}_value WHERE host='$host' AND $wpi AND type='$ty' AND type_instance='$ti'"
     fi
     [ "$1" = - ] && q="$q ORDER BY time DESC LIMIT 1"
     # the listener writes in batches: wait (bounded) for the point
@@ -1080,7 +1131,7 @@ CONF
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_list
 episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
-graphite influxdb capture_replay replay_damaged capture_tool"
+appldata appldata_naming graphite influxdb capture_replay replay_damaged capture_tool"
 ALL="$ALL d0r2 d0r2_short user_records user_records_guests user_record_error"
 [ $# -gt 0 ] && ALL="$*"
 

@@ -38,9 +38,11 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # --- the targets: tests/fuzz/fuzz_NAME.c, one line each -------------------
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
+# records.c lists the built-in descriptors, whose hooks live in hooks_*.c.
 DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
 	plugin/records_sytprp.c plugin/hooks_prcsmt.c plugin/hooks_session.c \
-	plugin/records_session.c plugin/hooks_useite.c plugin/vmdbk.c
+	plugin/records_session.c plugin/hooks_useite.c plugin/vmdbk.c \
+	plugin/hooks_appldata.c plugin/appldata.c plugin/appldata_values.c
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
 fuzz_names_SRC = $(DECODER_SRC)
@@ -52,6 +54,10 @@ reader_MAX_LEN = 16384
 # The capture-file reader (pcapng) on damaged and hostile files.
 fuzz_capture_SRC = plugin/capture.c
 capture_MAX_LEN = 65536
+# One domain 10 (APPLDATA) record: decoder, names, the engine and mapper.
+fuzz_appldata_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
+	plugin/mapper.c plugin/output.c plugin/timerule.c
+appldata_MAX_LEN = 4200
 # The record engine and mapper: hostile sets to values (both shapes, a
 # run-time descriptor).
 fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
@@ -63,7 +69,7 @@ fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
 	tests/recconf_text.c
 records_MAX_LEN = 8192
 
-FUZZ_TARGETS ?= decode names mapper records \
+FUZZ_TARGETS ?= decode names mapper records appldata \
 	$(if $(wildcard $(top)/plugin/reader.c),reader) capture
 # ---------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
  * Writes the seed corpora of the fuzz targets from real record layouts,
  * built with the unit tests' builder (tests/builder.h):
  *
- *   make-seeds DIR      writes DIR/{decode,names,reader}/<seed>
+ *   make-seeds DIR      writes DIR/{decode,names,reader,appldata}/<seed>
  *
  * 'make fuzz-seeds' regenerates tests/fuzz/corpus/ with it. The files are
  * committed; keep them small (the fuzzer finds the rest).
@@ -379,6 +379,102 @@ static void reader_seeds(void) {
   tb_free(&in);
 }
 
+/* fuzz_appldata input: 1-byte name buffer size, then one D10R2 record:
+ * APHDR (52 bytes: 20 CALDATOF, 22 CALDATLN, 24 USERID, 32 product ID)
+ * and a data area shaped like each published layout. */
+static void apl_seed(const char *name, uint8_t out_size, const uint8_t *prod,
+                     const struct tb *data) {
+  struct tb in;
+  tb_init(&in);
+  tb_u8(&in, out_size);
+  tb_appldata(&in, 2, TOD, "LNXWEB1", prod, data->data, data->len);
+  write_file("appldata", name, in.data, in.len);
+  tb_free(&in);
+}
+
+static void apl_str(struct tb *d, const char *s) {
+  tb_u16(d, (uint16_t)strlen(s));
+  tb_bytes(d, s, strlen(s));
+}
+
+static void appldata_seeds(void) {
+  uint8_t prod[16];
+  struct tb d;
+  tb_init(&d);
+  /* kernel mem (144 bytes), net_sum (96), os with 2 x 36-byte CPUs */
+  tb_u64(&d, TOD);
+  tb_u32(&d, 5);
+  tb_u32(&d, 5);
+  for (int i = 0; i < 16; i++)
+    tb_u64(&d, 1000u * (unsigned)(i + 1));
+  tb_apl_kernel_product(prod, 1, "00");
+  apl_seed("mem", 64, prod, &d);
+  tb_put_u32(&d, 12, 6);
+  apl_seed("mem-torn", 64, prod, &d);
+  tb_apl_kernel_product(prod, 4, "00");
+  apl_seed("unknown-record", 64, prod, &d);
+  d.len = 96;
+  tb_put_u32(&d, 12, 5);
+  tb_apl_kernel_product(prod, 3, "00");
+  apl_seed("net_sum", 64, prod, &d);
+  d.len = 16;
+  tb_u32(&d, 2);  /* nr_cpus */
+  tb_u32(&d, 36); /* per_cpu_size */
+  tb_u32(&d, 52); /* cpu_offset */
+  for (int i = 0; i < 6; i++)
+    tb_u32(&d, 2048u * (unsigned)(i + 1));
+  for (uint32_t c = 0; c < 2; c++) {
+    for (int f = 0; f < 8; f++)
+      tb_u32(&d, 100u * c + (unsigned)f);
+    tb_u32(&d, c);
+  }
+  tb_apl_kernel_product(prod, 2, "01");
+  apl_seed("os", 64, prod, &d);
+  /* mon_fsstatd: header, three strings, statvfs */
+  tb_reset(&d);
+  tb_u64(&d, 1700000000);
+  tb_u16(&d, 6 + 9 + 9 + 4 + 72);
+  tb_u16(&d, 12);
+  apl_str(&d, "/dev/dasd");
+  apl_str(&d, "/var/a b/");
+  apl_str(&d, "ext4");
+  for (int i = 0; i < 9; i++)
+    tb_u64(&d, 4096u * (unsigned)(9 - i));
+  tb_apl_tool_product(prod, 1, 0, 0);
+  apl_seed("fsstat", 0x80 | 20, prod, &d);
+  /* mon_procd summary (166 bytes) and one task */
+  tb_reset(&d);
+  tb_u64(&d, 1700000000);
+  tb_u16(&d, 166);
+  tb_u16(&d, 12);
+  tb_u64(&d, 3600);
+  tb_u32(&d, 2);
+  tb_bytes(&d,
+           "0.15\0\0"
+           "1.00\0\0"
+           "12.34\0",
+           18);
+  for (int i = 0; i < 136; i++)
+    tb_u8(&d, (uint8_t)i);
+  tb_apl_tool_product(prod, 2, 0, 0);
+  apl_seed("procd-sum", 64, prod, &d);
+  tb_reset(&d);
+  tb_u64(&d, 1700000000);
+  tb_u16(&d, 111 + 12 + 4 + 4 + 4 + 1 + 5 + 9);
+  tb_u16(&d, 12);
+  for (int i = 0; i < 111; i++)
+    tb_u8(&d, (uint8_t)(i * 7));
+  apl_str(&d, "root");
+  apl_str(&d, "root");
+  apl_str(&d, "root");
+  apl_str(&d, "-");
+  apl_str(&d, "httpd");
+  apl_str(&d, "httpd -X");
+  tb_apl_tool_product(prod, 2, 1, 0);
+  apl_seed("procd-task", 40, prod, &d);
+  tb_free(&d);
+}
+
 /* fuzz_records input: 2-byte text length, collectd.conf text, data set. */
 static void records_seed(const char *name, const char *text,
                          const struct tb *set) {
@@ -478,5 +574,6 @@ int main(int argc, char **argv) {
   names_seeds();
   reader_seeds();
   records_seeds();
+  appldata_seeds();
   return 0;
 }

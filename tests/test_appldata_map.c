@@ -1,0 +1,353 @@
+/*
+ * APPLDATA (domain 10) through the record engine and the mapper: data
+ * sets built byte by byte (tests/builder.h, layouts from the kernel's
+ * arch/s390/appldata and s390-tools' mon_tools), the mapper's values,
+ * names, times and counters checked.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "zvm_monitor/conf.h"
+#include "zvm_monitor/mapper.h"
+
+#define SEC 1700000000u
+#define NOW ((uint64_t)(SEC + 1000) * 1000000u)
+#define DCSS_ADDR 0x00400000u
+
+struct fx {
+  struct zvm_conf conf;
+  struct zvm_mapper *m;
+  struct tb rs, set;
+  const struct zvm_value *v;
+  size_t nv;
+};
+
+static int setup(void **state) {
+  struct fx *f = calloc(1, sizeof(*f));
+  assert_non_null(f);
+  assert_int_equal(zvm_conf_init(&f->conf), 0);
+  tb_init(&f->rs);
+  tb_init(&f->set);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  struct fx *f = *state;
+  zvm_mapper_destroy(f->m);
+  zvm_conf_free(&f->conf);
+  tb_free(&f->rs);
+  tb_free(&f->set);
+  free(f);
+  return 0;
+}
+
+static void conf_string(struct fx *f, const char *key, const char *value) {
+  char err[256];
+  if (zvm_conf_set_string(&f->conf, key, value, err, sizeof(err)) != 0)
+    fail_msg("%s", err);
+}
+
+/* kernel os record: n CPUs (36-byte entries, ids given), CPU c's field f
+ * = base + 10 * c + f; nr_running 3, nr_threads 120, loads 0.5/1/2. */
+static void os_data(struct tb *d, uint32_t sync2, uint32_t n,
+                    const uint32_t *ids, uint32_t base) {
+  tb_reset(d);
+  tb_u64(d, tb_tod(SEC, 0));
+  tb_u32(d, 9);
+  tb_u32(d, sync2);
+  tb_u32(d, n);
+  tb_u32(d, 36);
+  tb_u32(d, 52);
+  tb_u32(d, 3);
+  tb_u32(d, 120);
+  tb_u32(d, 1024 + 10);
+  tb_u32(d, 2048 + 10);
+  tb_u32(d, 4096 + 10);
+  tb_u32(d, 1);
+  for (uint32_t c = 0; c < n; c++) {
+    for (uint32_t k = 0; k < 8; k++)
+      tb_u32(d, base + 10 * c + k);
+    tb_u32(d, ids[c]);
+  }
+}
+
+static void mem_data(struct tb *d, uint64_t freeram) {
+  tb_reset(d);
+  tb_u64(d, tb_tod(SEC, 0));
+  tb_u32(d, 1);
+  tb_u32(d, 1);
+  const uint64_t v[16] = {1, 2,  3,  4,   0,   1000, freeram, 0,
+                          0, 10, 20, 500, 400, 5,    6,       7};
+  for (int i = 0; i < 16; i++)
+    tb_u64(d, v[i]);
+}
+
+static void fs_data(struct tb *d, const char *dir) {
+  tb_reset(d);
+  tb_u64(d, SEC);
+  tb_u16(d, (uint16_t)(6 + 3 + strlen(dir) + 4 + 72));
+  tb_u16(d, 12);
+  tb_u16(d, 3);
+  tb_bytes(d, "dev", 3);
+  tb_u16(d, (uint16_t)strlen(dir));
+  tb_bytes(d, dir, strlen(dir));
+  tb_u16(d, 4);
+  tb_bytes(d, "ext4", 4);
+  const uint64_t v[9] = {4096, 4096, 100, 40, 30, 10, 5, 4, 0};
+  for (int i = 0; i < 9; i++)
+    tb_u64(d, v[i]);
+}
+
+/* Append a record to the record set being built. */
+static void add(struct fx *f, uint32_t sec, const char *user, uint8_t record,
+                const char *mod, const struct tb *d) {
+  uint8_t prod[16];
+  tb_apl_kernel_product(prod, record, mod);
+  tb_appldata(&f->rs, 2, tb_tod(sec, 0), user, prod, d->data, d->len);
+}
+
+static void add_tool(struct fx *f, uint32_t sec, const char *user,
+                     uint16_t applid, uint8_t record, const struct tb *d) {
+  uint8_t prod[16];
+  tb_apl_tool_product(prod, applid, record, 0);
+  tb_appldata(&f->rs, 2, tb_tod(sec, 0), user, prod, d->data, d->len);
+}
+
+/* Map the record set as one sample data set in one pass. */
+static void pass(struct fx *f) {
+  if (f->m == NULL) {
+    f->m = zvm_mapper_create(&f->conf);
+    assert_non_null(f->m);
+  }
+  tb_reset(&f->set);
+  tb_record_set(&f->set, 0xE2, TB_DOM(10), DCSS_ADDR, &f->rs);
+  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  assert_int_equal(zvm_mapper_finish(f->m, NOW, NULL), 0);
+  f->v = zvm_mapper_values(f->m, &f->nv);
+  tb_reset(&f->rs);
+  /* never one identifier twice in a pass */
+  for (size_t i = 0; i < f->nv; i++)
+    for (size_t j = i + 1; j < f->nv; j++)
+      if (strcmp(f->v[i].host, f->v[j].host) == 0 &&
+          (f->v[i].plugin == f->v[j].plugin ||
+           (f->v[i].plugin && f->v[j].plugin &&
+            strcmp(f->v[i].plugin, f->v[j].plugin) == 0)) &&
+          strcmp(f->v[i].plugin_instance, f->v[j].plugin_instance) == 0 &&
+          strcmp(f->v[i].type, f->v[j].type) == 0 &&
+          strcmp(f->v[i].type_instance, f->v[j].type_instance) == 0)
+        fail_msg("%s/%s-%s/%s-%s twice", f->v[i].host, f->v[i].plugin,
+                 f->v[i].plugin_instance, f->v[i].type, f->v[i].type_instance);
+}
+
+/* The value with this identifier ("host/plugin[-inst]/type[-inst]"), or
+ * NULL. */
+static const struct zvm_value *find(const struct fx *f, const char *id) {
+  for (size_t i = 0; i < f->nv; i++) {
+    const struct zvm_value *v = &f->v[i];
+    char buf[512];
+    const char *pl = v->plugin != NULL ? v->plugin : "zvm_monitor";
+    snprintf(buf, sizeof(buf), "%s/%s%s%s/%s%s%s", v->host, pl,
+             v->plugin_instance[0] ? "-" : "", v->plugin_instance, v->type,
+             v->type_instance[0] ? "-" : "", v->type_instance);
+    if (strcmp(buf, id) == 0)
+      return v;
+  }
+  return NULL;
+}
+
+static int64_t derive_of(const struct fx *f, const char *id) {
+  const struct zvm_value *v = find(f, id);
+  if (v == NULL)
+    fail_msg("no value %s", id);
+  assert_int_equal(v->nitems, 0);
+  assert_int_equal(v->kind, ZVM_VALUE_DERIVE);
+  return v->derive;
+}
+
+static double gauge_of(const struct fx *f, const char *id) {
+  const struct zvm_value *v = find(f, id);
+  if (v == NULL)
+    fail_msg("no value %s", id);
+  assert_int_equal(v->nitems, 0);
+  assert_int_equal(v->kind, ZVM_VALUE_GAUGE);
+  return v->gauge;
+}
+
+static uint64_t reader(const struct fx *f, const char *tinst) {
+  for (size_t i = 0; i < f->nv; i++)
+    if (strcmp(f->v[i].plugin_instance, "reader") == 0 &&
+        strcmp(f->v[i].type_instance, tinst) == 0)
+      return (uint64_t)f->v[i].derive;
+  fail_msg("no reader counter %s", tinst);
+  return 0;
+}
+
+static void test_kernel_records(void **state) {
+  struct fx *f = *state;
+  struct tb d;
+  tb_init(&d);
+  const uint32_t ids[] = {0, 3};
+  os_data(&d, 9, 2, ids, 100);
+  add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
+  mem_data(&d, 200);
+  add(f, SEC + 10, "LNXDB", 1, "00", &d);
+  pass(f);
+  const struct zvm_value *v = find(f, "lnxweb1/cpu-3/cpu-steal");
+  assert_non_null(v);
+  assert_int_equal(v->derive, 117);
+  assert_int_equal(v->time_us, (uint64_t)(SEC + 10) * 1000000u);
+  assert_int_equal(derive_of(f, "lnxweb1/cpu-0/cpu-user"), 100);
+  assert_int_equal(derive_of(f, "lnxweb1/cpu-3/cpu-wait"), 116);
+  assert_true(gauge_of(f, "lnxweb1/processes/ps_state-running") == 3);
+  v = find(f, "lnxweb1/load/load");
+  assert_non_null(v);
+  assert_int_equal(v->nitems, 3);
+  assert_true(v->items[0].gauge == 0.5 && v->items[1].gauge == 1 &&
+              v->items[2].gauge == 2);
+  assert_true(gauge_of(f, "lnxdb/memory/memory-free") == 200 * 1024.0);
+  assert_true(gauge_of(f, "lnxdb/memory/memory-used") ==
+              (1000 - 200 - 10 - 20) * 1024.0);
+  v = find(f, "lnxdb/vmem/vmpage_io-memory");
+  assert_non_null(v);
+  assert_int_equal(v->nitems, 2);
+  assert_int_equal(v->items[0].derive, 1);
+  assert_int_equal(v->items[1].derive, 2);
+  assert_null(find(f, "lnxdb/cpu-0/cpu-user"));
+  tb_free(&d);
+}
+
+/* Two intervals in one pass: each identifier once, with the latest. */
+static void test_latest_per_pass(void **state) {
+  struct fx *f = *state;
+  struct tb d;
+  tb_init(&d);
+  const uint32_t ids[] = {0};
+  os_data(&d, 9, 1, ids, 100);
+  add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
+  os_data(&d, 9, 1, ids, 500);
+  add(f, SEC + 20, "LNXWEB1", 2, "01", &d);
+  pass(f);
+  assert_int_equal(derive_of(f, "lnxweb1/cpu-0/cpu-user"), 500);
+  /* A record with an earlier TOD in the next pass (the z/VM clock was set
+   * back) still comes, just after the last time (design.md "Time"). */
+  os_data(&d, 9, 1, ids, 300);
+  add(f, SEC + 15, "LNXWEB1", 2, "01", &d);
+  pass(f);
+  const struct zvm_value *v = find(f, "lnxweb1/cpu-0/cpu-user");
+  assert_non_null(v);
+  assert_int_equal(v->derive, 300);
+  assert_int_equal(v->time_us, (uint64_t)(SEC + 20) * 1000000u + 1);
+  /* CPU hot-plug: the next record has CPU 1 too. */
+  const uint32_t ids2[] = {0, 1};
+  os_data(&d, 9, 2, ids2, 900);
+  add(f, SEC + 30, "LNXWEB1", 2, "01", &d);
+  pass(f);
+  assert_int_equal(derive_of(f, "lnxweb1/cpu-1/cpu-user"), 910);
+  assert_true(gauge_of(f, "lnxweb1/cpu/count") == 2);
+  tb_free(&d);
+}
+
+/* Torn, unknown, bad: no values, each counted. */
+static void test_counted(void **state) {
+  struct fx *f = *state;
+  struct tb d;
+  tb_init(&d);
+  const uint32_t ids[] = {0};
+  os_data(&d, 8, 1, ids, 100); /* sync_count_2 8 != sync_count_1 9 */
+  add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
+  mem_data(&d, 100);
+  add(f, SEC + 10, "LNXWEB1", 4, "00", &d); /* record 4: unknown */
+  d.len = 100;                              /* mem record cut short */
+  add(f, SEC + 10, "LNXWEB1", 1, "00", &d);
+  pass(f);
+  assert_int_equal(reader(f, "appldata_torn"), 1);
+  assert_int_equal(reader(f, "appldata_unknown"), 1);
+  assert_int_equal(reader(f, "malformed"), 1);
+  assert_int_equal(reader(f, "skipped"), 3);
+  assert_int_equal(reader(f, "records"), 3);
+  for (size_t i = 0; i < f->nv; i++)
+    assert_string_equal(f->v[i].plugin_instance, "reader");
+  tb_free(&d);
+}
+
+/* ApplDataKinds, UserID, ApplDataNaming. */
+static void test_options(void **state) {
+  struct fx *f = *state;
+  conf_string(f, "ApplDataKinds", "mem");
+  conf_string(f, "ApplDataKinds", "fsstat");
+  conf_string(f, "ApplDataNaming", "zvm_monitor");
+  conf_string(f, "UserID", "/^LNXW/");
+  struct tb d;
+  tb_init(&d);
+  const uint32_t ids[] = {0};
+  os_data(&d, 9, 1, ids, 100);
+  add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
+  mem_data(&d, 100);
+  add(f, SEC + 10, "LNXWEB1", 1, "00", &d);
+  add(f, SEC + 10, "LNXDB", 1, "00", &d);
+  fs_data(&d, "/var/log");
+  add_tool(f, SEC + 10, "LNXWEB1", 1, 0, &d);
+  pass(f);
+  assert_true(gauge_of(f, "/zvm_monitor-LNXWEB1-memory/memory-free") ==
+              100 * 1024.0);
+  assert_true(gauge_of(f, "/zvm_monitor-LNXWEB1-df-var-log/df_complex-used") ==
+              60 * 4096.0);
+  assert_null(find(f, "/zvm_monitor-LNXWEB1-cpu-0/cpu-user"));
+  assert_null(find(f, "/zvm_monitor-LNXDB-memory/memory-free"));
+  char err[256];
+  assert_int_equal(
+      zvm_conf_set_string(&f->conf, "ApplDataKinds", "disk", err, sizeof(err)),
+      -1);
+  assert_non_null(strstr(err, "ApplDataKinds \"disk\""));
+  assert_int_equal(zvm_conf_set_string(&f->conf, "ApplDataNaming", "graphite",
+                                       err, sizeof(err)),
+                   -1);
+  /* Options for domain 10 while Domain leaves it out: an error, not
+   * silence. */
+  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), 0);
+  conf_string(f, "Domain", "user");
+  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "add Domain \"appldata\""));
+  conf_string(f, "Domain", "appldata");
+  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), 0);
+  tb_free(&d);
+}
+
+/* Mount points df names alike ("/a-b", "/a/b") are one instance: one set
+ * of values per pass, the latest record's. */
+static void test_df_name_collision(void **state) {
+  struct fx *f = *state;
+  struct tb d;
+  tb_init(&d);
+  fs_data(&d, "/a-b");
+  add_tool(f, SEC + 10, "LNXWEB1", 1, 0, &d);
+  fs_data(&d, "/a/b");
+  tb_put_u64(&d, 12 + 2 + 3 + 2 + 4 + 2 + 4 + 16, 1000); /* blocks */
+  add_tool(f, SEC + 11, "LNXWEB1", 1, 0, &d);
+  pass(f);
+  assert_true(gauge_of(f, "lnxweb1/df-a-b/df_complex-used") ==
+              (1000 - 40) * 4096.0);
+  tb_free(&d);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_kernel_records, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_latest_per_pass, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_counted, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_options, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_df_name_collision, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
