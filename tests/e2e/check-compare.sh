@@ -101,7 +101,9 @@ note "$tmp/b" "2026-01-01 10:00:00" device "device busy"
 sed 's/WARNING/OKAY/' "$tmp/b/sc/collectd.log" | tail -n 1 >>"$tmp/b/sc/collectd.log"
 expect 0 "an episode's end after the other run's daemon stopped"
 note "$tmp/b" "2026-01-01 10:00:00" device "device busy again"
-expect 1 "an episode's start in one run only"
+expect 0 "a later episode of the same kind in one run only"
+note "$tmp/b" "2026-01-01 10:00:00" overflow "records were lost"
+expect 1 "an episode of another kind in one run only"
 
 # values restamped with the arrival time (the daemon's wall clock)
 wall() { # wall DIR FIRST-LOG-TIME LAST-LOG-TIME: the daemon's log span

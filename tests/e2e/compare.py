@@ -34,9 +34,11 @@ What legitimately differs, and how it is compared instead:
     trouble) are stamped with the wall clock: their time is not compared,
     nor the durations they tell ("N s"); a device episode's message also
     tells how many opens failed while it lasted: its numbers are not
-    compared at all. Their other numbers (sets lost, read errors) are, in
-    order; one run may have more episode ends (OKAY) at the end: the
-    daemon is stopped once the data are complete, maybe before one comes.
+    compared at all. When an episode ends, and so whether the next loss
+    starts a new one, is decided by the wall clock ("nothing discarded for
+    N s"; qemu is slower), and an end may come after the daemon was
+    stopped: compared are the kinds of episodes (type instance) and the
+    first start (WARNING) of each kind, with the numbers it tells.
   * Values the plugin restamps with their arrival time (its time rules:
     a record time equal to or before one already dispatched) carry the
     wall clock: a line whose time lies within the run's daemons' log span
@@ -93,6 +95,8 @@ class Log:
                 if m:
                     stamp, text = m.group(1), m.group(2).replace(root, "<run>")
                     if READER_NOTE in text:
+                        # the device path: cut to a fixed length by the plugin
+                        text = re.sub(r"(<run>|/)[^\s:,]*", "<device>", text)
                         text = re.sub(r"\b\d+ s\b", "N s", text)  # durations
                         if DEVICE_EPISODE in text:
                             text = re.sub(r"\d+", "N", text)
@@ -108,11 +112,26 @@ class Log:
         self.notes.sort()
 
 
+def first_warnings(notes):
+    """{type_instance: the first WARNING of that kind} of the reader's
+    notifications: when an episode ends (and the next one starts) is
+    decided by the wall clock ("nothing discarded for N s"), its first
+    start is not."""
+    out = {}
+    for n in notes:
+        m = re.search(r"type_instance = ([^,]*),", n)
+        if "severity = WARNING," in n and m and m.group(1) not in out:
+            out[m.group(1)] = n
+    return out
+
+
 def reader_notes_differ(na, nb):
-    """The reader's notifications of two runs: the same, but an episode's
-    end (OKAY) may come after the daemon of one run was stopped."""
-    short, long_ = (na, nb) if len(na) <= len(nb) else (nb, na)
-    return long_[:len(short)] != short or any("severity = OKAY," not in n for n in long_[len(short):])
+    """collectd cuts a notification's message at a fixed length, and the
+    device path in it is as long as the run's directory: one message may
+    end earlier than the other."""
+    fa, fb = first_warnings(na), first_warnings(nb)
+    return set(fa) != set(fb) or any(
+        not (fa[k].startswith(fb[k]) or fb[k].startswith(fa[k])) for k in fa)
 
 
 def last(series):

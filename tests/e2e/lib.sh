@@ -221,6 +221,10 @@ e2e_exec() {
   exec $_e2e_timeout env "$@"
 }
 
+# e2e_run [-t SECONDS] [VAR=VALUE...] PROGRAM [ARG...]: e2e_exec in a
+# subshell, for the foreground (its exit status is the program's).
+e2e_run() { (e2e_exec "$@"); }
+
 # e2e_now: the wall-clock second streams are stamped from (E2E_NOW).
 e2e_now() { echo "${E2E_NOW:-$(date +%s)}"; }
 

@@ -855,7 +855,7 @@ capture() {
   cp_scn=$1
   cp_file=$2
   shift 2
-  env LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+  e2e_run LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
     MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$cp_scn" \
     MONREADER_EMU_LOOP=1 "$CAPTURE_TOOL" -d "$D/monreader" -w "$cp_file" \
     -i 2 -q "$@" 2>>"$D/capture.err" || {
@@ -877,7 +877,7 @@ replay_run() {
   rr_pre=
   [ -z "${ZVM_ASAN_RUNTIME:-}" ] || rr_pre="LD_PRELOAD=$ZVM_ASAN_RUNTIME"
   # shellcheck disable=SC2086
-  e2e_bg "$rr_dir/collectd.out" env TZ=UTC ASAN_OPTIONS=detect_leaks=0 $rr_pre \
+  e2e_bg "$rr_dir/collectd.out" e2e_exec TZ=UTC ASAN_OPTIONS=detect_leaks=0 $rr_pre \
     "$E2E_DAEMON" -f -C "$rr_dir/collectd.conf"
   rr_pid=$E2E_PID
   rr_sets="$rr_dir/csv/zvmtest/zvm_monitor-reader/total_objects-sets-*"
@@ -973,7 +973,7 @@ sc_replay_damaged() {
   capture "$D/s.scn" "$D/cap.pcapng" || return 1
   size=$(wc -c <"$D/cap.pcapng")
   head -c $((size - 100)) "$D/cap.pcapng" >"$D/cut.pcapng"
-  sets=$("$E2E_BUILD/tools/zvm-monitor-dump" -r "$D/cut.pcapng" -q -s 2>"$D/dump.err" | sed -n 's/^\([0-9]*\) data sets.*/\1/p')
+  sets=$(e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -r "$D/cut.pcapng" -q -s 2>"$D/dump.err" | sed -n 's/^\([0-9]*\) data sets.*/\1/p')
   grep -q "damaged at offset" "$D/dump.err" || fail "dump: no damage reported" || return 1
   replay_run "$D/cut" "$sets" "ReplayFile \"$D/cut.pcapng\"" 'ReplaySpeed "fast"' || return 1
   grep -q "zvm_monitor plugin: the capture $D/cut.pcapng is damaged at offset [0-9]*: truncated block" "$D/cut/collectd.log" ||
@@ -992,8 +992,8 @@ sc_replay_damaged() {
     fail "no error at offset $off" || return 1
   # no file: the plugin does not start, and says why
   e2e_conf "$D/none" "ReplayFile \"$D/nothing-*.pcapng\""
-  "$E2E_DAEMON" -t -C "$D/none/collectd.conf" >/dev/null 2>&1
-  timeout 20 "$E2E_DAEMON" -f -C "$D/none/collectd.conf" >"$D/none/out" 2>&1 &
+  e2e_run "$E2E_DAEMON" -t -C "$D/none/collectd.conf" >/dev/null 2>&1
+  (e2e_exec -t 20 "$E2E_DAEMON" -f -C "$D/none/collectd.conf") >"$D/none/out" 2>&1 &
   np=$!
   e2e_wait 10 grep -qs 'ReplayFile ".*nothing-\*.pcapng": no such file' "$D/none/collectd.log" ||
     { kill "$np" 2>/dev/null; fail "no error for a missing ReplayFile"; return 1; }
@@ -1008,10 +1008,12 @@ sc_replay_damaged() {
 # its last block.
 sc_capture_tool() {
   gen -g 6 -i 20 -o "$D/s.scn" || return 1
-  set -- env LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+  set -- e2e_run LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
     MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/s.scn" \
     MONREADER_EMU_LOCK="$D/lock" MONREADER_EMU_PACE_MS=100 MONREADER_EMU_LOOP=0
-  e2e_bg "$D/first.err" "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/first.pcapng" -q
+  shift # e2e_run: in the background e2e_exec, whose PID is the tool's
+  e2e_bg "$D/first.err" e2e_exec "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/first.pcapng" -q
+  set -- e2e_run "$@"
   first=$E2E_PID
   e2e_wait 10 sh -c "[ \$(wc -c <'$D/first.pcapng') -gt 2000 ]" 2>/dev/null ||
     fail "the first capture writes nothing" || return 1
@@ -1022,15 +1024,17 @@ sc_capture_tool() {
     fail "no EBUSY message: $(cat "$D/second.err")" || return 1
   [ ! -e "$D/second.pcapng" ] || fail "a file was left behind" || return 1
   e2e_stop "$first" || fail "the capture did not stop on SIGTERM" || return 1
-  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/first.pcapng" >"$D/first.txt" ||
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/first.pcapng" >"$D/first.txt" ||
     fail "the capture stopped by SIGTERM is not complete" || return 1
-  e2e_bg "$D/third.err" "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/third.pcapng" -q
+  shift
+  e2e_bg "$D/third.err" e2e_exec "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w "$D/third.pcapng" -q
+  set -- e2e_run "$@"
   third=$E2E_PID
   sleep 1
   kill -KILL "$third"
   wait "$third" 2>/dev/null
   e2e_forget "$third"
-  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/third.pcapng" >"$D/third.txt" 2>"$D/third.dump.err"
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/third.pcapng" >"$D/third.txt" 2>"$D/third.dump.err"
   rc=$?
   [ $rc -le 1 ] || fail "dump of the killed capture: exit status $rc" || return 1
   n=$(sed -n 's/^\([0-9]*\) data sets.*/\1/p' "$D/third.txt")
@@ -1038,10 +1042,10 @@ sc_capture_tool() {
   say "ok - EBUSY, SIGTERM ($(head -n 1 "$D/first.txt")), kill -9 ($n sets readable)"
   # a pipe (-w - into -r -), and the dump reading the device itself
   gen -g 4 -i 2 --fault eio@1:300 -o "$D/p.scn" || return 1
-  set -- env LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+  set -- e2e_run LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
     MONREADER_EMU_DEVICE="$D/monreader" MONREADER_EMU_SCENARIO="$D/p.scn" MONREADER_EMU_LOOP=1
   "$@" "$CAPTURE_TOOL" -d "$D/monreader" -w - -q -i 1 2>/dev/null |
-    "$E2E_BUILD/tools/zvm-monitor-dump" -t -r - >"$D/pipe.txt" || fail "capture | dump failed" || return 1
+    e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -t -r - >"$D/pipe.txt" || fail "capture | dump failed" || return 1
   "$@" "$E2E_BUILD/tools/zvm-monitor-dump" -t -d "$D/monreader" -c 3 >"$D/live.txt" 2>/dev/null ||
     fail "zvm-monitor-dump -d failed" || return 1
   cmp -s "$D/pipe.txt" "$D/live.txt" || { diff "$D/pipe.txt" "$D/live.txt" | head >>"$SC_LOG"; fail "the device and its capture print differently"; return 1; }
@@ -1058,7 +1062,7 @@ sc_capture_tool() {
   [ $rc -eq 1 ] || fail "size limit: exit status $rc, want 1" || return 1
   grep -q "size limit.*holds every set up to the last one written" "$D/full.err" ||
     fail "size limit: no clear message: $(cat "$D/full.err")" || return 1
-  "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/full.pcapng" >"$D/full.txt" ||
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/full.pcapng" >"$D/full.txt" ||
     fail "the capture cut by the size limit is damaged" || return 1
   say "ok - size limit: $(wc -c <"$D/full.pcapng") bytes of complete blocks, $(head -n 1 "$D/full.txt")"
   # rotation by time (-G 1, a message every 250 ms for 3 s) and a ring of 2
@@ -1070,7 +1074,7 @@ sc_capture_tool() {
   [ "$(wc -l <"$D/ring.list")" -eq 2 ] || fail "-W 2: want 2 files, got $(cat "$D/ring.list")" || return 1
   [ ! -e "$D/ring-000000.pcapng" ] || fail "-W 2: the oldest file was not removed" || return 1
   for f in $(cat "$D/ring.list"); do
-    "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$f" >/dev/null || fail "$f unreadable" || return 1
+    e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$f" >/dev/null || fail "$f unreadable" || return 1
   done
   say "ok - rotation by time with a ring of 2: $(tr '\n' ' ' <"$D/ring.list")"
   # <Record> blocks from a collectd.conf checked against captured records
@@ -1100,17 +1104,17 @@ sc_capture_tool() {
   </Record>
 </Plugin>
 CONF
-  "$E2E_BUILD/tools/zvm-monitor-dump" -v -C "$D/records.conf" -r "$D/first.pcapng" >"$D/records.txt" ||
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -v -C "$D/records.conf" -r "$D/first.pcapng" >"$D/records.txt" ||
     fail "zvm-monitor-dump -C failed" || return 1
   grep -q '^    D4R10 useite2 ' "$D/records.txt" && grep -q '\[<Record> block\]' "$D/records.txt" &&
     grep -q '^        vmduser  *+20   "LINUX001"' "$D/records.txt" &&
     grep -q '^        beyond  *(not in this record: 200 bytes)' "$D/records.txt" ||
     fail "the <Record> block was not used as defined" || return 1
-  want=$("$E2E_BUILD/tools/zvm-monitor-dump" -v -r "$D/first.pcapng" | sed -n 's/^        USEITE_HFCPURN  *+116  \([0-9]*\) .*/\1/p' | head -n 1)
+  want=$(e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -v -r "$D/first.pcapng" | sed -n 's/^        USEITE_HFCPURN  *+116  \([0-9]*\) .*/\1/p' | head -n 1)
   got=$(sed -n 's/^        hfcpurn  *+116  \([0-9]*\) .*/\1/p' "$D/records.txt" | head -n 1)
   [ -n "$want" ] && [ "$want" = "$got" ] || fail "hfcpurn: built-in table $want, <Record> block $got" || return 1
   sed 's/Offset 116/Offset 10/' "$D/records.conf" >"$D/bad.conf"
-  "$E2E_BUILD/tools/zvm-monitor-dump" -C "$D/bad.conf" -r "$D/first.pcapng" >/dev/null 2>"$D/bad.err"
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -C "$D/bad.conf" -r "$D/first.pcapng" >/dev/null 2>"$D/bad.err"
   rc=$?
   [ $rc -eq 2 ] && grep -q 'Field "hfcpurn": Offset 10 lies in the 20-byte record header' "$D/bad.err" ||
     fail "a refused <Record> block: exit $rc, $(cat "$D/bad.err")" || return 1
@@ -1118,10 +1122,10 @@ CONF
   # Wireshark's tools, where installed: editcap cuts, mergecap merges
   if command -v editcap >/dev/null 2>&1 && command -v mergecap >/dev/null 2>&1; then
     editcap -r "$D/first.pcapng" "$D/cut.pcapng" 1-3 >/dev/null 2>&1 || fail "editcap failed" || return 1
-    n=$("$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/cut.pcapng" | sed -n 's/^\([0-9]*\) data sets, \([0-9]*\) events.*/\1+\2/p')
+    n=$(e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/cut.pcapng" | sed -n 's/^\([0-9]*\) data sets, \([0-9]*\) events.*/\1+\2/p')
     [ "$n" = "2+1" ] || [ "$n" = "3+0" ] || fail "editcap -r 1-3: want 3 packets, got $n" || return 1
     mergecap -w "$D/merged.pcapng" "$D/first.pcapng" "$D/cut.pcapng" 2>/dev/null || fail "mergecap failed" || return 1
-    "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/merged.pcapng" >/dev/null || fail "merged capture unreadable" || return 1
+    e2e_run "$E2E_BUILD/tools/zvm-monitor-dump" -q -s -r "$D/merged.pcapng" >/dev/null || fail "merged capture unreadable" || return 1
     say "ok - editcap and mergecap output read back"
   else
     say "note - editcap/mergecap not installed: the Wireshark round trip was not tried"
