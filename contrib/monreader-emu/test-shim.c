@@ -608,6 +608,16 @@ static void *blocked_reader(void *arg) {
  * or poll() (returns), instead of leaving it hanging. */
 static void test_close_wakes_blocked(void **state) {
   (void)state;
+  if (exec_wrapper() != NULL) {
+    /* Behind qemu-user this case depends on thread scheduling (the reader
+     * must be blocked before the close): on a loaded machine it once hung
+     * until the watchdog. It runs natively in every other stage (plain,
+     * ASan, valgrind); the plugin's own shutdown under qemu is proven by
+     * test_glue and the s390x e2e suite. */
+    print_message("test_close_wakes_blocked: skipped behind %s (timing)\n",
+                  exec_wrapper());
+    skip();
+  }
   for (int use_poll = 0; use_poll <= 1; use_poll++) {
     use_scenario((const char *const[]){"-g", "5", "-i", "1", "--fault",
                                        "delay@0:60000", NULL});
