@@ -60,7 +60,10 @@ static void start_message(const struct zvm_events *ev, enum zvm_event_kind k,
     break;
   case ZVM_EVENT_DEVICE:
   default:
-    if (d->open_errors > 0 && rs->open_errno != 0)
+    /* What started the episode: a fault (sever) always comes before the
+     * re-opens that may fail in the same pass, so it is named first and
+     * the message does not depend on how the pass fell. */
+    if (d->faults == 0 && rs->open_errno != 0)
       zvm_reader_open_advice(rs->open_errno, ev->device, buf, size);
     else
       snprintf(buf, size,

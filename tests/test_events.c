@@ -145,6 +145,18 @@ static void test_sever_flapping_is_one_episode(void **state) {
   }
 }
 
+/* A sever and failed re-opens in one pass: the episode is named by the
+ * sever that started it, whatever else the pass saw. */
+static void test_device_episode_named_by_its_start(void **state) {
+  (void)state;
+  rs.faults = 1;
+  rs.open = 0;
+  rs.open_errors = 2;
+  rs.open_errno = EIO;
+  assert_int_equal(pass(1), 1);
+  assert_non_null(strstr(out[0].message, "severed"));
+}
+
 static void test_kinds_are_independent_and_can_be_off(void **state) {
   (void)state;
   ev.enabled[ZVM_EVENT_OVERFLOW] = false;
@@ -191,6 +203,7 @@ int main(void) {
       cmocka_unit_test_setup(test_no_okay_before_data_resumes, setup),
       cmocka_unit_test_setup(test_device_open_errors_and_advice, setup),
       cmocka_unit_test_setup(test_sever_flapping_is_one_episode, setup),
+      cmocka_unit_test_setup(test_device_episode_named_by_its_start, setup),
       cmocka_unit_test_setup(test_kinds_are_independent_and_can_be_off, setup),
       cmocka_unit_test(test_open_advice_texts),
   };
