@@ -134,12 +134,19 @@ static void op_notify_instance(struct zvm_hook_ctx *ctx,
                     type, type_instance, message);
 }
 
+/* The tracked instance of layout with key, for the hook services. */
+static struct entity *hook_entity(struct zvm_hook_ctx *ctx,
+                                  const struct zvm_layout *layout,
+                                  const struct zvm_key_value *key) {
+  struct zvm_mapper *m = ctx_mapper(ctx);
+  struct lay *l = lay_of(m, layout);
+  return l != NULL ? zvm_entity_find(m, l, key) : NULL;
+}
+
 static bool op_restart(struct zvm_hook_ctx *ctx,
                        const struct zvm_layout *layout,
                        const struct zvm_key_value *key) {
-  struct zvm_mapper *m = ctx_mapper(ctx);
-  struct lay *l = lay_of(m, layout);
-  struct entity *e = l != NULL ? zvm_entity_find(m, l, key) : NULL;
+  struct entity *e = hook_entity(ctx, layout, key);
   if (e == NULL)
     return false;
   e->restart = true;
@@ -148,21 +155,17 @@ static bool op_restart(struct zvm_hook_ctx *ctx,
 
 static bool op_forget(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
                       const struct zvm_key_value *key) {
-  struct zvm_mapper *m = ctx_mapper(ctx);
-  struct lay *l = lay_of(m, layout);
-  struct entity *e = l != NULL ? zvm_entity_find(m, l, key) : NULL;
+  struct entity *e = hook_entity(ctx, layout, key);
   if (e == NULL)
     return false;
-  zvm_entity_remove(m, e);
+  zvm_entity_remove(ctx_mapper(ctx), e);
   return true;
 }
 
 static struct zvm_instance *op_find(struct zvm_hook_ctx *ctx,
                                     const struct zvm_layout *layout,
                                     const struct zvm_key_value *key) {
-  struct zvm_mapper *m = ctx_mapper(ctx);
-  struct lay *l = lay_of(m, layout);
-  struct entity *e = l != NULL ? zvm_entity_find(m, l, key) : NULL;
+  struct entity *e = hook_entity(ctx, layout, key);
   return e != NULL ? &e->inst : NULL;
 }
 
