@@ -11,7 +11,8 @@
 # Environment: COLLECTD_DAEMON, COLLECTD_PLUGIN_DIR, COLLECTD_TYPESDB (as in
 # tests/check-daemon-load.sh); P2_GUESTS (2000), P2_SECONDS (60), P2_WRITER
 # (network: values go to a UDP sink on 127.0.0.1, or none), P3_GUESTS
-# ("100 2000 10000"), P4_RATE (1000 sets/s), P4_SECONDS (60),
+# ("100 2000 10000"), P3_VARIANTS ("default one-value-per-list userfield"),
+# P3_SECONDS (35), P4_RATE (1000 sets/s), P4_SECONDS (60),
 # ZVM_PLUGIN_CONF (extra lines for the <Plugin zvm_monitor> block),
 # P2A_GUESTS (500), P2A_SECONDS (30).
 set -eu
@@ -262,7 +263,7 @@ p3() {
     $cmd
     msgs=$("$gen" --describe "$scn" | sed -n '1s/.*messages=\([0-9]*\).*/\1/p')
     pace=$((100000 / msgs))
-    for variant in default one-value-per-list userfield; do
+    for variant in ${P3_VARIANTS:-default one-value-per-list userfield}; do
       case $variant in
       default) set -- ;;
       one-value-per-list) set -- 'OneValuePerList true' ;;

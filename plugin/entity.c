@@ -153,8 +153,7 @@ bool zvm_entity_table_init(struct zvm_mapper *m) {
 static void entity_free(struct zvm_mapper *m, struct entity *e) {
   const struct zvm_record_hooks *h = e->lay->rec->hooks;
   if (e->inst.state != NULL && h != NULL && h->state_release != NULL)
-    h->state_release(e->inst.state);
-  free(e->inst.state);
+    h->state_release(e->inst.state); /* inside e: freed with it */
   if (e->lay->user_key)
     m->stats.users_tracked--;
   m->nentities--;
@@ -182,19 +181,19 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
     return NULL;
   if (m->nentities >= m->nbuckets)
     (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
-  struct entity *e = calloc(1, sizeof(*e) + l->copy_size + 2 * ZVM_ID_MAX);
+  /* One allocation: the entity, its kept record, the hooks' state (a
+   * record reads it right after the entity: no pointer to chase into
+   * another block), then the names. */
+  const struct zvm_record_hooks *h = l->rec->hooks;
+  size_t state_size = h != NULL ? h->state_size : 0;
+  size_t state_off = l->state_off;
+  struct entity *e = calloc(1, state_off + state_size + 2 * ZVM_ID_MAX);
   if (e == NULL)
     return NULL;
-  e->name = (char *)e->copy + l->copy_size;
+  if (state_size > 0)
+    e->inst.state = (char *)e + state_off;
+  e->name = (char *)e + state_off + state_size;
   e->host = e->name + ZVM_ID_MAX;
-  const struct zvm_record_hooks *h = l->rec->hooks;
-  if (h != NULL && h->state_size > 0) {
-    e->inst.state = calloc(1, h->state_size);
-    if (e->inst.state == NULL) {
-      free(e);
-      return NULL;
-    }
-  }
   e->lay = l;
   e->inst.layout = l->layout;
   e->inst.key = *key;

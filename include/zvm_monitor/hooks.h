@@ -71,9 +71,10 @@ struct zvm_instance {
   uint64_t records; /* records seen since first seen (RECORD_COUNT) */
   uint64_t last_us; /* time of its last value list; 0: none yet */
   const char *name; /* formatted instance name ("LINUX01", "ifl") */
-  /* hooks->state_size bytes, zeroed when the instance is first seen,
-   * released with hooks->state_release when it is forgotten; NULL if the
-   * size is 0. */
+  /* hooks->state_size bytes (aligned as malloc's), zeroed when the
+   * instance is first seen, released with hooks->state_release when it is
+   * forgotten or restarted; NULL if the size is 0. The engine owns the
+   * bytes: state_release frees only what they point to. */
   void *state;
 };
 
