@@ -81,11 +81,15 @@ static struct vmdbk_copy *copy_for(struct useite_state *st, uint16_t cpuad) {
   return c;
 }
 
+static enum zvm_hook_verdict useite_mp(struct zvm_hook_ctx *ctx,
+                                       struct zvm_instance *inst,
+                                       const uint8_t *data, size_t len,
+                                       uint16_t cpuad, bool base);
+
 static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
                                              struct zvm_instance *inst,
                                              const uint8_t *data, size_t len,
                                              uint64_t time_us) {
-  (void)ctx;
   (void)time_us;
   struct useite_state *st = inst->state;
 
@@ -99,15 +103,24 @@ static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
   if (len > USEITE_CALFLAG1_OFF)
     base = (data[USEITE_CALFLAG1_OFF] & USEITE_CALBASE) != 0;
 
+  /* One VMDBK, every record its base's (a guest with one virtual CPU, the
+   * common case): the guest's values are its latest record's, read by the
+   * engine (a shorter record yields only the fields it holds). Kept short:
+   * it runs for every record. */
+  if (!st->mp && base && (!st->single_seen || cpuad == st->single_cpuad)) {
+    st->single_seen = true;
+    st->single_cpuad = cpuad;
+    return ZVM_HOOK_KEEP;
+  }
+  return useite_mp(ctx, inst, data, len, cpuad, base);
+}
+
+/* A virtual MP guest's record (or the one that shows it is one). */
+static __attribute__((noinline)) enum zvm_hook_verdict
+useite_mp(struct zvm_hook_ctx *ctx, struct zvm_instance *inst,
+          const uint8_t *data, size_t len, uint16_t cpuad, bool base) {
+  struct useite_state *st = inst->state;
   if (!st->mp) {
-    /* One VMDBK, every record its base's (a guest with one virtual CPU,
-     * the common case): the guest's values are its latest record's, read
-     * by the engine (a shorter record yields only the fields it holds). */
-    if (base && (!st->single_seen || cpuad == st->single_cpuad)) {
-      st->single_seen = true;
-      st->single_cpuad = cpuad;
-      return ZVM_HOOK_KEEP;
-    }
     st->mp = true;
     if (st->single_seen) {
       size_t klen;

@@ -45,12 +45,10 @@ struct lay {
   struct slot *slots;
   size_t nslots;
   size_t copy_size; /* bytes of an instance kept: up to the last field */
-  /* Its entities (entity.c): where the hooks' state starts, and the bytes
-   * a record touches (the set loop prefetches them). */
-  size_t state_off, touch_size;
-  bool dispatched; /* has a type or values */
-  bool single;     /* one value per list */
-  bool user_key;   /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
+  size_t state_off; /* of the hooks' state in its entities (entity.c) */
+  bool dispatched;  /* has a type or values */
+  bool single;      /* one value per list */
+  bool user_key;    /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
   /* The common key, one 8-byte EBCDIC name (a user ID): read directly. */
   bool key_text8;
   uint16_t key_off;

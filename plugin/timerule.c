@@ -37,27 +37,6 @@ bool zvm_tod_unix_us(uint64_t tod, uint64_t ref_us, uint64_t *us) {
   return found;
 }
 
-bool zvm_unix_to_utc(uint64_t unix_us, uint64_t leap_us, uint64_t *utc_us) {
-  if (unix_us <= leap_us)
-    return false;
-  *utc_us = unix_us - leap_us;
-  return true;
-}
-
-enum zvm_stamp zvm_time_stamp(uint64_t last_us, uint64_t record_us,
-                              uint64_t arrival_us, uint64_t *out_us) {
-  if (record_us > last_us) {
-    *out_us = record_us;
-    return ZVM_STAMP_RECORD;
-  }
-  if (arrival_us > last_us) {
-    *out_us = arrival_us;
-    return ZVM_STAMP_ARRIVAL;
-  }
-  *out_us = last_us + ZVM_TIME_STEP_US;
-  return ZVM_STAMP_STEP;
-}
-
 bool zvm_leap_from_clocks(uint64_t tod_unix_us, uint64_t realtime_us,
                           uint64_t *leap_us) {
   /* Both clocks are read within microseconds of each other: round. */

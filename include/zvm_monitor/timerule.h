@@ -42,7 +42,13 @@ bool zvm_tod_unix_us(uint64_t tod, uint64_t ref_us, uint64_t *us);
 /* unix_us (from zvm_tod_unix_us) minus the TOD clock's leap-second offset
  * (leap_us, >= 0; the TOD then runs ahead of UTC by it). False if the
  * result would not be after 1970. */
-bool zvm_unix_to_utc(uint64_t unix_us, uint64_t leap_us, uint64_t *utc_us);
+static inline bool zvm_unix_to_utc(uint64_t unix_us, uint64_t leap_us,
+                                   uint64_t *utc_us) {
+  if (unix_us <= leap_us)
+    return false;
+  *utc_us = unix_us - leap_us;
+  return true;
+}
 
 /* How a value's time was chosen (the rule in design.md, "Time"). */
 enum zvm_stamp {
@@ -54,8 +60,21 @@ enum zvm_stamp {
 /* The time to dispatch a value at, given its identifier's last dispatched
  * time (0: none), its record's UTC time and its set's arrival time (0:
  * unknown). The result is always after last_us. */
-enum zvm_stamp zvm_time_stamp(uint64_t last_us, uint64_t record_us,
-                              uint64_t arrival_us, uint64_t *out_us);
+static inline enum zvm_stamp zvm_time_stamp(uint64_t last_us,
+                                            uint64_t record_us,
+                                            uint64_t arrival_us,
+                                            uint64_t *out_us) {
+  if (record_us > last_us) {
+    *out_us = record_us;
+    return ZVM_STAMP_RECORD;
+  }
+  if (arrival_us > last_us) {
+    *out_us = arrival_us;
+    return ZVM_STAMP_ARRIVAL;
+  }
+  *out_us = last_us + ZVM_TIME_STEP_US;
+  return ZVM_STAMP_STEP;
+}
 
 /*
  * Leap-second offset from two clocks read at the same moment: the TOD
