@@ -85,6 +85,8 @@ static void append(char *buf, size_t size, const char *s) {
 /* Name the entity and decide where its values go (design.md naming). */
 static void entity_name(const struct zvm_mapper *m, struct entity *e) {
   const struct zvm_layout *l = e->lay->layout;
+  char *name_buf = (char *)e + e->lay->names_off;
+  char *host_buf = name_buf + ZVM_ID_MAX;
   bool guest_host = e->lay->user_key &&
                     (l->host == ZVM_HOST_GUEST || m->conf->guests_as_hosts);
   char user[ZVM_ID_MAX] = "";
@@ -98,22 +100,19 @@ static void entity_name(const struct zvm_mapper *m, struct entity *e) {
         continue; /* the host, not part of the instance */
     }
     if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
-      append(e->name, ZVM_ID_MAX, part->text);
-    append(e->name, ZVM_ID_MAX, name);
+      append(name_buf, ZVM_ID_MAX, part->text);
+    append(name_buf, ZVM_ID_MAX, name);
   }
   if (guest_host) {
     for (size_t i = 0; user[i] != '\0'; i++)
-      e->host[i] = (char)tolower((unsigned char)user[i]);
-    e->out_host = e->host;
-  } else {
-    e->out_host = "";
+      host_buf[i] = (char)tolower((unsigned char)user[i]);
   }
+  e->guest_host = guest_host;
   /* The user ID went to the host: no separator before what is left
    * ("-vcpu1" -> "vcpu1"). */
-  if (guest_host && (e->name[0] == '-' || e->name[0] == '_'))
-    memmove(e->name, e->name + 1, strlen(e->name));
-  e->out_pi = e->name;
-  e->inst.name = e->name;
+  if (guest_host && (name_buf[0] == '-' || name_buf[0] == '_'))
+    memmove(name_buf, name_buf + 1, strlen(name_buf));
+  e->inst.name = name_buf;
   e->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);
 }
 
@@ -181,19 +180,16 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
     return NULL;
   if (m->nentities >= m->nbuckets)
     (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
-  /* One allocation: the entity, its kept record, the hooks' state (a
-   * record reads it right after the entity: no pointer to chase into
-   * another block), then the names. */
+  /* One allocation: the entity, its kept record, the hooks' state, the
+   * names (struct entity). */
   const struct zvm_record_hooks *h = l->rec->hooks;
   size_t state_size = h != NULL ? h->state_size : 0;
   size_t state_off = l->state_off;
-  struct entity *e = calloc(1, state_off + state_size + 2 * ZVM_ID_MAX);
+  struct entity *e = calloc(1, l->names_off + 2 * ZVM_ID_MAX);
   if (e == NULL)
     return NULL;
   if (state_size > 0)
     e->inst.state = (char *)e + state_off;
-  e->name = (char *)e + state_off + state_size;
-  e->host = e->name + ZVM_ID_MAX;
   e->lay = l;
   e->inst.layout = l->layout;
   e->inst.key = *key;
@@ -232,6 +228,7 @@ void zvm_entity_restart(struct zvm_mapper *m, struct entity *e) {
       h->state_release(e->inst.state);
     memset(e->inst.state, 0, h->state_size);
   }
+  e->inst.hook_word = 0;
   e->inst.records = 0;
   e->restart = false;
 }

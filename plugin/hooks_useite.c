@@ -43,16 +43,18 @@ struct vmdbk_copy {
   uint8_t bytes[USEITE_COPY];
 };
 
-/* Per guest (inst->state). A guest starts with one VMDBK: while every
- * record is its base VMDBK's, the engine keeps the latest record and the
- * hook keeps nothing (mp false). At the first record of another VMDBK, or
- * without CALBASE, the guest is a virtual MP guest: the base VMDBK's
- * latest record is taken from the engine, and every VMDBK's is kept. */
+/* Per guest. A guest starts with one VMDBK: while every record is its
+ * base VMDBK's, the engine keeps the latest record and the hook keeps
+ * nothing but inst->hook_word (USEITE_W_*: the one VMDBK's address, seen,
+ * MP). At the first record of another VMDBK, or without CALBASE, the
+ * guest is a virtual MP guest: the base VMDBK's latest record is taken
+ * from the engine, and every VMDBK's is kept in inst->state. */
+#define USEITE_W_CPUAD 0xFFFFu            /* the one VMDBK while not MP */
+#define USEITE_W_SEEN (UINT64_C(1) << 16) /* a record of it was seen */
+#define USEITE_W_MP (UINT64_C(1) << 17)   /* a virtual MP guest */
+
 struct useite_state {
-  bool mp;
-  bool single_seen;
-  uint16_t single_cpuad;     /* the one VMDBK while !mp */
-  struct vmdbk_copy *copies; /* mp: one per VMDCPUAD seen */
+  struct vmdbk_copy *copies; /* MP: one per VMDCPUAD seen */
   size_t ncopies, cap;
   struct zvm_vmdbk_set vmdbks; /* their values and sums (MP guests) */
   bool ready;                  /* vmdbks initialised */
@@ -91,7 +93,6 @@ static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
                                              const uint8_t *data, size_t len,
                                              uint64_t time_us) {
   (void)time_us;
-  struct useite_state *st = inst->state;
 
   /* A record too short for the VMDBK address is the guest's only VMDBK
    * of an older layout: address 0, base. */
@@ -105,11 +106,12 @@ static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
 
   /* One VMDBK, every record its base's (a guest with one virtual CPU, the
    * common case): the guest's values are its latest record's, read by the
-   * engine (a shorter record yields only the fields it holds). Kept short:
-   * it runs for every record. */
-  if (!st->mp && base && (!st->single_seen || cpuad == st->single_cpuad)) {
-    st->single_seen = true;
-    st->single_cpuad = cpuad;
+   * engine (a shorter record yields only the fields it holds). Kept short,
+   * on the instance's hook word: it runs for every record. */
+  uint64_t w = inst->hook_word;
+  if (!(w & USEITE_W_MP) && base &&
+      (!(w & USEITE_W_SEEN) || cpuad == (w & USEITE_W_CPUAD))) {
+    inst->hook_word = USEITE_W_SEEN | cpuad;
     return ZVM_HOOK_KEEP;
   }
   return useite_mp(ctx, inst, data, len, cpuad, base);
@@ -120,13 +122,14 @@ static __attribute__((noinline)) enum zvm_hook_verdict
 useite_mp(struct zvm_hook_ctx *ctx, struct zvm_instance *inst,
           const uint8_t *data, size_t len, uint16_t cpuad, bool base) {
   struct useite_state *st = inst->state;
-  if (!st->mp) {
-    st->mp = true;
-    if (st->single_seen) {
+  uint64_t w = inst->hook_word;
+  if (!(w & USEITE_W_MP)) {
+    inst->hook_word = w | USEITE_W_MP;
+    if (w & USEITE_W_SEEN) {
       size_t klen;
       const uint8_t *kept = zvm_hook_kept(ctx, inst, &klen);
       struct vmdbk_copy *b =
-          kept != NULL ? copy_for(st, st->single_cpuad) : NULL;
+          kept != NULL ? copy_for(st, (uint16_t)(w & USEITE_W_CPUAD)) : NULL;
       if (b != NULL) {
         b->base = true;
         b->dirty = true;
@@ -202,7 +205,7 @@ static bool useite_values(struct zvm_hook_ctx *ctx,
                           struct zvm_value_item *items, size_t nitems) {
   (void)ctx;
   struct useite_state *st = inst->state;
-  if (!st->mp)
+  if (!(inst->hook_word & USEITE_W_MP))
     return true; /* KEEP: the items are the kept record's */
   if (st->ncopies == 0)
     return false; /* ended (logoff) since its records: nothing to sum */

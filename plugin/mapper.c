@@ -78,7 +78,7 @@ static uint64_t dispatch_time(struct zvm_mapper *m, struct entity *e) {
     if (m->stats.pass_restamped++ == 0) {
       struct zvm_restamp_note *n = &m->stats.first_restamp;
       snprintf(n->what, sizeof(n->what), "%s",
-               e->name[0] != '\0' ? e->name : "system");
+               e->inst.name[0] != '\0' ? e->inst.name : "system");
       n->record_us = rec_us;
       n->last_us = e->inst.last_us;
       n->stamped_us = out_us;
@@ -139,8 +139,8 @@ static void op_notify_instance(struct zvm_hook_ctx *ctx,
   if (!notify_wanted(ctx))
     return;
   const struct entity *e = entity_of(inst);
-  zvm_output_notify(ctx_mapper(ctx), severity, time_us, e->out_host, e->out_pi,
-                    type, type_instance, message);
+  zvm_output_notify(ctx_mapper(ctx), severity, time_us, zvm_entity_host(e),
+                    e->inst.name, type, type_instance, message);
 }
 
 /* The tracked instance of layout with key, for the hook services. */
@@ -267,6 +267,7 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
   size_t align = _Alignof(max_align_t);
   l->state_off =
       (offsetof(struct entity, copy) + l->copy_size + align - 1) & ~(align - 1);
+  l->names_off = l->state_off + (l->hooks != NULL ? l->hooks->state_size : 0);
   if (l->dispatched && layout->type_name != NULL && !l->single) {
     const struct zvm_layout **tmp =
         realloc(m->types, (m->ntypes + 1) * sizeof(*tmp));

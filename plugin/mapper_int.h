@@ -45,10 +45,11 @@ struct lay {
   struct slot *slots;
   size_t nslots;
   size_t copy_size; /* bytes of an instance kept: up to the last field */
-  size_t state_off; /* of the hooks' state in its entities (entity.c) */
-  bool dispatched;  /* has a type or values */
-  bool single;      /* one value per list */
-  bool user_key;    /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
+  /* Its entities (entity.c): where the hooks' state and the names start. */
+  size_t state_off, names_off;
+  bool dispatched; /* has a type or values */
+  bool single;     /* one value per list */
+  bool user_key;   /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
   /* The common key, one 8-byte EBCDIC name (a user ID): read directly. */
   bool key_text8;
   uint16_t key_off;
@@ -66,30 +67,36 @@ struct mrec {
 };
 
 struct entity {
-  /* What a record reads and writes, in the first cache line: the chains,
-   * the flags, the kept record's time, then inst.key, .layout and
-   * .records. */
+  /* What a record reads and writes comes first: the hash chain and
+   * inst.key, .layout, .records, .hook_word in the first cache line, the
+   * pass's fields and the start of the kept record in the second. A
+   * record touches five lines (the copy of a 200-byte record included). */
   struct entity *next;         /* hash chain */
+  struct zvm_instance inst;    /* key, layout, records, ..., state, name */
   struct entity *touched_next; /* entities seen in this pass */
-  bool touched;
-  bool selected; /* UserID rules, decided once */
-  bool pending;  /* a record of this pass is kept */
-  uint16_t copy_len;
-  bool restart;             /* start afresh with the next record (a logoff) */
-  uint64_t pend_us;         /* the kept record's TOD as Unix time, the
-                               leap-second offset not yet off */
-  uint64_t pend_arrival_us; /* its set's arrival time (0: unknown) */
-  struct zvm_instance inst; /* key, layout, records, last_us, name, state */
+  uint64_t pend_us;            /* the kept record's TOD as Unix time, the
+                                  leap-second offset not yet off */
+  uint64_t pend_arrival_us;    /* its set's arrival time (0: unknown) */
   struct lay *lay;
   uint64_t last_seen_us;
-  const char *out_host, *out_pi; /* naming, decided once */
-  /* Instance name (plugin instance) and host if the instance is a
-   * guest's: in the same allocation, after the copy (ZVM_ID_MAX each). */
-  char *name, *host;
-  /* The latest record (or entry) of the pass, lay->copy_size bytes, kept
-   * next to the entity's other state: one cache-friendly object. */
+  bool touched;
+  bool selected;   /* UserID rules, decided once */
+  bool pending;    /* a record of this pass is kept */
+  bool restart;    /* start afresh with the next record (a logoff) */
+  bool guest_host; /* its values go to the guest's host (GuestsAsHosts) */
+  uint16_t copy_len;
+  /* The latest record (or entry) of the pass, lay->copy_size bytes, then
+   * the hooks' state (lay->state_off), then the instance name (plugin
+   * instance) and the host if the instance is a guest's (lay->names_off,
+   * ZVM_ID_MAX each): one allocation. */
   uint8_t copy[];
 };
+
+/* The instance name (plugin instance) and the host its values go to ("":
+ * collectd's Hostname), decided when the entity was first seen. */
+static inline const char *zvm_entity_host(const struct entity *e) {
+  return e->guest_host ? e->inst.name + ZVM_ID_MAX : "";
+}
 
 /* Storage for strings the pass hands out (output.c). */
 struct text_chunk {

@@ -293,9 +293,9 @@ static size_t entity_hook_lists(struct zvm_mapper *m, size_t k) {
 
 static void value_head(const struct entity *e, struct zvm_value *v) {
   const struct zvm_layout *layout = e->lay->layout;
-  *v = (struct zvm_value){.host = e->out_host,
+  *v = (struct zvm_value){.host = zvm_entity_host(e),
                           .plugin = layout->plugin,
-                          .plugin_instance = e->out_pi,
+                          .plugin_instance = e->inst.name,
                           .time_us = e->inst.last_us};
 }
 
