@@ -82,38 +82,45 @@ static void append(char *buf, size_t size, const char *s) {
     snprintf(buf + len, size - len, "%s", s);
 }
 
-/* Name the entity and decide where its values go (design.md naming). */
-static void entity_name(const struct zvm_mapper *m, struct entity *e) {
-  const struct zvm_layout *l = e->lay->layout;
-  char *name_buf = (char *)e + e->lay->names_off;
-  char *host_buf = name_buf + ZVM_ID_MAX;
-  bool guest_host = e->lay->user_key &&
-                    (l->host == ZVM_HOST_GUEST || m->conf->guests_as_hosts);
+/* How an entity is named and where its values go (design.md naming),
+ * decided before it is allocated: the names are stored at their length. */
+struct entity_naming {
+  char name[ZVM_ID_MAX]; /* plugin instance */
+  char host[ZVM_ID_MAX]; /* the guest's host (guest_host), lower case */
+  bool guest_host;
+  bool selected; /* UserID rules */
+};
+
+static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
+                          const struct zvm_key_value *key,
+                          struct entity_naming *n) {
+  const struct zvm_layout *l = lay->layout;
+  *n = (struct entity_naming){
+      .guest_host = lay->user_key &&
+                    (l->host == ZVM_HOST_GUEST || m->conf->guests_as_hosts)};
   char user[ZVM_ID_MAX] = "";
   for (unsigned p = 0; p < l->key.nparts; p++) {
     const struct zvm_key_part *part = &l->key.part[p];
     char name[ZVM_ID_MAX];
-    part_name(part, e->inst.key.v[p], name, sizeof(name));
+    part_name(part, key->v[p], name, sizeof(name));
     if (part->kind == ZVM_KEY_USERID && user[0] == '\0') {
       snprintf(user, sizeof(user), "%s", name);
-      if (guest_host)
+      if (n->guest_host)
         continue; /* the host, not part of the instance */
     }
     if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
-      append(name_buf, ZVM_ID_MAX, part->text);
-    append(name_buf, ZVM_ID_MAX, name);
+      append(n->name, ZVM_ID_MAX, part->text);
+    append(n->name, ZVM_ID_MAX, name);
   }
-  if (guest_host) {
+  if (n->guest_host) {
     for (size_t i = 0; user[i] != '\0'; i++)
-      host_buf[i] = (char)tolower((unsigned char)user[i]);
+      n->host[i] = (char)tolower((unsigned char)user[i]);
   }
-  e->guest_host = guest_host;
   /* The user ID went to the host: no separator before what is left
    * ("-vcpu1" -> "vcpu1"). */
-  if (guest_host && (name_buf[0] == '-' || name_buf[0] == '_'))
-    memmove(name_buf, name_buf + 1, strlen(name_buf));
-  e->inst.name = name_buf;
-  e->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);
+  if (n->guest_host && (n->name[0] == '-' || n->name[0] == '_'))
+    memmove(n->name, n->name + 1, strlen(n->name));
+  n->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);
 }
 
 /* ------------------------------------------------------------------------
@@ -181,19 +188,27 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   if (m->nentities >= m->nbuckets)
     (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
   /* One allocation: the entity, its kept record, the hooks' state, the
-   * names (struct entity). */
+   * names at their length (struct entity). */
+  struct entity_naming n;
+  entity_naming(m, l, key, &n);
+  size_t name_size = strlen(n.name) + 1;
+  size_t host_size = n.guest_host ? strlen(n.host) + 1 : 0;
   const struct zvm_record_hooks *h = l->rec->hooks;
   size_t state_size = h != NULL ? h->state_size : 0;
-  size_t state_off = l->state_off;
-  struct entity *e = calloc(1, l->names_off + 2 * ZVM_ID_MAX);
+  struct entity *e = calloc(1, l->names_off + name_size + host_size);
   if (e == NULL)
     return NULL;
   if (state_size > 0)
-    e->inst.state = (char *)e + state_off;
+    e->inst.state = (char *)e + l->state_off;
+  char *names = (char *)e + l->names_off;
+  memcpy(names, n.name, name_size);
+  memcpy(names + name_size, n.host, host_size);
+  e->inst.name = names;
+  e->guest_host = n.guest_host;
+  e->selected = n.selected;
   e->lay = l;
   e->inst.layout = l->layout;
   e->inst.key = *key;
-  entity_name(m, e);
   size_t j = zvm_entity_bucket(m, l->id, key);
   e->next = m->buckets[j];
   m->buckets[j] = e;

@@ -54,7 +54,7 @@ struct vmdbk_copy {
 #define USEITE_W_MP (UINT64_C(1) << 17)   /* a virtual MP guest */
 
 struct useite_state {
-  struct vmdbk_copy *copies; /* MP: one per VMDCPUAD seen */
+  struct vmdbk_copy *copies; /* one per VMDCPUAD seen */
   size_t ncopies, cap;
   struct zvm_vmdbk_set vmdbks; /* their values and sums (MP guests) */
   bool ready;                  /* vmdbks initialised */
@@ -63,6 +63,20 @@ struct useite_state {
    * engine counts every one, also one without a usable time) - these. */
   uint64_t nonbase_records;
 };
+
+/* inst->state: an MP guest's state, allocated when the guest shows it is
+ * one (most guests never do: the entity stays small). */
+struct useite_slot {
+  struct useite_state *mp;
+};
+
+/* The MP state of inst, allocated on first use; NULL if out of memory. */
+static struct useite_state *mp_state(struct zvm_instance *inst) {
+  struct useite_slot *slot = inst->state;
+  if (slot->mp == NULL)
+    slot->mp = calloc(1, sizeof(*slot->mp));
+  return slot->mp;
+}
 
 static struct vmdbk_copy *copy_for(struct useite_state *st, uint16_t cpuad) {
   for (size_t i = 0; i < st->ncopies; i++)
@@ -121,7 +135,9 @@ static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
 static __attribute__((noinline)) enum zvm_hook_verdict
 useite_mp(struct zvm_hook_ctx *ctx, struct zvm_instance *inst,
           const uint8_t *data, size_t len, uint16_t cpuad, bool base) {
-  struct useite_state *st = inst->state;
+  struct useite_state *st = mp_state(inst);
+  if (st == NULL)
+    return ZVM_HOOK_DROP; /* out of memory: the sums stay as they were */
   uint64_t w = inst->hook_word;
   if (!(w & USEITE_W_MP)) {
     inst->hook_word = w | USEITE_W_MP;
@@ -204,10 +220,10 @@ static bool useite_values(struct zvm_hook_ctx *ctx,
                           const struct zvm_instance *inst,
                           struct zvm_value_item *items, size_t nitems) {
   (void)ctx;
-  struct useite_state *st = inst->state;
   if (!(inst->hook_word & USEITE_W_MP))
     return true; /* KEEP: the items are the kept record's */
-  if (st->ncopies == 0)
+  struct useite_state *st = ((const struct useite_slot *)inst->state)->mp;
+  if (st == NULL || st->ncopies == 0)
     return false; /* ended (logoff) since its records: nothing to sum */
   const struct zvm_layout *l = inst->layout;
   if (!vmdbks_update(st, l))
@@ -241,18 +257,20 @@ static bool useite_values(struct zvm_hook_ctx *ctx,
 }
 
 static void useite_release(void *state) {
-  struct useite_state *st = state;
+  struct useite_slot *slot = state;
+  struct useite_state *st = slot->mp;
+  if (st == NULL)
+    return;
   if (st->ready)
     zvm_vmdbk_free(&st->vmdbks);
-  st->ready = false;
   free(st->copies);
-  st->copies = NULL;
-  st->ncopies = st->cap = 0;
+  free(st);
+  slot->mp = NULL;
 }
 
 const struct zvm_record_hooks zvm_useite_hooks = {
     .instance = useite_instance,
     .values = useite_values,
-    .state_size = sizeof(struct useite_state),
+    .state_size = sizeof(struct useite_slot),
     .state_release = useite_release,
 };

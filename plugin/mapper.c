@@ -312,6 +312,9 @@ static struct mrec *mrec_create(struct zvm_mapper *m,
   if (d->per_cpu_view != NULL && m->conf->report_by_virtual_cpu &&
       (r->per_cpu = mrec_of(m, d->per_cpu_view, &bad)) == NULL)
     return NULL;
+  r->plain = (r->hooks == NULL ||
+              (r->hooks->select == NULL && r->hooks->record == NULL)) &&
+             d->narrays == 0 && r->per_cpu == NULL;
   return r;
 }
 
@@ -426,6 +429,12 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
   /* The newest record of the set, for the leap-second estimate. */
   if (m->arrival_us != 0 && time_us > m->set_newest_us)
     m->set_newest_us = time_us;
+  if (reg->plain) { /* the steps below, none of which applies */
+    if (rec->len < reg->main.copy_size)
+      m->short_records++;
+    map_instance(m, &reg->main, rec->data, rec->len, NULL, time_us);
+    return;
+  }
   struct zvm_record_view view = {
       .rec = rec, .desc = desc, .data = rec->data, .len = rec->len};
 

@@ -18,6 +18,8 @@
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/timerule.h"
 
+#include <string.h>
+
 /* One dispatched value of a layout (a field element), resolved once. */
 struct slot {
   const struct zvm_field *f;
@@ -64,6 +66,9 @@ struct mrec {
   struct lay *arrays;   /* desc->narrays */
   struct mrec *per_cpu; /* desc->per_cpu_view with ReportByVirtualCPU */
   struct mrec *next;    /* all of them, for destroy */
+  /* No select or record hook, no arrays, no per-CPU view: a record is its
+   * main instance alone (D4R10), mapped without the general steps. */
+  bool plain;
 };
 
 struct entity {
@@ -88,14 +93,14 @@ struct entity {
   /* The latest record (or entry) of the pass, lay->copy_size bytes, then
    * the hooks' state (lay->state_off), then the instance name (plugin
    * instance) and the host if the instance is a guest's (lay->names_off,
-   * ZVM_ID_MAX each): one allocation. */
+   * each at its length): one allocation. */
   uint8_t copy[];
 };
 
 /* The instance name (plugin instance) and the host its values go to ("":
  * collectd's Hostname), decided when the entity was first seen. */
 static inline const char *zvm_entity_host(const struct entity *e) {
-  return e->guest_host ? e->inst.name + ZVM_ID_MAX : "";
+  return e->guest_host ? e->inst.name + strlen(e->inst.name) + 1 : "";
 }
 
 /* Storage for strings the pass hands out (output.c). */
