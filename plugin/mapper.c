@@ -23,15 +23,6 @@
  * when the pass ends, with one offset for the whole pass. */
 static uint64_t record_time(const struct zvm_mapper *m,
                             const struct zvm_record *rec) {
-  /* The common case first, inline: the epoch 1900-2042, and the record
-   * within half a period (71 years) of its arrival, so no other epoch is
-   * nearer (what zvm_tod_unix_us() would choose). */
-  uint64_t tod_us = rec->tod >> 12;
-  if (tod_us > ZVM_TOD_UNIX_EPOCH_US) {
-    uint64_t us = tod_us - ZVM_TOD_UNIX_EPOCH_US, ref = m->arrival_us;
-    if (ref == 0 || (us > ref ? us - ref : ref - us) < ZVM_TOD_PERIOD_US / 2)
-      return us;
-  }
   uint64_t us;
   if (!zvm_tod_unix_us(rec->tod, m->arrival_us, &us))
     return 0;

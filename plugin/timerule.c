@@ -8,7 +8,9 @@
 #define US_PER_S INT64_C(1000000)
 #define TOD_EPOCHS 3 /* 1900, 2042, 2185: far past any clock this runs on */
 
-bool zvm_tod_unix_us(uint64_t tod, uint64_t ref_us, uint64_t *us) {
+/* zvm_tod_unix_us() (timerule.h) when its common case does not apply:
+ * every epoch tried. */
+bool zvm_tod_unix_us_epochs(uint64_t tod, uint64_t ref_us, uint64_t *us) {
   /* Bits 0-51 count microseconds; the 12 bits below them are dropped. */
   uint64_t tod_us = tod >> 12;
   bool found = false;

@@ -29,6 +29,9 @@
  * leap-second offsets are whole seconds, today 27 (TAI - UTC - 10). */
 #define ZVM_LEAP_MAX_S 60
 
+/* zvm_tod_unix_us() with every epoch tried (its general case). */
+bool zvm_tod_unix_us_epochs(uint64_t tod, uint64_t ref_us, uint64_t *us);
+
 /*
  * A TOD clock value as microseconds since the Unix epoch, before the
  * leap-second offset is taken off. Of the TOD epochs 1900 + k * 2^52 us
@@ -37,7 +40,22 @@
  * their time; ref_us 0 (unknown) takes the first epoch (k = 0). False if
  * the result is not after 1970-01-01.
  */
-bool zvm_tod_unix_us(uint64_t tod, uint64_t ref_us, uint64_t *us);
+static inline bool zvm_tod_unix_us(uint64_t tod, uint64_t ref_us,
+                                   uint64_t *us) {
+  /* Inline, the common case (it runs for every record): the epoch
+   * 1900-2042, the record within half a period (71 years) of ref_us, so no
+   * other epoch is nearer. The general choice otherwise. */
+  uint64_t tod_us = tod >> 12; /* bits 0-51: microseconds */
+  if (tod_us > ZVM_TOD_UNIX_EPOCH_US) {
+    uint64_t cand = tod_us - ZVM_TOD_UNIX_EPOCH_US;
+    if (ref_us == 0 || (cand > ref_us ? cand - ref_us : ref_us - cand) <
+                           ZVM_TOD_PERIOD_US / 2) {
+      *us = cand;
+      return true;
+    }
+  }
+  return zvm_tod_unix_us_epochs(tod, ref_us, us);
+}
 
 /* unix_us (from zvm_tod_unix_us) minus the TOD clock's leap-second offset
  * (leap_us, >= 0; the TOD then runs ahead of UTC by it). False if the
