@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 
@@ -25,9 +26,7 @@
 #define DCSS_ADDR 0x00400000u
 
 struct fx {
-  struct zvm_conf conf;
-  struct zvm_mapper *m;
-  struct tb rs, set;
+  struct mapper_fx mf; /* conf, mapper m, builders rs and set */
   const struct zvm_value *v;
   size_t nv;
 };
@@ -35,27 +34,16 @@ struct fx {
 static int setup(void **state) {
   struct fx *f = calloc(1, sizeof(*f));
   assert_non_null(f);
-  assert_int_equal(zvm_conf_init(&f->conf), 0);
-  tb_init(&f->rs);
-  tb_init(&f->set);
+  mapper_fx_init(&f->mf);
   *state = f;
   return 0;
 }
 
 static int teardown(void **state) {
   struct fx *f = *state;
-  zvm_mapper_destroy(f->m);
-  zvm_conf_free(&f->conf);
-  tb_free(&f->rs);
-  tb_free(&f->set);
+  mapper_fx_free(&f->mf);
   free(f);
   return 0;
-}
-
-static void conf_string(struct fx *f, const char *key, const char *value) {
-  char err[256];
-  if (zvm_conf_set_string(&f->conf, key, value, err, sizeof(err)) != 0)
-    fail_msg("%s", err);
 }
 
 /* kernel os record: n CPUs (36-byte entries, ids given), CPU c's field f
@@ -114,28 +102,27 @@ static void add(struct fx *f, uint32_t sec, const char *user, uint8_t record,
                 const char *mod, const struct tb *d) {
   uint8_t prod[16];
   tb_apl_kernel_product(prod, record, mod);
-  tb_appldata(&f->rs, 2, tb_tod(sec, 0), user, prod, d->data, d->len);
+  tb_appldata(&f->mf.rs, 2, tb_tod(sec, 0), user, prod, d->data, d->len);
 }
 
 static void add_tool(struct fx *f, uint32_t sec, const char *user,
                      uint16_t applid, uint8_t record, const struct tb *d) {
   uint8_t prod[16];
   tb_apl_tool_product(prod, applid, record, 0);
-  tb_appldata(&f->rs, 2, tb_tod(sec, 0), user, prod, d->data, d->len);
+  tb_appldata(&f->mf.rs, 2, tb_tod(sec, 0), user, prod, d->data, d->len);
 }
 
 /* Map the record set as one sample data set in one pass. */
 static void pass(struct fx *f) {
-  if (f->m == NULL) {
-    f->m = zvm_mapper_create(&f->conf);
-    assert_non_null(f->m);
+  if (f->mf.m == NULL) {
+    mapper_fx_start(&f->mf);
   }
-  tb_reset(&f->set);
-  tb_record_set(&f->set, 0xE2, TB_DOM(10), DCSS_ADDR, &f->rs);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
-  assert_int_equal(zvm_mapper_finish(f->m, NOW, NULL), 0);
-  f->v = zvm_mapper_values(f->m, &f->nv);
-  tb_reset(&f->rs);
+  tb_reset(&f->mf.set);
+  tb_record_set(&f->mf.set, 0xE2, TB_DOM(10), DCSS_ADDR, &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
+  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  tb_reset(&f->mf.rs);
   /* never one identifier twice in a pass */
   for (size_t i = 0; i < f->nv; i++)
     for (size_t j = i + 1; j < f->nv; j++)
@@ -284,10 +271,10 @@ static void test_counted(void **state) {
 /* ApplDataKinds, UserID, ApplDataNaming. */
 static void test_options(void **state) {
   struct fx *f = *state;
-  conf_string(f, "ApplDataKinds", "mem");
-  conf_string(f, "ApplDataKinds", "fsstat");
-  conf_string(f, "ApplDataNaming", "zvm_monitor");
-  conf_string(f, "UserID", "/^LNXW/");
+  mapper_fx_option(&f->mf, "ApplDataKinds", "mem");
+  mapper_fx_option(&f->mf, "ApplDataKinds", "fsstat");
+  mapper_fx_option(&f->mf, "ApplDataNaming", "zvm_monitor");
+  mapper_fx_option(&f->mf, "UserID", "/^LNXW/");
   struct tb d;
   tb_init(&d);
   const uint32_t ids[] = {0};
@@ -306,21 +293,21 @@ static void test_options(void **state) {
   assert_null(find(f, "/zvm_monitor-LNXWEB1-cpu-0/cpu-user"));
   assert_null(find(f, "/zvm_monitor-LNXDB-memory/memory-free"));
   char err[256];
-  assert_int_equal(
-      zvm_conf_set_string(&f->conf, "ApplDataKinds", "disk", err, sizeof(err)),
-      -1);
-  assert_non_null(strstr(err, "ApplDataKinds \"disk\""));
-  assert_int_equal(zvm_conf_set_string(&f->conf, "ApplDataNaming", "graphite",
+  assert_int_equal(zvm_conf_set_string(&f->mf.conf, "ApplDataKinds", "disk",
                                        err, sizeof(err)),
+                   -1);
+  assert_non_null(strstr(err, "ApplDataKinds \"disk\""));
+  assert_int_equal(zvm_conf_set_string(&f->mf.conf, "ApplDataNaming",
+                                       "graphite", err, sizeof(err)),
                    -1);
   /* Options for domain 10 while Domain leaves it out: an error, not
    * silence. */
-  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), 0);
-  conf_string(f, "Domain", "user");
-  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), -1);
+  assert_int_equal(zvm_conf_check(&f->mf.conf, err, sizeof(err)), 0);
+  mapper_fx_option(&f->mf, "Domain", "user");
+  assert_int_equal(zvm_conf_check(&f->mf.conf, err, sizeof(err)), -1);
   assert_non_null(strstr(err, "add Domain \"appldata\""));
-  conf_string(f, "Domain", "appldata");
-  assert_int_equal(zvm_conf_check(&f->conf, err, sizeof(err)), 0);
+  mapper_fx_option(&f->mf, "Domain", "appldata");
+  assert_int_equal(zvm_conf_check(&f->mf.conf, err, sizeof(err)), 0);
   tb_free(&d);
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/hooks.h"
 #include "zvm_monitor/mapper.h"
@@ -133,9 +134,7 @@ static void add_proc(struct tb *rs, uint64_t tod, uint16_t cpuad, uint16_t disp,
  * Fixture: a configuration whose registry gets test descriptors.
  */
 struct fx {
-  struct zvm_conf conf;
-  struct zvm_mapper *m;
-  struct tb rs, set;
+  struct mapper_fx mf; /* conf, mapper m, builders rs and set */
   const struct zvm_value *v;
   size_t nv;
   const struct zvm_notification *n;
@@ -146,42 +145,32 @@ struct fx {
 static int setup(void **state) {
   struct fx *f = calloc(1, sizeof(*f));
   assert_non_null(f);
-  assert_int_equal(zvm_conf_init(&f->conf), 0);
-  tb_init(&f->rs);
-  tb_init(&f->set);
+  mapper_fx_init(&f->mf);
   *state = f;
   return 0;
 }
 
 static int teardown(void **state) {
   struct fx *f = *state;
-  zvm_mapper_destroy(f->m);
-  zvm_conf_free(&f->conf);
-  tb_free(&f->rs);
-  tb_free(&f->set);
+  mapper_fx_free(&f->mf);
   free(f);
   return 0;
 }
 
 static void add(struct fx *f, const struct zvm_record_desc *d) {
-  if (zvm_registry_add(f->conf.records, d, false, NULL, f->err,
+  if (zvm_registry_add(f->mf.conf.records, d, false, NULL, f->err,
                        sizeof(f->err)) != 0)
     fail_msg("%s", f->err);
 }
 
-static void start(struct fx *f) {
-  f->m = zvm_mapper_create(&f->conf);
-  assert_non_null(f->m);
-}
-
 static void pass(struct fx *f, uint16_t domains) {
-  tb_reset(&f->set);
-  tb_record_set(&f->set, 0xC5, domains, 0x00400000, &f->rs);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
-  tb_reset(&f->rs);
-  assert_int_equal(zvm_mapper_finish(f->m, NOW, NULL), 0);
-  f->v = zvm_mapper_values(f->m, &f->nv);
-  f->n = zvm_mapper_notifications(f->m, &f->nn);
+  tb_reset(&f->mf.set);
+  tb_record_set(&f->mf.set, 0xC5, domains, 0x00400000, &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  tb_reset(&f->mf.rs);
+  assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
+  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
 }
 
 static const struct zvm_value *find(const struct fx *f, const char *host,
@@ -212,7 +201,7 @@ static void free_counted(const struct zvm_record_desc *d) {
 
 static void test_registry(void **state) {
   struct fx *f = *state;
-  struct zvm_registry *r = f->conf.records;
+  struct zvm_registry *r = f->mf.conf.records;
   assert_ptr_equal(zvm_registry_find(r, 4, 10), &zvm_rec_useite);
   assert_ptr_equal(zvm_registry_find(r, 5, 21), &zvm_rec_prcsmt);
   assert_null(zvm_registry_find(r, 0, 99));
@@ -253,9 +242,9 @@ static void test_registry(void **state) {
       zvm_registry_add(r, &other, false, NULL, f->err, sizeof(f->err)), 0);
   assert_ptr_equal(zvm_registry_find(r, 0, 60000), &other);
   /* twin and other are on the stack: take them out before teardown. */
-  zvm_registry_destroy(f->conf.records);
-  f->conf.records = zvm_registry_create();
-  assert_non_null(f->conf.records);
+  zvm_registry_destroy(f->mf.conf.records);
+  f->mf.conf.records = zvm_registry_create();
+  assert_non_null(f->mf.conf.records);
 }
 
 static void expect_check_error(const struct zvm_field *fl, size_t n,
@@ -322,10 +311,10 @@ static void test_record_check(void **state) {
 static void test_runtime_record(void **state) {
   struct fx *f = *state;
   add(f, &proc_desc);
-  start(f);
+  mapper_fx_start(&f->mf);
   /* Its type is registered with the built-in ones. */
-  assert_int_equal(zvm_mapper_type_count(f->m), BUILTIN_TYPES + 1);
-  const struct zvm_layout *l = zvm_mapper_type_at(f->m, BUILTIN_TYPES);
+  assert_int_equal(zvm_mapper_type_count(f->mf.m), BUILTIN_TYPES + 1);
+  const struct zvm_layout *l = zvm_mapper_type_at(f->mf.m, BUILTIN_TYPES);
   assert_string_equal(l->type_name, "zvm_tproc");
   char line[512];
   assert_true(zvm_layout_types_db_line(l, line, sizeof(line)) > 0);
@@ -335,9 +324,9 @@ static void test_runtime_record(void **state) {
                       "queue_pos0:DERIVE:0:U, queue_pos1:DERIVE:0:U, "
                       "queue_pos2:DERIVE:0:U, queue_pos3:DERIVE:0:U");
 
-  add_proc(&f->rs, tb_tod(SEC, 10), 2, 700, 1500000, 2500000,
+  add_proc(&f->mf.rs, tb_tod(SEC, 10), 2, 700, 1500000, 2500000,
            tb_tod(SEC - 60, 250000), -7);
-  add_proc(&f->rs, tb_tod(SEC, 11), 3, 9, 1, 2, tb_tod(SEC, 0), 4);
+  add_proc(&f->mf.rs, tb_tod(SEC, 11), 3, 9, 1, 2, tb_tod(SEC, 0), 4);
   pass(f, TB_DOM(0));
   const struct zvm_value *v = find(f, "", "cpu2", "zvm_tproc", "");
   assert_int_equal(v->time_us, US(SEC, 10));
@@ -355,11 +344,11 @@ static void test_runtime_record(void **state) {
   assert_int_equal(v->items[2].derive, 2);
 
   /* One value per list: type derive/gauge, type instance = data source. */
-  zvm_mapper_destroy(f->m);
-  f->conf.one_value_per_list = true;
-  start(f);
-  assert_int_equal(zvm_mapper_type_count(f->m), 0);
-  add_proc(&f->rs, tb_tod(SEC, 20), 2, 701, 1, 2, tb_tod(SEC, 0), 1);
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.conf.one_value_per_list = true;
+  mapper_fx_start(&f->mf);
+  assert_int_equal(zvm_mapper_type_count(f->mf.m), 0);
+  add_proc(&f->mf.rs, tb_tod(SEC, 20), 2, 701, 1, 2, tb_tod(SEC, 0), 1);
   pass(f, TB_DOM(0));
   assert_int_equal(find(f, "", "cpu2", "derive", "dispatches")->derive, 701);
   assert_true(find(f, "", "cpu2", "gauge", "level")->gauge == 0.5);
@@ -555,19 +544,19 @@ static void test_hooks(void **state) {
   inner_desc_keyed.main.fields = inner_key_fields;
   inner_desc_keyed.main.nfields = 4;
   /* In place of the built-in D10R2 (APPLDATA), whose number it uses. */
-  if (zvm_registry_add(f->conf.records, &outer_desc, true, NULL, f->err,
+  if (zvm_registry_add(f->mf.conf.records, &outer_desc, true, NULL, f->err,
                        sizeof(f->err)) != 0)
     fail_msg("%s", f->err);
-  start(f);
+  mapper_fx_start(&f->mf);
   /* The select hook's layout is prepared (and its type registered). */
-  assert_int_equal(zvm_mapper_type_count(f->m), BUILTIN_TYPES + 1);
-  assert_string_equal(zvm_mapper_type_at(f->m, BUILTIN_TYPES)->type_name,
+  assert_int_equal(zvm_mapper_type_count(f->mf.m), BUILTIN_TYPES + 1);
+  assert_string_equal(zvm_mapper_type_at(f->mf.m, BUILTIN_TYPES)->type_name,
                       "zvm_tinner");
 
   released = 0;
-  add_outer(&f->rs, tb_tod(SEC, 1), "LNX1", 0, 0, 5);
-  add_outer(&f->rs, tb_tod(SEC, 2), "LNX1", 0, 0, 7);
-  add_outer(&f->rs, tb_tod(SEC, 3), "LNX1", 1, 0, 9);
+  add_outer(&f->mf.rs, tb_tod(SEC, 1), "LNX1", 0, 0, 5);
+  add_outer(&f->mf.rs, tb_tod(SEC, 2), "LNX1", 0, 0, 7);
+  add_outer(&f->mf.rs, tb_tod(SEC, 3), "LNX1", 1, 0, 9);
   pass(f, TB_DOM(10));
   /* host = guest in lower case (ZVM_HOST_GUEST), the rest of the key is
    * the plugin instance, with its prefix; the plugin is the layout's. */
@@ -581,9 +570,9 @@ static void test_hooks(void **state) {
 
   /* values hook says no list; a record hook ends an instance (its state
    * released) and notifies; another counts bad data. */
-  add_outer(&f->rs, tb_tod(SEC, 4), "LNX1", 0, 0, 13);
-  add_outer(&f->rs, tb_tod(SEC, 5), "LNX1", 1, 1, 0);
-  add_outer(&f->rs, tb_tod(SEC, 6), "LNX1", 1, 2, 0);
+  add_outer(&f->mf.rs, tb_tod(SEC, 4), "LNX1", 0, 0, 13);
+  add_outer(&f->mf.rs, tb_tod(SEC, 5), "LNX1", 1, 1, 0);
+  add_outer(&f->mf.rs, tb_tod(SEC, 6), "LNX1", 1, 2, 0);
   pass(f, TB_DOM(10));
   for (size_t i = 0; i < f->nv; i++)
     if (strcmp(f->v[i].plugin_instance, "reader") != 0)
@@ -601,10 +590,10 @@ static void test_hooks(void **state) {
 
   /* Forgotten: starts from nothing. A window outside the record is
    * skipped by select and counted. */
-  add_outer(&f->rs, tb_tod(SEC, 7), "LNX1", 1, 0, 3);
-  size_t r = tb_record(&f->rs, 48, 10, 2, tb_tod(SEC, 8));
-  tb_put_u16(&f->rs, r + 32, 46);
-  tb_put_u16(&f->rs, r + 34, 8);
+  add_outer(&f->mf.rs, tb_tod(SEC, 7), "LNX1", 1, 0, 3);
+  size_t r = tb_record(&f->mf.rs, 48, 10, 2, tb_tod(SEC, 8));
+  tb_put_u16(&f->mf.rs, r + 32, 46);
+  tb_put_u16(&f->mf.rs, r + 34, 8);
   pass(f, TB_DOM(10));
   v = find(f, "lnx1", "n1", "zvm_tinner", "");
   assert_int_equal(v->items[0].derive, 3);
@@ -614,14 +603,14 @@ static void test_hooks(void **state) {
   /* Not seen for more than ZVM_MAPPER_EXPIRE_US: forgotten, state
    * released (n1 seen in the last pass, n0 before: both expire). */
   uint64_t later = NOW + ZVM_MAPPER_EXPIRE_US + ZVM_MAPPER_SWEEP_US;
-  assert_int_equal(zvm_mapper_finish(f->m, later, NULL), 0);
+  assert_int_equal(zvm_mapper_finish(f->mf.m, later, NULL), 0);
   assert_int_equal(released, 3);
-  add_outer(&f->rs, tb_tod(SEC, 9), "LNX1", 1, 0, 4);
+  add_outer(&f->mf.rs, tb_tod(SEC, 9), "LNX1", 1, 0, 4);
   pass(f, TB_DOM(10));
   v = find(f, "lnx1", "n1", "zvm_tinner", "");
   assert_int_equal(v->items[0].derive, 4); /* from nothing again */
-  zvm_mapper_destroy(f->m);
-  f->m = NULL;
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.m = NULL;
   assert_int_equal(released, 4); /* every instance's state */
 }
 

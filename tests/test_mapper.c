@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 
@@ -177,9 +178,7 @@ static void make_set(struct tb *set, uint16_t domains, const struct tb *rs) {
  * Fixture and lookups.
  */
 struct fx {
-  struct zvm_conf conf;
-  struct zvm_mapper *m;
-  struct tb rs, set;
+  struct mapper_fx mf; /* conf, mapper m, builders rs and set */
   const struct zvm_value *v;
   size_t nv;
   const struct zvm_notification *n;
@@ -196,37 +195,21 @@ struct fx {
 static int setup(void **state) {
   struct fx *f = calloc(1, sizeof(*f));
   assert_non_null(f);
-  assert_int_equal(zvm_conf_init(&f->conf), 0);
+  mapper_fx_init(&f->mf);
   /* Most tests check values by identifier: one value per list. The
    * default, one list per record instance, has tests of its own
    * (test_default_*). */
-  f->conf.one_value_per_list = true;
-  tb_init(&f->rs);
-  tb_init(&f->set);
+  f->mf.conf.one_value_per_list = true;
   *state = f;
   return 0;
 }
 
 static int teardown(void **state) {
   struct fx *f = *state;
-  zvm_mapper_destroy(f->m);
-  zvm_conf_free(&f->conf);
-  tb_free(&f->rs);
-  tb_free(&f->set);
+  mapper_fx_free(&f->mf);
   free(f->seen);
   free(f);
   return 0;
-}
-
-static void conf_string(struct fx *f, const char *key, const char *value) {
-  char err[256];
-  if (zvm_conf_set_string(&f->conf, key, value, err, sizeof(err)) != 0)
-    fail_msg("%s", err);
-}
-
-static void start(struct fx *f) {
-  f->m = zvm_mapper_create(&f->conf);
-  assert_non_null(f->m);
 }
 
 static void id_of(const struct zvm_value *v, char *buf, size_t size) {
@@ -237,9 +220,9 @@ static void id_of(const struct zvm_value *v, char *buf, size_t size) {
 /* End a pass; check that no identifier repeats within it and that every
  * timed identifier's time is above all earlier ones. */
 static void finish(struct fx *f, const struct zvm_reader_stats *rs) {
-  assert_int_equal(zvm_mapper_finish(f->m, NOW, rs), 0);
-  f->v = zvm_mapper_values(f->m, &f->nv);
-  f->n = zvm_mapper_notifications(f->m, &f->nn);
+  assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, rs), 0);
+  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
   for (size_t i = 0; i < f->nv; i++) {
     char a[4 * ZVM_ID_MAX], b[4 * ZVM_ID_MAX];
     id_of(&f->v[i], a, sizeof(a));
@@ -270,11 +253,11 @@ static void finish(struct fx *f, const struct zvm_reader_stats *rs) {
   }
 }
 
-/* One pass with the record set in f->rs as a single data set. */
+/* One pass with the record set in f->mf.rs as a single data set. */
 static void pass(struct fx *f, uint16_t domains) {
-  make_set(&f->set, domains, &f->rs);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
-  tb_reset(&f->rs);
+  make_set(&f->mf.set, domains, &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  tb_reset(&f->mf.rs);
   finish(f, NULL);
 }
 
@@ -361,8 +344,8 @@ static uint64_t reader_value(const struct fx *f, const char *type,
  */
 static void test_useite_every_field(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 123456), 0, 200);
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 123456), 0, 200);
   pass(f, TB_DOM(4));
 
   expect_user(f, "", "LINUX07", 0, 1, US(SEC, 123456));
@@ -383,11 +366,11 @@ static void test_useite_every_field(void **state) {
 /* UserField: only the named values (a field names all its elements). */
 static void test_userfield_selection(void **state) {
   struct fx *f = *state;
-  conf_string(f, "UserField", "hfcpurn");
-  conf_string(f, "UserField", "vmdcprmd");
-  conf_string(f, "UserField", "VMDSLCNT");
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 7), 0, 200);
+  mapper_fx_option(&f->mf, "UserField", "hfcpurn");
+  mapper_fx_option(&f->mf, "UserField", "vmdcprmd");
+  mapper_fx_option(&f->mf, "UserField", "VMDSLCNT");
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 7), 0, 200);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 2147483653, US(SEC, 7));
   expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", -3, US(SEC, 7));
@@ -401,10 +384,10 @@ static void test_userfield_selection(void **state) {
   /* Every record is still counted. */
   assert_int_equal(reader_value(f, "total_objects", "records"), 1);
 
-  zvm_mapper_destroy(f->m);
-  conf_string(f, "UserField", "transactions");
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 8), 0, 200);
+  zvm_mapper_destroy(f->mf.m);
+  mapper_fx_option(&f->mf, "UserField", "transactions");
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 8), 0, 200);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
                 US(SEC, 8));
@@ -415,10 +398,10 @@ static void test_userfield_selection(void **state) {
  * order of contrib/zvm_monitor.types.db. */
 static void test_default_useite_one_list(void **state) {
   struct fx *f = *state;
-  f->conf.one_value_per_list = false;
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 3), 5, 200);
-  add_useite(&f->rs, "LINUX08", tb_tod(SEC, 4), 6, 102); /* short */
+  f->mf.conf.one_value_per_list = false;
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 3), 5, 200);
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(SEC, 4), 6, 102); /* short */
   pass(f, TB_DOM(4));
   const struct zvm_value *v = find(f, "", "LINUX07", "zvm_useite", "");
   assert_non_null(v);
@@ -469,9 +452,9 @@ static void test_default_useite_one_list(void **state) {
 
 static void test_useite_short_record(void **state) {
   struct fx *f = *state;
-  start(f);
+  mapper_fx_start(&f->mf);
   /* An older, shorter layout: only fields it fully contains. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 0), 0, 102);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 0), 0, 102);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfiowt",
                 field_value(&useite_exp[14], 0), US(SEC, 0));
@@ -482,10 +465,10 @@ static void test_useite_short_record(void **state) {
 
 static void test_guests_as_hosts(void **state) {
   struct fx *f = *state;
-  f->conf.guests_as_hosts = true;
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 5), 3, 200);
-  add_prcsmt(&f->rs, tb_tod(SEC, 6), 2, 0, 2,
+  f->mf.conf.guests_as_hosts = true;
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 5), 3, 200);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 6), 2, 0, 2,
              (const struct cputinfo[]){{3, 2, 2, 2, 2}}, 1);
   pass(f, TB_DOM(4) | TB_DOM(5));
   expect_user(f, "linux07", "", 3, 1, US(SEC, 5));
@@ -497,13 +480,13 @@ static void test_guests_as_hosts(void **state) {
 
 static void test_hostile_userid(void **state) {
   struct fx *f = *state;
-  f->conf.guests_as_hosts = true;
-  start(f);
-  size_t rec = tb_record(&f->rs, 200, 4, 10, tb_tod(SEC, 1));
+  f->mf.conf.guests_as_hosts = true;
+  mapper_fx_start(&f->mf);
+  size_t rec = tb_record(&f->mf.rs, 200, 4, 10, tb_tod(SEC, 1));
   /* "A./ B", then lower-case 'a' (X'81'), a NUL and a quote (X'7F'). */
   static const uint8_t id[8] = {0xC1, 0x4B, 0x61, 0x40, 0xC2, 0x81, 0x00, 0x7F};
-  memcpy(f->rs.data + rec + 20, id, sizeof(id));
-  f->rs.data[rec + 47] = 0x80; /* CALBASE: a transaction */
+  memcpy(f->mf.rs.data + rec + 20, id, sizeof(id));
+  f->mf.rs.data[rec + 47] = 0x80; /* CALBASE: a transaction */
   pass(f, TB_DOM(4));
   /* Escaped by EBCDIC byte; lower-casing keeps distinct IDs distinct. */
   expect_derive(f, "a%4b%61%40b%81%00%7f", "", "total_events", "transactions",
@@ -511,12 +494,12 @@ static void test_hostile_userid(void **state) {
   for (size_t i = 0; i < f->nv; i++)
     assert_null(strpbrk(f->v[i].host, " ./\\\"'\n,:;=()"));
 
-  zvm_mapper_destroy(f->m);
-  f->conf.guests_as_hosts = false;
-  start(f);
-  rec = tb_record(&f->rs, 200, 4, 10, tb_tod(SEC, 2));
-  memcpy(f->rs.data + rec + 20, id, sizeof(id));
-  f->rs.data[rec + 47] = 0x80;
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.conf.guests_as_hosts = false;
+  mapper_fx_start(&f->mf);
+  rec = tb_record(&f->mf.rs, 200, 4, 10, tb_tod(SEC, 2));
+  memcpy(f->mf.rs.data + rec + 20, id, sizeof(id));
+  f->mf.rs.data[rec + 47] = 0x80;
   pass(f, TB_DOM(4));
   expect_derive(f, "", "A%4B%61%40B%81%00%7F", "total_events", "transactions",
                 1, US(SEC, 2));
@@ -524,9 +507,9 @@ static void test_hostile_userid(void **state) {
 
 static void test_blank_userid(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_useite(&f->rs, "", tb_tod(SEC, 1), 0, 200);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "", tb_tod(SEC, 1), 0, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
   pass(f, TB_DOM(4));
   assert_int_equal(f->nv, READER_VALUES + 1 + USEITE_NEXP);
   assert_int_equal(reader_value(f, "total_objects", "skipped"), 1);
@@ -536,17 +519,17 @@ static void test_blank_userid(void **state) {
  * Selection.
  */
 static void add_four_users(struct fx *f, uint64_t tod) {
-  add_useite(&f->rs, "LINUX07", tod, 1, 200);
-  add_useite(&f->rs, "WEB01", tod, 2, 200);
-  add_useite(&f->rs, "WEB02", tod, 3, 200);
-  add_useite(&f->rs, "DB2", tod, 4, 200);
+  add_useite(&f->mf.rs, "LINUX07", tod, 1, 200);
+  add_useite(&f->mf.rs, "WEB01", tod, 2, 200);
+  add_useite(&f->mf.rs, "WEB02", tod, 3, 200);
+  add_useite(&f->mf.rs, "DB2", tod, 4, 200);
 }
 
 static void test_userid_exact_and_regex(void **state) {
   struct fx *f = *state;
-  conf_string(f, "UserID", "linux07");
-  conf_string(f, "UserID", "/^WEB0[1]$/");
-  start(f);
+  mapper_fx_option(&f->mf, "UserID", "linux07");
+  mapper_fx_option(&f->mf, "UserID", "/^WEB0[1]$/");
+  mapper_fx_start(&f->mf);
   add_four_users(f, tb_tod(SEC, 9));
   pass(f, TB_DOM(4));
   expect_user(f, "", "LINUX07", 1, 1, US(SEC, 9));
@@ -566,10 +549,10 @@ static void test_userid_exact_and_regex(void **state) {
 
 static void test_userid_ignore_selected(void **state) {
   struct fx *f = *state;
-  conf_string(f, "UserID", "LINUX07");
-  conf_string(f, "UserID", "/^WEB0[1]$/");
-  f->conf.ignore_selected = true;
-  start(f);
+  mapper_fx_option(&f->mf, "UserID", "LINUX07");
+  mapper_fx_option(&f->mf, "UserID", "/^WEB0[1]$/");
+  f->mf.conf.ignore_selected = true;
+  mapper_fx_start(&f->mf);
   add_four_users(f, tb_tod(SEC, 9));
   pass(f, TB_DOM(4));
   assert_int_equal(count_pi(f, "", "LINUX07"), 0);
@@ -581,10 +564,10 @@ static void test_userid_ignore_selected(void **state) {
 
 static void test_domain_selection(void **state) {
   struct fx *f = *state;
-  conf_string(f, "Domain", "processor");
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
-  add_prcsmt(&f->rs, tb_tod(SEC, 2), 4, 0, 2,
+  mapper_fx_option(&f->mf, "Domain", "processor");
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 2), 4, 0, 2,
              (const struct cputinfo[]){{3, 2, 2, 1, 1}}, 1);
   pass(f, TB_DOM(4) | TB_DOM(5));
   assert_int_equal(count_pi(f, "", "LINUX07"), 0);
@@ -594,8 +577,8 @@ static void test_domain_selection(void **state) {
   assert_int_equal(reader_value(f, "total_objects", "skipped"), 1);
 
   /* A record set whose MCE names only unselected domains. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, 200);
-  add_useite(&f->rs, "LINUX08", tb_tod(SEC, 3), 0, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 3), 0, 200);
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(SEC, 3), 0, 200);
   pass(f, TB_DOM(4));
   assert_int_equal(f->nv, READER_VALUES);
   assert_int_equal(reader_value(f, "total_objects", "skipped"), 3);
@@ -633,31 +616,31 @@ static void expect_guest(const struct fx *f, int64_t hfcpurn,
  * contributing; transactions counts base records; levels are the base's. */
 static void test_useite_per_vmdbk(void **state) {
   struct fx *f = *state;
-  start(f);
+  mapper_fx_start(&f->mf);
   /* The two VMDBKs of the issue (hfcpurn 1116 and 5000117). */
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfquct", 30, US(SEC, 2));
   expect_guest(f, 5001233, 1, 3, US(SEC, 2));
 
   /* Next transaction: VMDBK 1 skips it; its last value stays in the sum,
    * which never goes back (no 1116 -> 5000117 -> 1116 any more). */
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
   pass(f, TB_DOM(4));
   expect_guest(f, 5001317, 2, 4, US(SEC, 3));
 
   /* A non-base record alone: the sum moves, transactions and the level
    * (the base's) do not. */
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 4), 1, false, 5000200, 9);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 4), 1, false, 5000200, 9);
   pass(f, TB_DOM(4));
   expect_guest(f, 5001400, 2, 4, US(SEC, 4));
 
   /* Three VMDBKs in one pass, two records of VMDBK 2: its latest counts. */
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 0, true, 1300, 1);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 2, false, 100, 2);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 6), 0, true, 1400, 2);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 6), 2, false, 150, 6);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 5), 0, true, 1300, 1);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 5), 2, false, 100, 2);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 6), 0, true, 1400, 2);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 6), 2, false, 150, 6);
   pass(f, TB_DOM(4));
   expect_guest(f, 1400 + 5000200 + 150, 4, 2, US(SEC, 6));
 }
@@ -666,13 +649,13 @@ static void test_useite_per_vmdbk(void **state) {
  * (CP DEFINE CPU): the first VMDBK's latest values enter the sum. */
 static void test_useite_becomes_mp(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 100, 2);
+  mapper_fx_start(&f->mf);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, true, 100, 2);
   pass(f, TB_DOM(4));
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 0, true, 150, 3);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 2), 0, true, 150, 3);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 150, US(SEC, 2));
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 1, false, 40, 9);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 3), 1, false, 40, 9);
   pass(f, TB_DOM(4));
   expect_guest(f, 190, 2, 3, US(SEC, 3));
 }
@@ -681,18 +664,18 @@ static void test_useite_becomes_mp(void **state) {
  * next session's VMDBKs are summed afresh, the old VMDBK 1 no longer adds. */
 static void test_useite_logoff_restarts(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1000, 1);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 500, 1);
+  mapper_fx_start(&f->mf);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1000, 1);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 2), 1, false, 500, 1);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 1500, US(SEC, 2));
   for (uint16_t v = 0; v < 2; v++) {
-    size_t r = tb_record(&f->rs, 30, 4, 2, tb_tod(SEC, 3)); /* MRUSELOF */
-    tb_put_ebcdic(&f->rs, r + 20, "LINUX07", 8);
-    tb_put_u16(&f->rs, r + 28, v);
+    size_t r = tb_record(&f->mf.rs, 30, 4, 2, tb_tod(SEC, 3)); /* MRUSELOF */
+    tb_put_ebcdic(&f->mf.rs, r + 20, "LINUX07", 8);
+    tb_put_u16(&f->mf.rs, r + 28, v);
   }
   pass(f, TB_DOM(4));
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 4), 0, true, 7, 1);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 4), 0, true, 7, 1);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 7, US(SEC, 4));
   expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
@@ -702,10 +685,10 @@ static void test_useite_logoff_restarts(void **state) {
 /* ReportByVirtualCPU: every VMDBK on its own as well, as it writes it. */
 static void test_report_by_virtual_cpu(void **state) {
   struct fx *f = *state;
-  f->conf.report_by_virtual_cpu = true;
-  start(f);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
+  f->mf.conf.report_by_virtual_cpu = true;
+  mapper_fx_start(&f->mf);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, true, 1116, 3);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 2), 1, false, 5000117, 5);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07", "derive", "hfcpurn", 5001233, US(SEC, 2));
   expect_derive(f, "", "LINUX07-vcpu0", "derive", "hfcpurn", 1116, US(SEC, 1));
@@ -715,7 +698,7 @@ static void test_report_by_virtual_cpu(void **state) {
   /* a VMDBK's records */
   expect_derive(f, "", "LINUX07-vcpu1", "total_events", "transactions", 1,
                 US(SEC, 2));
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 3), 0, true, 1200, 4);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07-vcpu0", "derive", "hfcpurn", 1200, US(SEC, 3));
   assert_int_equal(count_pi(f, "", "LINUX07-vcpu1"), 0); /* skipped */
@@ -723,22 +706,22 @@ static void test_report_by_virtual_cpu(void **state) {
 
   /* A logoff (a D4R2 per VMDBK) starts each VMDBK's own view afresh. */
   for (uint16_t v = 0; v < 2; v++) {
-    size_t r = tb_record(&f->rs, 30, 4, 2, tb_tod(SEC, 4)); /* MRUSELOF */
-    tb_put_ebcdic(&f->rs, r + 20, "LINUX07", 8);
-    tb_put_u16(&f->rs, r + 28, v);
+    size_t r = tb_record(&f->mf.rs, 30, 4, 2, tb_tod(SEC, 4)); /* MRUSELOF */
+    tb_put_ebcdic(&f->mf.rs, r + 20, "LINUX07", 8);
+    tb_put_u16(&f->mf.rs, r + 28, v);
   }
   pass(f, TB_DOM(4));
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 5), 1, false, 9, 1);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 5), 1, false, 9, 1);
   pass(f, TB_DOM(4));
   expect_derive(f, "", "LINUX07-vcpu1", "total_events", "transactions", 1,
                 US(SEC, 5));
   expect_derive(f, "", "LINUX07-vcpu1", "derive", "hfcpurn", 9, US(SEC, 5));
 
   /* GuestsAsHosts: host = the guest, plugin instance "vcpu<N>". */
-  zvm_mapper_destroy(f->m);
-  f->conf.guests_as_hosts = true;
-  start(f);
-  add_vmdbk(&f->rs, "LINUX07", tb_tod(SEC, 10), 2, false, 77, 1);
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.conf.guests_as_hosts = true;
+  mapper_fx_start(&f->mf);
+  add_vmdbk(&f->mf.rs, "LINUX07", tb_tod(SEC, 10), 2, false, 77, 1);
   pass(f, TB_DOM(4));
   expect_derive(f, "linux07", "vcpu2", "derive", "hfcpurn", 77, US(SEC, 10));
   expect_derive(f, "linux07", "", "derive", "hfcpurn", 77, US(SEC, 10));
@@ -746,29 +729,29 @@ static void test_report_by_virtual_cpu(void **state) {
 
 static void test_aggregation_latest_wins(void **state) {
   struct fx *f = *state;
-  start(f);
+  mapper_fx_start(&f->mf);
   /* Stream order is not time order: the later record in the stream wins,
    * whatever its TOD (the z/VM clock may have been set back). */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 2, 200);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 10), 1, 200);
-  add_useite(&f->rs, "LINUX08", tb_tod(SEC, 10), 5, 200);
-  make_set(&f->set, TB_DOM(4), &f->rs);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 20), 2, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 10), 1, 200);
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(SEC, 10), 5, 200);
+  make_set(&f->mf.set, TB_DOM(4), &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   /* A second set in the same pass. */
-  tb_reset(&f->rs);
-  add_useite(&f->rs, "LINUX08", tb_tod(SEC, 30), 6, 200);
+  tb_reset(&f->mf.rs);
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(SEC, 30), 6, 200);
   pass(f, TB_DOM(4));
 
   expect_user(f, "", "LINUX07", 1, 2, US(SEC, 10));
   expect_user(f, "", "LINUX08", 6, 2, US(SEC, 30));
 }
 
-/* One pass with the record set in f->rs as a data set that arrived at
+/* One pass with the record set in f->mf.rs as a data set that arrived at
  * arrival_us. */
 static void pass_at(struct fx *f, uint16_t domains, uint64_t arrival_us) {
-  make_set(&f->set, domains, &f->rs);
-  zvm_mapper_add_set_at(f->m, f->set.data, f->set.len, arrival_us);
-  tb_reset(&f->rs);
+  make_set(&f->mf.set, domains, &f->mf.rs);
+  zvm_mapper_add_set_at(f->mf.m, f->mf.set.data, f->mf.set.len, arrival_us);
+  tb_reset(&f->mf.rs);
   finish(f, NULL);
 }
 
@@ -778,19 +761,19 @@ static uint64_t restamped(const struct fx *f) {
 
 static void test_time_rule_restamps(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 1, 200);
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 20), 1, 200);
   pass(f, TB_DOM(4));
   expect_user(f, "", "LINUX07", 1, 1, US(SEC, 20));
   assert_int_equal(restamped(f), 0);
 
   /* The same TOD again, no arrival time known: last time + 1 us; every
    * value still reaches collectd, counted once for the guest. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 2, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 20), 2, 200);
   pass(f, TB_DOM(4));
   expect_user(f, "", "LINUX07", 2, 2, US(SEC, 20) + 1);
   assert_int_equal(restamped(f), 1);
-  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->m);
+  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->mf.m);
   assert_int_equal(ms->pass_restamped, 1);
   assert_string_equal(ms->first_restamp.what, "LINUX07");
   assert_int_equal(ms->first_restamp.record_us, US(SEC, 20));
@@ -799,20 +782,20 @@ static void test_time_rule_restamps(void **state) {
   assert_false(ms->first_restamp.arrival);
 
   /* Equal TODs, the set arrived later: its arrival time. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 20), 3, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 20), 3, 200);
   pass_at(f, TB_DOM(4), US(SEC, 25));
   expect_user(f, "", "LINUX07", 3, 3, US(SEC, 25));
   assert_int_equal(restamped(f), 2);
-  assert_true(zvm_mapper_get_stats(f->m)->first_restamp.arrival);
+  assert_true(zvm_mapper_get_stats(f->mf.m)->first_restamp.arrival);
 
   /* One hour back (the z/VM clock set back), read at 30 s. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC - 3600, 0), 4, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC - 3600, 0), 4, 200);
   pass_at(f, TB_DOM(4), US(SEC, 30));
   expect_user(f, "", "LINUX07", 4, 4, US(SEC, 30));
   assert_int_equal(restamped(f), 3);
 
   /* Records ahead of the arrival time (neither later): + 1 us again. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 30), 5, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 30), 5, 200);
   pass_at(f, TB_DOM(4), US(SEC, 29));
   expect_user(f, "", "LINUX07", 5, 5, US(SEC, 30) + 1);
   assert_int_equal(restamped(f), 4);
@@ -820,15 +803,15 @@ static void test_time_rule_restamps(void **state) {
   /* A pass without records dispatches only the reader counters. */
   finish(f, NULL);
   assert_int_equal(f->nv, READER_VALUES);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->pass_timed, 0);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->pass_timed, 0);
 
   /* Time moves on: the record's own time again, nothing counted. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 40), 6, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 40), 6, 200);
   pass_at(f, TB_DOM(4), US(SEC, 41));
   expect_user(f, "", "LINUX07", 6, 6, US(SEC, 40));
   assert_int_equal(restamped(f), 4);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->pass_restamped, 0);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->pass_timed, 1);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->pass_restamped, 0);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->pass_timed, 1);
 }
 
 /* The TOD wrap (2042-09-17) and a configured leap-second offset, through
@@ -838,68 +821,70 @@ static void test_time_rule_restamps(void **state) {
 static void test_tod_wrap_and_leap(void **state) {
   struct fx *f = *state;
   char err[256];
-  assert_int_equal(
-      zvm_conf_set_number(&f->conf, "LeapSecondOffset", 27, err, sizeof(err)),
-      0);
-  start(f);
+  assert_int_equal(zvm_conf_set_number(&f->mf.conf, "LeapSecondOffset", 27, err,
+                                       sizeof(err)),
+                   0);
+  mapper_fx_start(&f->mf);
   assert_true(tb_tod(SEC_2042_OCT + 27, 0) < tb_tod(SEC, 0)); /* wrapped */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC_2042_OCT + 27, 0), 1, 200);
-  add_prcsmt(&f->rs, tb_tod(SEC_2042_OCT + 27, 5), 1, 0x80, 2,
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC_2042_OCT + 27, 0), 1, 200);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC_2042_OCT + 27, 5), 1, 0x80, 2,
              (const struct cputinfo[]){{3, 2, 2, 1, 1}}, 1);
   pass_at(f, TB_DOM(4) | TB_DOM(5), US(SEC_2042_OCT, 100));
   expect_user(f, "", "LINUX07", 1, 1, US(SEC_2042_OCT, 0));
   expect_gauge(f, "", "ifl", "threads", "activated", 1, US(SEC_2042_OCT, 5));
   assert_int_equal(f->nn, 1);
   assert_int_equal(f->n[0].time_us, US(SEC_2042_OCT, 5));
-  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_us, 27000000);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_method,
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->leap_us, 27000000);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->leap_method,
                    ZVM_LEAP_CONFIGURED);
   assert_int_equal(restamped(f), 0);
 }
 
 static void test_leap_estimated(void **state) {
   struct fx *f = *state;
-  start(f); /* LeapSecondOffset auto, no clock: from arrival times */
+  mapper_fx_start(
+      &f->mf); /* LeapSecondOffset auto, no clock: from arrival times */
   /* Records built 27 s ahead of UTC, read 0.2 s after the newest. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC + 27, 0), 1, 200);
-  add_useite(&f->rs, "LINUX08", tb_tod(SEC + 27, 500000), 2, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC + 27, 0), 1, 200);
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(SEC + 27, 500000), 2, 200);
   pass_at(f, TB_DOM(4), US(SEC, 700000));
   expect_user(f, "", "LINUX07", 1, 1, US(SEC, 0));
   expect_user(f, "", "LINUX08", 2, 1, US(SEC, 500000));
-  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_us, 27000000);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_method, ZVM_LEAP_ARRIVAL);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->leap_us, 27000000);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->leap_method,
+                   ZVM_LEAP_ARRIVAL);
   /* A clock reading takes precedence. */
-  zvm_mapper_set_clock_leap(f->m, true, 26000000);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC + 27, 900000), 3, 200);
+  zvm_mapper_set_clock_leap(f->mf.m, true, 26000000);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC + 27, 900000), 3, 200);
   pass_at(f, TB_DOM(4), US(SEC, 950000));
   expect_user(f, "", "LINUX07", 3, 2, US(SEC + 1, 900000));
-  assert_int_equal(zvm_mapper_get_stats(f->m)->leap_method, ZVM_LEAP_CLOCKS);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->leap_method, ZVM_LEAP_CLOCKS);
 }
 
 static void test_unusable_tod(void **state) {
   struct fx *f = *state;
-  start(f);
+  mapper_fx_start(&f->mf);
   /* Before 1970, and exactly the epoch (0 would read as "now"). */
-  add_useite(&f->rs, "LINUX07", 0x1000, 0, 200);
-  add_useite(&f->rs, "LINUX08", tb_tod(0, 0), 0, 200);
-  add_prcsmt(&f->rs, tb_tod(0, 0), 1, 0x80, 2,
+  add_useite(&f->mf.rs, "LINUX07", 0x1000, 0, 200);
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(0, 0), 0, 200);
+  add_prcsmt(&f->mf.rs, tb_tod(0, 0), 1, 0x80, 2,
              (const struct cputinfo[]){{3, 2, 2, 2, 2}}, 1);
   pass(f, TB_DOM(4) | TB_DOM(5));
   assert_int_equal(f->nv, READER_VALUES);
   assert_int_equal(f->nn, 0);
   /* Still transactions: a later record carries the count. */
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
   pass(f, TB_DOM(4));
   expect_user(f, "", "LINUX07", 0, 2, US(SEC, 1));
 }
 
 static void test_truncated_set_yields_nothing(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
-  make_set(&f->set, TB_DOM(4), &f->rs);
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  make_set(&f->mf.set, TB_DOM(4), &f->mf.rs);
   /* The set ends before the record set its MCE announces. */
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len - 1);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len - 1);
   finish(f, NULL);
   assert_int_equal(count_pi(f, "", "LINUX07"), 0);
   assert_int_equal(reader_value(f, "errors", "malformed"), 1);
@@ -908,32 +893,32 @@ static void test_truncated_set_yields_nothing(void **state) {
 
 static void test_expiry(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 2), 0, 200);
-  make_set(&f->set, TB_DOM(4), &f->rs);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
-  assert_int_equal(zvm_mapper_finish(f->m, NOW, NULL), 0);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->users_tracked, 1);
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 2), 0, 200);
+  make_set(&f->mf.set, TB_DOM(4), &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->users_tracked, 1);
 
   /* Not yet: 23 hours later. */
   assert_int_equal(
-      zvm_mapper_finish(f->m, NOW + 23 * 3600 * UINT64_C(1000000), NULL), 0);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->users_tracked, 1);
+      zvm_mapper_finish(f->mf.m, NOW + 23 * 3600 * UINT64_C(1000000), NULL), 0);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->users_tracked, 1);
   /* 25 hours after it was last seen it is forgotten. */
   assert_int_equal(
-      zvm_mapper_finish(f->m, NOW + 25 * 3600 * UINT64_C(1000000), NULL), 0);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->users_tracked, 0);
-  assert_int_equal(zvm_mapper_get_stats(f->m)->users_expired, 1);
+      zvm_mapper_finish(f->mf.m, NOW + 25 * 3600 * UINT64_C(1000000), NULL), 0);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->users_tracked, 0);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->users_expired, 1);
 
   /* Coming back, its counter starts again. */
-  tb_reset(&f->rs);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC + 90000, 0), 0, 200);
-  make_set(&f->set, TB_DOM(4), &f->rs);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  tb_reset(&f->mf.rs);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC + 90000, 0), 0, 200);
+  make_set(&f->mf.set, TB_DOM(4), &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   assert_int_equal(
-      zvm_mapper_finish(f->m, NOW + 26 * 3600 * UINT64_C(1000000), NULL), 0);
-  f->v = zvm_mapper_values(f->m, &f->nv);
+      zvm_mapper_finish(f->mf.m, NOW + 26 * 3600 * UINT64_C(1000000), NULL), 0);
+  f->v = zvm_mapper_values(f->mf.m, &f->nv);
   expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
                 US(SEC + 90000, 0));
 }
@@ -943,9 +928,9 @@ static void test_expiry(void **state) {
  */
 static void test_prcsmt_start_and_end(void **state) {
   struct fx *f = *state;
-  start(f);
+  mapper_fx_start(&f->mf);
   /* Start of change 2 (RCCSMTSQ 3): counts from before the change. */
-  add_prcsmt(&f->rs, tb_tod(SEC, 100), 3, 0x80, 2,
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 100), 3, 0x80, 2,
              (const struct cputinfo[]){
                  {0x00, 1, 1, 1, 1}, /* cp */
                  {0x03, 2, 2, 1, 1}, /* ifl */
@@ -990,7 +975,7 @@ static void test_prcsmt_start_and_end(void **state) {
   /* The start record delivered again: an exact repeat (same RCCSMTSQ and
    * status) is not notified again; its values are not dropped (the time
    * rule stamps them 1 us after the last). */
-  add_prcsmt(&f->rs, tb_tod(SEC, 100), 3, 0x80, 2,
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 100), 3, 0x80, 2,
              (const struct cputinfo[]){{0x03, 2, 2, 1, 1}}, 1);
   pass(f, TB_DOM(5));
   assert_int_equal(f->nn, 0);
@@ -999,7 +984,7 @@ static void test_prcsmt_start_and_end(void **state) {
 
   /* End: new counts; ifl requested MAX (X'FF') is NaN plus a flag, never
    * 255. */
-  add_prcsmt(&f->rs, tb_tod(SEC, 250), 3, 0x40, 2,
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 250), 3, 0x40, 2,
              (const struct cputinfo[]){
                  {0x00, 1, 1, 1, 1},
                  {0x03, 2, 2, 2, 0xFF},
@@ -1024,7 +1009,7 @@ static void test_prcsmt_start_and_end(void **state) {
                       "ifl 1 -> 2, type9 1 -> 1");
 
   /* The same end record again: no second notification. */
-  add_prcsmt(&f->rs, tb_tod(SEC, 250), 3, 0x40, 2,
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 250), 3, 0x40, 2,
              (const struct cputinfo[]){{0x03, 2, 2, 2, 0xFF}}, 1);
   pass(f, TB_DOM(5));
   assert_int_equal(f->nn, 0);
@@ -1032,7 +1017,7 @@ static void test_prcsmt_start_and_end(void **state) {
 
   /* The next change's start with an earlier TOD (the clock was set back)
    * is notified: notifications are never dropped for their time. */
-  add_prcsmt(&f->rs, tb_tod(SEC - 3600, 0), 5, 0x80, 2,
+  add_prcsmt(&f->mf.rs, tb_tod(SEC - 3600, 0), 5, 0x80, 2,
              (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
   pass(f, TB_DOM(5));
   assert_int_equal(f->nn, 1);
@@ -1044,24 +1029,24 @@ static void test_prcsmt_start_and_end(void **state) {
  * distinct value otherwise; then unusable CPUTINFO arrays. */
 static void test_prcsmt_every_field(void **state) {
   struct fx *f = *state;
-  start(f);
-  size_t rec = tb_record(&f->rs, 36 + 8, 5, 21, tb_tod(SEC, 1));
-  tb_put_u32(&f->rs, rec + 20, 7);   /* RCCSMTSQ */
-  tb_put_u8(&f->rs, rec + 24, 0x40); /* CAL_STATUS: end */
-  tb_put_u8(&f->rs, rec + 25, 4);    /* CALMAXTC */
-  tb_put_u8(&f->rs, rec + 26, 0xFF); /* RCCCOALL: MAX */
-  tb_put_u8(&f->rs, rec + 27, 3);    /* RCCSMALL */
-  tb_put_u8(&f->rs, rec + 28, 0x80); /* RCCSMSET: INITIAL */
-  tb_put_u8(&f->rs, rec + 29, 1);    /* CAL_CPUTACNT */
-  tb_put_u16(&f->rs, rec + 30, 8);   /* CAL_CPUTAESZ */
-  tb_put_u16(&f->rs, rec + 32, 36);  /* CAL_CPUTAOFF */
-  tb_put_u8(&f->rs, rec + 36, 3);    /* CPUTYPE: IFL */
-  tb_put_u8(&f->rs, rec + 37, 0xFF); /* RCCCOMNT: MAX */
-  tb_put_u8(&f->rs, rec + 38, 5);    /* RCCHWMNT */
-  tb_put_u8(&f->rs, rec + 39, 6);    /* RCCSYMNT */
-  tb_put_u8(&f->rs, rec + 40, 2);    /* RCCACMNT */
-  tb_put_u8(&f->rs, rec + 41, 0xFF); /* RCCSMMNT: MAX */
-  tb_put_u8(&f->rs, rec + 42, 0xFF); /* RCCCRMNT: MAX */
+  mapper_fx_start(&f->mf);
+  size_t rec = tb_record(&f->mf.rs, 36 + 8, 5, 21, tb_tod(SEC, 1));
+  tb_put_u32(&f->mf.rs, rec + 20, 7);   /* RCCSMTSQ */
+  tb_put_u8(&f->mf.rs, rec + 24, 0x40); /* CAL_STATUS: end */
+  tb_put_u8(&f->mf.rs, rec + 25, 4);    /* CALMAXTC */
+  tb_put_u8(&f->mf.rs, rec + 26, 0xFF); /* RCCCOALL: MAX */
+  tb_put_u8(&f->mf.rs, rec + 27, 3);    /* RCCSMALL */
+  tb_put_u8(&f->mf.rs, rec + 28, 0x80); /* RCCSMSET: INITIAL */
+  tb_put_u8(&f->mf.rs, rec + 29, 1);    /* CAL_CPUTACNT */
+  tb_put_u16(&f->mf.rs, rec + 30, 8);   /* CAL_CPUTAESZ */
+  tb_put_u16(&f->mf.rs, rec + 32, 36);  /* CAL_CPUTAOFF */
+  tb_put_u8(&f->mf.rs, rec + 36, 3);    /* CPUTYPE: IFL */
+  tb_put_u8(&f->mf.rs, rec + 37, 0xFF); /* RCCCOMNT: MAX */
+  tb_put_u8(&f->mf.rs, rec + 38, 5);    /* RCCHWMNT */
+  tb_put_u8(&f->mf.rs, rec + 39, 6);    /* RCCSYMNT */
+  tb_put_u8(&f->mf.rs, rec + 40, 2);    /* RCCACMNT */
+  tb_put_u8(&f->mf.rs, rec + 41, 0xFF); /* RCCSMMNT: MAX */
+  tb_put_u8(&f->mf.rs, rec + 42, 0xFF); /* RCCCRMNT: MAX */
   pass(f, TB_DOM(5));
   uint64_t t = US(SEC, 1);
   expect_gauge(f, "", "system", "gauge", "mt_config_seq", 7, t);
@@ -1086,14 +1071,14 @@ static void test_prcsmt_every_field(void **state) {
   /* Unusable arrays: entry size 0, then an offset inside the header. The
    * fixed part and the notification are kept; the record is malformed. */
   for (int k = 0; k < 2; k++) {
-    rec = tb_record(&f->rs, 36 + 8, 5, 21, tb_tod(SEC, 2 + k));
-    tb_put_u32(&f->rs, rec + 20, (uint32_t)(9 + 2 * k));
-    tb_put_u8(&f->rs, rec + 24, 0x80);
-    tb_put_u8(&f->rs, rec + 25, 2);
-    tb_put_u8(&f->rs, rec + 29, 1);
-    tb_put_u16(&f->rs, rec + 30, k == 0 ? 0 : 8);
-    tb_put_u16(&f->rs, rec + 32, k == 0 ? 36 : 8);
-    tb_put_u8(&f->rs, rec + 36, 3);
+    rec = tb_record(&f->mf.rs, 36 + 8, 5, 21, tb_tod(SEC, 2 + k));
+    tb_put_u32(&f->mf.rs, rec + 20, (uint32_t)(9 + 2 * k));
+    tb_put_u8(&f->mf.rs, rec + 24, 0x80);
+    tb_put_u8(&f->mf.rs, rec + 25, 2);
+    tb_put_u8(&f->mf.rs, rec + 29, 1);
+    tb_put_u16(&f->mf.rs, rec + 30, k == 0 ? 0 : 8);
+    tb_put_u16(&f->mf.rs, rec + 32, k == 0 ? 36 : 8);
+    tb_put_u8(&f->mf.rs, rec + 36, 3);
     pass(f, TB_DOM(5));
     expect_gauge(f, "", "system", "gauge", "mt_config_seq", 9 + 2 * k,
                  US(SEC, 2 + k));
@@ -1112,10 +1097,10 @@ static void test_prcsmt_every_field(void **state) {
 
 static void test_prcsmt_one_pass(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_prcsmt(&f->rs, tb_tod(SEC, 100), 5, 0x80, 2,
+  mapper_fx_start(&f->mf);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 100), 5, 0x80, 2,
              (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
-  add_prcsmt(&f->rs, tb_tod(SEC, 101), 5, 0x40, 2,
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 101), 5, 0x40, 2,
              (const struct cputinfo[]){{0x03, 2, 2, 1, 1}}, 1);
   pass(f, TB_DOM(5));
   /* One value per identifier, from the end record... */
@@ -1134,8 +1119,8 @@ static void test_prcsmt_one_pass(void **state) {
 
 static void test_prcsmt_end_without_start(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_prcsmt(&f->rs, tb_tod(SEC, 7), 1, 0x40, 2,
+  mapper_fx_start(&f->mf);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 7), 1, 0x40, 2,
              (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
   pass(f, TB_DOM(5));
   assert_int_equal(f->nn, 1);
@@ -1150,8 +1135,8 @@ static void test_prcsmt_end_without_start(void **state) {
  */
 static void test_reader_counters(void **state) {
   struct fx *f = *state;
-  conf_string(f, "UserID", "LINUX07");
-  start(f);
+  mapper_fx_option(&f->mf, "UserID", "LINUX07");
+  mapper_fx_start(&f->mf);
 
   /* Set 1: two record sets. The first: a D4R10 of a filtered user, an
    * unknown D0R1, a D5R21 whose array lies outside it, D1R13 plus
@@ -1185,14 +1170,14 @@ static void test_reader_counters(void **state) {
   add_useite(&rec, "LINUX07", tb_tod(SEC, 2), 8, 200); /* never reached */
   tb_frames_add(&fr, &rec);
 
-  tb_reset(&f->set);
-  tb_record_set(&f->set, 0xC5, TB_DOM(0) | TB_DOM(1) | TB_DOM(4) | TB_DOM(5),
+  tb_reset(&f->mf.set);
+  tb_record_set(&f->mf.set, 0xC5, TB_DOM(0) | TB_DOM(1) | TB_DOM(4) | TB_DOM(5),
                 DCSS_ADDR, &fr.rs);
   /* Second record set: an MCE with no domain bits is rejected. */
   tb_reset(&rec);
   add_useite(&rec, "LINUX07", tb_tod(SEC, 3), 9, 200);
-  tb_record_set(&f->set, 0xC5, 0, DCSS_ADDR + 0x10000, &rec);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
+  tb_record_set(&f->mf.set, 0xC5, 0, DCSS_ADDR + 0x10000, &rec);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
 
   struct zvm_reader_stats rs = {
       .bytes_read = 123456789,
@@ -1230,9 +1215,9 @@ static void test_reader_counters(void **state) {
 
 static void test_reader_counters_off(void **state) {
   struct fx *f = *state;
-  f->conf.report_reader_stats = false;
-  start(f);
-  add_useite(&f->rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
+  f->mf.conf.report_reader_stats = false;
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 1), 0, 200);
   pass(f, TB_DOM(4));
   assert_int_equal(count_pi(f, "", "reader"), 0);
   expect_user(f, "", "LINUX07", 0, 1, US(SEC, 1));
@@ -1243,8 +1228,8 @@ static void test_reader_counters_off(void **state) {
  * plugin registers, in order (regenerate it with 'make types-db'). */
 static void test_shipped_types_db(void **state) {
   struct fx *f = *state;
-  f->conf.one_value_per_list = false;
-  start(f);
+  f->mf.conf.one_value_per_list = false;
+  mapper_fx_start(&f->mf);
   FILE *fp = fopen(ZVM_TYPES_DB, "r");
   assert_non_null(fp);
   char line[ZVM_LAYOUT_DS_MAX * 96], want[ZVM_LAYOUT_DS_MAX * 96];
@@ -1253,9 +1238,9 @@ static void test_shipped_types_db(void **state) {
     if (line[0] == '#')
       continue;
     line[strcspn(line, "\n")] = '\0';
-    if (n >= zvm_mapper_type_count(f->m))
+    if (n >= zvm_mapper_type_count(f->mf.m))
       fail_msg("types.db has a type the plugin does not register: %.40s", line);
-    assert_true(zvm_layout_types_db_line(zvm_mapper_type_at(f->m, n), want,
+    assert_true(zvm_layout_types_db_line(zvm_mapper_type_at(f->mf.m, n), want,
                                          sizeof(want)) > 0);
     if (strcmp(line, want) != 0)
       fail_msg("types.db line %zu differs (run 'make types-db'):\n  %s\n  "
@@ -1264,12 +1249,13 @@ static void test_shipped_types_db(void **state) {
     n++;
   }
   fclose(fp);
-  assert_int_equal(n, zvm_mapper_type_count(f->m));
+  assert_int_equal(n, zvm_mapper_type_count(f->mf.m));
   assert_int_equal(n, 4);
-  assert_string_equal(zvm_mapper_type_at(f->m, 0)->type_name, "zvm_useite");
-  assert_string_equal(zvm_mapper_type_at(f->m, 1)->type_name, "zvm_prcsmt");
-  assert_string_equal(zvm_mapper_type_at(f->m, 2)->type_name, "zvm_prcsmt_cpu");
-  assert_string_equal(zvm_mapper_type_at(f->m, 3)->type_name, "zvm_sytprp");
+  assert_string_equal(zvm_mapper_type_at(f->mf.m, 0)->type_name, "zvm_useite");
+  assert_string_equal(zvm_mapper_type_at(f->mf.m, 1)->type_name, "zvm_prcsmt");
+  assert_string_equal(zvm_mapper_type_at(f->mf.m, 2)->type_name,
+                      "zvm_prcsmt_cpu");
+  assert_string_equal(zvm_mapper_type_at(f->mf.m, 3)->type_name, "zvm_sytprp");
 }
 
 int main(void) {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 
@@ -30,9 +31,7 @@
 #define USEITE_HFCPURN 116 /* seed 002: Unsigned 4, a counter */
 
 struct fx {
-  struct zvm_conf conf;
-  struct zvm_mapper *m;
-  struct tb rs, set;
+  struct mapper_fx mf; /* conf, mapper m, builders rs and set */
   const struct zvm_value *v;
   size_t nv;
   const struct zvm_notification *n;
@@ -42,37 +41,27 @@ struct fx {
 static int setup(void **state) {
   struct fx *f = calloc(1, sizeof(*f));
   assert_non_null(f);
-  assert_int_equal(zvm_conf_init(&f->conf), 0);
-  f->conf.one_value_per_list = true; /* values by identifier */
-  tb_init(&f->rs);
-  tb_init(&f->set);
+  mapper_fx_init(&f->mf);
+  f->mf.conf.one_value_per_list = true; /* values by identifier */
   *state = f;
   return 0;
 }
 
 static int teardown(void **state) {
   struct fx *f = *state;
-  zvm_mapper_destroy(f->m);
-  zvm_conf_free(&f->conf);
-  tb_free(&f->rs);
-  tb_free(&f->set);
+  mapper_fx_free(&f->mf);
   free(f);
   return 0;
 }
 
-static void start(struct fx *f) {
-  f->m = zvm_mapper_create(&f->conf);
-  assert_non_null(f->m);
-}
-
 static void pass(struct fx *f) {
-  tb_reset(&f->set);
-  tb_record_set(&f->set, 0xC5, TB_DOM(4), DCSS_ADDR, &f->rs);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
-  tb_reset(&f->rs);
-  assert_int_equal(zvm_mapper_finish(f->m, NOW, NULL), 0);
-  f->v = zvm_mapper_values(f->m, &f->nv);
-  f->n = zvm_mapper_notifications(f->m, &f->nn);
+  tb_reset(&f->mf.set);
+  tb_record_set(&f->mf.set, 0xC5, TB_DOM(4), DCSS_ADDR, &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  tb_reset(&f->mf.rs);
+  assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
+  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
 }
 
 /* D4R1 (180 bytes, mon730) or D4R2 (496 bytes, mon620). */
@@ -120,13 +109,13 @@ static void expect_note(const struct zvm_notification *n, int severity,
 
 static void test_logon_and_logoff_once_per_guest(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_session(&f->rs, true, "LINUX07", 0, tb_tod(SEC, 1));
-  add_useite(&f->rs, "LINUX07", 0, true, 100, tb_tod(SEC, 2));
+  mapper_fx_start(&f->mf);
+  add_session(&f->mf.rs, true, "LINUX07", 0, tb_tod(SEC, 1));
+  add_useite(&f->mf.rs, "LINUX07", 0, true, 100, tb_tod(SEC, 2));
   /* Logoff of a 3-CPU guest: one D4R2 per VMDBK, one notification. */
-  add_session(&f->rs, false, "LINUX07", 0, tb_tod(SEC, 3));
-  add_session(&f->rs, false, "LINUX07", 1, tb_tod(SEC, 3) + (1 << 12));
-  add_session(&f->rs, false, "LINUX07", 2, tb_tod(SEC, 3) + (2 << 12));
+  add_session(&f->mf.rs, false, "LINUX07", 0, tb_tod(SEC, 3));
+  add_session(&f->mf.rs, false, "LINUX07", 1, tb_tod(SEC, 3) + (1 << 12));
+  add_session(&f->mf.rs, false, "LINUX07", 2, tb_tod(SEC, 3) + (2 << 12));
   pass(f);
   assert_int_equal(f->nn, 2);
   expect_note(&f->n[0], ZVM_NOTIF_OKAY, "", "LINUX07", "logon",
@@ -146,7 +135,7 @@ static void test_logon_and_logoff_once_per_guest(void **state) {
 
   /* The same guest logs off again later (its logon was lost): a new
    * logoff, notified. */
-  add_session(&f->rs, false, "LINUX07", 0, tb_tod(SEC + 60, 0));
+  add_session(&f->mf.rs, false, "LINUX07", 0, tb_tod(SEC + 60, 0));
   pass(f);
   assert_int_equal(f->nn, 1);
   expect_note(&f->n[0], ZVM_NOTIF_WARNING, "", "LINUX07", "logoff",
@@ -157,20 +146,20 @@ static void test_logon_and_logoff_once_per_guest(void **state) {
  * with the old VMDBKs', transactions start again. */
 static void test_logoff_starts_afresh(void **state) {
   struct fx *f = *state;
-  start(f);
-  add_useite(&f->rs, "LINUX07", 0, true, 5000, tb_tod(SEC, 1));
-  add_useite(&f->rs, "LINUX07", 1, false, 7000, tb_tod(SEC, 2));
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", 0, true, 5000, tb_tod(SEC, 1));
+  add_useite(&f->mf.rs, "LINUX07", 1, false, 7000, tb_tod(SEC, 2));
   pass(f);
   const struct zvm_value *tr = find(f, "", "LINUX07", "transactions");
   assert_non_null(tr);
   uint64_t before = (uint64_t)tr->derive;
   assert_true(before >= 1);
 
-  add_session(&f->rs, false, "LINUX07", 0, tb_tod(SEC, 10));
-  add_session(&f->rs, false, "LINUX07", 1, tb_tod(SEC, 10) + (1 << 12));
+  add_session(&f->mf.rs, false, "LINUX07", 0, tb_tod(SEC, 10));
+  add_session(&f->mf.rs, false, "LINUX07", 1, tb_tod(SEC, 10) + (1 << 12));
   pass(f);
-  add_session(&f->rs, true, "LINUX07", 0, tb_tod(SEC, 20));
-  add_useite(&f->rs, "LINUX07", 0, true, 30, tb_tod(SEC, 21));
+  add_session(&f->mf.rs, true, "LINUX07", 0, tb_tod(SEC, 20));
+  add_useite(&f->mf.rs, "LINUX07", 0, true, 30, tb_tod(SEC, 21));
   pass(f);
   const struct zvm_value *v = find(f, "", "LINUX07", "hfcpurn");
   assert_non_null(v);
@@ -184,13 +173,14 @@ static void test_logoff_starts_afresh(void **state) {
 static void test_guests_as_hosts_and_selection(void **state) {
   struct fx *f = *state;
   char err[256];
-  f->conf.guests_as_hosts = true;
+  f->mf.conf.guests_as_hosts = true;
   assert_int_equal(
-      zvm_conf_set_string(&f->conf, "UserID", "/^WEB/", err, sizeof(err)), 0);
-  start(f);
-  add_session(&f->rs, true, "LINUX07", 0, tb_tod(SEC, 1));
-  add_session(&f->rs, true, "WEB01", 0, tb_tod(SEC, 2));
-  add_session(&f->rs, false, "WEB01", 0, tb_tod(SEC, 3));
+      zvm_conf_set_string(&f->mf.conf, "UserID", "/^WEB/", err, sizeof(err)),
+      0);
+  mapper_fx_start(&f->mf);
+  add_session(&f->mf.rs, true, "LINUX07", 0, tb_tod(SEC, 1));
+  add_session(&f->mf.rs, true, "WEB01", 0, tb_tod(SEC, 2));
+  add_session(&f->mf.rs, false, "WEB01", 0, tb_tod(SEC, 3));
   pass(f);
   assert_int_equal(f->nn, 2);
   expect_note(&f->n[0], ZVM_NOTIF_OKAY, "web01", "", "logon",
@@ -201,20 +191,20 @@ static void test_guests_as_hosts_and_selection(void **state) {
 
 static void test_notify_switches(void **state) {
   struct fx *f = *state;
-  f->conf.notify[ZVM_NOTIFY_LOGON] = false;
-  start(f);
-  add_session(&f->rs, true, "LINUX07", 0, tb_tod(SEC, 1));
-  add_session(&f->rs, false, "LINUX08", 0, tb_tod(SEC, 2));
+  f->mf.conf.notify[ZVM_NOTIFY_LOGON] = false;
+  mapper_fx_start(&f->mf);
+  add_session(&f->mf.rs, true, "LINUX07", 0, tb_tod(SEC, 1));
+  add_session(&f->mf.rs, false, "LINUX08", 0, tb_tod(SEC, 2));
   pass(f);
   assert_int_equal(f->nn, 1);
   assert_string_equal(f->n[0].type_instance, "logoff");
 
-  zvm_mapper_destroy(f->m);
-  f->conf.notify[ZVM_NOTIFY_LOGON] = true;
-  f->conf.notify[ZVM_NOTIFY_LOGOFF] = false;
-  start(f);
-  add_session(&f->rs, true, "LINUX07", 0, tb_tod(SEC, 1));
-  add_session(&f->rs, false, "LINUX08", 0, tb_tod(SEC, 2));
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.conf.notify[ZVM_NOTIFY_LOGON] = true;
+  f->mf.conf.notify[ZVM_NOTIFY_LOGOFF] = false;
+  mapper_fx_start(&f->mf);
+  add_session(&f->mf.rs, true, "LINUX07", 0, tb_tod(SEC, 1));
+  add_session(&f->mf.rs, false, "LINUX08", 0, tb_tod(SEC, 2));
   pass(f);
   assert_int_equal(f->nn, 1);
   assert_string_equal(f->n[0].type_instance, "logon");
@@ -224,12 +214,12 @@ static void test_notify_switches(void **state) {
  * no crash; bytes past offset 30 are never needed. */
 static void test_short_and_blank(void **state) {
   struct fx *f = *state;
-  start(f);
-  size_t rec = tb_record(&f->rs, 27, 4, 2, tb_tod(SEC, 1));
-  tb_put_ebcdic(&f->rs, rec + 20, "LINUX", 7);
-  add_session(&f->rs, false, "", 0, tb_tod(SEC, 2));
-  rec = tb_record(&f->rs, 30, 4, 1, tb_tod(SEC, 3)); /* ends after CPUAD */
-  tb_put_ebcdic(&f->rs, rec + 20, "SHORT", 8);
+  mapper_fx_start(&f->mf);
+  size_t rec = tb_record(&f->mf.rs, 27, 4, 2, tb_tod(SEC, 1));
+  tb_put_ebcdic(&f->mf.rs, rec + 20, "LINUX", 7);
+  add_session(&f->mf.rs, false, "", 0, tb_tod(SEC, 2));
+  rec = tb_record(&f->mf.rs, 30, 4, 1, tb_tod(SEC, 3)); /* ends after CPUAD */
+  tb_put_ebcdic(&f->mf.rs, rec + 20, "SHORT", 8);
   pass(f);
   assert_int_equal(f->nn, 1);
   expect_note(&f->n[0], ZVM_NOTIF_OKAY, "", "SHORT", "logon",

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "mapper_fixture.h"
 #include "recconf_text.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
@@ -56,10 +57,8 @@ static int64_t down_us(uint64_t emul_us) {
 }
 
 struct fx {
-  struct zvm_conf conf;
+  struct mapper_fx mf; /* conf, mapper m, builders rs and set */
   struct zvm_recconf rc;
-  struct zvm_mapper *m;
-  struct tb rs, set;
   const struct zvm_value *v;
   size_t nv;
   struct zvm_value values[MAX_VALUES];
@@ -69,21 +68,19 @@ struct fx {
 static int setup(void **state) {
   struct fx *f = calloc(1, sizeof(*f));
   assert_non_null(f);
-  assert_int_equal(zvm_conf_init(&f->conf), 0);
-  zvm_recconf_init(&f->rc, f->conf.records);
-  tb_init(&f->rs);
-  tb_init(&f->set);
+  mapper_fx_init(&f->mf);
+  zvm_recconf_init(&f->rc, f->mf.conf.records);
   *state = f;
   return 0;
 }
 
 static int teardown(void **state) {
   struct fx *f = *state;
-  zvm_mapper_destroy(f->m);
+  /* The mapper goes before the <Record> descriptors it maps with. */
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.m = NULL;
   zvm_recconf_free(&f->rc);
-  zvm_conf_free(&f->conf);
-  tb_free(&f->rs);
-  tb_free(&f->set);
+  mapper_fx_free(&f->mf);
   free(f);
   return 0;
 }
@@ -97,15 +94,14 @@ static void configure(struct fx *f, const char *text) {
 /* The pass's values but the reader's counters (the mapper adds them to
  * every pass). */
 static void pass(struct fx *f, uint8_t type, uint16_t domains) {
-  if (f->m == NULL)
-    f->m = zvm_mapper_create(&f->conf);
-  assert_non_null(f->m);
-  tb_reset(&f->set);
-  tb_record_set(&f->set, type, domains, DCSS, &f->rs);
-  zvm_mapper_add_set(f->m, f->set.data, f->set.len);
-  tb_reset(&f->rs);
-  assert_int_equal(zvm_mapper_finish(f->m, US(SEC + 1000, 0), NULL), 0);
-  const struct zvm_value *all = zvm_mapper_values(f->m, &f->nv);
+  if (f->mf.m == NULL)
+    mapper_fx_start(&f->mf);
+  tb_reset(&f->mf.set);
+  tb_record_set(&f->mf.set, type, domains, DCSS, &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  tb_reset(&f->mf.rs);
+  assert_int_equal(zvm_mapper_finish(f->mf.m, US(SEC + 1000, 0), NULL), 0);
+  const struct zvm_value *all = zvm_mapper_values(f->mf.m, &f->nv);
   size_t n = 0;
   f->short_records = -1;
   for (size_t i = 0; i < f->nv && n < MAX_VALUES; i++)
@@ -200,8 +196,8 @@ static void test_field_values(void **state) {
  * the documented data sources, and rates of CPU microseconds per second. */
 static void test_mapped(void **state) {
   struct fx *f = *state;
-  sytprp(&f->rs, 352, tb_tod(SEC, 0), 0, 10, 1000, 2000);
-  sytprp(&f->rs, 352, tb_tod(SEC, 1), 1, 20, 3000, 4000);
+  sytprp(&f->mf.rs, 352, tb_tod(SEC, 0), 0, 10, 1000, 2000);
+  sytprp(&f->mf.rs, 352, tb_tod(SEC, 1), 1, 20, 3000, 4000);
   pass(f, 0xE2, TB_DOM(0));
   assert_int_equal(f->nv, 2);
   assert_int_equal(f->short_records, 0);
@@ -215,7 +211,7 @@ static void test_mapped(void **state) {
   assert_int_equal(v->time_us, US(SEC, 1));
 
   /* 60 s later processor 0 was busy 30 s for users, 15 s in emulation. */
-  sytprp(&f->rs, 352, tb_tod(SEC + 60, 0), 0, 25, 1000 + 15000000,
+  sytprp(&f->mf.rs, 352, tb_tod(SEC + 60, 0), 0, 25, 1000 + 15000000,
          2000 + 30000000);
   pass(f, 0xE2, TB_DOM(0));
   v = list(f, "cpu0", "zvm_sytprp");
@@ -229,8 +225,8 @@ static void test_mapped(void **state) {
 /* One value per list (OneValuePerList): derive-<field> per processor. */
 static void test_one_value_per_list(void **state) {
   struct fx *f = *state;
-  f->conf.one_value_per_list = true;
-  sytprp(&f->rs, 352, tb_tod(SEC, 0), 3, 10, 1000, 2000);
+  f->mf.conf.one_value_per_list = true;
+  sytprp(&f->mf.rs, 352, tb_tod(SEC, 0), 3, 10, 1000, 2000);
   pass(f, 0xE2, TB_DOM(0));
   size_t found = 0;
   for (size_t i = 0; i < f->nv; i++) {
@@ -249,9 +245,9 @@ static void test_one_value_per_list(void **state) {
  * its key gives nothing. */
 static void test_short_records(void **state) {
   struct fx *f = *state;
-  f->conf.one_value_per_list = true;
-  sytprp(&f->rs, 36, tb_tod(SEC, 0), 4, 10, 1000, 2000);
-  sytprp(&f->rs, 21, tb_tod(SEC, 1), 5, 10, 1000, 2000);
+  f->mf.conf.one_value_per_list = true;
+  sytprp(&f->mf.rs, 36, tb_tod(SEC, 0), 4, 10, 1000, 2000);
+  sytprp(&f->mf.rs, 21, tb_tod(SEC, 1), 5, 10, 1000, 2000);
   pass(f, 0xE2, TB_DOM(0));
   assert_int_equal(f->nv, 2);
   assert_int_equal(f->short_records, 2); /* counted since start */
@@ -299,8 +295,8 @@ static size_t vnd(struct tb *rs, uint16_t len, uint64_t tod, const char *owner,
 static void test_user_record(void **state) {
   struct fx *f = *state;
   configure(f, user_conf);
-  vnd(&f->rs, 100, tb_tod(SEC, 0), "TCPIP", 0x600);
-  vnd(&f->rs, 64, tb_tod(SEC, 1), "TCP#2", 0x603); /* ends before "late" */
+  vnd(&f->mf.rs, 100, tb_tod(SEC, 0), "TCPIP", 0x600);
+  vnd(&f->mf.rs, 64, tb_tod(SEC, 1), "TCP#2", 0x603); /* ends before "late" */
   pass(f, 0xE2, TB_DOM(8));
   assert_int_equal(f->nv, 1 + 5);
   assert_int_equal(f->short_records, 1);
@@ -331,9 +327,9 @@ static void test_user_record(void **state) {
 
   /* The type the plugin registers for it. */
   const struct zvm_layout *l = NULL;
-  for (size_t t = 0; t < zvm_mapper_type_count(f->m); t++)
-    if (strcmp(zvm_mapper_type_at(f->m, t)->type_name, "zvm_vnd") == 0)
-      l = zvm_mapper_type_at(f->m, t);
+  for (size_t t = 0; t < zvm_mapper_type_count(f->mf.m); t++)
+    if (strcmp(zvm_mapper_type_at(f->mf.m, t)->type_name, "zvm_vnd") == 0)
+      l = zvm_mapper_type_at(f->mf.m, t);
   assert_non_null(l);
   char line[256];
   assert_true(zvm_layout_types_db_line(l, line, sizeof(line)) > 0);
@@ -360,9 +356,10 @@ static void test_userid_record(void **state) {
                " Kind \"counter\"\n </Field>\n</Record>\n");
   char err[256];
   assert_int_equal(
-      zvm_conf_set_string(&f->conf, "UserID", "/^LINUX/", err, sizeof(err)), 0);
-  guest_rec(&f->rs, "LINUX01", 11, tb_tod(SEC, 0));
-  guest_rec(&f->rs, "WEB01", 22, tb_tod(SEC, 1));
+      zvm_conf_set_string(&f->mf.conf, "UserID", "/^LINUX/", err, sizeof(err)),
+      0);
+  guest_rec(&f->mf.rs, "LINUX01", 11, tb_tod(SEC, 0));
+  guest_rec(&f->mf.rs, "WEB01", 22, tb_tod(SEC, 1));
   pass(f, 0xC5, TB_DOM(4));
   assert_int_equal(f->nv, 1);
   const struct zvm_value *v = list(f, "LINUX01", "zvm_guest");
@@ -370,10 +367,10 @@ static void test_userid_record(void **state) {
   assert_string_equal(v->host, "");
   assert_int_equal(v->items[0].derive, 11);
 
-  zvm_mapper_destroy(f->m);
-  f->m = NULL;
-  f->conf.guests_as_hosts = true;
-  guest_rec(&f->rs, "LINUX02", 33, tb_tod(SEC, 2));
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.m = NULL;
+  f->mf.conf.guests_as_hosts = true;
+  guest_rec(&f->mf.rs, "LINUX02", 33, tb_tod(SEC, 2));
   pass(f, 0xC5, TB_DOM(4));
   assert_int_equal(f->nv, 1);
   v = list(f, "", "zvm_guest");
@@ -389,7 +386,7 @@ static void test_replace_builtin(void **state) {
                " <Field \"utime\">\n Offset 32\n Length 8\n"
                " Type \"cputimer\"\n Kind \"gauge\"\n Scale 0.000001\n"
                " </Field>\n</Record>\n");
-  sytprp(&f->rs, 352, tb_tod(SEC, 0), 0, 10, 1000, 2500000);
+  sytprp(&f->mf.rs, 352, tb_tod(SEC, 0), 0, 10, 1000, 2500000);
   pass(f, 0xE2, TB_DOM(0));
   assert_int_equal(f->nv, 1);
   assert_null(list(f, "cpu0", "zvm_sytprp"));
@@ -435,7 +432,7 @@ static void test_man_page_example(void **state) {
   assert_true(want_line[0] != '\0');
   configure(f, text);
 
-  sytprp(&f->rs, 352, tb_tod(SEC, 0), 2, 10, 1000, 2000);
+  sytprp(&f->mf.rs, 352, tb_tod(SEC, 0), 2, 10, 1000, 2000);
   pass(f, 0xE2, TB_DOM(0));
   assert_int_equal(f->nv, 1);
   const struct zvm_value *v = list(f, "cpu2", "zvm_myprp");
@@ -446,7 +443,7 @@ static void test_man_page_example(void **state) {
   assert_int_equal(v->items[2].derive, 2000);
 
   /* "zvm_myprp  plscuhaf:..." on the page, a tab in types.db. */
-  const struct zvm_record_desc *d = zvm_registry_find(f->conf.records, 0, 2);
+  const struct zvm_record_desc *d = zvm_registry_find(f->mf.conf.records, 0, 2);
   char got[256];
   assert_true(zvm_layout_types_db_line(&d->main, got, sizeof(got)) > 0);
   want_line[strcspn(want_line, "\n")] = '\0';
