@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "recconf_text.h"
 #include "zvm_monitor/recconf.h"
+#include "zvm_monitor/recconf_text.h"
 
 static char err[512];
 /* The built-in records, and each test's records once parsed. */
@@ -26,7 +26,7 @@ static int parse(struct zvm_recconf *rc, const char *text) {
   assert_int_equal(zvm_registry_add_builtins(reg), 0);
   zvm_recconf_init(rc, reg);
   err[0] = '\0';
-  return recconf_parse_text(rc, text, strlen(text), err, sizeof(err));
+  return zvm_recconf_parse_text(rc, text, strlen(text), err, sizeof(err));
 }
 
 static int teardown(void **state) {

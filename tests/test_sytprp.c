@@ -19,10 +19,10 @@
 
 #include "builder.h"
 #include "mapper_fixture.h"
-#include "recconf_text.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/recconf.h"
+#include "zvm_monitor/recconf_text.h"
 #include "zvm_monitor/records.h"
 
 #define SEC 1700000000u
@@ -87,7 +87,7 @@ static int teardown(void **state) {
 
 static void configure(struct fx *f, const char *text) {
   char err[512];
-  if (recconf_parse_text(&f->rc, text, strlen(text), err, sizeof(err)) != 0)
+  if (zvm_recconf_parse_text(&f->rc, text, strlen(text), err, sizeof(err)) != 0)
     fail_msg("%s", err);
 }
 

@@ -15,7 +15,7 @@
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/records.h"
 
-#include "recconf_text.h"
+#include "zvm_monitor/recconf_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,8 +105,8 @@ static int load_records(struct zvm_recconf *rc, const char *file) {
   }
   fclose(fp);
   char err[512] = "";
-  int rv =
-      recconf_parse_text(rc, text != NULL ? text : "", len, err, sizeof(err));
+  int rv = zvm_recconf_parse_text(rc, text != NULL ? text : "", len, err,
+                                  sizeof(err));
   free(text);
   if (rv != 0) {
     fprintf(stderr, PROG ": %s: %s\n", file, err);

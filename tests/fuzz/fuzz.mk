@@ -63,10 +63,10 @@ appldata_MAX_LEN = 4200
 fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
 	plugin/mapper.c plugin/output.c plugin/timerule.c
 mapper_MAX_LEN = 12288
-# <Record> blocks from config text (tests/recconf_text.c), then a data set.
+# <Record> blocks from config text (plugin/recconf_text.c), then a data set.
 fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
 	plugin/mapper.c plugin/output.c plugin/timerule.c plugin/recconf.c \
-	tests/recconf_text.c
+	plugin/recconf_text.c
 records_MAX_LEN = 8192
 
 FUZZ_TARGETS ?= decode names mapper records appldata \

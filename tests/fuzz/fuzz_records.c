@@ -2,7 +2,7 @@
  * Fuzz target: records defined in collectd.conf, then hostile data.
  *
  * Input: 2 bytes (big-endian) of configuration text length N, N bytes of
- * collectd.conf text with <Record> blocks (parsed by tests/recconf_text.c
+ * collectd.conf text with <Record> blocks (parsed by plugin/recconf_text.c
  * into the recconf builder, as the glue does from collectd's tree), then
  * one data set.
  *
@@ -20,10 +20,10 @@
 #include <ctype.h>
 #include <stdbool.h>
 
-#include "recconf_text.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/recconf.h"
+#include "zvm_monitor/recconf_text.h"
 
 static bool ds_name_ok(const char *s) {
   size_t n = strlen(s);
@@ -145,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char err[512];
   zvm_recconf_init(&rc, conf.records);
   err[0] = '\0';
-  if (recconf_parse_text(&rc, text, text_len, err, sizeof(err)) == 0) {
+  if (zvm_recconf_parse_text(&rc, text, text_len, err, sizeof(err)) == 0) {
     for (size_t i = 0; i < rc.nrecords; i++) {
       check_record(&rc.records[i]);
       FUZZ_CHECK(zvm_recconf_find(&rc, rc.records[i].domain,

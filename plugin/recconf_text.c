@@ -1,7 +1,7 @@
 /*
- * Test support: collectd.conf text -> zvm_recconf builder (see the header).
+ * zvm_monitor - collectd.conf text -> zvm_recconf builder (see the header).
  */
-#include "recconf_text.h"
+#include "zvm_monitor/recconf_text.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -142,8 +142,8 @@ static int apply(struct parser *ps, struct zvm_recconf *rc, const char *key,
   return perr(ps, "%s: exactly one %s value is required", key, want[kind]);
 }
 
-int recconf_parse_text(struct zvm_recconf *rc, const char *text, size_t len,
-                       char *err, size_t err_size) {
+int zvm_recconf_parse_text(struct zvm_recconf *rc, const char *text, size_t len,
+                           char *err, size_t err_size) {
   struct parser ps = {text, text + len, 1, err, err_size};
   char stack[MAX_DEPTH][MAX_TOKEN];
   int depth = 0;
