@@ -193,12 +193,10 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   entity_naming(m, l, key, &n);
   size_t name_size = strlen(n.name) + 1;
   size_t host_size = n.guest_host ? strlen(n.host) + 1 : 0;
-  const struct zvm_record_hooks *h = l->rec->hooks;
-  size_t state_size = h != NULL ? h->state_size : 0;
   struct entity *e = calloc(1, l->names_off + name_size + host_size);
   if (e == NULL)
     return NULL;
-  if (state_size > 0)
+  if (l->names_off > l->state_off) /* the hooks keep state */
     e->inst.state = (char *)e + l->state_off;
   char *names = (char *)e + l->names_off;
   memcpy(names, n.name, name_size);

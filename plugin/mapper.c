@@ -488,9 +488,7 @@ void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
         rec.domain < ZVM_DOMAIN_COUNT && rec.number < m->nby_num[rec.domain]
             ? m->by_num[rec.domain][rec.number]
             : NULL;
-    /* zvm_record_accept() has nothing to check without arrays. */
-    if ((r != NULL && r->desc->narrays == 0) ||
-        zvm_record_accept(r != NULL ? r->desc : NULL, &rec, &m->decode))
+    if (zvm_record_accept(r != NULL ? r->desc : NULL, &rec, &m->decode))
       map_record(m, r, &rec);
   }
   zvm_walk_stats_add(&m->decode.walk, &walk.stats);
@@ -521,8 +519,7 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
     struct entity *next = e->touched_next;
     uint64_t us = e->pending && e->lay->dispatched ? dispatch_time(m, e) : 0;
     if (us != 0) {
-      if (m->nemit < m->cap_emit ||
-          zvm_output_grow((void **)&m->emit, &m->cap_emit, m->nemit,
+      if (zvm_output_grow((void **)&m->emit, &m->cap_emit, m->nemit,
                           sizeof(*m->emit))) {
         m->emit[m->nemit++] = (struct emit){.e = e};
         e->inst.last_us = us;

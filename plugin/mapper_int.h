@@ -226,7 +226,14 @@ void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
 
 /* output.c */
 void zvm_output_begin(struct zvm_mapper *m);
-bool zvm_output_grow(void **array, size_t *cap, size_t n, size_t size);
+/* Room for element n (of size bytes) in *array of *cap: false if out of
+ * memory. The check inline (it runs for every emitted instance), the
+ * realloc in zvm_output_grow_to(). */
+bool zvm_output_grow_to(void **array, size_t *cap, size_t n, size_t size);
+static inline bool zvm_output_grow(void **array, size_t *cap, size_t n,
+                                   size_t size) {
+  return n < *cap || zvm_output_grow_to(array, cap, n, size);
+}
 void zvm_output_reader(struct zvm_mapper *m, const struct zvm_reader_stats *rs);
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
                        uint64_t time_us, const char *host,

@@ -21,9 +21,7 @@
 
 #define PLUGIN_INSTANCE_READER "reader"
 
-bool zvm_output_grow(void **array, size_t *cap, size_t n, size_t size) {
-  if (n < *cap)
-    return true;
+bool zvm_output_grow_to(void **array, size_t *cap, size_t n, size_t size) {
   size_t new_cap = *cap ? 2 * *cap : 64;
   while (new_cap <= n)
     new_cap *= 2;

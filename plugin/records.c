@@ -921,13 +921,9 @@ const struct zvm_record_desc *zvm_registry_at(const struct zvm_registry *r,
 /* ------------------------------------------------------------------------
  * Walking a set with the tables.
  */
-bool zvm_record_accept(const struct zvm_record_desc *d,
-                       const struct zvm_record *rec,
-                       struct zvm_decode_stats *stats) {
-  if (d == NULL) {
-    stats->unknown++;
-    return false;
-  }
+void zvm_record_check_arrays(const struct zvm_record_desc *d,
+                             const struct zvm_record *rec,
+                             struct zvm_decode_stats *stats) {
   /* An unusable array is counted, yet the record's fixed part is still
    * accepted: the mapper locates the arrays itself and skips a bad one. */
   for (size_t a = 0; a < d->narrays; a++) {
@@ -938,7 +934,6 @@ bool zvm_record_accept(const struct zvm_record_desc *d,
       break;
     }
   }
-  return true;
 }
 
 static void decode_set(const struct zvm_registry *r, const uint8_t *buf,
