@@ -7,9 +7,14 @@ One panel list, three query languages: Graphite (write_graphite with
 Prefix "collectd.", SeparateInstances false), InfluxDB 1.x (its collectd
 listener fed by collectd's network plugin) and Prometheus (scraping
 collectd's write_prometheus with honor_labels: true). Every panel shows the
-same series under the same names in all three, which is what
-tests/dashboards/ checks against real back ends. Edit this file, not the
-JSON, then run it again (tests/dashboards/run.sh fails when they differ).
+same series under the same names and in the same unit in all three, which
+is what tests/dashboards/ checks against real back ends, values included.
+Edit this file, not the JSON, then run it again (tests/dashboards/run.sh
+fails when they differ).
+
+The dashboard is a list of sections (SECTIONS, at the end): a section is a
+function returning its row title and panels. A plugin adds its section by
+writing one such function and one line in SECTIONS.
 """
 
 import json
@@ -26,10 +31,12 @@ class Metric:
     pinst may be a template variable ("$guest"); name is the legend's
     last word; counter: a DERIVE (shown as a rate per second)."""
 
-    def __init__(self, pinst, type_, tinst, ds="value", name=None, counter=True):
+    def __init__(self, pinst, type_, tinst, ds="value", name=None, counter=True, rate=None):
         self.pinst, self.type, self.tinst, self.ds = pinst, type_, tinst, ds
         self.name = name or tinst or ds
         self.counter = counter
+        # rate: shown as a rate per second (counters, unless shown as they are)
+        self.rate = counter if rate is None else rate
 
 
 # --- the value shapes (contrib/zvm_monitor.pod, METRICS) ---------------------
@@ -45,10 +52,11 @@ class Field:
         self.record, self.field, self.counter = record, field, counter
 
     def metric(self, one_value_per_list):
-        pinst = {"useite": "$guest", "prcsmt_cpu": "$cputype", "prcsmt": "system"}[self.record]
+        pinst = {"useite": "$guest", "prcsmt_cpu": "$cputype", "prcsmt": "system",
+                 "sytprp": "$processor"}[self.record]
         if not one_value_per_list:
             return Metric(pinst, "zvm_" + self.record, "", self.field, self.field, self.counter)
-        if self.record == "useite":
+        if self.record in ("useite", "sytprp"):
             type_ = ("total_events" if self.field == "transactions"
                      else "derive" if self.counter else "gauge")
         else:
@@ -80,53 +88,37 @@ def system(what):
     return Field("prcsmt", what, counter=False)
 
 
-# --- panels -----------------------------------------------------------------
-# (row title, [(panel title, unit, legend prefix variable, [metrics])])
-WAIT_STATES = ["hfcpurn", "hfcpuwt", "hfiowt", "hfwtpag", "hfsimwt", "hfcfwt",
-               "hftidl", "hfllist"]
-ROWS = [
-    ("Guest $guest", [
-        ("Wait states (high-frequency samples per second)", "short", "guest",
-         [user(f) for f in WAIT_STATES]),
-        ("D4R10 records per second", "short", "guest", [user("transactions")]),
-        ("Dispatch and eligible lists (samples per second)", "short", "guest",
-         [user("hfdisp%d" % q) for q in range(4)] + [user("hfelig%d" % q) for q in range(4)]),
-        ("Time slices and deferred work", "short", "guest",
-         [user("vmdslcnt", False), user("vmddfrwk", False)]),
-    ]),
-    ("System: multithreading (D5R21)", [
-        ("Threads per core by CPU type", "short", "cputype",
-         [threads("activated"), threads("requested"), threads("hardware_max"),
-          threads("zvm_max")]),
-        ("Multithreading configuration", "short", None,
-         [system("mt_config_seq"), system("mt_max_threads")]),
-    ]),
-    ("Reader health", [
-        ("Read errors per second", "short", None,
-         [reader("eoverflow"), reader("eio"), reader("efault"), reader("malformed"),
-          reader("open")]),
-        ("Data sets and records per second", "short", None,
-         [reader("sets", "total_objects"), reader("records", "total_objects"),
-          reader("skipped", "total_objects")]),
-        ("Bytes read per second", "Bps", None, [reader("read", "total_bytes")]),
-    ]),
-]
+def processor(field):
+    return Field("sytprp", field)
 
 
 # --- query languages ----------------------------------------------------------
+# Counters are DERIVE values: shown as rates per second. Records come when
+# z/VM writes them (D0R2 and APPLDATA every monitor sample interval, D4R10
+# at transaction ends), not every collectd interval: Graphite interpolates
+# between them (a step without a point would otherwise blank the rate next
+# to it), InfluxDB takes the derivative between the points it has, and
+# Prometheus' rate() does so by itself.
 def legend(prefix, m):
     return ("$%s %s" % (prefix, m.name)) if prefix else m.name
 
 
-def graphite(m, prefix):
-    path = "collectd.$host.%s-%s.%s" % (PLUGIN, m.pinst, m.type)
+def g_path(m, host="$host"):
+    path = "collectd.%s.%s-%s.%s" % (host, PLUGIN, m.pinst, m.type)
     if m.tinst:
         path += "-" + m.tinst
     if m.ds != "value":
         path += "." + m.ds
-    # Records come when z/VM writes them, not every step: without
-    # keepLastValue a step without a point would blank the rate next to it.
-    expr = "perSecond(keepLastValue(%s))" % path if m.counter else path
+    return path
+
+
+def g_rate(path):
+    return "perSecond(interpolate(%s))" % path
+
+
+def graphite(m, prefix):
+    path = g_path(m)
+    expr = g_rate(path) if m.rate else path
     if prefix:
         # node 2 is zvm_monitor-<instance>: keep the instance
         return {"target": "aliasSub(aliasByNode(%s, 2), '^%s-(.*)$', '\\1 %s')"
@@ -134,9 +126,7 @@ def graphite(m, prefix):
     return {"target": "alias(%s, '%s')" % (expr, m.name)}
 
 
-def influxdb(m, prefix):
-    field = 'mean("value")'
-    sel = "non_negative_derivative(%s, 1s)" % field if m.counter else field
+def i_where(m):
     where = ["\"host\" =~ /^$host$/", "\"type\" = '%s'" % m.type]
     if m.tinst:
         where.append("\"type_instance\" = '%s'" % m.tinst)
@@ -144,25 +134,39 @@ def influxdb(m, prefix):
         where.insert(1, "\"instance\" =~ /^%s$/" % m.pinst)
     else:
         where.insert(1, "\"instance\" = '%s'" % m.pinst)
+    return " AND ".join(where)
+
+
+def influxdb(m, prefix):
+    field = 'mean("value")'
+    sel = "non_negative_derivative(%s, 1s)" % field if m.rate else field
     q = ("SELECT %s FROM \"%s_%s\" WHERE %s AND $timeFilter GROUP BY time($__interval)%s fill(none)"
-         % (sel, PLUGIN, m.ds, " AND ".join(where), ', "instance"' if prefix else ""))
+         % (sel, PLUGIN, m.ds, i_where(m), ', "instance"' if prefix else ""))
     alias = ("$tag_instance %s" % m.name) if prefix else m.name
     return {"rawQuery": True, "query": q, "alias": alias, "resultFormat": "time_series"}
 
 
-def prometheus(m, prefix):
+def p_name(m):
     name = "collectd_%s_%s" % (PLUGIN, m.type)
     if m.ds != "value":
         name += "_" + m.ds
     if m.counter:
         name += "_total"
+    return name
+
+
+def p_labels(m):
     labels = ['instance=~"$host"'] + (['type="%s"' % m.tinst] if m.tinst else [])
     if m.pinst.startswith("$"):
         labels.insert(1, '%s=~"%s"' % (PLUGIN, m.pinst))
     else:
         labels.insert(1, '%s="%s"' % (PLUGIN, m.pinst))
-    sel = "%s{%s}" % (name, ", ".join(labels))
-    expr = "rate(%s[$__rate_interval])" % sel if m.counter else sel
+    return ", ".join(labels)
+
+
+def prometheus(m, prefix):
+    sel = "%s{%s}" % (p_name(m), p_labels(m))
+    expr = "rate(%s[$__rate_interval])" % sel if m.rate else sel
     leg = ("{{%s}} %s" % (PLUGIN, m.name)) if prefix else m.name
     return {"expr": expr, "legendFormat": leg, "range": True}
 
@@ -172,19 +176,472 @@ QUERY = {"graphite": graphite, "influxdb": influxdb, "prometheus": prometheus}
 ONE_VALUE_PER_LIST = {"graphite": True, "influxdb": False, "prometheus": False}
 
 
+def p_target(expr, leg, **kw):
+    return dict({"expr": expr, "legendFormat": leg, "range": True}, **kw)
+
+
+def i_target(query, alias, **kw):
+    return dict({"rawQuery": True, "query": query, "alias": alias,
+                 "resultFormat": "time_series"}, **kw)
+
+
+def i_rate(measure, where, group, scale=""):
+    """InfluxQL: the rate per second of a counter measurement, per group."""
+    return ("SELECT non_negative_derivative(mean(\"value\"), 1s)%s FROM \"%s\" WHERE %s AND "
+            "$timeFilter GROUP BY time($__interval)%s fill(none)"
+            % (scale, measure, where, "".join(', "%s"' % g for g in group)))
+
+
+def i_sum_of_rates(measure, where, inner, outer, scale="", name="r"):
+    """InfluxQL: the sum of several series' rates (per outer group)."""
+    return ("SELECT sum(\"%s\")%s FROM (SELECT non_negative_derivative(mean(\"value\"), 1s) "
+            "AS \"%s\" FROM \"%s\" WHERE %s AND $timeFilter GROUP BY time($__interval)%s) "
+            "WHERE $timeFilter GROUP BY time($__interval)%s fill(none)"
+            % (name, scale, name, measure, where, "".join(', "%s"' % g for g in inner),
+               "".join(', "%s"' % g for g in outer)))
+
+
+EXPR = {"type": "__expr__", "uid": "__expr__"}
+
+
+def i_shares(parts, label, names):
+    """InfluxDB 1.x cannot divide series of different measurements: the
+    shares are Grafana server-side expressions over hidden queries. parts:
+    [(refId, query)], each a rate per label; names: refId -> legend word.
+    Returns (targets, overrides)."""
+    targets = [dict(i_target(q, "$tag_%s %s" % (label, names[r])), refId=r, hide=True)
+               for r, q in parts]
+    targets.append({"refId": "total", "datasource": EXPR, "type": "math", "hide": True,
+                    "expression": " + ".join("$" + r for r, _q in parts)})
+    overrides = []
+    for r, _q in parts:
+        targets.append({"refId": "share_" + r, "datasource": EXPR, "type": "math",
+                        "expression": "$%s * 100 / $total" % r})
+        overrides.append(display_name("share_" + r, "${__field.labels.%s} %s" % (label, names[r])))
+    return targets, overrides
+
+
+def display_name(ref, name):
+    return {"matcher": {"id": "byFrameRefID", "options": ref},
+            "properties": [{"id": "displayName", "value": name}]}
+
+
+# --- panels -------------------------------------------------------------------
+class Panel:
+    """One panel: its targets per back end ({kind: [target]}), the unit
+    (Grafana's), and a description saying where its series come from."""
+
+    def __init__(self, title, unit, description, targets, type_="timeseries",
+                 overrides=None, options=None, width=12, custom=None):
+        self.title, self.unit, self.description = title, unit, description
+        self.targets, self.type, self.width = targets, type_, width
+        self.overrides = overrides or {}
+        self.options = options
+        self.custom = custom
+
+
+def simple(title, unit, description, metrics, prefix):
+    """A panel of plugin values, one series per metric (and instance)."""
+    return Panel(title, unit, description,
+                 {k: [QUERY[k](m.metric(ONE_VALUE_PER_LIST[k]), prefix) for m in metrics]
+                  for k in KINDS})
+
+
+# The states of the share panel: the mutually exclusive states of the
+# high-frequency user state sampling (IBM MRUSEITE, USEITE_HF*), as IBM's
+# Performance Toolkit reports them per user.
+WAIT_STATES = [("hfcpurn", "running"), ("hfcpuwt", "CPU wait"), ("hfiowt", "I/O wait"),
+               ("hfwtpag", "page wait"), ("hfsimwt", "simulation wait"),
+               ("hfcfwt", "console function wait"), ("hftidl", "test idle"),
+               ("hftsvm", "test idle in SVM wait"), ("hfllist", "limit list"),
+               ("hfdorm", "dormant"), ("hfothr", "none of these")]
+
+
+def wait_state_shares():
+    states = [s for s, _ in WAIT_STATES]
+    g = ("aliasSub(asPercent(%s, None, 2), '^asPercent\\(perSecond\\(interpolate\\("
+         "collectd\\.[^.]*\\.%s-([^.]*)\\.derive-([a-z0-9_]*)\\)\\).*$', '\\1 \\2')"
+         % (g_rate("collectd.$host.%s-$guest.derive-{%s}" % (PLUGIN, ",".join(states))), PLUGIN))
+    sel = 'instance=~"$host", %s=~"$guest"' % PLUGIN
+    # rate() over several metric names would give series differing only in
+    # their dropped names: the total is a sum of one rate per state
+    rate = "rate(collectd_%s_zvm_useite_%%s_total{%s}[$__rate_interval])" % (PLUGIN, sel)
+    total = "(%s)" % " + ".join(rate % s for s in states)
+    prom = [p_target("100 * %s / %s" % (rate % s, total), "{{%s}} %s" % (PLUGIN, s))
+            for s in states]
+    where = "\"host\" =~ /^$host$/ AND \"instance\" =~ /^$guest$/ AND \"type\" = 'zvm_useite'"
+    influx, over = i_shares([(s, i_rate("%s_%s" % (PLUGIN, s), where, ["instance"]))
+                             for s in states], "instance", {s: s for s in states})
+    desc = ("D4R10 (MRUSEITE) high-frequency state samples per guest: each state's "
+            "sample rate as a percentage of the sum of the rates of these states (%s), the "
+            "way IBM's Performance Toolkit shows user state sampling. Unit: percent of the "
+            "guest's samples; the states of one guest add up to 100 %%."
+            % ", ".join("%s = %s" % s for s in WAIT_STATES))
+    return Panel("Wait-state shares (% of samples)", "percent", desc,
+                 {"graphite": [{"target": g}], "influxdb": influx, "prometheus": prom},
+                 overrides={"influxdb": over}, width=24,
+                 custom={"stacking": {"mode": "normal", "group": "A"}, "fillOpacity": 40})
+
+
+def guests():
+    return ("Guests ($guest): user state sampling and transactions (D4R10)", [
+        wait_state_shares(),
+        simple("Transactions per second", "short",
+               "D4R10 (MRUSEITE) records of the guest's base virtual CPU: z/VM writes one at "
+               "the end of each transaction. Unit: transactions per second.",
+               [user("transactions")], "guest"),
+        simple("Dispatch and eligible lists (samples per second)", "short",
+               "D4R10 USEITE_HFDISP0..3 and USEITE_HFELIG0..3: high-frequency samples that "
+               "found the guest in dispatch list Q0..Q3 resp. eligible list E0..E3. Unit: "
+               "samples per second.",
+               [user("hfdisp%d" % q) for q in range(4)] +
+               [user("hfelig%d" % q) for q in range(4)], "guest"),
+        simple("Time slices and deferred work", "short",
+               "D4R10 VMDSLCNT (time slices, a level) and VMDDFRWK (deferred work items, a "
+               "level) as the latest record gives them. Unit: count.",
+               [user("vmdslcnt", False), user("vmddfrwk", False)], "guest"),
+    ])
+
+
+PROC_FIELDS = [("pfxprbtm", "emulation"), ("pfxutime", "users")]
+
+
+def processors():
+    # per processor: rate of the microsecond counters / 1e6 = CPUs busy
+    per = {"graphite": [], "influxdb": [], "prometheus": []}
+    tot = {"graphite": [], "influxdb": [], "prometheus": []}
+    for field, name in PROC_FIELDS:
+        path = "collectd.$host.%s-$processor.derive-%s" % (PLUGIN, field)
+        per["graphite"].append({"target": "aliasSub(aliasByNode(scale(%s, 0.000001), 2), "
+                                          "'^%s-(.*)$', '\\1 %s')" % (g_rate(path), PLUGIN, name)})
+        tot["graphite"].append({"target": "alias(scale(sumSeries(%s), 0.000001), '%s')"
+                                          % (g_rate(path), name)})
+        where = ("\"host\" =~ /^$host$/ AND \"instance\" =~ /^$processor$/ AND "
+                 "\"type\" = 'zvm_sytprp'")
+        meas = "%s_%s" % (PLUGIN, field)
+        per["influxdb"].append(i_target(i_rate(meas, where, ["instance"], " / 1000000"),
+                                        "$tag_instance " + name))
+        tot["influxdb"].append(i_target(i_sum_of_rates(meas, where, ["instance"], [],
+                                                       " / 1000000"), name))
+        sel = ('collectd_%s_zvm_sytprp_%s_total{instance=~"$host", %s=~"$processor"}'
+               % (PLUGIN, field, PLUGIN))
+        per["prometheus"].append(p_target("rate(%s[$__rate_interval]) / 1e6" % sel,
+                                          "{{%s}} %s" % (PLUGIN, name)))
+        tot["prometheus"].append(p_target("sum(rate(%s[$__rate_interval])) / 1e6" % sel, name))
+    src = ("D0R2 (MRSYTPRP) per processor: PFXPRBTM (emulation: guest code in SIE, all "
+           "users) and PFXUTIME (time charged to users: emulation plus CP's work for them), "
+           "counters in microseconds. Unit: CPUs busy (the rate in microseconds per second "
+           "/ 1e6; 1 = one processor fully busy, x 100 = percent).")
+    return ("Processors ($processor): CPU time (D0R2)", [
+        Panel("Processors: CPUs busy per processor", "short", src, per),
+        Panel("Processors: CPUs busy, all processors", "short",
+              src + " Summed over the selected processors.", tot),
+        simple("Hard-affinity dispatches per second", "short",
+               "D0R2 PLSCUHAF: virtual processors dispatched with hard affinity on this "
+               "processor (a 2-byte counter; a wrap loses one rate). Unit: dispatches per "
+               "second.", [processor("plscuhaf")], "processor"),
+    ])
+
+
+def multithreading():
+    return ("System: multithreading (D5R21)", [
+        simple("Threads per core by CPU type", "short",
+               "D5R21 (MRPRCSMT) per CPU type: threads per core activated, requested, the "
+               "hardware's and z/VM's maximum, as of the latest configuration change. Unit: "
+               "threads.",
+               [threads("activated"), threads("requested"), threads("hardware_max"),
+                threads("zvm_max")], "cputype"),
+        simple("Multithreading configuration", "short",
+               "D5R21 RCCSMTSQ (configuration change sequence) and the configured maximum "
+               "threads. Unit: count.", [system("mt_config_seq"), system("mt_max_threads")],
+               None),
+    ])
+
+
+# Linux guests (APPLDATA, named as collectd's own plugins on each guest:
+# host = the guest's user ID in lower case). CPU counters are jiffies
+# (1/100 s): their rate / 100 is CPUs.
+CPU_STATES = ["user", "nice", "system", "idle", "wait", "interrupt", "softirq", "steal"]
+BUSY = ["user", "nice", "system", "interrupt", "softirq"]
+APPL = ("APPLDATA (domain 10) records the Linux guests write (arch/s390/appldata), "
+        "named as collectd's %s plugin names them on the guest (host = user ID in lower "
+        "case). ")
+
+
+def g_linux(path):
+    return "collectd.$lnxguest.%s" % path
+
+
+def i_linux():
+    return "\"host\" =~ /^$lnxguest$/"
+
+
+def p_linux():
+    return 'instance=~"$lnxguest"'
+
+
+def cpu_by_state_total():
+    t = {"graphite": [], "influxdb": [], "prometheus": []}
+    for st in CPU_STATES:
+        t["graphite"].append({"target": "alias(scale(sumSeries(%s), 0.01), '%s')"
+                                        % (g_rate(g_linux("cpu-*.cpu-" + st)), st)})
+        t["influxdb"].append(i_target(i_sum_of_rates(
+            "cpu_value", "%s AND \"type\" = 'cpu' AND \"type_instance\" = '%s'"
+            % (i_linux(), st), ["host", "instance"], [], " / 100"), st))
+        t["prometheus"].append(p_target(
+            'sum(rate(collectd_cpu_total{%s, type="%s"}[$__rate_interval])) / 100'
+            % (p_linux(), st), st))
+    return Panel("Linux guests: CPUs by state (all selected guests)", "short",
+                 APPL % "cpu" + "os record: cpu-N/cpu-STATE counters in jiffies (1/100 s), "
+                 "summed over the CPUs of every selected guest. Unit: CPUs (jiffies per "
+                 "second / 100). steal is time the guest was ready but z/VM ran something "
+                 "else.", t, custom={"stacking": {"mode": "normal", "group": "A"},
+                                     "fillOpacity": 40})
+
+
+def memory_total():
+    t = {"graphite": [], "influxdb": [], "prometheus": []}
+    for m in ("used", "free"):
+        t["graphite"].append({"target": "alias(sumSeries(%s), '%s')"
+                                        % (g_linux("memory.memory-" + m), m)})
+        t["influxdb"].append(i_target(
+            "SELECT sum(\"v\") FROM (SELECT last(\"value\") AS \"v\" FROM \"memory_value\" "
+            "WHERE %s AND \"type_instance\" = '%s' AND $timeFilter GROUP BY "
+            "time($__interval), \"host\") WHERE $timeFilter GROUP BY time($__interval) "
+            "fill(none)" % (i_linux(), m), m))
+        t["prometheus"].append(p_target('sum(collectd_memory{%s, memory="%s"})'
+                                        % (p_linux(), m), m))
+    return Panel("Linux guests: memory used and free (all selected guests)", "bytes",
+                 APPL % "memory" + "mem record: memory/memory-used (total - free - buffers - "
+                 "cached) and memory-free, summed over the selected guests. Unit: bytes.", t)
+
+
+def network_total():
+    t = {"graphite": [], "influxdb": [], "prometheus": []}
+    for d in ("rx", "tx"):
+        t["graphite"].append({"target": "alias(sumSeries(%s), '%s')"
+                                        % (g_rate(g_linux("interface-sum.if_octets." + d)), d)})
+        t["influxdb"].append(i_target(i_sum_of_rates(
+            "interface_%s" % d, "%s AND \"instance\" = 'sum' AND \"type\" = 'if_octets'"
+            % i_linux(), ["host"], []), d))
+        t["prometheus"].append(p_target(
+            'sum(rate(collectd_interface_if_octets_%s_total{%s, interface="sum"}'
+            '[$__rate_interval]))' % (d, p_linux()), d))
+    return Panel("Linux guests: network bytes per second (all selected guests)", "Bps",
+                 APPL % "interface" + "net_sum record: interface-sum/if_octets (rx, tx), the "
+                 "sum over each guest's network devices, summed over the selected guests. "
+                 "Unit: bytes per second.", t)
+
+
+def top_guests(title, states, what):
+    """Top $topn guests by the average over the dashboard's time range."""
+    g = ("highestAverage(aliasByNode(scale(groupByNode(%s, 1, 'sum'), 0.01), 0), $topn)"
+         % g_rate(g_linux("cpu-*.cpu-{%s}" % ",".join(states))))
+    inner = i_sum_of_rates("cpu_value", "%s AND \"type\" = 'cpu' AND \"type_instance\" =~ "
+                           "/^(%s)$/" % (i_linux(), "|".join(states)),
+                           ["host", "instance", "type_instance"], ["host"], " / 100", "r")
+    inner = inner.replace(' fill(none)', '')
+    influx = ("SELECT top(\"busy\", \"host\", $topn) FROM (SELECT mean(\"sum\") AS \"busy\" "
+              "FROM (%s) GROUP BY \"host\")" % inner)
+    sel = 'collectd_cpu_total{%s, type=~"%s"}' % (p_linux(), "|".join(states))
+    prom = ("topk($topn, avg_over_time((sum by (instance) (rate(%s[$__rate_interval])) / 100)"
+            "[$__range:$__interval]))" % sel)
+    return Panel(title, "short",
+                 APPL % "cpu" + "os record: %s, summed over each guest's CPUs and averaged "
+                 "over the dashboard's time range; the $topn highest of the selected guests. "
+                 "Unit: CPUs (jiffies per second / 100)." % what,
+                 {"graphite": [{"target": g}],
+                  "influxdb": [i_target(influx, "$tag_host", resultFormat="table")],
+                  "prometheus": [p_target(prom, "{{instance}}", instant=True, range=False)]},
+                 type_="bargauge",
+                 options={"reduceOptions": {"calcs": ["mean"], "values": False},
+                          "orientation": "horizontal", "displayMode": "basic"})
+
+
+def linux_overview():
+    return ("Linux guests: overview (APPLDATA, $lnxguest)", [
+        cpu_by_state_total(),
+        memory_total(),
+        network_total(),
+        top_guests("Top guests by CPU busy (CPUs)", BUSY, "cpu-STATE for %s" % ", ".join(BUSY)),
+        top_guests("Top guests by steal (CPUs)", ["steal"], "cpu-steal"),
+    ])
+
+
+def linux_guest():
+    g = ("aliasSub(asPercent(groupByNodes(%s, 'sum', 1, 3), None, 0), "
+         "'^asPercent\\(([^.]*)\\.cpu-([a-z]*),.*$', '\\1 \\2')"
+         % g_rate(g_linux("cpu-*.cpu-*")))
+    rate = "rate(collectd_cpu_total{%s}[$__rate_interval])" % p_linux()
+    prom = [p_target("100 * sum by (instance, type) (%s) / on(instance) group_left "
+                     "sum by (instance) (%s)" % (rate, rate), "{{instance}} {{type}}")]
+    where = "%s AND \"type\" = 'cpu'" % i_linux()
+    influx = [
+        dict(i_target(i_sum_of_rates("cpu_value", where, ["host", "instance", "type_instance"],
+                                     ["host", "type_instance"]),
+                      "$tag_host $tag_type_instance"), refId="state", hide=True),
+        dict(i_target(i_sum_of_rates("cpu_value", where, ["host", "instance", "type_instance"],
+                                     ["host"]), "$tag_host"), refId="all", hide=True),
+        {"refId": "pct", "datasource": EXPR, "type": "math", "expression": "$state * 100 / $all"},
+    ]
+    cpu_pct = Panel("CPU by state (% of the guest's CPU time)", "percent",
+                    APPL % "cpu" + "os record: each state's jiffies over all states' jiffies "
+                    "of the guest (all its CPUs), like top(1). Unit: percent; a guest's states "
+                    "add up to 100 %.",
+                    {"graphite": [{"target": g}], "influxdb": influx, "prometheus": prom},
+                    overrides={"influxdb": [display_name(
+                        "pct", "${__field.labels.host} ${__field.labels.type_instance}")]})
+    mem = {"graphite": [], "influxdb": [], "prometheus": []}
+    for m in ("used", "free"):
+        mem["graphite"].append({"target": "aliasSub(%s, '^collectd\\.([^.]*)\\..*$', '\\1 %s')"
+                                          % (g_linux("memory.memory-" + m), m)})
+        mem["influxdb"].append(i_target(
+            "SELECT last(\"value\") FROM \"memory_value\" WHERE %s AND \"type_instance\" = '%s' "
+            "AND $timeFilter GROUP BY time($__interval), \"host\" fill(none)" % (i_linux(), m),
+            "$tag_host " + m))
+        mem["prometheus"].append(p_target('collectd_memory{%s, memory="%s"}'
+                                          % (p_linux(), m), "{{instance}} " + m))
+    net = {"graphite": [], "influxdb": [], "prometheus": []}
+    for d in ("rx", "tx"):
+        net["graphite"].append({"target": "aliasSub(%s, '^.*collectd\\.([^.]*)\\..*$', '\\1 %s')"
+                                          % (g_rate(g_linux("interface-sum.if_octets." + d)), d)})
+        net["influxdb"].append(i_target(i_rate(
+            "interface_" + d, "%s AND \"instance\" = 'sum' AND \"type\" = 'if_octets'"
+            % i_linux(), ["host"]), "$tag_host " + d))
+        net["prometheus"].append(p_target(
+            'rate(collectd_interface_if_octets_%s_total{%s, interface="sum"}[$__rate_interval])'
+            % (d, p_linux()), "{{instance}} " + d))
+    load = {"graphite": [], "influxdb": [], "prometheus": []}
+    for a in ("shortterm", "midterm", "longterm"):
+        load["graphite"].append({"target": "aliasSub(%s, '^collectd\\.([^.]*)\\..*$', '\\1 %s')"
+                                           % (g_linux("load.load." + a), a)})
+        load["influxdb"].append(i_target(
+            "SELECT mean(\"value\") FROM \"load_%s\" WHERE %s AND $timeFilter GROUP BY "
+            "time($__interval), \"host\" fill(none)" % (a, i_linux()), "$tag_host " + a))
+        load["prometheus"].append(p_target('collectd_load_%s{%s}' % (a, p_linux()),
+                                           "{{instance}} " + a))
+    return ("Linux guest drill-down ($lnxguest)", [
+        cpu_pct,
+        Panel("Memory used and free", "bytes",
+              APPL % "memory" + "mem record: memory/memory-used and memory-free. Unit: bytes.",
+              mem),
+        Panel("Network bytes per second", "Bps",
+              APPL % "interface" + "net_sum record: interface-sum/if_octets (rx, tx), all "
+              "the guest's network devices. Unit: bytes per second.", net),
+        Panel("Load average", "short",
+              APPL % "load" + "os record: load/load, the 1, 5 and 15 minute averages as "
+              "/proc/loadavg shows them. Unit: runnable tasks.", load),
+    ])
+
+
+# dmstats (collectd-dmstats(5)): plugin dmstats, plugin instance
+# <device>_r<region>, collectd's disk types.
+DM = ("dmstats plugin: device-mapper statistics per region (plugin instance "
+      "DEVICE_rREGION, collectd-dmstats(5)). ")
+
+
+def dm_rw(title, unit, type_, what):
+    t = {"graphite": [], "influxdb": [], "prometheus": []}
+    for d in ("read", "write"):
+        t["graphite"].append({"target": "aliasSub(%s, '^.*\\.dmstats-([^.]*)\\..*$', '\\1 %s')"
+                                        % (g_rate("collectd.$host.dmstats-$dmregion.%s.%s"
+                                                  % (type_, d)), d)})
+        t["influxdb"].append(i_target(i_rate(
+            "dmstats_" + d, "\"host\" =~ /^$host$/ AND \"instance\" =~ /^$dmregion$/ AND "
+            "\"type\" = '%s'" % type_, ["instance"]), "$tag_instance " + d))
+        t["prometheus"].append(p_target(
+            'rate(collectd_dmstats_%s_%s_total{instance=~"$host", dmstats=~"$dmregion"}'
+            '[$__rate_interval])' % (type_, d), "{{dmstats}} " + d))
+    return Panel(title, unit, DM + what, t)
+
+
+def dmstats():
+    heat = {
+        "graphite": [{"target": "aliasSub(groupByNode(%s, 3, 'sum'), '^derive-', '')"
+                                % g_rate("collectd.$host.dmstats-$dmregion.derive-latency-*")}],
+        "influxdb": [i_target(i_sum_of_rates(
+            "dmstats_value", "\"host\" =~ /^$host$/ AND \"instance\" =~ /^$dmregion$/ AND "
+            "\"type\" = 'derive' AND \"type_instance\" =~ /^latency-/",
+            ["instance", "type_instance"], ["type_instance"]), "$tag_type_instance")],
+        "prometheus": [p_target(
+            'sum by (type) (rate(collectd_dmstats_derive_total{instance=~"$host", '
+            'dmstats=~"$dmregion", type=~"latency-.*"}[$__rate_interval]))', "{{type}}")],
+    }
+    return ("Device-mapper statistics ($dmregion, dmstats)", [
+        dm_rw("dmstats: throughput (bytes per second)", "Bps", "disk_octets",
+              "disk_octets (read, write): sectors x 512. Unit: bytes per second."),
+        dm_rw("dmstats: I/O operations per second", "iops", "disk_ops",
+              "disk_ops (read, write): completed I/Os. Unit: operations per second."),
+        dm_rw("dmstats: average time per operation", "ms", "disk_time",
+              "disk_time (read, write): as collectd's disk plugin, its rate is the average "
+              "time per read resp. write. Unit: milliseconds."),
+        Panel("dmstats: I/O latency histogram", "short",
+              DM + "derive-latency-LOWER-UPPER: I/Os completed with a latency in each bucket "
+                   "of the region's histogram (dmstats Histogram option), summed over the "
+                   "selected regions; each row is a bucket. Unit: "
+                   "I/Os per second.", heat, type_="heatmap",
+              options={"calculate": False, "yAxis": {"unit": "short"},
+                       "cellGap": 1, "color": {"mode": "scheme", "scheme": "Oranges"},
+                       "rowsFrame": {"layout": "unknown"}}),
+    ])
+
+
+def reader_health():
+    return ("Reader health", [
+        simple("Read errors per second", "short",
+               "zvm_monitor-reader errors-* counters: failed read()s of /dev/monreader by "
+               "errno, records or sets rejected as malformed, failed open()s "
+               "(collectd-zvm_monitor(5), reader counters). Unit: errors per second.",
+               [reader("eoverflow"), reader("eio"), reader("efault"), reader("malformed"),
+                reader("open")], None),
+        Panel("Reader errors since start", "short",
+              "zvm_monitor-reader errors-* counters as they are: errors since collectd "
+              "started. Unit: count.",
+              {k: [QUERY[k](Metric("reader", "errors", t, rate=False), None)
+                   for t in ("eoverflow", "eio", "efault", "malformed")] for k in KINDS}),
+        simple("Data sets and records per second", "short",
+               "zvm_monitor-reader total_objects-sets (data sets read up to their 0-byte read), "
+               "-records (records with a valid header), -skipped (unknown or filtered). Unit: "
+               "per second.",
+               [reader("sets", "total_objects"), reader("records", "total_objects"),
+                reader("skipped", "total_objects")], None),
+        simple("Bytes read per second", "Bps",
+               "zvm_monitor-reader total_bytes-read: every byte read() returned. Unit: bytes "
+               "per second.", [reader("read", "total_bytes")], None),
+    ])
+
+
+# The dashboard's sections, top to bottom.
+SECTIONS = [
+    guests,
+    processors,
+    multithreading,
+    linux_overview,
+    linux_guest,
+    dmstats,
+    reader_health,
+]
+
+
 # --- template variables -------------------------------------------------------
 # Guests are the upper-case plugin instances (user IDs); reader, system and
 # the CPU types are lower case (naming contract).
 GUEST_RE = "^%s-([A-Z0-9@#$_+%%-]+)$" % PLUGIN
 CPUTYPE_RE = "^%s-(cp|zaap|ifl|icf|ziip|type[0-9]+)$" % PLUGIN
+PROCESSOR_RE = "^%s-(cpu[0-9]+)$" % PLUGIN
 
 
 def variables(kind):
     ds = {"type": kind, "uid": "${datasource}"}
     if kind == "graphite":
+        # Graphite lists every host: the z/VM system is one of them, and so
+        # are the Linux guests (those without APPLDATA give empty panels)
         q = {"host": ("collectd.*", ""),
              "guest": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % GUEST_RE),
-             "cputype": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % CPUTYPE_RE)}
+             "cputype": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % CPUTYPE_RE),
+             "processor": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % PROCESSOR_RE),
+             "lnxguest": ("collectd.*", "/$lnxfilter/"),
+             "dmregion": ("collectd.$host.dmstats-*", "/^dmstats-(.*)$/")}
     elif kind == "influxdb":
         # the reader's counters are in zvm_monitor_value, the records'
         # data sources each in zvm_monitor_<ds>
@@ -193,17 +650,40 @@ def variables(kind):
                        "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_useite'" % PLUGIN, ""),
              "cputype": ('SHOW TAG VALUES FROM "%s_activated" WITH KEY = "instance" '
                          "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_prcsmt_cpu'" % PLUGIN,
-                         "")}
+                         ""),
+             "processor": ('SHOW TAG VALUES FROM "%s_pfxutime" WITH KEY = "instance" '
+                           "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_sytprp'" % PLUGIN,
+                           ""),
+             "lnxguest": ('SHOW TAG VALUES FROM "cpu_value" WITH KEY = "host" '
+                          "WHERE \"host\" =~ /$lnxfilter/", ""),
+             "dmregion": ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "instance" '
+                          "WHERE \"host\" =~ /^$host$/", "")}
     else:
         q = {"host": ("label_values(collectd_%s_total_objects_total, instance)" % PLUGIN, ""),
              "guest": ('label_values(collectd_%s_zvm_useite_transactions_total{instance=~"$host"}, %s)'
                        % (PLUGIN, PLUGIN), ""),
              "cputype": ('label_values(collectd_%s_zvm_prcsmt_cpu_activated{instance=~"$host"}, %s)'
-                         % (PLUGIN, PLUGIN), "")}
+                         % (PLUGIN, PLUGIN), ""),
+             "processor": ('label_values(collectd_%s_zvm_sytprp_pfxutime_total{instance=~"$host"}, %s)'
+                           % (PLUGIN, PLUGIN), ""),
+             "lnxguest": ('label_values(collectd_cpu_total{instance=~"$lnxfilter"}, instance)', ""),
+             "dmregion": ('label_values(collectd_dmstats_disk_ops_read_total{instance=~"$host"}, '
+                          'dmstats)', "")}
     out = [{"type": "datasource", "name": "datasource", "label": "Data source",
-            "query": kind, "current": {}, "hide": 0}]
+            "query": kind, "current": {}, "hide": 0},
+           {"type": "textbox", "name": "lnxfilter", "label": "Linux guests (regex)",
+            "query": ".*", "current": {"text": ".*", "value": ".*"}, "hide": 0,
+            "description": "Regular expression selecting Linux guests (host names) for the "
+                           "Linux panels, e.g. ^lnxweb"},
+           {"type": "custom", "name": "topn", "label": "Top N", "query": "5,10,20,50",
+            "current": {"text": "10", "value": "10"}, "hide": 0,
+            "options": [{"text": n, "value": n, "selected": n == "10"}
+                        for n in ("5", "10", "20", "50")]}]
     for name, label, multi in (("host", "z/VM system (host)", False),
-                               ("guest", "Guest", True), ("cputype", "CPU type", True)):
+                               ("guest", "Guest", True), ("cputype", "CPU type", True),
+                               ("processor", "Processor", True),
+                               ("lnxguest", "Linux guest", True),
+                               ("dmregion", "dm region", True)):
         query, regex = q[name]
         out.append({"type": "query", "name": name, "label": label, "datasource": ds,
                     "query": query, "definition": query, "regex": regex, "refresh": 2,
@@ -216,33 +696,46 @@ def dashboard(kind):
     panels = []
     pid = 1
     y = 0
-    for row_title, row in ROWS:
+    for section in SECTIONS:
+        row_title, row = section()
         panels.append({"type": "row", "title": row_title, "id": pid, "collapsed": False,
                        "gridPos": {"h": 1, "w": 24, "x": 0, "y": y}, "panels": []})
         pid += 1
         y += 1
-        for i, (title, unit, prefix, metrics) in enumerate(row):
+        x = 0
+        for p in row:
+            if x + p.width > 24:
+                x = 0
+                y += 8
             targets = []
-            for j, m in enumerate(metrics):
-                t = {"refId": chr(ord("A") + j), "datasource": {"type": kind, "uid": "${datasource}"}}
-                t.update(QUERY[kind](m.metric(ONE_VALUE_PER_LIST[kind]), prefix))
+            for j, t in enumerate(p.targets[kind]):
+                t = dict(t)
+                t.setdefault("refId", chr(ord("A") + j))
+                t.setdefault("datasource", {"type": kind, "uid": "${datasource}"})
                 targets.append(t)
-            panels.append({
-                "type": "timeseries", "title": title, "id": pid,
+            defaults = {"unit": p.unit}
+            if p.custom:
+                defaults["custom"] = p.custom
+            panel = {
+                "type": p.type, "title": p.title, "id": pid, "description": p.description,
                 "datasource": {"type": kind, "uid": "${datasource}"},
-                "gridPos": {"h": 8, "w": 12, "x": 12 * (i % 2), "y": y + 8 * (i // 2)},
-                "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
-                "options": {"legend": {"displayMode": "list", "placement": "bottom"},
-                            "tooltip": {"mode": "multi"}},
-                "targets": targets})
+                "gridPos": {"h": 8, "w": p.width, "x": x, "y": y},
+                "fieldConfig": {"defaults": defaults, "overrides": p.overrides.get(kind, [])},
+                "options": p.options or {"legend": {"displayMode": "list", "placement": "bottom"},
+                                         "tooltip": {"mode": "multi"}},
+                "targets": targets}
+            panels.append(panel)
             pid += 1
-        y += 8 * ((len(row) + 1) // 2)
+            x += p.width
+        y += 8
     names = {"graphite": "Graphite", "influxdb": "InfluxDB 1.x", "prometheus": "Prometheus"}
     return {
         "title": "z/VM monitor (zvm_monitor, %s)" % names[kind],
         "uid": "zvm-monitor-%s" % kind,
-        "description": "collectd zvm_monitor plugin: per-guest D4R10, multithreading D5R21, "
-                       "reader health. %sGenerated by contrib/grafana/make-dashboards.py."
+        "description": "collectd zvm_monitor plugin: per-guest user state sampling (D4R10), "
+                       "processors (D0R2), multithreading (D5R21), Linux guests (APPLDATA), "
+                       "device-mapper statistics (dmstats plugin), reader health. "
+                       "%sGenerated by contrib/grafana/make-dashboards.py."
                        % ("Needs OneValuePerList true in the plugin's configuration. "
                           if ONE_VALUE_PER_LIST[kind] else ""),
         "tags": ["collectd", "z/VM", "zvm_monitor"],
