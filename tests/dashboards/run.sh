@@ -2,16 +2,23 @@
 # tests/dashboards/run.sh BUILD_DIR
 #
 # The Grafana dashboards (contrib/grafana/*.json) against real back ends:
-# one generated stream (3 guests, 10 intervals 2 s apart ending just now,
-# multithreading changes, an EOVERFLOW, an EIO, an EFAULT and a rejected
-# MCA) through the stock collectd with the built plugin into carbon-cache
+# one generated stream (3 guests, 2 processors (D0R2), 2 Linux guests
+# writing APPLDATA, 10 intervals 2 s apart ending just now, multithreading
+# changes, an EOVERFLOW, an EIO, an EFAULT and a rejected MCA) through the
+# stock collectd with the built plugin, and dmstats values of two regions
+# (tests/dashboards/dmstats_feed.py, through the daemon's unixsock plugin:
+# the build machine has no device-mapper to measure) into carbon-cache
 # (read through graphite-web's render API), InfluxDB 1.x (collectd
 # listener) and Prometheus (scraping write_prometheus), all on 127.0.0.1;
 # (two daemons: see below); then tests/dashboards/check.py runs every panel's query with its
 # template variables expanded and wants the expected series
-# (tests/dashboards/expect.json), each non-empty. Also checks that the
+# (tests/dashboards/expect.json), each non-empty, and the values the
+# stream and the feed imply (tests/dashboards/expected.py: wait-state
+# shares, CPUs busy, bytes per second, ...). Also checks that the
 # committed JSON is what contrib/grafana/make-dashboards.py writes.
-# E2E_KEEP=1 keeps the temporary directory (back-end logs, collectd.conf).
+# E2E_KEEP=1 keeps the temporary directory (back-end logs, collectd.conf);
+# E2E_HOLD=SECONDS keeps the back ends up that long after the check, for
+# trying queries by hand.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,14 +64,21 @@ echo "back ends up: carbon :$E2E_CARBON_PORT, graphite-web :$E2E_GRAPHITE_WEB," 
 # Record times 2 s apart, the last one a few seconds ago (Prometheus takes
 # the values with their record times); one message every 0.5 s.
 now=$(date +%s)
-"$E2E_GEN" -g 3 -i 10 --interval 2 --start $((now - 22)) --smt-every 2 --mces 1 \
+start=$((now - 22))
+"$E2E_GEN" -g 3 -i 10 --interval 2 --start $start --smt-every 2 --mces 1 \
+  --sytprp 2 --linux-guests 2 --appldata os,mem,net_sum \
   --gap-ms 500 --fault eoverflow@3,eio@7,efault@11,badmca@15 -o "$D/s.scn"
 
 # Two daemons on two emulated devices playing the same stream: Graphite
 # needs "OneValuePerList true" (write_graphite cannot format the long
 # lists), InfluxDB and Prometheus get the default (one list per record).
-E2E_EXTRA_PLUGINS=$(e2e_write_graphite_conf "$E2E_CARBON_PORT") e2e_conf "$D/graphite" "OneValuePerList true"
+unixsock() {
+  printf 'LoadPlugin unixsock\n<Plugin unixsock>\n  SocketFile "%s"\n</Plugin>\n' "$1"
+}
+E2E_EXTRA_PLUGINS="$(e2e_write_graphite_conf "$E2E_CARBON_PORT")
+$(unixsock "$D/graphite.sock")" e2e_conf "$D/graphite" "OneValuePerList true"
 E2E_EXTRA_PLUGINS="$(e2e_network_conf "$E2E_INFLUX_UDP")
+$(unixsock "$D/lists.sock")
 LoadPlugin write_prometheus
 <Plugin write_prometheus>
   Host \"127.0.0.1\"
@@ -74,6 +88,16 @@ e2e_collectd "$D/graphite" "$D/s.scn"
 gpid=$E2E_PID
 e2e_collectd "$D/lists" "$D/s.scn"
 lpid=$E2E_PID
+# dmstats values, one point every 2 s meanwhile
+i=0
+until [ -S "$D/graphite.sock" ] && [ -S "$D/lists.sock" ]; do
+  i=$((i + 1))
+  [ $i -lt 150 ] || { echo "FAIL: no unixsock socket from the daemons within 30 s"; exit 1; }
+  sleep 0.2
+done
+"$PY" "$top/tests/dashboards/dmstats_feed.py" --socket "$D/graphite.sock" \
+  --socket "$D/lists.sock" >"$D/dmstats_feed.out" 2>&1 &
+feed=$!
 for d in graphite lists; do
   e2e_wait 60 "$PY" "$top/tests/e2e/oracle.py" ready --settle 8 "$D/s.scn" --csv "$D/$d/csv" || {
     tail -n 20 "$D/$d/collectd.log"
@@ -81,12 +105,21 @@ for d in graphite lists; do
     exit 1
   }
 done
+wait $feed || {
+  cat "$D/dmstats_feed.out"
+  echo "FAIL: the dmstats values could not be put into the daemons"
+  exit 1
+}
+"$PY" "$top/tests/dashboards/expected.py" "$D/s.scn" >"$D/expected.json" || {
+  echo "FAIL: tests/dashboards/expected.py"
+  exit 1
+}
 # InfluxDB writes in batches, Prometheus scrapes every second.
 sleep 3
 status=0
 "$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAPHITE_WEB" \
   --influxdb "http://127.0.0.1:$E2E_INFLUX_HTTP" --prometheus "http://127.0.0.1:$E2E_PROM_PORT" \
-  --expect "$top/tests/dashboards/expect.json" \
+  --expect "$top/tests/dashboards/expect.json" --values "$D/expected.json" \
   "$top"/contrib/grafana/zvm_monitor-graphite.json \
   "$top"/contrib/grafana/zvm_monitor-influxdb.json \
   "$top"/contrib/grafana/zvm_monitor-prometheus.json || status=1
@@ -96,22 +129,46 @@ for k in graphite influxdb prometheus; do
   "$PY" - "$top/contrib/grafana/zvm_monitor-$k.json" "$D/broken-$k.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-p = next(p for p in d["panels"] if p.get("type") != "row")
-p["targets"] = p["targets"][:1]
+p = next(p for p in d["panels"] if p.get("title") == "Hard-affinity dispatches per second")
+p["targets"] = [dict(t, **{k: v.replace("plscuhaf", "nosuch") for k, v in t.items()
+                           if isinstance(v, str)}) for t in p["targets"][:1]]
 json.dump(dict(d, panels=[p]), open(sys.argv[2], "w"))
 PY
-  sed -i 's/hfcpurn/hfnosuch/g' "$D/broken-$k.json"
 done
 if "$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAPHITE_WEB" \
   --influxdb "http://127.0.0.1:$E2E_INFLUX_HTTP" --prometheus "http://127.0.0.1:$E2E_PROM_PORT" \
   --expect "$top/tests/dashboards/expect.json" "$D"/broken-*.json >"$D/broken.out" 2>&1 ||
-  [ "$(grep -c '^FAIL: .*no series for' "$D/broken.out")" -ne 12 ]; then
+  [ "$(grep -c '^FAIL: .*no series for' "$D/broken.out")" -ne 9 ]; then
   cat "$D/broken.out"
-  echo "FAIL: a query matching nothing was not reported as such (4 selections x 3 dashboards)"
+  echo "FAIL: a query matching nothing was not reported as such (3 selections x 3 dashboards)"
   status=1
 else
   echo "ok - a query matching nothing fails the check (graphite, influxdb, prometheus)"
 fi
+# ... and so can a value: CPUs busy 1.5 times what the stream holds
+"$PY" - "$D/expected.json" "$D/wrong.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+p = e["panels"]["Processors: CPUs busy, all processors"]["series"]
+for k in p:
+    p[k] *= 1.5
+json.dump(e, open(sys.argv[2], "w"))
+PY
+if "$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAPHITE_WEB" \
+  --influxdb "http://127.0.0.1:$E2E_INFLUX_HTTP" --prometheus "http://127.0.0.1:$E2E_PROM_PORT" \
+  --expect "$top/tests/dashboards/expect.json" --values "$D/wrong.json" \
+  "$top"/contrib/grafana/zvm_monitor-*.json >"$D/wrong.out" 2>&1 ||
+  [ "$(grep -c '^FAIL: .*CPUs busy, all processors: .*want' "$D/wrong.out")" -ne 6 ]; then
+  grep FAIL "$D/wrong.out"
+  echo "FAIL: a wrong value was not reported (2 series x 3 dashboards)"
+  status=1
+else
+  echo "ok - a wrong value fails the check (graphite, influxdb, prometheus)"
+fi
+[ -z "${E2E_HOLD:-}" ] || {
+  echo "back ends up for $E2E_HOLD s (graphite-web :$E2E_GRAPHITE_WEB, influxd :$E2E_INFLUX_HTTP, prometheus :$E2E_PROM_PORT)"
+  sleep "$E2E_HOLD"
+}
 e2e_stop "$gpid" || true
 e2e_stop "$lpid" || true
 echo "dashboards: $(($(date +%s) - t0)) s"
