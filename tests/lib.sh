@@ -26,8 +26,9 @@ ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db bsdextrautils 
 # server, and what collectd's write_prometheus plugin links with.
 ZVM_PACKAGES_DASH="graphite-web graphite-carbon python3-whisper influxdb influxdb-client prometheus libmicrohttpd12 libprotobuf-c1 curl rrdtool"
 
-# The demo's picture: collectd's rrdtool plugin (librrd8) and rrdtool graph.
-ZVM_PACKAGES_DEMO="rrdtool librrd8"
+# The demo: its pictures (collectd's rrdtool plugin, librrd8, and rrdtool
+# graph) and its summary and drawing scripts (python3).
+ZVM_PACKAGES_DEMO="rrdtool librrd8 python3"
 
 step() { printf '\n==> %s\n' "$*"; }
 die() {
