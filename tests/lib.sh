@@ -24,7 +24,7 @@ ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db bsdextrautils 
 
 # Dashboard and Prometheus stages: graphite-web's render API, a Prometheus
 # server, and what collectd's write_prometheus plugin links with.
-ZVM_PACKAGES_DASH="graphite-web graphite-carbon python3-whisper influxdb influxdb-client prometheus libmicrohttpd12 libprotobuf-c1 curl rrdtool"
+ZVM_PACKAGES_DASH="graphite-web graphite-carbon python3-whisper influxdb influxdb-client prometheus libmicrohttpd12 libprotobuf-c1 curl rrdtool python3"
 
 # The demo: its pictures (collectd's rrdtool plugin, librrd8, and rrdtool
 # graph) and its summary and drawing scripts (python3).

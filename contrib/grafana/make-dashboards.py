@@ -166,7 +166,7 @@ def p_labels(m):
 
 def prometheus(m, prefix):
     sel = "%s{%s}" % (p_name(m), p_labels(m))
-    expr = "rate(%s[$__rate_interval])" % sel if m.rate else sel
+    expr = "rate(%s[$rate_window])" % sel if m.rate else sel
     leg = ("{{%s}} %s" % (PLUGIN, m.name)) if prefix else m.name
     return {"expr": expr, "legendFormat": leg, "range": True}
 
@@ -265,7 +265,7 @@ def wait_state_shares():
     sel = 'instance=~"$host", %s=~"$guest"' % PLUGIN
     # rate() over several metric names would give series differing only in
     # their dropped names: the total is a sum of one rate per state
-    rate = "rate(collectd_%s_zvm_useite_%%s_total{%s}[$__rate_interval])" % (PLUGIN, sel)
+    rate = "rate(collectd_%s_zvm_useite_%%s_total{%s}[$rate_window])" % (PLUGIN, sel)
     total = "(%s)" % " + ".join(rate % s for s in states)
     prom = [p_target("100 * %s / %s" % (rate % s, total), "{{%s}} %s" % (PLUGIN, s))
             for s in states]
@@ -325,9 +325,9 @@ def processors():
                                                        " / 1000000"), name))
         sel = ('collectd_%s_zvm_sytprp_%s_total{instance=~"$host", %s=~"$processor"}'
                % (PLUGIN, field, PLUGIN))
-        per["prometheus"].append(p_target("rate(%s[$__rate_interval]) / 1e6" % sel,
+        per["prometheus"].append(p_target("rate(%s[$rate_window]) / 1e6" % sel,
                                           "{{%s}} %s" % (PLUGIN, name)))
-        tot["prometheus"].append(p_target("sum(rate(%s[$__rate_interval])) / 1e6" % sel, name))
+        tot["prometheus"].append(p_target("sum(rate(%s[$rate_window])) / 1e6" % sel, name))
     src = ("D0R2 (MRSYTPRP) per processor: PFXPRBTM (emulation: guest code in SIE, all "
            "users) and PFXUTIME (time charged to users: emulation plus CP's work for them), "
            "counters in microseconds. Unit: CPUs busy (the rate in microseconds per second "
@@ -389,7 +389,7 @@ def cpu_by_state_total():
             "cpu_value", "%s AND \"type\" = 'cpu' AND \"type_instance\" = '%s'"
             % (i_linux(), st), ["host", "instance"], [], " / 100"), st))
         t["prometheus"].append(p_target(
-            'sum(rate(collectd_cpu_total{%s, type="%s"}[$__rate_interval])) / 100'
+            'sum(rate(collectd_cpu_total{%s, type="%s"}[$rate_window])) / 100'
             % (p_linux(), st), st))
     return Panel("Linux guests: CPUs by state (all selected guests)", "short",
                  APPL % "cpu" + "os record: cpu-N/cpu-STATE counters in jiffies (1/100 s), "
@@ -426,7 +426,7 @@ def network_total():
             % i_linux(), ["host"], []), d))
         t["prometheus"].append(p_target(
             'sum(rate(collectd_interface_if_octets_%s_total{%s, interface="sum"}'
-            '[$__rate_interval]))' % (d, p_linux()), d))
+            '[$rate_window]))' % (d, p_linux()), d))
     return Panel("Linux guests: network bytes per second (all selected guests)", "Bps",
                  APPL % "interface" + "net_sum record: interface-sum/if_octets (rx, tx), the "
                  "sum over each guest's network devices, summed over the selected guests. "
@@ -444,7 +444,7 @@ def top_guests(title, states, what):
     influx = ("SELECT top(\"busy\", \"host\", $topn) FROM (SELECT mean(\"sum\") AS \"busy\" "
               "FROM (%s) GROUP BY \"host\")" % inner)
     sel = 'collectd_cpu_total{%s, type=~"%s"}' % (p_linux(), "|".join(states))
-    prom = ("topk($topn, avg_over_time((sum by (instance) (rate(%s[$__rate_interval])) / 100)"
+    prom = ("topk($topn, avg_over_time((sum by (instance) (rate(%s[$rate_window])) / 100)"
             "[$__range:$__interval]))" % sel)
     return Panel(title, "short",
                  APPL % "cpu" + "os record: %s, summed over each guest's CPUs and averaged "
@@ -472,7 +472,7 @@ def linux_guest():
     g = ("aliasSub(asPercent(groupByNodes(%s, 'sum', 1, 3), None, 0), "
          "'^asPercent\\(([^.]*)\\.cpu-([a-z]*),.*$', '\\1 \\2')"
          % g_rate(g_linux("cpu-*.cpu-*")))
-    rate = "rate(collectd_cpu_total{%s}[$__rate_interval])" % p_linux()
+    rate = "rate(collectd_cpu_total{%s}[$rate_window])" % p_linux()
     prom = [p_target("100 * sum by (instance, type) (%s) / on(instance) group_left "
                      "sum by (instance) (%s)" % (rate, rate), "{{instance}} {{type}}")]
     where = "%s AND \"type\" = 'cpu'" % i_linux()
@@ -509,7 +509,7 @@ def linux_guest():
             "interface_" + d, "%s AND \"instance\" = 'sum' AND \"type\" = 'if_octets'"
             % i_linux(), ["host"]), "$tag_host " + d))
         net["prometheus"].append(p_target(
-            'rate(collectd_interface_if_octets_%s_total{%s, interface="sum"}[$__rate_interval])'
+            'rate(collectd_interface_if_octets_%s_total{%s, interface="sum"}[$rate_window])'
             % (d, p_linux()), "{{instance}} " + d))
     load = {"graphite": [], "influxdb": [], "prometheus": []}
     for a in ("shortterm", "midterm", "longterm"):
@@ -551,7 +551,7 @@ def dm_rw(title, unit, type_, what):
             "\"type\" = '%s'" % type_, ["instance"]), "$tag_instance " + d))
         t["prometheus"].append(p_target(
             'rate(collectd_dmstats_%s_%s_total{instance=~"$host", dmstats=~"$dmregion"}'
-            '[$__rate_interval])' % (type_, d), "{{dmstats}} " + d))
+            '[$rate_window])' % (type_, d), "{{dmstats}} " + d))
     return Panel(title, unit, DM + what, t)
 
 
@@ -565,7 +565,7 @@ def dmstats():
             ["instance", "type_instance"], ["type_instance"]), "$tag_type_instance")],
         "prometheus": [p_target(
             'sum by (type) (rate(collectd_dmstats_derive_total{instance=~"$host", '
-            'dmstats=~"$dmregion", type=~"latency-.*"}[$__rate_interval]))', "{{type}}")],
+            'dmstats=~"$dmregion", type=~"latency-.*"}[$rate_window]))', "{{type}}")],
     }
     return ("Device-mapper statistics ($dmregion, dmstats)", [
         dm_rw("dmstats: throughput (bytes per second)", "Bps", "disk_octets",
@@ -679,6 +679,16 @@ def variables(kind):
             "current": {"text": "10", "value": "10"}, "hide": 0,
             "options": [{"text": n, "value": n, "selected": n == "10"}
                         for n in ("5", "10", "20", "50")]}]
+    if kind == "prometheus":
+        # z/VM writes sample records every monitor sample interval (60 s by
+        # default) and write_prometheus serves each value once: rate()
+        # needs a window holding at least two records
+        out.append({"type": "custom", "name": "rate_window", "label": "Rate window",
+                    "query": "1m,2m,5m,15m,1h", "current": {"text": "5m", "value": "5m"},
+                    "hide": 0, "description": "rate() window: at least two monitor sample "
+                                              "intervals (CP MONITOR SAMPLE INTERVAL)",
+                    "options": [{"text": n, "value": n, "selected": n == "5m"}
+                                for n in ("1m", "2m", "5m", "15m", "1h")]})
     for name, label, multi in (("host", "z/VM system (host)", False),
                                ("guest", "Guest", True), ("cputype", "CPU type", True),
                                ("processor", "Processor", True),

@@ -38,7 +38,9 @@ import urllib.request
 
 # What Grafana puts in for its built-in variables: a one-hour view, and
 # $__rate_interval as Grafana computes it for Prometheus scraping every
-# second (4 x the scrape interval).
+# second (4 x the scrape interval). The expectations' "select" picks the
+# value of a variable where the first one will not do (the test's records
+# are 2 s apart: a rate window of 4 s holds two).
 BUILTINS = {"$timeFilter": "time >= now() - 1h", "$__interval": "1s",
             "$__rate_interval": "4s", "$__range": "1h"}
 VAR_RE = re.compile(r"\$(\w+)|\$\{(\w+)\}")
