@@ -536,21 +536,21 @@ def linux_guest():
 
 # dmstats (collectd-dmstats(5)): plugin dmstats, plugin instance
 # <device>_r<region>, collectd's disk types.
-DM = ("dmstats plugin: device-mapper statistics per region (plugin instance "
-      "DEVICE_rREGION, collectd-dmstats(5)). ")
+DM = ("dmstats plugin (on any host: the dmstats host variable): device-mapper statistics "
+      "per region (plugin instance DEVICE_rREGION, collectd-dmstats(5)). ")
 
 
 def dm_rw(title, unit, type_, what):
     t = {"graphite": [], "influxdb": [], "prometheus": []}
     for d in ("read", "write"):
         t["graphite"].append({"target": "aliasSub(%s, '^.*\\.dmstats-([^.]*)\\..*$', '\\1 %s')"
-                                        % (g_rate("collectd.$host.dmstats-$dmregion.%s.%s"
+                                        % (g_rate("collectd.$dmhost.dmstats-$dmregion.%s.%s"
                                                   % (type_, d)), d)})
         t["influxdb"].append(i_target(i_rate(
-            "dmstats_" + d, "\"host\" =~ /^$host$/ AND \"instance\" =~ /^$dmregion$/ AND "
+            "dmstats_" + d, "\"host\" =~ /^$dmhost$/ AND \"instance\" =~ /^$dmregion$/ AND "
             "\"type\" = '%s'" % type_, ["instance"]), "$tag_instance " + d))
         t["prometheus"].append(p_target(
-            'rate(collectd_dmstats_%s_%s_total{instance=~"$host", dmstats=~"$dmregion"}'
+            'rate(collectd_dmstats_%s_%s_total{instance=~"$dmhost", dmstats=~"$dmregion"}'
             '[$rate_window])' % (type_, d), "{{dmstats}} " + d))
     return Panel(title, unit, DM + what, t)
 
@@ -558,16 +558,16 @@ def dm_rw(title, unit, type_, what):
 def dmstats():
     heat = {
         "graphite": [{"target": "aliasSub(groupByNode(%s, 3, 'sum'), '^derive-', '')"
-                                % g_rate("collectd.$host.dmstats-$dmregion.derive-latency-*")}],
+                                % g_rate("collectd.$dmhost.dmstats-$dmregion.derive-latency-*")}],
         "influxdb": [i_target(i_sum_of_rates(
-            "dmstats_value", "\"host\" =~ /^$host$/ AND \"instance\" =~ /^$dmregion$/ AND "
+            "dmstats_value", "\"host\" =~ /^$dmhost$/ AND \"instance\" =~ /^$dmregion$/ AND "
             "\"type\" = 'derive' AND \"type_instance\" =~ /^latency-/",
             ["instance", "type_instance"], ["type_instance"]), "$tag_type_instance")],
         "prometheus": [p_target(
-            'sum by (type) (rate(collectd_dmstats_derive_total{instance=~"$host", '
+            'sum by (type) (rate(collectd_dmstats_derive_total{instance=~"$dmhost", '
             'dmstats=~"$dmregion", type=~"latency-.*"}[$rate_window]))', "{{type}}")],
     }
-    return ("Device-mapper statistics ($dmregion, dmstats)", [
+    return ("Device-mapper statistics ($dmhost: $dmregion, dmstats)", [
         dm_rw("dmstats: throughput (bytes per second)", "Bps", "disk_octets",
               "disk_octets (read, write): sectors x 512. Unit: bytes per second."),
         dm_rw("dmstats: I/O operations per second", "iops", "disk_ops",
@@ -641,7 +641,8 @@ def variables(kind):
              "cputype": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % CPUTYPE_RE),
              "processor": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % PROCESSOR_RE),
              "lnxguest": ("collectd.*", "/$lnxfilter/"),
-             "dmregion": ("collectd.$host.dmstats-*", "/^dmstats-(.*)$/")}
+             "dmhost": ("collectd.*", ""),
+             "dmregion": ("collectd.$dmhost.dmstats-*", "/^dmstats-(.*)$/")}
     elif kind == "influxdb":
         # the reader's counters are in zvm_monitor_value, the records'
         # data sources each in zvm_monitor_<ds>
@@ -656,8 +657,9 @@ def variables(kind):
                            ""),
              "lnxguest": ('SHOW TAG VALUES FROM "cpu_value" WITH KEY = "host" '
                           "WHERE \"host\" =~ /$lnxfilter/", ""),
+             "dmhost": ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "host"', ""),
              "dmregion": ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "instance" '
-                          "WHERE \"host\" =~ /^$host$/", "")}
+                          "WHERE \"host\" =~ /^$dmhost$/", "")}
     else:
         q = {"host": ("label_values(collectd_%s_total_objects_total, instance)" % PLUGIN, ""),
              "guest": ('label_values(collectd_%s_zvm_useite_transactions_total{instance=~"$host"}, %s)'
@@ -667,7 +669,8 @@ def variables(kind):
              "processor": ('label_values(collectd_%s_zvm_sytprp_pfxutime_total{instance=~"$host"}, %s)'
                            % (PLUGIN, PLUGIN), ""),
              "lnxguest": ('label_values(collectd_cpu_total{instance=~"$lnxfilter"}, instance)', ""),
-             "dmregion": ('label_values(collectd_dmstats_disk_ops_read_total{instance=~"$host"}, '
+             "dmhost": ("label_values(collectd_dmstats_disk_ops_read_total, instance)", ""),
+             "dmregion": ('label_values(collectd_dmstats_disk_ops_read_total{instance=~"$dmhost"}, '
                           'dmstats)', "")}
     out = [{"type": "datasource", "name": "datasource", "label": "Data source",
             "query": kind, "current": {}, "hide": 0},
@@ -693,6 +696,7 @@ def variables(kind):
                                ("guest", "Guest", True), ("cputype", "CPU type", True),
                                ("processor", "Processor", True),
                                ("lnxguest", "Linux guest", True),
+                               ("dmhost", "dmstats host", False),
                                ("dmregion", "dm region", True)):
         query, regex = q[name]
         out.append({"type": "query", "name": name, "label": label, "datasource": ds,

@@ -355,8 +355,9 @@ class Checker:
         if want_tmpl is None:
             self.err("%s: panel %r has no expectation in the test" % (dtitle, ptitle))
             return
+        # variables the expectations pick a value for stay at it
         pvars = sorted({n for t in panel["targets"] for n in used_vars(t, values)}
-                       - {"host"} - self.raw)
+                       - set(self.expect.get("select", {})) - self.raw)
         no_data = self.expect.get("no_data", {}).get(be.kind, {})
         # every single value of each variable (others at their first), and All
         choices = []
