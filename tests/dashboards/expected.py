@@ -102,6 +102,15 @@ def main(argv):
     put("Processors: CPUs busy per processor", per)
     put("Processors: CPUs busy, all processors", tot)
 
+    threads, config = {}, {}
+    for t in ("cp", "ifl"):
+        for f in ("activated", "requested", "hardware_max", "zvm_max"):
+            threads["%s %s" % (t, f)] = s["%s/zvm_monitor-%s/threads-%s" % (HOST, t, f)][-1][1]
+    for f in ("mt_config_seq", "mt_max_threads"):
+        config[f] = s["%s/zvm_monitor-system/gauge-%s" % (HOST, f)][-1][1]
+    put("Threads per core by CPU type", threads, agg="last")
+    put("Multithreading configuration", config, agg="last")
+
     lnx = sorted({k.split("/")[0] for k in s if "/cpu-0/cpu-user" in k})
     by_state = {st: 0.0 for st in CPU_STATES}
     busy, steal, pct, mem, net = {}, {}, {}, {}, {"rx": 0.0, "tx": 0.0}
