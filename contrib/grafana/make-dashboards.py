@@ -380,6 +380,20 @@ def p_linux():
     return 'instance=~"$lnxguest"'
 
 
+# The drill-down: the guest(s) of $lnxdetail (one by default), while the
+# overview sums over $lnxguest (all guests the regex selects, by default).
+def g_one(path):
+    return "collectd.$lnxdetail.%s" % path
+
+
+def i_one():
+    return "\"host\" =~ /^$lnxdetail$/"
+
+
+def p_one():
+    return 'instance=~"$lnxdetail"'
+
+
 def cpu_by_state_total():
     t = {"graphite": [], "influxdb": [], "prometheus": []}
     for st in CPU_STATES:
@@ -471,11 +485,11 @@ def linux_overview():
 def linux_guest():
     g = ("aliasSub(asPercent(groupByNodes(%s, 'sum', 1, 3), None, 0), "
          "'^asPercent\\(([^.]*)\\.cpu-([a-z]*),.*$', '\\1 \\2')"
-         % g_rate(g_linux("cpu-*.cpu-*")))
-    rate = "rate(collectd_cpu_total{%s}[$rate_window])" % p_linux()
+         % g_rate(g_one("cpu-*.cpu-*")))
+    rate = "rate(collectd_cpu_total{%s}[$rate_window])" % p_one()
     prom = [p_target("100 * sum by (instance, type) (%s) / on(instance) group_left "
                      "sum by (instance) (%s)" % (rate, rate), "{{instance}} {{type}}")]
-    where = "%s AND \"type\" = 'cpu'" % i_linux()
+    where = "%s AND \"type\" = 'cpu'" % i_one()
     influx = [
         dict(i_target(i_sum_of_rates("cpu_value", where, ["host", "instance", "type_instance"],
                                      ["host", "type_instance"]),
@@ -494,33 +508,33 @@ def linux_guest():
     mem = {"graphite": [], "influxdb": [], "prometheus": []}
     for m in ("used", "free"):
         mem["graphite"].append({"target": "aliasSub(%s, '^collectd\\.([^.]*)\\..*$', '\\1 %s')"
-                                          % (g_linux("memory.memory-" + m), m)})
+                                          % (g_one("memory.memory-" + m), m)})
         mem["influxdb"].append(i_target(
             "SELECT last(\"value\") FROM \"memory_value\" WHERE %s AND \"type_instance\" = '%s' "
-            "AND $timeFilter GROUP BY time($__interval), \"host\" fill(none)" % (i_linux(), m),
+            "AND $timeFilter GROUP BY time($__interval), \"host\" fill(none)" % (i_one(), m),
             "$tag_host " + m))
         mem["prometheus"].append(p_target('collectd_memory{%s, memory="%s"}'
-                                          % (p_linux(), m), "{{instance}} " + m))
+                                          % (p_one(), m), "{{instance}} " + m))
     net = {"graphite": [], "influxdb": [], "prometheus": []}
     for d in ("rx", "tx"):
         net["graphite"].append({"target": "aliasSub(%s, '^.*collectd\\.([^.]*)\\..*$', '\\1 %s')"
-                                          % (g_rate(g_linux("interface-sum.if_octets." + d)), d)})
+                                          % (g_rate(g_one("interface-sum.if_octets." + d)), d)})
         net["influxdb"].append(i_target(i_rate(
             "interface_" + d, "%s AND \"instance\" = 'sum' AND \"type\" = 'if_octets'"
-            % i_linux(), ["host"]), "$tag_host " + d))
+            % i_one(), ["host"]), "$tag_host " + d))
         net["prometheus"].append(p_target(
             'rate(collectd_interface_if_octets_%s_total{%s, interface="sum"}[$rate_window])'
-            % (d, p_linux()), "{{instance}} " + d))
+            % (d, p_one()), "{{instance}} " + d))
     load = {"graphite": [], "influxdb": [], "prometheus": []}
     for a in ("shortterm", "midterm", "longterm"):
         load["graphite"].append({"target": "aliasSub(%s, '^collectd\\.([^.]*)\\..*$', '\\1 %s')"
-                                           % (g_linux("load.load." + a), a)})
+                                           % (g_one("load.load." + a), a)})
         load["influxdb"].append(i_target(
             "SELECT mean(\"value\") FROM \"load_%s\" WHERE %s AND $timeFilter GROUP BY "
-            "time($__interval), \"host\" fill(none)" % (a, i_linux()), "$tag_host " + a))
-        load["prometheus"].append(p_target('collectd_load_%s{%s}' % (a, p_linux()),
+            "time($__interval), \"host\" fill(none)" % (a, i_one()), "$tag_host " + a))
+        load["prometheus"].append(p_target('collectd_load_%s{%s}' % (a, p_one()),
                                            "{{instance}} " + a))
-    return ("Linux guest drill-down ($lnxguest)", [
+    return ("Linux guest drill-down ($lnxdetail)", [
         cpu_pct,
         Panel("Memory used and free", "bytes",
               APPL % "memory" + "mem record: memory/memory-used and memory-free. Unit: bytes.",
@@ -641,6 +655,7 @@ def variables(kind):
              "cputype": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % CPUTYPE_RE),
              "processor": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % PROCESSOR_RE),
              "lnxguest": ("collectd.*", "/$lnxfilter/"),
+             "lnxdetail": ("collectd.*", "/$lnxfilter/"),
              "dmhost": ("collectd.*", ""),
              "dmregion": ("collectd.$dmhost.dmstats-*", "/^dmstats-(.*)$/")}
     elif kind == "influxdb":
@@ -657,6 +672,8 @@ def variables(kind):
                            ""),
              "lnxguest": ('SHOW TAG VALUES FROM "cpu_value" WITH KEY = "host" '
                           "WHERE \"host\" =~ /$lnxfilter/", ""),
+             "lnxdetail": ('SHOW TAG VALUES FROM "cpu_value" WITH KEY = "host" '
+                           "WHERE \"host\" =~ /$lnxfilter/", ""),
              "dmhost": ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "host"', ""),
              "dmregion": ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "instance" '
                           "WHERE \"host\" =~ /^$dmhost$/", "")}
@@ -669,6 +686,7 @@ def variables(kind):
              "processor": ('label_values(collectd_%s_zvm_sytprp_pfxutime_total{instance=~"$host"}, %s)'
                            % (PLUGIN, PLUGIN), ""),
              "lnxguest": ('label_values(collectd_cpu_total{instance=~"$lnxfilter"}, instance)', ""),
+             "lnxdetail": ('label_values(collectd_cpu_total{instance=~"$lnxfilter"}, instance)', ""),
              "dmhost": ("label_values(collectd_dmstats_disk_ops_read_total, instance)", ""),
              "dmregion": ('label_values(collectd_dmstats_disk_ops_read_total{instance=~"$dmhost"}, '
                           'dmstats)', "")}
@@ -695,13 +713,16 @@ def variables(kind):
     for name, label, multi in (("host", "z/VM system (host)", False),
                                ("guest", "Guest", True), ("cputype", "CPU type", True),
                                ("processor", "Processor", True),
-                               ("lnxguest", "Linux guest", True),
+                               ("lnxguest", "Linux guests (overview)", True),
+                               ("lnxdetail", "Linux guest (drill-down)", False),
                                ("dmhost", "dmstats host", False),
                                ("dmregion", "dm region", True)):
         query, regex = q[name]
+        # the overview sums over all the Linux guests the regex selects
+        current = ({"text": ["All"], "value": ["$__all"]} if name == "lnxguest" else {})
         out.append({"type": "query", "name": name, "label": label, "datasource": ds,
                     "query": query, "definition": query, "regex": regex, "refresh": 2,
-                    "sort": 1, "multi": multi, "includeAll": multi, "current": {},
+                    "sort": 1, "multi": multi, "includeAll": multi, "current": current,
                     "hide": 0})
     return out
 

@@ -82,8 +82,9 @@ def main(argv):
             shares["%s %s" % (g, st)] = 100.0 * r[st] / tot
         tx["%s transactions" % g] = rate(s[base + "total_events-transactions"])
     put("Wait-state shares (% of samples)", shares, sum_per_group=100.0)
-    # transactions end at their own times: windowed rates scatter more
-    put("Transactions per second", tx, tolerance=0.1)
+    # transactions end at their own times, not on a grid: a rate over a
+    # few seconds' window (Prometheus) scatters around the run's rate
+    put("Transactions per second", tx, tolerance=0.2)
 
     cpus = sorted({k.split("/")[1][len("zvm_monitor-"):] for k in s if "/derive-pfxutime" in k})
     per, tot = {}, {"emulation": 0.0, "users": 0.0}

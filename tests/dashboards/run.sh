@@ -15,7 +15,8 @@
 # (tests/dashboards/expect.json), each non-empty, and the values the
 # stream and the feed imply (tests/dashboards/expected.py: wait-state
 # shares, CPUs busy, bytes per second, ...). Also checks that the
-# committed JSON is what contrib/grafana/make-dashboards.py writes.
+# committed JSON is what contrib/grafana/make-dashboards.py writes, and
+# that a query matching nothing and a wrong value fail the check.
 # E2E_KEEP=1 keeps the temporary directory (back-end logs, collectd.conf);
 # E2E_HOLD=SECONDS keeps the back ends up that long after the check, for
 # trying queries by hand.
