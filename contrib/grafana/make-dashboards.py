@@ -12,9 +12,10 @@ is what tests/dashboards/ checks against real back ends, values included.
 Edit this file, not the JSON, then run it again (tests/dashboards/run.sh
 fails when they differ).
 
-The dashboard is a list of sections (SECTIONS, at the end): a section is a
-function returning its row title and panels. A plugin adds its section by
-writing one such function and one line in SECTIONS.
+The dashboard is a list of sections (SECTIONS): a section is a function
+returning its row title and panels. A plugin adds its section by writing
+one such function and one line in SECTIONS, and its template variables, if
+any, as entries of VARIABLES; the JSON follows.
 """
 
 import json
@@ -645,51 +646,67 @@ CPUTYPE_RE = "^%s-(cp|zaap|ifl|icf|ziip|type[0-9]+)$" % PLUGIN
 PROCESSOR_RE = "^%s-(cpu[0-9]+)$" % PLUGIN
 
 
+class Variable:
+    """A query variable: its query and Grafana regex per back end."""
+
+    def __init__(self, name, label, multi, graphite, influxdb, prometheus, current=None):
+        self.name, self.label, self.multi = name, label, multi
+        self.queries = {"graphite": graphite, "influxdb": influxdb, "prometheus": prometheus}
+        self.current = current or {}
+
+
+# The query variables, in the order Grafana resolves them (each may use the
+# ones before). A section that needs one adds it here. Graphite lists
+# every host for a host variable (the z/VM system, the Linux guests, ...);
+# in InfluxDB the reader's counters are in zvm_monitor_value, the records'
+# data sources each in zvm_monitor_<ds>.
+LNX_INFLUX = ('SHOW TAG VALUES FROM "cpu_value" WITH KEY = "host" '
+              "WHERE \"host\" =~ /$lnxfilter/", "")
+LNX_PROM = ('label_values(collectd_cpu_total{instance=~"$lnxfilter"}, instance)', "")
+VARIABLES = [
+    Variable("host", "z/VM system (host)", False,
+             ("collectd.*", ""),
+             ('SHOW TAG VALUES FROM "%s_value" WITH KEY = "host"' % PLUGIN, ""),
+             ("label_values(collectd_%s_total_objects_total, instance)" % PLUGIN, "")),
+    Variable("guest", "Guest", True,
+             ("collectd.$host.%s-*" % PLUGIN, "/%s/" % GUEST_RE),
+             ('SHOW TAG VALUES FROM "%s_transactions" WITH KEY = "instance" '
+              "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_useite'" % PLUGIN, ""),
+             ('label_values(collectd_%s_zvm_useite_transactions_total{instance=~"$host"}, %s)'
+              % (PLUGIN, PLUGIN), "")),
+    Variable("cputype", "CPU type", True,
+             ("collectd.$host.%s-*" % PLUGIN, "/%s/" % CPUTYPE_RE),
+             ('SHOW TAG VALUES FROM "%s_activated" WITH KEY = "instance" '
+              "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_prcsmt_cpu'" % PLUGIN, ""),
+             ('label_values(collectd_%s_zvm_prcsmt_cpu_activated{instance=~"$host"}, %s)'
+              % (PLUGIN, PLUGIN), "")),
+    Variable("processor", "Processor", True,
+             ("collectd.$host.%s-*" % PLUGIN, "/%s/" % PROCESSOR_RE),
+             ('SHOW TAG VALUES FROM "%s_pfxutime" WITH KEY = "instance" '
+              "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_sytprp'" % PLUGIN, ""),
+             ('label_values(collectd_%s_zvm_sytprp_pfxutime_total{instance=~"$host"}, %s)'
+              % (PLUGIN, PLUGIN), "")),
+    # the overview sums over all the Linux guests the regex selects
+    Variable("lnxguest", "Linux guests (overview)", True,
+             ("collectd.*", "/$lnxfilter/"), LNX_INFLUX, LNX_PROM,
+             current={"text": ["All"], "value": ["$__all"]}),
+    Variable("lnxdetail", "Linux guest (drill-down)", False,
+             ("collectd.*", "/$lnxfilter/"), LNX_INFLUX, LNX_PROM),
+    Variable("dmhost", "dmstats host", False,
+             ("collectd.*", ""),
+             ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "host"', ""),
+             ("label_values(collectd_dmstats_disk_ops_read_total, instance)", "")),
+    Variable("dmregion", "dm region", True,
+             ("collectd.$dmhost.dmstats-*", "/^dmstats-(.*)$/"),
+             ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "instance" '
+              "WHERE \"host\" =~ /^$dmhost$/", ""),
+             ('label_values(collectd_dmstats_disk_ops_read_total{instance=~"$dmhost"}, '
+              'dmstats)', "")),
+]
+
+
 def variables(kind):
     ds = {"type": kind, "uid": "${datasource}"}
-    if kind == "graphite":
-        # Graphite lists every host: the z/VM system is one of them, and so
-        # are the Linux guests (those without APPLDATA give empty panels)
-        q = {"host": ("collectd.*", ""),
-             "guest": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % GUEST_RE),
-             "cputype": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % CPUTYPE_RE),
-             "processor": ("collectd.$host.%s-*" % PLUGIN, "/%s/" % PROCESSOR_RE),
-             "lnxguest": ("collectd.*", "/$lnxfilter/"),
-             "lnxdetail": ("collectd.*", "/$lnxfilter/"),
-             "dmhost": ("collectd.*", ""),
-             "dmregion": ("collectd.$dmhost.dmstats-*", "/^dmstats-(.*)$/")}
-    elif kind == "influxdb":
-        # the reader's counters are in zvm_monitor_value, the records'
-        # data sources each in zvm_monitor_<ds>
-        q = {"host": ('SHOW TAG VALUES FROM "%s_value" WITH KEY = "host"' % PLUGIN, ""),
-             "guest": ('SHOW TAG VALUES FROM "%s_transactions" WITH KEY = "instance" '
-                       "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_useite'" % PLUGIN, ""),
-             "cputype": ('SHOW TAG VALUES FROM "%s_activated" WITH KEY = "instance" '
-                         "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_prcsmt_cpu'" % PLUGIN,
-                         ""),
-             "processor": ('SHOW TAG VALUES FROM "%s_pfxutime" WITH KEY = "instance" '
-                           "WHERE \"host\" =~ /^$host$/ AND \"type\" = 'zvm_sytprp'" % PLUGIN,
-                           ""),
-             "lnxguest": ('SHOW TAG VALUES FROM "cpu_value" WITH KEY = "host" '
-                          "WHERE \"host\" =~ /$lnxfilter/", ""),
-             "lnxdetail": ('SHOW TAG VALUES FROM "cpu_value" WITH KEY = "host" '
-                           "WHERE \"host\" =~ /$lnxfilter/", ""),
-             "dmhost": ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "host"', ""),
-             "dmregion": ('SHOW TAG VALUES FROM "dmstats_read" WITH KEY = "instance" '
-                          "WHERE \"host\" =~ /^$dmhost$/", "")}
-    else:
-        q = {"host": ("label_values(collectd_%s_total_objects_total, instance)" % PLUGIN, ""),
-             "guest": ('label_values(collectd_%s_zvm_useite_transactions_total{instance=~"$host"}, %s)'
-                       % (PLUGIN, PLUGIN), ""),
-             "cputype": ('label_values(collectd_%s_zvm_prcsmt_cpu_activated{instance=~"$host"}, %s)'
-                         % (PLUGIN, PLUGIN), ""),
-             "processor": ('label_values(collectd_%s_zvm_sytprp_pfxutime_total{instance=~"$host"}, %s)'
-                           % (PLUGIN, PLUGIN), ""),
-             "lnxguest": ('label_values(collectd_cpu_total{instance=~"$lnxfilter"}, instance)', ""),
-             "lnxdetail": ('label_values(collectd_cpu_total{instance=~"$lnxfilter"}, instance)', ""),
-             "dmhost": ("label_values(collectd_dmstats_disk_ops_read_total, instance)", ""),
-             "dmregion": ('label_values(collectd_dmstats_disk_ops_read_total{instance=~"$dmhost"}, '
-                          'dmstats)', "")}
     out = [{"type": "datasource", "name": "datasource", "label": "Data source",
             "query": kind, "current": {}, "hide": 0},
            {"type": "textbox", "name": "lnxfilter", "label": "Linux guests (regex)",
@@ -710,20 +727,12 @@ def variables(kind):
                                               "intervals (CP MONITOR SAMPLE INTERVAL)",
                     "options": [{"text": n, "value": n, "selected": n == "5m"}
                                 for n in ("1m", "2m", "5m", "15m", "1h")]})
-    for name, label, multi in (("host", "z/VM system (host)", False),
-                               ("guest", "Guest", True), ("cputype", "CPU type", True),
-                               ("processor", "Processor", True),
-                               ("lnxguest", "Linux guests (overview)", True),
-                               ("lnxdetail", "Linux guest (drill-down)", False),
-                               ("dmhost", "dmstats host", False),
-                               ("dmregion", "dm region", True)):
-        query, regex = q[name]
-        # the overview sums over all the Linux guests the regex selects
-        current = ({"text": ["All"], "value": ["$__all"]} if name == "lnxguest" else {})
-        out.append({"type": "query", "name": name, "label": label, "datasource": ds,
+    for v in VARIABLES:
+        query, regex = v.queries[kind]
+        out.append({"type": "query", "name": v.name, "label": v.label, "datasource": ds,
                     "query": query, "definition": query, "regex": regex, "refresh": 2,
-                    "sort": 1, "multi": multi, "includeAll": multi, "current": current,
-                    "hide": 0})
+                    "sort": 1, "multi": v.multi, "includeAll": v.multi,
+                    "current": v.current, "hide": 0})
     return out
 
 
