@@ -98,3 +98,76 @@ zvm_collectd_sysroot() {
   done
   [ -x "$1/usr/sbin/collectd" ] || die "no usr/sbin/collectd in $1"
 }
+
+# zvm_devmapper_sysroot DIR ARCH: Debian's libdevmapper-dev for ARCH
+# unpacked into DIR (apt-get download, dpkg-deb -x), to cross-build
+# dmstats.so: Debian 12 cannot install it next to the build machine's (its
+# dmsetup is not Multi-Arch). With it, the closure of its Depends and
+# Pre-Depends (apt-cache depends: the first of alternatives, the first
+# provider of a virtual package): the libraries the link and qemu-user load
+# (libdevmapper, libselinux, libudev, libpcre2) and the -dev packages whose
+# pkg-config files devmapper.pc requires. The closure stops at glibc's and
+# gcc's packages, which the cross toolchain brings. Absolute symbolic links
+# (usr/lib/TRIPLET/libdevmapper.so -> /lib/...) are made relative, so that
+# they stay inside DIR. Prints the packages.
+zvm_devmapper_sysroot() {
+  _zvm_root=$1
+  _zvm_arch=$2
+  mkdir -p "$_zvm_root/debs-devmapper"
+  _zvm_deps=$_zvm_root/debs-devmapper/depends.txt
+  apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+    --no-breaks --no-replaces --no-enhances "libdevmapper-dev:$_zvm_arch" >"$_zvm_deps" ||
+    die "apt-cache depends libdevmapper-dev:$_zvm_arch failed (dpkg --add-architecture $_zvm_arch; apt-get update)"
+  # shellcheck disable=SC2046
+  apt-cache show --no-all-versions $(grep -v '^ ' "$_zvm_deps" | grep ":$_zvm_arch\$") \
+    >"$_zvm_root/debs-devmapper/show.txt" 2>/dev/null || true
+  # "Package: p" "Source: s (v)" paragraphs, then the depends output:
+  # "pkg", "  Depends: p", " |Depends: p" (an alternative follows: skipped),
+  # "  Depends: <virtual>" followed by its providers, indented further.
+  _zvm_pkgs=$(awk -v arch="$_zvm_arch" -v root="libdevmapper-dev:$_zvm_arch" '
+    function key(p) { return p ~ /:/ ? p : p ":" arch }
+    FNR == NR {
+      if (/^Package: /) { pkg = key($2); src[pkg] = $2 }
+      if (/^Source: /) src[pkg] = $2
+      next
+    }
+    /^[^ ]/ { cur = key($1); skip = 0; virtual = 0; next }
+    /^ [ |](Pre)?Depends: / {
+      alt = ($1 ~ /^\|/)
+      if (skip) { skip = alt; next }
+      skip = alt
+      virtual = ($2 ~ /^</)
+      if (!virtual) deps[cur] = deps[cur] " " key($2)
+      next
+    }
+    /^    / { if (virtual) deps[cur] = deps[cur] " " key($1); virtual = 0 }
+    END {
+      queue[n = 1] = root
+      for (i = 1; i <= n; i++) {
+        p = queue[i]
+        if (p in done) continue
+        done[p] = 1
+        if (!(p in src)) { print "?" p; continue }
+        if (src[p] == "glibc" || src[p] ~ /^gcc-[0-9]+$/) continue
+        print p
+        m = split(deps[p], d, " ")
+        for (j = 1; j <= m; j++) queue[++n] = d[j]
+      }
+    }' "$_zvm_root/debs-devmapper/show.txt" "$_zvm_deps")
+  case $_zvm_pkgs in *'?'*) die "apt-cache show knows none of:$(echo "$_zvm_pkgs" | sed -n 's/^?/ /p' | tr -d '\n')" ;; esac
+  # shellcheck disable=SC2086
+  (cd "$_zvm_root/debs-devmapper" && apt-get download $_zvm_pkgs) >"$_zvm_root/download-devmapper.log" 2>&1 || {
+    cat "$_zvm_root/download-devmapper.log"
+    die "cannot download" $_zvm_pkgs
+  }
+  for _zvm_deb in "$_zvm_root"/debs-devmapper/*.deb; do
+    dpkg-deb -x "$_zvm_deb" "$_zvm_root" || die "cannot unpack $_zvm_deb"
+  done
+  find "$_zvm_root" -type l | while read -r _zvm_link; do
+    _zvm_to=$(readlink "$_zvm_link")
+    case $_zvm_to in /*) ;; *) continue ;; esac
+    _zvm_up=$(dirname "${_zvm_link#"$_zvm_root"/}" | sed 's|[^/][^/]*|..|g')
+    ln -sfn "$_zvm_up$_zvm_to" "$_zvm_link"
+  done
+  echo $_zvm_pkgs
+}
