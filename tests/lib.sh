@@ -107,7 +107,10 @@ zvm_collectd_sysroot() {
 # provider of a virtual package): the libraries the link and qemu-user load
 # (libdevmapper, libselinux, libudev, libpcre2) and the -dev packages whose
 # pkg-config files devmapper.pc requires. The closure stops at glibc's and
-# gcc's packages, which the cross toolchain brings. Absolute symbolic links
+# gcc's packages, which the cross toolchain brings. Each library package is
+# also unpacked with its control files (dpkg-deb -R) into DIR/packages/NAME,
+# where dpkg-shlibdeps -S finds its symbols file (debian/rules, profile
+# pkg.collectd-zvm-monitor.devmapper-sysroot). Absolute symbolic links
 # (usr/lib/TRIPLET/libdevmapper.so -> /lib/...) are made relative, so that
 # they stay inside DIR. Prints the packages.
 zvm_devmapper_sysroot() {
@@ -162,6 +165,12 @@ zvm_devmapper_sysroot() {
   }
   for _zvm_deb in "$_zvm_root"/debs-devmapper/*.deb; do
     dpkg-deb -x "$_zvm_deb" "$_zvm_root" || die "cannot unpack $_zvm_deb"
+    # a library package: also with its control files, for dpkg-shlibdeps -S
+    if dpkg-deb -I "$_zvm_deb" symbols >/dev/null 2>&1 || dpkg-deb -I "$_zvm_deb" shlibs >/dev/null 2>&1; then
+      mkdir -p "$_zvm_root/packages"
+      dpkg-deb -R "$_zvm_deb" "$_zvm_root/packages/$(dpkg-deb -f "$_zvm_deb" Package)" ||
+        die "cannot unpack $_zvm_deb"
+    fi
   done
   find "$_zvm_root" -type l | while read -r _zvm_link; do
     _zvm_to=$(readlink "$_zvm_link")
