@@ -118,6 +118,9 @@ zvm_devmapper_sysroot() {
   _zvm_arch=$2
   mkdir -p "$_zvm_root/debs-devmapper"
   _zvm_deps=$_zvm_root/debs-devmapper/depends.txt
+  # the package lists are updated once if they lack ARCH
+  apt-cache show "libdevmapper-dev:$_zvm_arch" >/dev/null 2>&1 ||
+    zvm_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
     --no-breaks --no-replaces --no-enhances "libdevmapper-dev:$_zvm_arch" >"$_zvm_deps" ||
     die "apt-cache depends libdevmapper-dev:$_zvm_arch failed (dpkg --add-architecture $_zvm_arch; apt-get update)"
