@@ -181,5 +181,6 @@ zvm_devmapper_sysroot() {
     _zvm_up=$(dirname "${_zvm_link#"$_zvm_root"/}" | sed 's|[^/][^/]*|..|g')
     ln -sfn "$_zvm_up$_zvm_to" "$_zvm_link"
   done
+  # shellcheck disable=SC2086
   echo $_zvm_pkgs
 }

@@ -96,7 +96,7 @@ if command -v s390x-linux-gnu-gcc >/dev/null 2>&1; then
     exit 1
   }
   # the same dependencies (versions may differ by architecture)
-  depends_names() { dpkg-deb -f "$1" Depends | tr ',|' '\n\n' | sed 's/(.*//;s/ //g' | sort -u; }
+  depends_names() { dpkg-deb -f "$1" Depends | tr ',|' '\n' | sed 's/(.*//;s/ //g' | sort -u; }
   depends_names "$deb" >"$out/deb.depends"
   depends_names "$deb390" >"$out/deb-s390x.depends"
   diff -u "$out/deb.depends" "$out/deb-s390x.depends" || {
