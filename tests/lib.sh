@@ -2,8 +2,9 @@
 
 # Packages the build and unit tests need on Debian.
 ZVM_PACKAGES_BUILD="build-essential autoconf automake libtool pkg-config collectd-core collectd-dev libcmocka-dev perl"
-# Hardening stages: libFuzzer (clang-14 and its runtime), valgrind.
-ZVM_PACKAGES_HARDEN="clang-14 libclang-rt-14-dev valgrind"
+# Hardening stages: libFuzzer (clang-14 and its runtime), valgrind;
+# libdevmapper-dev for the dmstats_print fuzz target's header.
+ZVM_PACKAGES_HARDEN="clang-14 libclang-rt-14-dev valgrind libdevmapper-dev"
 # Big-endian stage: s390x cross compiler, qemu-user, and s390x cmocka (from
 # Debian's s390x archive: needs 'zvm_add_architecture s390x' first).
 ZVM_PACKAGES_S390X="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libcmocka-dev:s390x"
