@@ -28,10 +28,19 @@ for lib in libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2; do
   [ -n "$path" ] || path=$(${CC:-cc} -print-file-name="$lib")
   [ -f "$path" ] && defined "$path" >>"$tmp/provided"
 done
-# Libraries the plugin links itself (dmstats.so: libdevmapper) provide too.
+# Libraries the plugin links itself (dmstats.so: libdevmapper) provide too:
+# those ldd finds; a cross build's (ldd cannot tell) from the daemon's
+# tree, the sysroot tests/run-s390x unpacks the s390x libdevmapper into.
 for path in $(ldd "$so" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
   defined "$path" >>"$tmp/provided"
 done
+if ! ldd "$so" >/dev/null 2>&1; then
+  root=$(dirname "$(dirname "$(dirname "$daemon")")")
+  for lib in $(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+    path=$(find "$root/lib" "$root/usr/lib" -name "$lib" 2>/dev/null | head -n 1)
+    [ -z "$path" ] || defined "$path" >>"$tmp/provided"
+  done
+fi
 sort -u -o "$tmp/provided" "$tmp/provided"
 
 # The method itself: the daemon's API is found, its private helpers not.

@@ -68,14 +68,18 @@ fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
 	plugin/mapper.c plugin/output.c plugin/timerule.c plugin/recconf.c \
 	plugin/recconf_text.c
 records_MAX_LEN = 8192
+# The dmstats plugin's @stats_print parser (needs libdevmapper's header,
+# libdevmapper-dev): flags, areas, the kernel's answer.
+fuzz_dmstats_print_SRC = dmstats/parse.c
+dmstats_print_MAX_LEN = 8192
 
 FUZZ_TARGETS ?= decode names mapper records appldata \
-	$(if $(wildcard $(top)/plugin/reader.c),reader) capture
+	$(if $(wildcard $(top)/plugin/reader.c),reader) capture dmstats_print
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
 FUZZ_RUNS = $(addprefix fuzz-,$(FUZZ_TARGETS))
-FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h) \
+FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/include/dmstats/*.h) \
 	$(top)/tests/fuzz/fuzz.h $(top)/tests/fuzz/coverage-ignore.txt
 
 .PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds $(FUZZ_RUNS)

@@ -2,7 +2,7 @@
  * Writes the seed corpora of the fuzz targets from real record layouts,
  * built with the unit tests' builder (tests/builder.h):
  *
- *   make-seeds DIR      writes DIR/{decode,names,reader,appldata}/<seed>
+ *   make-seeds DIR      writes DIR/{decode,names,reader,appldata,...}/<seed>
  *
  * 'make fuzz-seeds' regenerates tests/fuzz/corpus/ with it. The files are
  * committed; keep them small (the fuzzer finds the rest).
@@ -564,6 +564,90 @@ static void records_seeds(void) {
   records_seed("error-unclosed", "<Record \"0/9\">\nName \"x\"\n", NULL);
 }
 
+/* fuzz_dmstats_print input: flags (bit 0 precise_timestamps, bits 1-5 the
+ * histogram's bins), the region's number of areas, then the answer to
+ * @stats_print as Linux drivers/md/dm-stats.c, dm_stats_print(), prints it:
+ * the same format string, per area. */
+struct dm_area {
+  unsigned long long start, len, c[13];
+  int in_flight; /* counter 9, printed "%d" */
+  unsigned long long hist[4];
+};
+
+static void dmstats_print_seed(const char *name, int precise, int nr_bins,
+                               unsigned areas, const struct dm_area *a,
+                               unsigned lines) {
+  char text[2048];
+  size_t used = 0;
+  text[0] = (char)((precise ? 1 : 0) | nr_bins << 1);
+  text[1] = (char)areas;
+  used = 2;
+  for (unsigned i = 0; i < lines; i++, a++) {
+    used += (size_t)snprintf(
+        text + used, sizeof(text) - used,
+        "%llu+%llu %llu %llu %llu %llu %llu %llu %llu %llu %d %llu %llu %llu "
+        "%llu",
+        a->start, a->len, a->c[0], a->c[1], a->c[2], a->c[3], a->c[4], a->c[5],
+        a->c[6], a->c[7], a->in_flight, a->c[9], a->c[10], a->c[11], a->c[12]);
+    for (int b = 0; b < nr_bins; b++)
+      used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%llu",
+                               b == 0 ? " " : ":", a->hist[b]);
+    used += (size_t)snprintf(text + used, sizeof(text) - used, "\n");
+  }
+  write_file("dmstats_print", name, text, used);
+}
+
+static void dmstats_print_seeds(void) {
+  /* "@stats_create - /4" on a 8192-sector device: 4 areas of 2048 sectors;
+   * reads and writes in the first two, one I/O in flight. */
+  static const struct dm_area whole[] = {
+      {0, 2048, {1, 0, 8, 4, 36, 12, 4096, 120, 0, 128, 124, 4, 120}, 1, {0}},
+      {2048, 2048, {310, 2, 2480, 52, 3, 0, 24, 8, 0, 60, 60, 52, 8}, 0, {0}},
+      {4096, 2048, {0}, 0, {0}},
+      {6144, 2048, {0}, 0, {0}},
+  };
+  dmstats_print_seed("whole-device-4-areas", 0, 0, 4, whole, 4);
+  /* "@stats_print 0 2 1": the third line only */
+  dmstats_print_seed("one-line", 0, 0, 4, whole + 2, 1);
+  /* "@stats_print 0 9 1" (past the last area): an empty answer */
+  dmstats_print_seed("empty", 0, 0, 4, whole, 0);
+  /* a step that does not divide the range: the last area is shorter */
+  static const struct dm_area ragged[] = {
+      {0, 4096, {17, 1, 136, 9, 2, 0, 16, 1, 0, 10, 10, 9, 1}, 0, {0}},
+      {4096, 4096, {5, 0, 40, 2, 0, 0, 0, 0, 0, 2, 2, 2, 0}, 0, {0}},
+      {8192, 1808, {1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0}},
+  };
+  dmstats_print_seed("last-area-shorter", 0, 0, 3, ragged, 3);
+  /* "histogram:1,5": boundaries 1 ms and 5 ms, 3 bins */
+  static const struct dm_area hist[] = {
+      {0, 1024, {9, 0, 72, 3, 2, 0, 16, 7, 0, 9, 10, 3, 7}, 0, {8, 2, 1}},
+      {1024, 1024, {0}, 0, {0, 0, 0}},
+  };
+  dmstats_print_seed("histogram-3-bins", 0, 3, 2, hist, 2);
+  /* the same answer for a caller that asked for no histogram */
+  dmstats_print_seed("histogram-not-asked-for", 0, 0, 2, hist, 2);
+  /* precise_timestamps: times in ns, large */
+  static const struct dm_area precise[] = {
+      {0,
+       65536,
+       {123456, 789, 987648, 40123456789ULL, 23456, 12, 187648, 9876543210ULL,
+        0, 51234567890ULL, 50000000000ULL, 40123456789ULL, 9876543210ULL},
+       4,
+       {0}},
+  };
+  dmstats_print_seed("precise-timestamps", 1, 0, 1, precise, 1);
+  /* counters at the top of their range */
+  static const struct dm_area top[] = {
+      {18446744073709549568ULL,
+       2048,
+       {18446744073709551615ULL, 18446744073709551615ULL,
+        18446744073709551615ULL, 18446744073709, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+       2147483647,
+       {0}},
+  };
+  dmstats_print_seed("largest-values", 0, 0, 1, top, 1);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -575,5 +659,6 @@ int main(int argc, char **argv) {
   reader_seeds();
   records_seeds();
   appldata_seeds();
+  dmstats_print_seeds();
   return 0;
 }

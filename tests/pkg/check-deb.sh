@@ -56,23 +56,29 @@ sed 's/^/  /' "$out/deb/lintian.log"
 # The files, directories left out (they belong to the file systems layout).
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $NF }' | sed 's|^\./|/|' | sort >"$out/deb.files"
 for f in /usr/lib/collectd/zvm_monitor.so /etc/collectd/collectd.conf.d/zvm_monitor.conf \
-  /usr/share/man/man5/collectd-zvm_monitor.5.gz /usr/share/zvm_monitor/zvm_monitor.types.db; do
+  /usr/share/man/man5/collectd-zvm_monitor.5.gz /usr/share/zvm_monitor/zvm_monitor.types.db \
+  /usr/lib/collectd/dmstats.so /usr/share/man/man5/collectd-dmstats.5.gz; do
   grep -qx "$f" "$out/deb.files" || {
     cat "$out/deb.files"
     echo "FAIL: $f is not in the package"
     exit 1
   }
 done
-echo "ok - the package holds the plugin, the drop-in, the man page and the types.db:"
+echo "ok - the package holds the plugins, the drop-in, the man pages and the types.db:"
 sed 's/^/  /' "$out/deb.files"
 
 # The same tree cross-built for s390x, the architecture z/VM guests run
-# (installed and run under qemu by the s390x stage's tools, not here);
-# without dmstats.so: Debian 12 cannot install libdevmapper-dev:s390x next
-# to the build machine's.
+# (installed and run under qemu by the s390x stage's tools, not here), with
+# dmstats.so: Debian 12 cannot install libdevmapper-dev:s390x next to the
+# build machine's, so it is unpacked into a sysroot (tests/lib.sh) that the
+# build profile pkg.collectd-zvm-monitor.devmapper-sysroot points at.
 if command -v s390x-linux-gnu-gcc >/dev/null 2>&1; then
-  (cd "$src" && DEB_BUILD_OPTIONS=nocheck \
-    DEB_BUILD_PROFILES="nocheck cross pkg.collectd-zvm-monitor.nodmstats" \
+  # shellcheck source=tests/lib.sh
+  . "$here/../lib.sh"
+  sysroot=$out/deb/sysroot-s390x
+  echo "libdevmapper-dev:s390x unpacked into $sysroot: $(zvm_devmapper_sysroot "$sysroot" s390x)"
+  (cd "$src" && DEB_BUILD_OPTIONS=nocheck DEVMAPPER_SYSROOT=$sysroot \
+    DEB_BUILD_PROFILES="nocheck cross pkg.collectd-zvm-monitor.devmapper-sysroot" \
     nice dpkg-buildpackage -us -uc -b -as390x) >"$out/deb/build-s390x.log" 2>&1 || {
     tail -n 60 "$out/deb/build-s390x.log"
     echo "FAIL: dpkg-buildpackage -as390x (log: $out/deb/build-s390x.log)"
@@ -84,14 +90,32 @@ if command -v s390x-linux-gnu-gcc >/dev/null 2>&1; then
     echo "FAIL: lintian reports errors for $(basename "$deb390")"
     exit 1
   }
-  dpkg-deb -c "$deb390" | awk '$1 !~ /^d/ { print $NF }' | sed 's|^\./|/|' | sort |
-    diff -u - "$out/deb.files" | grep -v '^+/usr/lib/collectd/dmstats\.so$' | grep -q '^[-+]/' &&
-    { echo "FAIL: the s390x package holds other files (besides dmstats.so)"; exit 1; }
+  dpkg-deb -c "$deb390" | awk '$1 !~ /^d/ { print $NF }' | sed 's|^\./|/|' | sort >"$out/deb-s390x.files"
+  diff -u "$out/deb.files" "$out/deb-s390x.files" || {
+    echo "FAIL: the s390x package's files differ from the $(dpkg --print-architecture) package's"
+    exit 1
+  }
+  # the same dependencies (versions may differ by architecture)
+  depends_names() { dpkg-deb -f "$1" Depends | tr ',|' '\n' | sed 's/(.*//;s/ //g' | sort -u; }
+  depends_names "$deb" >"$out/deb.depends"
+  depends_names "$deb390" >"$out/deb-s390x.depends"
+  diff -u "$out/deb.depends" "$out/deb-s390x.depends" || {
+    echo "FAIL: the s390x package depends on other packages than the $(dpkg --print-architecture) package"
+    exit 1
+  }
+  grep -qx 'libdevmapper1.02.1' "$out/deb-s390x.depends" || {
+    echo "FAIL: the s390x package does not depend on libdevmapper1.02.1 (dmstats.so)"
+    exit 1
+  }
   rm -rf "$out/deb/s390x"
   dpkg-deb -x "$deb390" "$out/deb/s390x"
-  machine=$(readelf -h "$out/deb/s390x/usr/lib/collectd/zvm_monitor.so" | sed -n 's/^ *Machine: *//p')
-  [ "$machine" = "IBM S/390" ] || { echo "FAIL: s390x plugin is for '$machine'"; exit 1; }
-  echo "ok - $(basename "$deb390"): lintian clean, same files but dmstats.so, plugin for $machine"
+  for so in zvm_monitor.so dmstats.so; do
+    readelf -h "$out/deb/s390x/usr/lib/collectd/$so" | grep -E '^ *(Class|Data|Machine):' | sed "s|^ *|  $so: |"
+    machine=$(readelf -h "$out/deb/s390x/usr/lib/collectd/$so" | sed -n 's/^ *Machine: *//p')
+    [ "$machine" = "IBM S/390" ] || { echo "FAIL: s390x $so is for '$machine'"; exit 1; }
+  done
+  echo "ok - $(basename "$deb390"): lintian clean, the same $(wc -l <"$out/deb.files") files and dependencies as $(basename "$deb"), zvm_monitor.so and dmstats.so for IBM S/390"
+  dpkg-deb -f "$deb390" Depends | sed 's/^/  Depends: /'
 else
   echo "SKIP: no s390x-linux-gnu-gcc, the s390x package is not built"
 fi
