@@ -94,11 +94,10 @@ static int rules_add(struct hypfs_rules *r, const char *key, const char *value,
   return 0;
 }
 
-static int set_path(char **dst, const char *key, const char *value,
-                    char *err, size_t err_size) {
+static int set_path(char **dst, const char *key, const char *value, char *err,
+                    size_t err_size) {
   if (value[0] != '/')
-    return fail(err, err_size, "%s \"%s\": needs an absolute path", key,
-                value);
+    return fail(err, err_size, "%s \"%s\": needs an absolute path", key, value);
   char *s = strdup(value);
   if (s == NULL)
     return fail(err, err_size, "%s: out of memory", key);

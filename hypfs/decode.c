@@ -47,8 +47,10 @@ struct hypfs_field {
 };
 
 #define F(o, w, type, member)                                                  \
-  {(o), (w), (uint8_t)sizeof(((type *)0)->member),                             \
-   (uint16_t)offsetof(type, member)}
+  {                                                                            \
+    (o), (w), (uint8_t)sizeof(((type *)0)->member),                            \
+        (uint16_t)offsetof(type, member)                                       \
+  }
 
 /* Loads every field; the caller has checked that the block is in bounds. */
 static void load_fields(const uint8_t *block, const struct hypfs_field *f,

@@ -27,15 +27,24 @@
 #define KEY_MAX (2 * ZVM_NAME_MAX + 24)
 
 static const struct hypfs_ds guest_ds[] = {
-    {"cpu_time_us", false},       {"online_time_us", false},
-    {"vcpus", true},              {"ocpus", true},
-    {"capped", true},             {"dedicated", true},
-    {"weight_max", true},         {"weight_cur", true},
-    {"mem_min_bytes", true},      {"mem_max_bytes", true},
-    {"mem_share_bytes", true},    {"mem_used_bytes", true},
-    {"samples_cpu_using", false}, {"samples_cpu_delay", false},
-    {"samples_mem_delay", false}, {"samples_idle", false},
-    {"samples_other", false},     {"samples_total", false},
+    {"cpu_time_us", false},
+    {"online_time_us", false},
+    {"vcpus", true},
+    {"ocpus", true},
+    {"capped", true},
+    {"dedicated", true},
+    {"weight_max", true},
+    {"weight_cur", true},
+    {"mem_min_bytes", true},
+    {"mem_max_bytes", true},
+    {"mem_share_bytes", true},
+    {"mem_used_bytes", true},
+    {"samples_cpu_using", false},
+    {"samples_cpu_delay", false},
+    {"samples_mem_delay", false},
+    {"samples_idle", false},
+    {"samples_other", false},
+    {"samples_total", false},
 };
 static const struct hypfs_ds vm_ds[] = {{"cpus", true}, {"guests", true}};
 static const struct hypfs_ds lpar_ds[] = {{"cpu_time_us", false},
@@ -44,16 +53,16 @@ static const struct hypfs_ds lpar_ds[] = {{"cpu_time_us", false},
                                           {"cpus", true}};
 static const struct hypfs_ds lpar_simple_ds[] = {
     {"cpu_time_us", false}, {"mgm_time_us", false}, {"cpus", true}};
-static const struct hypfs_ds lpar_cpu_ds[] = {{"cpu_time_us", false},
-                                              {"mgm_time_us", false},
-                                              {"online_time_us", false}};
+static const struct hypfs_ds lpar_cpu_ds[] = {
+    {"cpu_time_us", false}, {"mgm_time_us", false}, {"online_time_us", false}};
 static const struct hypfs_ds lpar_cpu_simple_ds[] = {{"cpu_time_us", false},
                                                      {"mgm_time_us", false}};
 static const struct hypfs_ds phys_cpu_ds[] = {{"mgm_time_us", false}};
 static const struct hypfs_ds lpar_sys_ds[] = {{"partitions", true},
                                               {"phys_cpus", true}};
 
-#define T(n, a) {n, a, sizeof(a) / sizeof((a)[0])}
+#define T(n, a)                                                                \
+  { n, a, sizeof(a) / sizeof((a)[0]) }
 const struct hypfs_type hypfs_types[] = {
     T("hypfs_guest", guest_ds),
     T("hypfs_vm", vm_ds),
@@ -288,10 +297,10 @@ void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
       ctx->stats.restarts++;
     e->seen = ctx->pass;
     struct hypfs_value v[sizeof(guest_ds) / sizeof(guest_ds[0])];
-    v[0] = derive(counter(e, 0, g->used_cpu_us, 8, created, restarted,
-                          &ctx->stats));
-    v[1] = derive(counter(e, 1, g->el_time_us, 8, created, restarted,
-                          &ctx->stats));
+    v[0] = derive(
+        counter(e, 0, g->used_cpu_us, 8, created, restarted, &ctx->stats));
+    v[1] = derive(
+        counter(e, 1, g->el_time_us, 8, created, restarted, &ctx->stats));
     v[2] = gauge(g->vcpus);
     v[3] = gauge(g->ocpus);
     v[4] = gauge(hypfs_guest_capped(g));
@@ -310,8 +319,7 @@ void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
           counter(e, 2 + s, samp[s], 4, created, restarted, &ctx->stats));
     struct naming n;
     name_entity(ctx, g->name, &n);
-    emit_list(emit, arg, &n, "hypfs_guest", "", v,
-              sizeof(v) / sizeof(v[0]));
+    emit_list(emit, arg, &n, "hypfs_guest", "", v, sizeof(v) / sizeof(v[0]));
   }
   struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
   struct hypfs_value v[2] = {gauge(d->lcpus), gauge((double)d->guests_num)};
@@ -409,9 +417,9 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
     emit_list(emit, arg, &phys, "hypfs_phys_cpu", ti, v, 1);
   }
   struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
-  struct hypfs_value v[2] = {gauge((double)d->lpars_num),
-                             gauge(d->has_phys ? (double)d->phys_num
-                                               : (double)d->phys_cpus)};
+  struct hypfs_value v[2] = {
+      gauge((double)d->lpars_num),
+      gauge(d->has_phys ? (double)d->phys_num : (double)d->phys_cpus)};
   emit_list(emit, arg, &sys, "hypfs_lpar_sys", "", v, 2);
   entities_expire(ctx);
 }

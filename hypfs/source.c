@@ -224,9 +224,7 @@ static int read_guest(const char *gdir, struct hypfs_guest *g,
   return 0;
 }
 
-static bool is_entry(const struct dirent *de) {
-  return de->d_name[0] != '.';
-}
+static bool is_entry(const struct dirent *de) { return de->d_name[0] != '.'; }
 
 int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
                        uint64_t *skipped) {
@@ -301,8 +299,8 @@ static int cpu_addr(const char *name, uint16_t *addr) {
   return 0;
 }
 
-int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d,
-                         uint64_t *bytes, uint64_t *skipped) {
+int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
+                         uint64_t *skipped) {
   char path[4096];
   d->lpars_num = d->cpus_num = d->phys_num = 0;
   d->skipped_names = 0;

@@ -100,26 +100,26 @@ typedef void (*hypfs_emit_fn)(void *arg, const struct hypfs_list *l);
 
 enum hypfs_fault {
   HYPFS_F_NONE = 0,
-  HYPFS_F_NO_SOURCE,   /* neither debugfs file nor the hypfs tree */
-  HYPFS_F_ACCESS,      /* permission denied */
-  HYPFS_F_READ,        /* read/open error */
-  HYPFS_F_HYPERVISOR,  /* hyp/type neither z/VM nor LPAR */
-  HYPFS_F_UPDATE,      /* writing the tree's update file failed */
-  HYPFS_F_DATA,        /* a torn, short or malformed file (counted) */
-  HYPFS_F_OWN_ONLY,    /* only the own guest visible: no class B */
+  HYPFS_F_NO_SOURCE,  /* neither debugfs file nor the hypfs tree */
+  HYPFS_F_ACCESS,     /* permission denied */
+  HYPFS_F_READ,       /* read/open error */
+  HYPFS_F_HYPERVISOR, /* hyp/type neither z/VM nor LPAR */
+  HYPFS_F_UPDATE,     /* writing the tree's update file failed */
+  HYPFS_F_DATA,       /* a torn, short or malformed file (counted) */
+  HYPFS_F_OWN_ONLY,   /* only the own guest visible: no class B */
   HYPFS_F_KINDS
 };
 
 /* Reader health (plugin instance "reader"), counted since start. */
 struct hypfs_stats {
-  uint64_t reads;        /* read passes that got a complete file/tree */
-  uint64_t bytes;        /* bytes read from debugfs files and the tree */
+  uint64_t reads; /* read passes that got a complete file/tree */
+  uint64_t bytes; /* bytes read from debugfs files and the tree */
   uint64_t errors[HYPFS_ERROR_KINDS]; /* rejected files, by kind */
-  uint64_t errors_read;  /* failing open/read/update */
-  uint64_t retries;      /* re-reads because the file grew */
-  uint64_t stale;        /* the kernel's cached snapshot, not dispatched */
-  uint64_t skipped;      /* entries skipped: blank or duplicate name */
-  uint64_t restarts;     /* counters that went back (logoff/logon) */
+  uint64_t errors_read;               /* failing open/read/update */
+  uint64_t retries;                   /* re-reads because the file grew */
+  uint64_t stale;    /* the kernel's cached snapshot, not dispatched */
+  uint64_t skipped;  /* entries skipped: blank or duplicate name */
+  uint64_t restarts; /* counters that went back (logoff/logon) */
 };
 
 struct hypfs_ctx;
@@ -169,7 +169,7 @@ int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
  * Without onlinetime files the simple format is assumed. CPU types come
  * from the type files (the DIAG X'224' names: "CP" -> cp, "IFL" -> ifl,
  * others lower case, unsafe bytes dropped). */
-int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d,
-                         uint64_t *bytes, uint64_t *skipped);
+int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
+                         uint64_t *skipped);
 
 #endif /* HYPFS_CORE_H */

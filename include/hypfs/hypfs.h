@@ -42,7 +42,7 @@ struct hypfs_guest {
   char name[ZVM_NAME_MAX]; /* zvm_name_format() of guest_name */
   uint8_t name_ebcdic[8];  /* as delivered */
   uint32_t version;
-  uint32_t flags;       /* capped = (flags & 6) >> 1, dedicated = (flags & 8) >> 3 */
+  uint32_t flags; /* capped = (flags & 6) >> 1, dedicated = (flags & 8) >> 3 */
   uint64_t used_cpu_us; /* used_cpu: CPU time, microseconds */
   uint64_t el_time_us;  /* el_time: time logged on, microseconds */
   uint64_t mem_min_kib, mem_max_kib, mem_share_kib, mem_used_kib;
@@ -51,8 +51,8 @@ struct hypfs_guest {
                      older kernels, exported as cpus/weight_min ("got the
                      wrong name", hypfs_vm.c) */
   uint32_t cpu_max, cpu_shares;
-  uint32_t cpu_use_samp, cpu_delay_samp, page_wait_samp, idle_samp,
-      other_samp, total_samp;
+  uint32_t cpu_use_samp, cpu_delay_samp, page_wait_samp, idle_samp, other_samp,
+      total_samp;
 };
 
 static inline unsigned hypfs_guest_capped(const struct hypfs_guest *g) {
@@ -121,8 +121,8 @@ struct hypfs_lpar_cpu {
   uint8_t ctidx; /* CPU type index (DIAG X'224' name table) */
   uint8_t cflag;
   uint16_t weight;
-  uint64_t acc_time; /* microseconds */
-  uint64_t lp_time;  /* microseconds: the partition's CPU time */
+  uint64_t acc_time;    /* microseconds */
+  uint64_t lp_time;     /* microseconds: the partition's CPU time */
   uint64_t online_time; /* extended format only */
   char type[16]; /* hypfs_cpu_type_name(ctidx), or the tree's type file */
 };
@@ -137,7 +137,7 @@ static inline uint64_t hypfs_lpar_cpu_mgm(const struct hypfs_lpar_cpu *c) {
 struct hypfs_lpar {
   char name[ZVM_NAME_MAX];
   uint8_t pn;
-  uint8_t cpus, rcpus; /* extended: rcpus blocks follow; simple: cpus */
+  uint8_t cpus, rcpus;       /* extended: rcpus blocks follow; simple: cpus */
   size_t cpu_first, cpu_num; /* into hypfs_d204.cpus */
 };
 

@@ -106,7 +106,7 @@ static void put_name(uint8_t *p, const char *ascii) {
 static unsigned opt_guests = 3, opt_lpars = 2, opt_lcpus = 2, opt_phys = 4;
 static unsigned opt_step = 1;
 static int opt_lpar, opt_simple, opt_odd_names, opt_wrap, opt_mgm_wrap;
-static int opt_torn;
+static int opt_torn, opt_no_tree;
 static const char *opt_restart = "", *opt_vanish = "";
 static const char *opt_expect;
 
@@ -122,7 +122,7 @@ static unsigned restart_step(unsigned i) {
     if (g == i && r <= opt_step)
       return (unsigned)r;
     p = *end == ',' ? end + 1 : end;
-    if (*end != ',' )
+    if (*end != ',')
       break;
   }
   return 0;
@@ -294,29 +294,31 @@ static void gen_vm(void) {
     /* the tree, as hypfs_vm_create_guest() builds it */
     snprintf(dir, sizeof(dir), "%s/%s", sys, g.name);
     char sub[4200];
-    mkdirs(dir);
-    tree_u64(dir, "onlinetime_us", g.el_time);
-    snprintf(sub, sizeof(sub), "%s/cpus", dir);
-    mkdirs(sub);
-    tree_u64(sub, "cputime_us", g.used_cpu);
-    tree_u64(sub, "capped", (g.flags & 6) >> 1);
-    tree_u64(sub, "dedicated", (g.flags & 8) >> 3);
-    tree_u64(sub, "count", g.vcpus);
-    tree_u64(sub, "weight_min", g.ocpus);
-    tree_u64(sub, "weight_max", g.cpu_max);
-    tree_u64(sub, "weight_cur", g.cpu_shares);
-    snprintf(sub, sizeof(sub), "%s/mem", dir);
-    mkdirs(sub);
-    tree_u64(sub, "min_KiB", g.mem_min);
-    tree_u64(sub, "max_KiB", g.mem_max);
-    tree_u64(sub, "used_KiB", g.mem_used);
-    tree_u64(sub, "share_KiB", g.mem_share);
-    snprintf(sub, sizeof(sub), "%s/samples", dir);
-    mkdirs(sub);
-    static const char *sn[6] = {"cpu_using", "cpu_delay", "mem_delay",
-                                "idle",      "other",     "total"};
-    for (int s = 0; s < 6; s++)
-      tree_u64(sub, sn[s], g.samp[s]);
+    if (!opt_no_tree) {
+      mkdirs(dir);
+      tree_u64(dir, "onlinetime_us", g.el_time);
+      snprintf(sub, sizeof(sub), "%s/cpus", dir);
+      mkdirs(sub);
+      tree_u64(sub, "cputime_us", g.used_cpu);
+      tree_u64(sub, "capped", (g.flags & 6) >> 1);
+      tree_u64(sub, "dedicated", (g.flags & 8) >> 3);
+      tree_u64(sub, "count", g.vcpus);
+      tree_u64(sub, "weight_min", g.ocpus);
+      tree_u64(sub, "weight_max", g.cpu_max);
+      tree_u64(sub, "weight_cur", g.cpu_shares);
+      snprintf(sub, sizeof(sub), "%s/mem", dir);
+      mkdirs(sub);
+      tree_u64(sub, "min_KiB", g.mem_min);
+      tree_u64(sub, "max_KiB", g.mem_max);
+      tree_u64(sub, "used_KiB", g.mem_used);
+      tree_u64(sub, "share_KiB", g.mem_share);
+      snprintf(sub, sizeof(sub), "%s/samples", dir);
+      mkdirs(sub);
+      static const char *sn[6] = {"cpu_using", "cpu_delay", "mem_delay",
+                                  "idle",      "other",     "total"};
+      for (int s = 0; s < 6; s++)
+        tree_u64(sub, sn[s], g.samp[s]);
+    }
     if (expect != NULL) {
       char id[40];
       ident(g.name, id, sizeof(id));
@@ -329,8 +331,8 @@ static void gen_vm(void) {
               g.ocpus);
       fprintf(expect, "%s capped %u\n%s dedicated %u\n", g.name,
               (g.flags & 6) >> 1, g.name, (g.flags & 8) >> 3);
-      fprintf(expect, "%s weight_max %u\n%s weight_cur %u\n", g.name,
-              g.cpu_max, g.name, g.cpu_shares);
+      fprintf(expect, "%s weight_max %u\n%s weight_cur %u\n", g.name, g.cpu_max,
+              g.name, g.cpu_shares);
       fprintf(expect, "%s mem_min_bytes %llu\n", g.name,
               (unsigned long long)g.mem_min * 1024);
       fprintf(expect, "%s mem_max_bytes %llu\n", g.name,
@@ -372,8 +374,8 @@ static void gen_lpar(void) {
   const int ext = !opt_simple;
   const size_t info = ext ? 64 : 16, part = ext ? 96 : 16, cpu = ext ? 96 : 24,
                phdr = ext ? 96 : 16, pcpu = ext ? 96 : 24;
-  size_t len = info + opt_lpars * (part + opt_lcpus * cpu) + phdr +
-               opt_phys * pcpu;
+  size_t len =
+      info + opt_lpars * (part + opt_lcpus * cpu) + phdr + opt_phys * pcpu;
   size_t pages = (len + 4095) / 4096;
   uint8_t *buf = calloc(1, 64 + pages * 4096);
   if (buf == NULL)
@@ -487,39 +489,39 @@ static void gen_lpar(void) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: hypfs-gen [options] OUTDIR\n"
-          "Writes OUTDIR/debugfs/diag_2fc (or diag_204) and the hypfs tree\n"
-          "OUTDIR/hypfs as the Linux kernel builds them on IBM Z.\n"
-          "  --guests N       z/VM guests (default 3)\n"
-          "  --lpar           an LPAR (DIAG 204) instead of z/VM\n"
-          "  --simple         LPAR: the simple format (tree only)\n"
-          "  --lpars N        partitions (default 2)\n"
-          "  --cpus N         logical CPUs per partition (default 2)\n"
-          "  --phys N         physical CPUs (default 4)\n"
-          "  --step S         interval number (default 1)\n"
-          "  --restart I:R,.. guest/partition I logged on again at step R\n"
-          "  --vanish I,..    guests/partitions absent at this step\n"
-          "  --odd-names      guests 1 and 2 named LNX#@$1 and A.B\n"
-          "  --wrap           samples_total starts near 2^32\n"
-          "  --mgm-wrap       LPAR00's CPU 0 with acc_time < lp_time\n"
-          "  --torn           write a truncated debugfs file\n"
-          "  --expect FILE    write the expected values to FILE\n"
-          "  -h, --help       this help\n"
-          "  --version        the version\n");
+  fprintf(f, "usage: hypfs-gen [options] OUTDIR\n"
+             "Writes OUTDIR/debugfs/diag_2fc (or diag_204) and the hypfs tree\n"
+             "OUTDIR/hypfs as the Linux kernel builds them on IBM Z.\n"
+             "  --guests N       z/VM guests (default 3)\n"
+             "  --lpar           an LPAR (DIAG 204) instead of z/VM\n"
+             "  --simple         LPAR: the simple format (tree only)\n"
+             "  --lpars N        partitions (default 2)\n"
+             "  --cpus N         logical CPUs per partition (default 2)\n"
+             "  --phys N         physical CPUs (default 4)\n"
+             "  --step S         interval number (default 1)\n"
+             "  --restart I:R,.. guest/partition I logged on again at step R\n"
+             "  --vanish I,..    guests/partitions absent at this step\n"
+             "  --odd-names      guests 1 and 2 named LNX#@$1 and A.B\n"
+             "  --wrap           samples_total starts near 2^32\n"
+             "  --mgm-wrap       LPAR00's CPU 0 with acc_time < lp_time\n"
+             "  --torn           write a truncated debugfs file\n"
+             "  --no-tree        z/VM: no systems/ directory (large counts)\n"
+             "  --expect FILE    write the expected values to FILE\n"
+             "  -h, --help       this help\n"
+             "  --version        the version\n");
 }
 
 int main(int argc, char **argv) {
   static const struct option opts[] = {
-      {"guests", 1, NULL, 'g'},    {"lpar", 0, NULL, 'L'},
-      {"simple", 0, NULL, 'S'},    {"lpars", 1, NULL, 'p'},
-      {"cpus", 1, NULL, 'c'},      {"phys", 1, NULL, 'P'},
-      {"step", 1, NULL, 's'},      {"restart", 1, NULL, 'r'},
-      {"vanish", 1, NULL, 'v'},    {"odd-names", 0, NULL, 'o'},
-      {"wrap", 0, NULL, 'w'},      {"mgm-wrap", 0, NULL, 'm'},
-      {"torn", 0, NULL, 't'},      {"expect", 1, NULL, 'e'},
-      {"help", 0, NULL, 'h'},      {"version", 0, NULL, 'V'},
-      {NULL, 0, NULL, 0}};
+      {"guests", 1, NULL, 'g'},  {"lpar", 0, NULL, 'L'},
+      {"simple", 0, NULL, 'S'},  {"lpars", 1, NULL, 'p'},
+      {"cpus", 1, NULL, 'c'},    {"phys", 1, NULL, 'P'},
+      {"step", 1, NULL, 's'},    {"restart", 1, NULL, 'r'},
+      {"vanish", 1, NULL, 'v'},  {"odd-names", 0, NULL, 'o'},
+      {"wrap", 0, NULL, 'w'},    {"mgm-wrap", 0, NULL, 'm'},
+      {"torn", 0, NULL, 't'},    {"expect", 1, NULL, 'e'},
+      {"no-tree", 0, NULL, 'n'}, {"help", 0, NULL, 'h'},
+      {"version", 0, NULL, 'V'}, {NULL, 0, NULL, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
@@ -562,6 +564,9 @@ int main(int argc, char **argv) {
     case 't':
       opt_torn = 1;
       break;
+    case 'n':
+      opt_no_tree = 1;
+      break;
     case 'e':
       opt_expect = optarg;
       break;
@@ -576,8 +581,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (optind + 1 != argc || strlen(argv[optind]) > 1024 || opt_lpars > 255 || opt_lcpus > 255 ||
-      opt_phys > 255) {
+  if (optind + 1 != argc || strlen(argv[optind]) > 1024 || opt_lpars > 255 ||
+      opt_lcpus > 255 || opt_phys > 255) {
     usage(stderr);
     return 2;
   }

@@ -195,11 +195,11 @@ static void test_d2fc_rejects(void **state) {
  * rcpus x_cpu_info (96), x_phys_hdr (96) + x_phys_cpu (96) each. */
 static size_t d204_ext(uint8_t *d, bool phys) {
   memset(d, 0, 4096);
-  d[0] = 2;                   /* npar */
-  d[1] = phys ? 0x80 : 0;     /* flags */
-  be16(d + 4, 2);             /* phys_cpus */
-  be16(d + 6, 1);             /* this_part */
-  be64(d + 8, 0xABCDull);     /* curtod1 */
+  d[0] = 2;               /* npar */
+  d[1] = phys ? 0x80 : 0; /* flags */
+  be16(d + 4, 2);         /* phys_cpus */
+  be16(d + 6, 1);         /* this_part */
+  be64(d + 8, 0xABCDull); /* curtod1 */
   size_t off = 64;
   for (int p = 0; p < 2; p++) {
     uint8_t *h = d + off;
@@ -273,9 +273,9 @@ static void test_d204_ext(void **state) {
   assert_int_equal(hypfs_decode_d204(file, 30, &d), HYPFS_E_SHORT);
   be64(file, 64);
   assert_int_equal(hypfs_decode_d204(file, 64 + 64, &d), HYPFS_E_TRUNC);
-  assert_int_equal(hypfs_decode_d204_data(file + 64, used - 1,
-                                          HYPFS_D204_EXT, &d),
-                   HYPFS_E_TRUNC);
+  assert_int_equal(
+      hypfs_decode_d204_data(file + 64, used - 1, HYPFS_D204_EXT, &d),
+      HYPFS_E_TRUNC);
   hypfs_d204_free(&d);
 }
 
@@ -495,8 +495,7 @@ static void test_map_lpar(void **state) {
   hypfs_map_lpar(ctx, &out, capture, NULL);
   const struct captured *c = find("PROD1", "hypfs_lpar_cpu", "ifl-5");
   assert_non_null(c);
-  assert_true(c->v[0].d == 4100 && c->v[1].d == 1000 &&
-              c->v[2].d == 9000001);
+  assert_true(c->v[0].d == 4100 && c->v[1].d == 1000 && c->v[2].d == 9000001);
   c = find("PROD1", "hypfs_lpar", "");
   assert_non_null(c);
   assert_true(c->v[0].d == 4000 + 4100);
@@ -513,8 +512,8 @@ static void test_map_lpar(void **state) {
   be64(d + 64 + 96 + 8, 5500);
   d[64 + 2] = 1; /* rcpus: CPU 5 gone */
   memmove(d + 64 + 96 + 96, d + 64 + 96 + 2 * 96, used - (64 + 96 + 2 * 96));
-  assert_int_equal(
-      hypfs_decode_d204_data(d, used - 96, HYPFS_D204_EXT, &out), HYPFS_OK);
+  assert_int_equal(hypfs_decode_d204_data(d, used - 96, HYPFS_D204_EXT, &out),
+                   HYPFS_OK);
   lists_num = 0;
   hypfs_map_lpar(ctx, &out, capture, NULL);
   c = find("PROD1", "hypfs_lpar", "");
@@ -537,8 +536,8 @@ static void test_conf(void **state) {
   assert_non_null(strstr(err, "Source"));
   assert_int_equal(
       hypfs_conf_set_string(&conf, "HypfsPath", "rel", err, sizeof(err)), -1);
-  assert_int_equal(
-      hypfs_conf_set_string(&conf, "Bogus", "x", err, sizeof(err)), -1);
+  assert_int_equal(hypfs_conf_set_string(&conf, "Bogus", "x", err, sizeof(err)),
+                   -1);
   assert_non_null(strstr(err, "unknown option \"Bogus\""));
   assert_int_equal(hypfs_conf_option_kind("bogus"), 0);
   assert_int_equal(hypfs_conf_option_kind("guestsashosts"), 2);
@@ -683,15 +682,24 @@ static void test_read_pass(void **state) {
   static const struct {
     const char *f, *v;
   } files[] = {
-      {"onlinetime_us", "86400000000\n"}, {"cpus/cputime_us", "4886718345\n"},
-      {"cpus/capped", "2\n"},            {"cpus/dedicated", "1\n"},
-      {"cpus/count", "4\n"},             {"cpus/weight_min", "3\n"},
-      {"cpus/weight_max", "200\n"},      {"cpus/weight_cur", "100\n"},
-      {"mem/min_KiB", "1024\n"},         {"mem/max_KiB", "4194304\n"},
-      {"mem/used_KiB", "3000000\n"},     {"mem/share_KiB", "2048\n"},
-      {"samples/cpu_using", "10\n"},     {"samples/cpu_delay", "20\n"},
-      {"samples/mem_delay", "30\n"},     {"samples/idle", "40\n"},
-      {"samples/other", "50\n"},         {"samples/total", "4294967294\n"},
+      {"onlinetime_us", "86400000000\n"},
+      {"cpus/cputime_us", "4886718345\n"},
+      {"cpus/capped", "2\n"},
+      {"cpus/dedicated", "1\n"},
+      {"cpus/count", "4\n"},
+      {"cpus/weight_min", "3\n"},
+      {"cpus/weight_max", "200\n"},
+      {"cpus/weight_cur", "100\n"},
+      {"mem/min_KiB", "1024\n"},
+      {"mem/max_KiB", "4194304\n"},
+      {"mem/used_KiB", "3000000\n"},
+      {"mem/share_KiB", "2048\n"},
+      {"samples/cpu_using", "10\n"},
+      {"samples/cpu_delay", "20\n"},
+      {"samples/mem_delay", "30\n"},
+      {"samples/idle", "40\n"},
+      {"samples/other", "50\n"},
+      {"samples/total", "4294967294\n"},
   };
   for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
     char rel[256];
