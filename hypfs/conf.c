@@ -10,7 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-static int fail(char *err, size_t err_size, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int
+fail(char *err, size_t err_size, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, err_size, fmt, ap);
