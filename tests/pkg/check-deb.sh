@@ -56,7 +56,8 @@ sed 's/^/  /' "$out/deb/lintian.log"
 # The files, directories left out (they belong to the file systems layout).
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $NF }' | sed 's|^\./|/|' | sort >"$out/deb.files"
 for f in /usr/lib/collectd/zvm_monitor.so /etc/collectd/collectd.conf.d/zvm_monitor.conf \
-  /usr/share/man/man5/collectd-zvm_monitor.5.gz /usr/share/zvm_monitor/zvm_monitor.types.db; do
+  /usr/share/man/man5/collectd-zvm_monitor.5.gz /usr/share/zvm_monitor/zvm_monitor.types.db \
+  /usr/lib/collectd/hypfs.so /usr/share/man/man5/collectd-hypfs.5.gz /usr/share/zvm_monitor/hypfs.types.db; do
   grep -qx "$f" "$out/deb.files" || {
     cat "$out/deb.files"
     echo "FAIL: $f is not in the package"
