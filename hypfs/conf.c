@@ -114,7 +114,7 @@ int hypfs_conf_option_kind(const char *key) {
   static const char *strings[] = {"DebugfsPath", "HypfsPath", "Source",
                                   "UserID", "Partition"};
   static const char *booleans[] = {"IgnoreSelected", "GuestsAsHosts",
-                                   "ReportReaderStats"};
+                                   "ReportReaderStats", "OneValuePerList"};
   for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
     if (strcasecmp(key, strings[i]) == 0)
       return 1;
@@ -160,6 +160,8 @@ int hypfs_conf_set_boolean(struct hypfs_conf *c, const char *key, bool value,
     c->guests_as_hosts = value;
   else if (strcasecmp(key, "ReportReaderStats") == 0)
     c->report_reader_stats = value;
+  else if (strcasecmp(key, "OneValuePerList") == 0)
+    c->one_value_per_list = value;
   else
     return fail(err, err_size,
                 "unknown option \"%s\" (see collectd-hypfs(5) for the "

@@ -134,6 +134,47 @@ static int hypfs_plugin_init(void) {
   return 0;
 }
 
+static void dispatch(value_list_t *vl) {
+  int status = plugin_dispatch_values(vl);
+  if (status != 0)
+    c_complain(LOG_WARNING, &dispatch_complaint,
+               LOG_PREFIX "plugin_dispatch_values failed with status %i",
+               status);
+  else
+    c_release(LOG_INFO, &dispatch_complaint,
+              LOG_PREFIX "plugin_dispatch_values works again");
+}
+
+static const struct hypfs_type *type_of(const char *name) {
+  for (size_t t = 0; t < hypfs_types_num; t++)
+    if (strcmp(hypfs_types[t].name, name) == 0)
+      return &hypfs_types[t];
+  return NULL;
+}
+
+/* OneValuePerList: each value as type derive or gauge, type instance the
+ * data source (after the list's own type instance, if any). */
+static void emit_one_per_list(const struct hypfs_list *l,
+                              const struct hypfs_type *t, value_list_t *vl) {
+  for (size_t i = 0; i < l->values_num && i < t->ds_num; i++) {
+    value_t v;
+    if (l->values[i].gauge)
+      v.gauge = l->values[i].g;
+    else
+      v.derive = l->values[i].d;
+    vl->values = &v;
+    vl->values_len = 1;
+    sstrncpy(vl->type, l->values[i].gauge ? "gauge" : "derive",
+             sizeof(vl->type));
+    if (l->type_instance[0] != '\0')
+      snprintf(vl->type_instance, sizeof(vl->type_instance), "%s-%s",
+               l->type_instance, t->ds[i].name);
+    else
+      sstrncpy(vl->type_instance, t->ds[i].name, sizeof(vl->type_instance));
+    dispatch(vl);
+  }
+}
+
 static void emit(void *arg, const struct hypfs_list *l) {
   (void)arg;
   value_t v[32];
@@ -152,16 +193,14 @@ static void emit(void *arg, const struct hypfs_list *l) {
     sstrncpy(vl.host, l->host, sizeof(vl.host));
   sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
   sstrncpy(vl.plugin_instance, l->plugin_instance, sizeof(vl.plugin_instance));
+  const struct hypfs_type *t;
+  if (conf.one_value_per_list && (t = type_of(l->type)) != NULL) {
+    emit_one_per_list(l, t, &vl);
+    return;
+  }
   sstrncpy(vl.type, l->type, sizeof(vl.type));
   sstrncpy(vl.type_instance, l->type_instance, sizeof(vl.type_instance));
-  int status = plugin_dispatch_values(&vl);
-  if (status != 0)
-    c_complain(LOG_WARNING, &dispatch_complaint,
-               LOG_PREFIX "plugin_dispatch_values failed with status %i",
-               status);
-  else
-    c_release(LOG_INFO, &dispatch_complaint,
-              LOG_PREFIX "plugin_dispatch_values works again");
+  dispatch(&vl);
 }
 
 static int hypfs_plugin_read(void) {

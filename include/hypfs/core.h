@@ -42,6 +42,10 @@ struct hypfs_conf {
   bool ignore_selected;
   bool guests_as_hosts;
   bool report_reader_stats;
+  /* OneValuePerList: each data source its own value list (standard types
+   * derive/gauge, type instance = the data source), for write_graphite,
+   * which cannot format a guest's 18 values as one list. */
+  bool one_value_per_list;
 };
 
 /* Defaults; -1 if out of memory. */

@@ -165,6 +165,27 @@ sc_vm_selection() {
   stop_daemon
 }
 
+# OneValuePerList (for write_graphite): each data source a list of type
+# derive or gauge, the data source as type instance.
+sc_one_value_per_list() {
+  EXPS=
+  snapshot "$D" 1 --guests 2 || return 1
+  conf "$D" 'OneValuePerList true' && start "$D"
+  g=$D/csv/$HOST/hypfs-LNX00001
+  for pair in derive-cpu_time_us:200001 gauge-mem_used_bytes:135266304.000000 \
+    derive-samples_total:37 gauge-capped:1.000000; do
+    f=${pair%%:*}
+    want=${pair#*:}
+    e2e_wait 15 sh -c "tail -n 1 $g/$f-????-??-?? 2>/dev/null | grep -q ',$want\$'" ||
+      fail "$f: want $want, got $(tail -n 1 "$g"/"$f"-* 2>/dev/null)" || return 1
+  done
+  n=$(ls "$g" | wc -l)
+  [ "$n" -eq 18 ] || fail "LNX00001: want 18 value lists, got $n" || return 1
+  say "ok - 18 lists per guest, values exact"
+  stop_daemon || return 1
+  no_errors_logged
+}
+
 # An LPAR through debugfs (extended format): partitions, logical CPUs with
 # a management time the kernel would wrap, physical CPUs; a partition whose
 # CPUs restart.
@@ -295,7 +316,7 @@ sc_influxdb() {
   return $st
 }
 
-ALL="vm_debugfs vm_tree vm_selection lpar_debugfs lpar_tree_simple torn faults many_guests influxdb"
+ALL="vm_debugfs vm_tree vm_selection one_value_per_list lpar_debugfs lpar_tree_simple torn faults many_guests influxdb"
 [ $# -gt 0 ] && ALL="$*"
 
 for f in "$E2E_DAEMON" "$E2E_STOCK/csv.so" "$E2E_TYPESDB" "$E2E_LIBS/hypfs.so" "$GEN"; do
