@@ -256,7 +256,8 @@ sc_faults() {
   stop_daemon || return 1
   say "ok - own guest only: class B named"
   conf "$D/c" 'Bogus 1'
-  if e2e_run -t 20 ASAN_OPTIONS=detect_leaks=0 "$E2E_DAEMON" -T -C "$D/c/collectd.conf" >"$D/c/out" 2>&1; then
+  if e2e_run -t 20 ASAN_OPTIONS=detect_leaks=0 ${ZVM_ASAN_RUNTIME:+LD_PRELOAD=$ZVM_ASAN_RUNTIME} \
+    "$E2E_DAEMON" -T -C "$D/c/collectd.conf" >"$D/c/out" 2>&1; then
     fail "collectd accepted an unknown option"
     return 1
   fi
