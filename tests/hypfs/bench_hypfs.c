@@ -106,8 +106,8 @@ static int run(size_t guests, unsigned reps, int smoke) {
     printf("%6zu guests, file %8zu bytes: memcpy %8.1f us, decode %8.1f us "
            "(%5.1fx memcpy), decode + map %8.1f us (%5.1fx memcpy, %.3f ms "
            "per interval, %zu lists)\n",
-           guests, len, t_copy * 1e6, t_dec * 1e6, t_dec / t_copy,
-           t_all * 1e6, t_all / t_copy, t_all * 1e3, guests + 1);
+           guests, len, t_copy * 1e6, t_dec * 1e6, t_dec / t_copy, t_all * 1e6,
+           t_all / t_copy, t_all * 1e3, guests + 1);
   hypfs_d2fc_free(&d);
   hypfs_ctx_destroy(ctx);
   hypfs_conf_free(&conf);
