@@ -52,46 +52,33 @@ struct hypfs_field {
         (uint16_t)offsetof(type, member)                                       \
   }
 
-/* Loads every field; the caller has checked that the block is in bounds. */
+/* Loads every field; the caller has checked that the block is in bounds.
+ * Every table's destination has the field's width (F() takes it from the
+ * member; hypfs_field_widths_match() tells the tests). */
 static void load_fields(const uint8_t *block, const struct hypfs_field *f,
                         size_t n, void *dst) {
   for (size_t i = 0; i < n; i++) {
-    uint64_t v = 0;
     const uint8_t *p = block + f[i].off;
+    uint8_t *d = (uint8_t *)dst + f[i].dst;
     switch (f[i].width) {
     case 1:
-      v = p[0];
+      d[0] = p[0];
       break;
-    case 2:
-      v = zvm_load_be16(p);
-      break;
-    case 4:
-      v = zvm_load_be32(p);
-      break;
-    case 8:
-      v = zvm_load_be64(p);
-      break;
-    }
-    uint8_t *d = (uint8_t *)dst + f[i].dst;
-    switch (f[i].dst_width) {
-    case 1: {
-      uint8_t x = (uint8_t)v;
-      memcpy(d, &x, 1);
-      break;
-    }
     case 2: {
-      uint16_t x = (uint16_t)v;
+      uint16_t x = zvm_load_be16(p);
       memcpy(d, &x, 2);
       break;
     }
     case 4: {
-      uint32_t x = (uint32_t)v;
+      uint32_t x = zvm_load_be32(p);
       memcpy(d, &x, 4);
       break;
     }
-    case 8:
-      memcpy(d, &v, 8);
+    case 8: {
+      uint64_t x = zvm_load_be64(p);
+      memcpy(d, &x, 8);
       break;
+    }
     }
   }
 }
@@ -441,4 +428,19 @@ int hypfs_name_from_ascii(const char *ascii, char *out, size_t out_size) {
   for (size_t i = 0; i < n; i++)
     e[i] = latin1_to_cp037[(uint8_t)ascii[i]];
   return zvm_name_format(e, n, out, out_size);
+}
+
+static bool widths_match(const struct hypfs_field *f, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (f[i].width != f[i].dst_width)
+      return false;
+  return true;
+}
+
+bool hypfs_field_widths_match(void) {
+  return widths_match(d2fc_fields, NFIELDS(d2fc_fields)) &&
+         widths_match(d204_info_fields, NFIELDS(d204_info_fields)) &&
+         widths_match(d204_cpu_fields, NFIELDS(d204_cpu_fields)) &&
+         widths_match(d204_x_cpu_fields, NFIELDS(d204_x_cpu_fields)) &&
+         widths_match(d204_phys_cpu_fields, NFIELDS(d204_phys_cpu_fields));
 }

@@ -24,7 +24,7 @@
  * value list after Timeout, default 2, intervals). */
 #define ENTITY_EXPIRE_PASSES 10
 #define NCOUNTERS 8
-#define KEY_MAX (2 * ZVM_NAME_MAX + 24)
+#define KEY_MAX 96 /* kind, name or CPU (< 40), "/", CPU (< 40), NUL */
 
 static const struct hypfs_ds guest_ds[] = {
     {"cpu_time_us", false},
@@ -181,7 +181,7 @@ static struct entity *entity_get(struct hypfs_ctx *ctx, const char *key,
   }
   struct entity *e = &ctx->ents[ctx->ents_num];
   memset(e, 0, sizeof(*e));
-  snprintf(e->key, sizeof(e->key), "%s", key);
+  memcpy(e->key, key, strlen(key) + 1); /* key_make() bounds it */
   ctx->ents_num++;
   if (2 * ctx->ents_num > ctx->index_cap) {
     if (!index_rebuild(ctx, ctx->ents_num)) {
@@ -204,6 +204,26 @@ static void entities_expire(struct hypfs_ctx *ctx) {
     ctx->ents_num = kept;
     index_rebuild(ctx, kept);
   }
+}
+
+/* kind, a, then "/" b if b: an entity's key (names are below
+ * ZVM_NAME_MAX, CPU type instances 40 bytes: KEY_MAX holds them). */
+static const char *key_make(char *out, char kind, const char *a,
+                            const char *b) {
+  /* both are NUL-terminated names built here; the clamp only bounds */
+  size_t la = strlen(a), lb = b ? strlen(b) : 0;
+  la = la < 40 ? la : 40;
+  lb = lb < 40 ? lb : 40;
+  out[0] = kind;
+  memcpy(out + 1, a, la);
+  size_t n = 1 + la;
+  if (b != NULL) {
+    out[n++] = '/';
+    memcpy(out + n, b, lb);
+    n += lb;
+  }
+  out[n] = '\0';
+  return out;
 }
 
 /* The dispatched value of counter i (see the top of this file). */
@@ -282,9 +302,9 @@ void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
     if (!hypfs_rules_selected(&conf->userids, conf->ignore_selected, g->name))
       continue;
     char key[KEY_MAX];
-    snprintf(key, sizeof(key), "g%s", g->name);
     bool created;
-    struct entity *e = entity_get(ctx, key, &created);
+    struct entity *e =
+        entity_get(ctx, key_make(key, 'g', g->name, NULL), &created);
     if (e == NULL)
       continue;
     if (!created && e->seen == ctx->pass) {
@@ -341,9 +361,9 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
                               l->name))
       continue;
     char key[KEY_MAX];
-    snprintf(key, sizeof(key), "p%s", l->name);
     bool part_created;
-    struct entity *pe = entity_get(ctx, key, &part_created);
+    struct entity *pe =
+        entity_get(ctx, key_make(key, 'p', l->name, NULL), &part_created);
     if (pe == NULL)
       continue;
     if (!part_created && pe->seen == ctx->pass) {
@@ -357,7 +377,7 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
       const struct hypfs_lpar_cpu *cpu = &d->cpus[c];
       char ti[40];
       snprintf(ti, sizeof(ti), "%s-%u", cpu->type, (unsigned)cpu->cpu_addr);
-      snprintf(key, sizeof(key), "c%s/%s", l->name, ti);
+      key_make(key, 'c', l->name, ti);
       /* pe may move when the table grows: keep its index. */
       size_t pe_idx = (size_t)(pe - ctx->ents);
       bool created;
@@ -404,7 +424,7 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
     const struct hypfs_phys_cpu *pc = &d->phys[c];
     char ti[40], key[KEY_MAX];
     snprintf(ti, sizeof(ti), "%s-%u", pc->type, (unsigned)pc->cpu_addr);
-    snprintf(key, sizeof(key), "f%s", ti);
+    key_make(key, 'f', ti, NULL);
     bool created;
     struct entity *e = entity_get(ctx, key, &created);
     if (e == NULL || (!created && e->seen == ctx->pass)) {

@@ -194,4 +194,8 @@ void hypfs_cpu_type_name(uint8_t ctidx, char *out, size_t out_size);
  * bytes. -1 if empty or too long. */
 int hypfs_name_from_ascii(const char *ascii, char *out, size_t out_size);
 
+/* Whether every decoder table field has its destination's width (for the
+ * unit tests: the decoder copies values at the field's width). */
+bool hypfs_field_widths_match(void);
+
 #endif /* HYPFS_HYPFS_H */

@@ -114,6 +114,7 @@ static const struct g guest_a = {
 
 static void test_d2fc_fields(void **state) {
   (void)state;
+  assert_true(hypfs_field_widths_match());
   uint8_t buf[64 + 112];
   size_t len = d2fc_file(buf, &guest_a, 1, 0x1122334455667788ull);
   struct hypfs_d2fc d = {0};
