@@ -172,5 +172,6 @@ fi
 }
 e2e_stop "$gpid" || true
 e2e_stop "$lpid" || true
+sh "$top/tests/dashboards/hypfs.sh" "$E2E_BUILD" || status=1
 echo "dashboards: $(($(date +%s) - t0)) s"
 exit $status

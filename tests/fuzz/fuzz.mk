@@ -73,13 +73,22 @@ records_MAX_LEN = 8192
 fuzz_dmstats_print_SRC = dmstats/parse.c
 dmstats_print_MAX_LEN = 8192
 
+# The hypfs plugin's debugfs files (diag_2fc, diag_204): decoder and mapping.
+HYPFS_SRC = hypfs/decode.c hypfs/conf.c hypfs/map.c hypfs/source.c plugin/ebcdic.c
+fuzz_hypfs_2fc_SRC = $(HYPFS_SRC)
+hypfs_2fc_MAX_LEN = 65536
+fuzz_hypfs_204_SRC = $(HYPFS_SRC)
+hypfs_204_MAX_LEN = 16384
+
 FUZZ_TARGETS ?= decode names mapper records appldata \
-	$(if $(wildcard $(top)/plugin/reader.c),reader) capture dmstats_print
+	$(if $(wildcard $(top)/plugin/reader.c),reader) capture dmstats_print \
+	hypfs_2fc hypfs_204
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
 FUZZ_RUNS = $(addprefix fuzz-,$(FUZZ_TARGETS))
 FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/include/dmstats/*.h) \
+	$(wildcard $(top)/include/hypfs/*.h) \
 	$(top)/tests/fuzz/fuzz.h $(top)/tests/fuzz/coverage-ignore.txt
 
 .PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds $(FUZZ_RUNS)

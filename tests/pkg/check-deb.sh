@@ -57,7 +57,8 @@ sed 's/^/  /' "$out/deb/lintian.log"
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $NF }' | sed 's|^\./|/|' | sort >"$out/deb.files"
 for f in /usr/lib/collectd/zvm_monitor.so /etc/collectd/collectd.conf.d/zvm_monitor.conf \
   /usr/share/man/man5/collectd-zvm_monitor.5.gz /usr/share/zvm_monitor/zvm_monitor.types.db \
-  /usr/lib/collectd/dmstats.so /usr/share/man/man5/collectd-dmstats.5.gz; do
+  /usr/lib/collectd/dmstats.so /usr/share/man/man5/collectd-dmstats.5.gz \
+  /usr/lib/collectd/hypfs.so /usr/share/man/man5/collectd-hypfs.5.gz /usr/share/zvm_monitor/hypfs.types.db; do
   grep -qx "$f" "$out/deb.files" || {
     cat "$out/deb.files"
     echo "FAIL: $f is not in the package"
@@ -109,12 +110,12 @@ if command -v s390x-linux-gnu-gcc >/dev/null 2>&1; then
   }
   rm -rf "$out/deb/s390x"
   dpkg-deb -x "$deb390" "$out/deb/s390x"
-  for so in zvm_monitor.so dmstats.so; do
+  for so in zvm_monitor.so dmstats.so hypfs.so; do
     readelf -h "$out/deb/s390x/usr/lib/collectd/$so" | grep -E '^ *(Class|Data|Machine):' | sed "s|^ *|  $so: |"
     machine=$(readelf -h "$out/deb/s390x/usr/lib/collectd/$so" | sed -n 's/^ *Machine: *//p')
     [ "$machine" = "IBM S/390" ] || { echo "FAIL: s390x $so is for '$machine'"; exit 1; }
   done
-  echo "ok - $(basename "$deb390"): lintian clean, the same $(wc -l <"$out/deb.files") files and dependencies as $(basename "$deb"), zvm_monitor.so and dmstats.so for IBM S/390"
+  echo "ok - $(basename "$deb390"): lintian clean, the same $(wc -l <"$out/deb.files") files and dependencies as $(basename "$deb"), zvm_monitor.so, dmstats.so and hypfs.so for IBM S/390"
   dpkg-deb -f "$deb390" Depends | sed 's/^/  Depends: /'
 else
   echo "SKIP: no s390x-linux-gnu-gcc, the s390x package is not built"

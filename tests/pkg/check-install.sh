@@ -41,12 +41,16 @@ echo "ok - zvm_monitor.so is in $want, the plugin directory of $daemon"
 
 # The summary's paths, from the Makefile's expanded prefix.
 prefix=$(sed -n 's/^prefix = //p' "$build/Makefile")
+[ -f "$dest$want/hypfs.so" ] && [ ! -e "$dest$want/hypfs.la" ] || { echo "FAIL: $want/hypfs.so not installed alone"; exit 1; }
 for f in "$prefix/share/zvm_monitor/zvm_monitor.types.db" \
   "$prefix/share/man/man5/collectd-zvm_monitor.5"; do
   [ -s "$dest$f" ] || { echo "FAIL: $f not installed"; exit 1; }
   grep -qF "$f" "$build/config.log" || { echo "FAIL: configure's summary does not name $f"; exit 1; }
 done
 echo "ok - types.db and man page are where configure's summary says"
+for f in "$prefix/share/zvm_monitor/hypfs.types.db" "$prefix/share/man/man5/collectd-hypfs.5"; do
+  [ -s "$dest$f" ] || { echo "FAIL: $f (hypfs) not installed"; exit 1; }
+done
 
 sh "$here/run-installed.sh" "$dest$want" "$build"
 

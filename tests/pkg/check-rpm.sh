@@ -66,6 +66,7 @@ sed 's/^/  /' "$out/rpm.files"
 so=$(rpm -qlp --dump "$rpm" 2>/dev/null | awk -v f="$libdir/collectd/zvm_monitor.so" '$1 == f { print $5 }')
 case $so in 010*) ;; *) echo "FAIL: $libdir/collectd/zvm_monitor.so is not a regular file (mode $so)"; exit 1 ;; esac
 echo "ok - $libdir/collectd/zvm_monitor.so is a regular file; /etc/collectd.d/zvm_monitor.conf is %config(noreplace)"
+rpm -qlp "$rpm" 2>/dev/null | grep -qx "$libdir/collectd/hypfs.so" || { echo "FAIL: hypfs.so not in the RPM"; exit 1; }
 
 rm -rf "$out/rpm/root"
 mkdir -p "$out/rpm/root"

@@ -1,0 +1,235 @@
+/*
+ * hypfs - collectd read plugin for the hypervisor figures the Linux kernel's
+ * hypfs exports on IBM Z: per z/VM guest (DIAG X'2FC') or per LPAR and CPU
+ * (DIAG X'204'). A companion of zvm_monitor; collectd-hypfs(5).
+ *
+ * The only file that sees collectd: options in, the core's lists out as
+ * value lists of the types registered here, faults as rate-limited log
+ * lines. Everything but module_register() is static.
+ */
+#include "collectd/core/daemon/collectd.h"
+
+#include "collectd/core/daemon/plugin.h"
+#include "collectd/core/daemon/utils_complain.h"
+#include "collectd/core/utils/common/common.h"
+
+#include "hypfs/core.h"
+
+#define PLUGIN_NAME "hypfs"
+#define LOG_PREFIX PLUGIN_NAME " plugin: "
+
+static struct hypfs_conf conf;
+static bool conf_ready;
+static struct hypfs_ctx *ctx;
+static c_complain_t complaints[HYPFS_F_KINDS];
+static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
+
+static int conf_prepare(void) {
+  if (conf_ready)
+    return 0;
+  if (hypfs_conf_init(&conf) != 0)
+    return -1;
+  for (size_t i = 0; i < HYPFS_F_KINDS; i++)
+    C_COMPLAIN_INIT(&complaints[i]);
+  conf_ready = true;
+  return 0;
+}
+
+static int config_option(oconfig_item_t *child, char *err, size_t errlen) {
+  switch (hypfs_conf_option_kind(child->key)) {
+  case 1: {
+    char *s = NULL;
+    if (cf_util_get_string(child, &s) != 0) {
+      snprintf(err, errlen, "%s needs one string argument", child->key);
+      return -1;
+    }
+    int rc = hypfs_conf_set_string(&conf, child->key, s, err, errlen);
+    sfree(s);
+    return rc;
+  }
+  case 2: {
+    bool b;
+    if (cf_util_get_boolean(child, &b) != 0) {
+      snprintf(err, errlen, "%s needs true or false", child->key);
+      return -1;
+    }
+    return hypfs_conf_set_boolean(&conf, child->key, b, err, errlen);
+  }
+  default:
+    snprintf(err, errlen,
+             "unknown option \"%s\" (see collectd-hypfs(5) for the options)",
+             child->key);
+    return -1;
+  }
+}
+
+static int hypfs_config(oconfig_item_t *ci) {
+  char err[512] = "";
+  if (conf_prepare() != 0) {
+    ERROR(LOG_PREFIX "out of memory");
+    return -1;
+  }
+  for (int i = 0; i < ci->children_num; i++) {
+    if (config_option(ci->children + i, err, sizeof(err)) != 0) {
+      ERROR(LOG_PREFIX "%s", err);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The plugin's types, so collectd.conf needs no TypesDB line; a type
+ * already known (contrib/hypfs.types.db in TypesDB) must match. */
+static int register_types(void) {
+  for (size_t t = 0; t < hypfs_types_num; t++) {
+    const struct hypfs_type *ht = &hypfs_types[t];
+    data_source_t ds[32];
+    if (ht->ds_num > STATIC_ARRAY_SIZE(ds))
+      return -1;
+    for (size_t i = 0; i < ht->ds_num; i++) {
+      memset(&ds[i], 0, sizeof(ds[i]));
+      sstrncpy(ds[i].name, ht->ds[i].name, sizeof(ds[i].name));
+      ds[i].type = ht->ds[i].gauge ? DS_TYPE_GAUGE : DS_TYPE_DERIVE;
+      ds[i].min = ht->ds[i].gauge ? NAN : 0;
+      ds[i].max = NAN;
+    }
+    data_set_t set = {.ds_num = ht->ds_num, .ds = ds};
+    sstrncpy(set.type, ht->name, sizeof(set.type));
+    const data_set_t *known = plugin_get_ds(set.type);
+    if (known != NULL) {
+      bool same = known->ds_num == set.ds_num;
+      for (size_t i = 0; same && i < set.ds_num; i++)
+        same = strcmp(known->ds[i].name, ds[i].name) == 0 &&
+               known->ds[i].type == ds[i].type;
+      if (!same) {
+        ERROR(LOG_PREFIX "type %s from a TypesDB file differs from the "
+                         "plugin's; use contrib/hypfs.types.db of this "
+                         "version",
+              set.type);
+        return -1;
+      }
+      continue;
+    }
+    if (plugin_register_data_set(&set) != 0) {
+      ERROR(LOG_PREFIX "cannot register type %s", set.type);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int hypfs_plugin_init(void) {
+  if (conf_prepare() != 0) {
+    ERROR(LOG_PREFIX "out of memory");
+    return -1;
+  }
+  if (register_types() != 0)
+    return -1;
+  if (ctx == NULL)
+    ctx = hypfs_ctx_create(&conf);
+  if (ctx == NULL) {
+    ERROR(LOG_PREFIX "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+static void dispatch(value_list_t *vl) {
+  int status = plugin_dispatch_values(vl);
+  if (status != 0)
+    c_complain(LOG_WARNING, &dispatch_complaint,
+               LOG_PREFIX "plugin_dispatch_values failed with status %i",
+               status);
+  else
+    c_release(LOG_INFO, &dispatch_complaint,
+              LOG_PREFIX "plugin_dispatch_values works again");
+}
+
+static const struct hypfs_type *type_of(const char *name) {
+  for (size_t t = 0; t < hypfs_types_num; t++)
+    if (strcmp(hypfs_types[t].name, name) == 0)
+      return &hypfs_types[t];
+  return NULL;
+}
+
+/* OneValuePerList: each value as type derive or gauge, type instance the
+ * data source (after the list's own type instance, if any). */
+static void emit_one_per_list(const struct hypfs_list *l,
+                              const struct hypfs_type *t, value_list_t *vl) {
+  for (size_t i = 0; i < l->values_num && i < t->ds_num; i++) {
+    value_t v;
+    if (l->values[i].gauge)
+      v.gauge = l->values[i].g;
+    else
+      v.derive = l->values[i].d;
+    vl->values = &v;
+    vl->values_len = 1;
+    sstrncpy(vl->type, l->values[i].gauge ? "gauge" : "derive",
+             sizeof(vl->type));
+    if (l->type_instance[0] != '\0')
+      snprintf(vl->type_instance, sizeof(vl->type_instance), "%s-%s",
+               l->type_instance, t->ds[i].name);
+    else
+      sstrncpy(vl->type_instance, t->ds[i].name, sizeof(vl->type_instance));
+    dispatch(vl);
+  }
+}
+
+static void emit(void *arg, const struct hypfs_list *l) {
+  (void)arg;
+  value_t v[32];
+  value_list_t vl = VALUE_LIST_INIT;
+  if (l->values_num > STATIC_ARRAY_SIZE(v))
+    return;
+  for (size_t i = 0; i < l->values_num; i++) {
+    if (l->values[i].gauge)
+      v[i].gauge = l->values[i].g;
+    else
+      v[i].derive = l->values[i].d;
+  }
+  vl.values = v;
+  vl.values_len = l->values_num;
+  if (l->host != NULL)
+    sstrncpy(vl.host, l->host, sizeof(vl.host));
+  sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
+  sstrncpy(vl.plugin_instance, l->plugin_instance, sizeof(vl.plugin_instance));
+  const struct hypfs_type *t;
+  if (conf.one_value_per_list && (t = type_of(l->type)) != NULL) {
+    emit_one_per_list(l, t, &vl);
+    return;
+  }
+  sstrncpy(vl.type, l->type, sizeof(vl.type));
+  sstrncpy(vl.type_instance, l->type_instance, sizeof(vl.type_instance));
+  dispatch(&vl);
+}
+
+static int hypfs_plugin_read(void) {
+  if (ctx == NULL)
+    return -1;
+  enum hypfs_fault f = hypfs_read(ctx, emit, NULL);
+  for (size_t i = 1; i < HYPFS_F_KINDS; i++)
+    if (i != (size_t)f)
+      c_release(LOG_INFO, &complaints[i],
+                LOG_PREFIX "reading works again (fault cleared)");
+  if (f != HYPFS_F_NONE)
+    c_complain(f == HYPFS_F_OWN_ONLY || f == HYPFS_F_DATA ? LOG_WARNING
+                                                          : LOG_ERR,
+               &complaints[f], LOG_PREFIX "%s", hypfs_ctx_message(ctx));
+  return 0; /* faults are logged; returning an error would only back off */
+}
+
+static int hypfs_shutdown(void) {
+  hypfs_ctx_destroy(ctx);
+  ctx = NULL;
+  if (conf_ready)
+    hypfs_conf_free(&conf);
+  conf_ready = false;
+  return 0;
+}
+
+void module_register(void) {
+  plugin_register_complex_config(PLUGIN_NAME, hypfs_config);
+  plugin_register_init(PLUGIN_NAME, hypfs_plugin_init);
+  plugin_register_read(PLUGIN_NAME, hypfs_plugin_read);
+  plugin_register_shutdown(PLUGIN_NAME, hypfs_shutdown);
+}

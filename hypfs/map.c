@@ -1,0 +1,660 @@
+/*
+ * hypfs - one read pass: source, decoder, selection, per-entity state and
+ * the value lists (one per guest, partition, logical and physical CPU).
+ *
+ * Counters are continued across restarts: DIAG X'2FC' counts a guest's CPU
+ * time and samples from its logon, so they go back when it logs off and on
+ * (its online time goes back too). collectd would turn that decrease into
+ * a negative rate (DERIVE) or a wrap (COUNTER), so the plugin adds the value
+ * the counter had before: the dispatched counter never decreases and the
+ * interval of the restart shows what the guest used since its logon. A
+ * 32-bit sample counter that goes back without a restart has wrapped and
+ * is continued modulo 2^32.
+ */
+#include "hypfs/core.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Entities not seen for this many passes are forgotten (collectd forgets a
+ * value list after Timeout, default 2, intervals). */
+#define ENTITY_EXPIRE_PASSES 10
+#define NCOUNTERS 8
+#define KEY_MAX 96 /* kind, name or CPU (< 40), "/", CPU (< 40), NUL */
+
+static const struct hypfs_ds guest_ds[] = {
+    {"cpu_time_us", false},
+    {"online_time_us", false},
+    {"vcpus", true},
+    {"ocpus", true},
+    {"capped", true},
+    {"dedicated", true},
+    {"weight_max", true},
+    {"weight_cur", true},
+    {"mem_min_bytes", true},
+    {"mem_max_bytes", true},
+    {"mem_share_bytes", true},
+    {"mem_used_bytes", true},
+    {"samples_cpu_using", false},
+    {"samples_cpu_delay", false},
+    {"samples_mem_delay", false},
+    {"samples_idle", false},
+    {"samples_other", false},
+    {"samples_total", false},
+};
+static const struct hypfs_ds vm_ds[] = {{"cpus", true}, {"guests", true}};
+static const struct hypfs_ds lpar_ds[] = {{"cpu_time_us", false},
+                                          {"mgm_time_us", false},
+                                          {"online_time_us", false},
+                                          {"cpus", true}};
+static const struct hypfs_ds lpar_simple_ds[] = {
+    {"cpu_time_us", false}, {"mgm_time_us", false}, {"cpus", true}};
+static const struct hypfs_ds lpar_cpu_ds[] = {
+    {"cpu_time_us", false}, {"mgm_time_us", false}, {"online_time_us", false}};
+static const struct hypfs_ds lpar_cpu_simple_ds[] = {{"cpu_time_us", false},
+                                                     {"mgm_time_us", false}};
+static const struct hypfs_ds phys_cpu_ds[] = {{"mgm_time_us", false}};
+static const struct hypfs_ds lpar_sys_ds[] = {{"partitions", true},
+                                              {"phys_cpus", true}};
+
+#define T(n, a)                                                                \
+  { n, a, sizeof(a) / sizeof((a)[0]) }
+const struct hypfs_type hypfs_types[] = {
+    T("hypfs_guest", guest_ds),
+    T("hypfs_vm", vm_ds),
+    T("hypfs_lpar", lpar_ds),
+    T("hypfs_lpar_simple", lpar_simple_ds),
+    T("hypfs_lpar_cpu", lpar_cpu_ds),
+    T("hypfs_lpar_cpu_simple", lpar_cpu_simple_ds),
+    T("hypfs_phys_cpu", phys_cpu_ds),
+    T("hypfs_lpar_sys", lpar_sys_ds),
+};
+const size_t hypfs_types_num = sizeof(hypfs_types) / sizeof(hypfs_types[0]);
+
+struct entity {
+  char key[KEY_MAX];
+  uint64_t last[NCOUNTERS];
+  uint64_t off[NCOUNTERS];
+  uint64_t prev[3]; /* a logical CPU's continued values of the last pass */
+  uint64_t acc[3];  /* a partition's sums of its CPUs' increments */
+  uint64_t seen;    /* pass number */
+  bool has_prev;
+};
+
+struct hypfs_ctx {
+  const struct hypfs_conf *conf;
+  struct hypfs_stats stats;
+  char message[512];
+  uint64_t pass;
+  struct entity *ents;
+  size_t ents_num, ents_cap;
+  uint32_t *index; /* open addressing: entity number + 1, 0 = empty */
+  size_t index_cap;
+  /* the last snapshot's clock, to skip the kernel's cached copy */
+  bool have_tod;
+  uint64_t tod_hi, tod_lo;
+  /* buffers reused between passes */
+  uint8_t *buf;
+  size_t buf_cap;
+  struct hypfs_d2fc d2fc;
+  struct hypfs_d204 d204;
+  char path[4096];
+};
+
+struct hypfs_ctx *hypfs_ctx_create(const struct hypfs_conf *conf) {
+  struct hypfs_ctx *ctx = calloc(1, sizeof(*ctx));
+  if (ctx != NULL)
+    ctx->conf = conf;
+  return ctx;
+}
+
+void hypfs_ctx_destroy(struct hypfs_ctx *ctx) {
+  if (ctx == NULL)
+    return;
+  free(ctx->ents);
+  free(ctx->index);
+  free(ctx->buf);
+  hypfs_d2fc_free(&ctx->d2fc);
+  hypfs_d204_free(&ctx->d204);
+  free(ctx);
+}
+
+const char *hypfs_ctx_message(const struct hypfs_ctx *ctx) {
+  return ctx->message;
+}
+const struct hypfs_stats *hypfs_ctx_stats(const struct hypfs_ctx *ctx) {
+  return &ctx->stats;
+}
+
+/* ---- entity table -------------------------------------------------------- */
+
+static uint64_t hash_key(const char *s) {
+  uint64_t h = 14695981039346656037ull;
+  for (; *s; s++)
+    h = (h ^ (uint8_t)*s) * 1099511628211ull;
+  return h;
+}
+
+static bool index_rebuild(struct hypfs_ctx *ctx, size_t want) {
+  size_t cap = 64;
+  while (cap < 2 * want)
+    cap *= 2;
+  uint32_t *idx = calloc(cap, sizeof(*idx));
+  if (idx == NULL)
+    return false;
+  for (size_t i = 0; i < ctx->ents_num; i++) {
+    size_t h = (size_t)hash_key(ctx->ents[i].key) & (cap - 1);
+    while (idx[h] != 0)
+      h = (h + 1) & (cap - 1);
+    idx[h] = (uint32_t)(i + 1);
+  }
+  free(ctx->index);
+  ctx->index = idx;
+  ctx->index_cap = cap;
+  return true;
+}
+
+/* The entity of key, created if new (*created). NULL if out of memory. */
+static struct entity *entity_get(struct hypfs_ctx *ctx, const char *key,
+                                 bool *created) {
+  *created = false;
+  if (ctx->index_cap == 0 && !index_rebuild(ctx, 32))
+    return NULL;
+  size_t h = (size_t)hash_key(key) & (ctx->index_cap - 1);
+  while (ctx->index[h] != 0) {
+    struct entity *e = &ctx->ents[ctx->index[h] - 1];
+    if (strcmp(e->key, key) == 0)
+      return e;
+    h = (h + 1) & (ctx->index_cap - 1);
+  }
+  if (ctx->ents_num + 1 > ctx->ents_cap) {
+    size_t n = ctx->ents_cap ? 2 * ctx->ents_cap : 64;
+    struct entity *p = realloc(ctx->ents, n * sizeof(*p));
+    if (p == NULL)
+      return NULL;
+    ctx->ents = p;
+    ctx->ents_cap = n;
+  }
+  struct entity *e = &ctx->ents[ctx->ents_num];
+  memset(e, 0, sizeof(*e));
+  memcpy(e->key, key, strlen(key) + 1); /* key_make() bounds it */
+  ctx->ents_num++;
+  if (2 * ctx->ents_num > ctx->index_cap) {
+    if (!index_rebuild(ctx, ctx->ents_num)) {
+      ctx->ents_num--;
+      return NULL;
+    }
+  } else {
+    ctx->index[h] = (uint32_t)ctx->ents_num;
+  }
+  *created = true;
+  return e;
+}
+
+static void entities_expire(struct hypfs_ctx *ctx) {
+  size_t kept = 0;
+  for (size_t i = 0; i < ctx->ents_num; i++)
+    if (ctx->ents[i].seen + ENTITY_EXPIRE_PASSES > ctx->pass)
+      ctx->ents[kept++] = ctx->ents[i];
+  if (kept != ctx->ents_num) {
+    ctx->ents_num = kept;
+    index_rebuild(ctx, kept);
+  }
+}
+
+/* kind, a, then "/" b if b: an entity's key (names are below
+ * ZVM_NAME_MAX, CPU type instances 40 bytes: KEY_MAX holds them). */
+static const char *key_make(char *out, char kind, const char *a,
+                            const char *b) {
+  /* both are NUL-terminated names built here; the clamp only bounds */
+  size_t la = strlen(a), lb = b ? strlen(b) : 0;
+  la = la < 40 ? la : 40;
+  lb = lb < 40 ? lb : 40;
+  out[0] = kind;
+  memcpy(out + 1, a, la);
+  size_t n = 1 + la;
+  if (b != NULL) {
+    out[n++] = '/';
+    memcpy(out + n, b, lb);
+    n += lb;
+  }
+  out[n] = '\0';
+  return out;
+}
+
+/* The dispatched value of counter i (see the top of this file). */
+static uint64_t counter(struct entity *e, size_t i, uint64_t raw,
+                        unsigned width, bool created, bool restarted,
+                        struct hypfs_stats *st) {
+  if (!created) {
+    if (restarted)
+      e->off[i] += e->last[i];
+    else if (raw < e->last[i]) {
+      if (width == 4) {
+        e->off[i] += (uint64_t)1 << 32;
+      } else {
+        e->off[i] += e->last[i];
+        st->restarts++;
+      }
+    }
+  }
+  e->last[i] = raw;
+  return e->off[i] + raw;
+}
+
+static struct hypfs_value derive(uint64_t v) {
+  struct hypfs_value x = {.gauge = false, .d = (int64_t)(v & INT64_MAX)};
+  return x;
+}
+static struct hypfs_value gauge(double v) {
+  struct hypfs_value x = {.gauge = true, .g = v};
+  return x;
+}
+
+/* Identifiers: plugin instance = the name; with GuestsAsHosts host = the
+ * name in lower case and no plugin instance (zvm_monitor's naming). */
+struct naming {
+  char host[ZVM_NAME_MAX];
+  const char *plugin_instance;
+};
+
+static void name_entity(const struct hypfs_ctx *ctx, const char *name,
+                        struct naming *n) {
+  if (ctx->conf->guests_as_hosts) {
+    size_t i = 0;
+    for (; name[i] != '\0' && i + 1 < sizeof(n->host); i++)
+      n->host[i] = (char)tolower((unsigned char)name[i]);
+    n->host[i] = '\0';
+    n->plugin_instance = "";
+  } else {
+    n->host[0] = '\0';
+    n->plugin_instance = name;
+  }
+}
+
+static void emit_list(hypfs_emit_fn emit, void *arg, const struct naming *n,
+                      const char *type, const char *type_instance,
+                      const struct hypfs_value *v, size_t num) {
+  struct hypfs_list l = {
+      .host = n != NULL && n->host[0] != '\0' ? n->host : NULL,
+      .plugin_instance = n != NULL ? n->plugin_instance : "",
+      .type = type,
+      .type_instance = type_instance,
+      .values = v,
+      .values_num = num,
+  };
+  emit(arg, &l);
+}
+
+/* ---- z/VM ------------------------------------------------------------ */
+
+void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
+                  hypfs_emit_fn emit, void *arg) {
+  const struct hypfs_conf *conf = ctx->conf;
+  ctx->pass++;
+  ctx->stats.skipped += d->skipped_names;
+  for (size_t i = 0; i < d->guests_num; i++) {
+    const struct hypfs_guest *g = &d->guests[i];
+    if (!hypfs_rules_selected(&conf->userids, conf->ignore_selected, g->name))
+      continue;
+    char key[KEY_MAX];
+    bool created;
+    struct entity *e =
+        entity_get(ctx, key_make(key, 'g', g->name, NULL), &created);
+    if (e == NULL)
+      continue;
+    if (!created && e->seen == ctx->pass) {
+      ctx->stats.skipped++; /* the same name twice in one snapshot */
+      continue;
+    }
+    /* A guest whose online time went back logged off and on. */
+    bool restarted = !created && g->el_time_us < e->last[1];
+    if (restarted)
+      ctx->stats.restarts++;
+    e->seen = ctx->pass;
+    struct hypfs_value v[sizeof(guest_ds) / sizeof(guest_ds[0])];
+    v[0] = derive(
+        counter(e, 0, g->used_cpu_us, 8, created, restarted, &ctx->stats));
+    v[1] = derive(
+        counter(e, 1, g->el_time_us, 8, created, restarted, &ctx->stats));
+    v[2] = gauge(g->vcpus);
+    v[3] = gauge(g->ocpus);
+    v[4] = gauge(hypfs_guest_capped(g));
+    v[5] = gauge(hypfs_guest_dedicated(g));
+    v[6] = gauge(g->cpu_max);
+    v[7] = gauge(g->cpu_shares);
+    v[8] = gauge((double)g->mem_min_kib * 1024.0);
+    v[9] = gauge((double)g->mem_max_kib * 1024.0);
+    v[10] = gauge((double)g->mem_share_kib * 1024.0);
+    v[11] = gauge((double)g->mem_used_kib * 1024.0);
+    const uint32_t samp[6] = {g->cpu_use_samp,   g->cpu_delay_samp,
+                              g->page_wait_samp, g->idle_samp,
+                              g->other_samp,     g->total_samp};
+    for (size_t s = 0; s < 6; s++)
+      v[12 + s] = derive(
+          counter(e, 2 + s, samp[s], 4, created, restarted, &ctx->stats));
+    struct naming n;
+    name_entity(ctx, g->name, &n);
+    emit_list(emit, arg, &n, "hypfs_guest", "", v, sizeof(v) / sizeof(v[0]));
+  }
+  struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
+  struct hypfs_value v[2] = {gauge(d->lcpus), gauge((double)d->guests_num)};
+  emit_list(emit, arg, &sys, "hypfs_vm", "", v, 2);
+  entities_expire(ctx);
+}
+
+/* ---- LPAR ------------------------------------------------------------ */
+
+void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
+                    hypfs_emit_fn emit, void *arg) {
+  const struct hypfs_conf *conf = ctx->conf;
+  const bool ext = d->format == HYPFS_D204_EXT;
+  ctx->pass++;
+  ctx->stats.skipped += d->skipped_names;
+  for (size_t p = 0; p < d->lpars_num; p++) {
+    const struct hypfs_lpar *l = &d->lpars[p];
+    if (!hypfs_rules_selected(&conf->partitions, conf->ignore_selected,
+                              l->name))
+      continue;
+    char key[KEY_MAX];
+    bool part_created;
+    struct entity *pe =
+        entity_get(ctx, key_make(key, 'p', l->name, NULL), &part_created);
+    if (pe == NULL)
+      continue;
+    if (!part_created && pe->seen == ctx->pass) {
+      ctx->stats.skipped++;
+      continue;
+    }
+    pe->seen = ctx->pass;
+    struct naming n;
+    name_entity(ctx, l->name, &n);
+    for (size_t c = l->cpu_first; c < l->cpu_first + l->cpu_num; c++) {
+      const struct hypfs_lpar_cpu *cpu = &d->cpus[c];
+      char ti[40];
+      snprintf(ti, sizeof(ti), "%s-%u", cpu->type, (unsigned)cpu->cpu_addr);
+      key_make(key, 'c', l->name, ti);
+      /* pe may move when the table grows: keep its index. */
+      size_t pe_idx = (size_t)(pe - ctx->ents);
+      bool created;
+      struct entity *e = entity_get(ctx, key, &created);
+      pe = &ctx->ents[pe_idx];
+      if (e == NULL || (!created && e->seen == ctx->pass)) {
+        ctx->stats.skipped++;
+        continue;
+      }
+      e->seen = ctx->pass;
+      bool restarted = ext && !created && cpu->online_time < e->last[2];
+      if (restarted)
+        ctx->stats.restarts++;
+      uint64_t now[3];
+      now[0] = counter(e, 0, cpu->lp_time, 8, created, restarted, &ctx->stats);
+      now[1] = counter(e, 1, hypfs_lpar_cpu_mgm(cpu), 8, created, restarted,
+                       &ctx->stats);
+      now[2] = ext ? counter(e, 2, cpu->online_time, 8, created, restarted,
+                             &ctx->stats)
+                   : 0;
+      /* The partition's sums grow by each CPU's increment; a CPU new in
+       * a known partition adds what it counted since it appeared. */
+      for (size_t k = 0; k < 3; k++)
+        pe->acc[k] += e->has_prev ? now[k] - e->prev[k] : now[k];
+      memcpy(e->prev, now, sizeof(now));
+      e->has_prev = true;
+      struct hypfs_value v[3] = {derive(now[0]), derive(now[1]),
+                                 derive(now[2])};
+      emit_list(emit, arg, &n, ext ? "hypfs_lpar_cpu" : "hypfs_lpar_cpu_simple",
+                ti, v, ext ? 3 : 2);
+    }
+    if (ext) {
+      struct hypfs_value v[4] = {derive(pe->acc[0]), derive(pe->acc[1]),
+                                 derive(pe->acc[2]), gauge(l->rcpus)};
+      emit_list(emit, arg, &n, "hypfs_lpar", "", v, 4);
+    } else {
+      struct hypfs_value v[3] = {derive(pe->acc[0]), derive(pe->acc[1]),
+                                 gauge(l->rcpus)};
+      emit_list(emit, arg, &n, "hypfs_lpar_simple", "", v, 3);
+    }
+  }
+  struct naming phys = {.host = "", .plugin_instance = "physical"};
+  for (size_t c = 0; c < d->phys_num; c++) {
+    const struct hypfs_phys_cpu *pc = &d->phys[c];
+    char ti[40], key[KEY_MAX];
+    snprintf(ti, sizeof(ti), "%s-%u", pc->type, (unsigned)pc->cpu_addr);
+    key_make(key, 'f', ti, NULL);
+    bool created;
+    struct entity *e = entity_get(ctx, key, &created);
+    if (e == NULL || (!created && e->seen == ctx->pass)) {
+      ctx->stats.skipped++;
+      continue;
+    }
+    e->seen = ctx->pass;
+    struct hypfs_value v[1] = {
+        derive(counter(e, 0, pc->mgm_time, 8, created, false, &ctx->stats))};
+    emit_list(emit, arg, &phys, "hypfs_phys_cpu", ti, v, 1);
+  }
+  struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
+  struct hypfs_value v[2] = {
+      gauge((double)d->lpars_num),
+      gauge(d->has_phys ? (double)d->phys_num : (double)d->phys_cpus)};
+  emit_list(emit, arg, &sys, "hypfs_lpar_sys", "", v, 2);
+  entities_expire(ctx);
+}
+
+void hypfs_emit_stats(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg) {
+  if (!ctx->conf->report_reader_stats)
+    return;
+  struct naming n = {.host = "", .plugin_instance = "reader"};
+  static const enum hypfs_error kinds[] = {HYPFS_E_SHORT, HYPFS_E_LONG,
+                                           HYPFS_E_HEADER, HYPFS_E_TRUNC,
+                                           HYPFS_E_TOO_MANY};
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+    struct hypfs_value v = derive(ctx->stats.errors[kinds[i]]);
+    emit_list(emit, arg, &n, "errors", hypfs_error_name(kinds[i]), &v, 1);
+  }
+  struct {
+    const char *type, *ti;
+    uint64_t v;
+  } items[] = {
+      {"errors", "read", ctx->stats.errors_read},
+      {"total_objects", "reads", ctx->stats.reads},
+      {"total_objects", "retries", ctx->stats.retries},
+      {"total_objects", "stale", ctx->stats.stale},
+      {"total_objects", "skipped", ctx->stats.skipped},
+      {"total_objects", "restarts", ctx->stats.restarts},
+      {"total_bytes", "read", ctx->stats.bytes},
+  };
+  for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+    struct hypfs_value v = derive(items[i].v);
+    emit_list(emit, arg, &n, items[i].type, items[i].ti, &v, 1);
+  }
+}
+
+/* ---- the read pass --------------------------------------------------- */
+
+__attribute__((format(printf, 3, 4))) static enum hypfs_fault
+set_fault(struct hypfs_ctx *ctx, enum hypfs_fault f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->message, sizeof(ctx->message), fmt, ap);
+  va_end(ap);
+  return f;
+}
+
+static enum hypfs_fault io_fault(struct hypfs_ctx *ctx, int err,
+                                 const char *path) {
+  ctx->stats.errors_read++;
+  if (err == EACCES || err == EPERM)
+    return set_fault(ctx, HYPFS_F_ACCESS,
+                     "%s: permission denied: collectd must run as root to "
+                     "read hypfs",
+                     path);
+  return set_fault(ctx, HYPFS_F_READ, "%s: %s", path, strerror(err));
+}
+
+/* Skip the kernel's cached snapshot (it keeps one for a second): nothing
+ * new to dispatch. */
+static bool stale(struct hypfs_ctx *ctx, uint64_t hi, uint64_t lo) {
+  if (ctx->have_tod && hi == ctx->tod_hi && lo == ctx->tod_lo) {
+    ctx->stats.stale++;
+    return true;
+  }
+  ctx->have_tod = true;
+  ctx->tod_hi = hi;
+  ctx->tod_lo = lo;
+  return false;
+}
+
+static enum hypfs_fault data_fault(struct hypfs_ctx *ctx, enum hypfs_error e,
+                                   const char *path) {
+  if (e < HYPFS_ERROR_KINDS)
+    ctx->stats.errors[e]++;
+  return set_fault(ctx, HYPFS_F_DATA,
+                   "%s: rejected a %s file (torn or malformed read; counted "
+                   "in errors-*, nothing dispatched from it)",
+                   path, hypfs_error_name(e));
+}
+
+static enum hypfs_fault own_only(struct hypfs_ctx *ctx, size_t guests) {
+  if (guests == 1)
+    return set_fault(ctx, HYPFS_F_OWN_ONLY,
+                     "only one guest (%s) is visible: DIAG X'2FC' for all "
+                     "guests needs privilege class B; give the guest class B "
+                     "and initialise hypfs again (reboot)",
+                     ctx->d2fc.guests[0].name);
+  return HYPFS_F_NONE;
+}
+
+/* 0: read and mapped; 1: file absent; a fault otherwise (in *fault). */
+static int read_debugfs(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
+                        enum hypfs_fault *fault) {
+  static const char *files[] = {"diag_2fc", "diag_204"};
+  for (size_t f = 0; f < 2; f++) {
+    snprintf(ctx->path, sizeof(ctx->path), "%s/%s", ctx->conf->debugfs_dir,
+             files[f]);
+    size_t len = 0;
+    int rc = hypfs_read_debugfs(ctx->path, &ctx->buf, &ctx->buf_cap, &len,
+                                &ctx->stats.retries);
+    if (rc == -ENOENT)
+      continue;
+    if (rc < 0) {
+      *fault = io_fault(ctx, -rc, ctx->path);
+      return -1;
+    }
+    ctx->stats.bytes += len;
+    enum hypfs_error e;
+    if (f == 0) {
+      e = hypfs_decode_d2fc(ctx->buf, len, &ctx->d2fc);
+      if (e != HYPFS_OK) {
+        *fault = data_fault(ctx, e, ctx->path);
+        return -1;
+      }
+      ctx->stats.reads++;
+      if (!stale(ctx, ctx->d2fc.tod_ext_hi, ctx->d2fc.tod_ext_lo))
+        hypfs_map_vm(ctx, &ctx->d2fc, emit, arg);
+      *fault = own_only(ctx, ctx->d2fc.guests_num);
+    } else {
+      e = hypfs_decode_d204(ctx->buf, len, &ctx->d204);
+      if (e != HYPFS_OK) {
+        *fault = data_fault(ctx, e, ctx->path);
+        return -1;
+      }
+      ctx->stats.reads++;
+      if (!stale(ctx, ctx->d204.tod, 0))
+        hypfs_map_lpar(ctx, &ctx->d204, emit, arg);
+      *fault = HYPFS_F_NONE;
+    }
+    return 0;
+  }
+  return 1;
+}
+
+static int read_tree(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
+                     enum hypfs_fault *fault) {
+  const char *dir = ctx->conf->tree_dir;
+  enum hypfs_tree_kind kind;
+  int rc = hypfs_tree_kind(dir, &kind);
+  if (rc == -ENOENT)
+    return 1;
+  if (rc < 0) {
+    *fault = io_fault(ctx, -rc, dir);
+    return -1;
+  }
+  if (kind == HYPFS_TREE_UNKNOWN) {
+    *fault = set_fault(ctx, HYPFS_F_HYPERVISOR,
+                       "%s/hyp/type names neither \"z/VM Hypervisor\" nor "
+                       "\"LPAR Hypervisor\": not a z/VM guest or LPAR; "
+                       "remove the plugin from this system's configuration",
+                       dir);
+    return -1;
+  }
+  rc = hypfs_tree_update(dir);
+  if (rc < 0 && rc != -EBUSY) {
+    ctx->stats.errors_read++;
+    *fault = set_fault(
+        ctx, HYPFS_F_UPDATE,
+        "%s/update: %s: the kernel could not rebuild the tree (run as root; "
+        "a guest name the tree cannot hold fails every update: use the "
+        "debugfs files, Source \"debugfs\")",
+        dir, strerror(-rc));
+    return -1;
+  }
+  if (kind == HYPFS_TREE_VM) {
+    rc = hypfs_tree_read_vm(dir, &ctx->d2fc, &ctx->stats.bytes,
+                            &ctx->stats.skipped);
+    if (rc < 0) {
+      *fault = io_fault(ctx, -rc, dir);
+      return -1;
+    }
+    ctx->stats.reads++;
+    hypfs_map_vm(ctx, &ctx->d2fc, emit, arg);
+    *fault = own_only(ctx, ctx->d2fc.guests_num);
+  } else {
+    rc = hypfs_tree_read_lpar(dir, &ctx->d204, &ctx->stats.bytes,
+                              &ctx->stats.skipped);
+    if (rc < 0) {
+      *fault = io_fault(ctx, -rc, dir);
+      return -1;
+    }
+    ctx->stats.reads++;
+    hypfs_map_lpar(ctx, &ctx->d204, emit, arg);
+    *fault = HYPFS_F_NONE;
+  }
+  return 0;
+}
+
+enum hypfs_fault hypfs_read(struct hypfs_ctx *ctx, hypfs_emit_fn emit,
+                            void *arg) {
+  enum hypfs_fault fault = HYPFS_F_NONE;
+  ctx->message[0] = '\0';
+  int rc = 1;
+  if (ctx->conf->source != HYPFS_SOURCE_TREE)
+    rc = read_debugfs(ctx, emit, arg, &fault);
+  if (rc == 1 && ctx->conf->source != HYPFS_SOURCE_DEBUGFS)
+    rc = read_tree(ctx, emit, arg, &fault);
+  if (rc == 1) {
+    ctx->stats.errors_read++;
+    if (ctx->conf->source == HYPFS_SOURCE_DEBUGFS)
+      fault = set_fault(ctx, HYPFS_F_NO_SOURCE,
+                        "%s: no diag_2fc or diag_204: mount debugfs (mount -t "
+                        "debugfs none /sys/kernel/debug) and load the hypfs "
+                        "support (s390 kernel with CONFIG_S390_HYPFS_FS)",
+                        ctx->conf->debugfs_dir);
+    else if (ctx->conf->source == HYPFS_SOURCE_TREE)
+      fault = set_fault(ctx, HYPFS_F_NO_SOURCE,
+                        "%s: hypfs is not mounted: mount -t s390_hypfs none "
+                        "%s",
+                        ctx->conf->tree_dir, ctx->conf->tree_dir);
+    else
+      fault = set_fault(ctx, HYPFS_F_NO_SOURCE,
+                        "neither %s/diag_2fc nor diag_204 nor the hypfs tree "
+                        "at %s: mount debugfs (mount -t debugfs none "
+                        "/sys/kernel/debug) on an s390 z/VM guest or LPAR",
+                        ctx->conf->debugfs_dir, ctx->conf->tree_dir);
+  }
+  hypfs_emit_stats(ctx, emit, arg);
+  return fault;
+}

@@ -1,0 +1,409 @@
+/*
+ * hypfs - the I/O: the kernel's debugfs files (arch/s390/hypfs/hypfs_dbfs.c)
+ * and the hypfs tree (arch/s390/hypfs/inode.c, hypfs_vm_fs.c,
+ * hypfs_diag_fs.c). Everything here hands bytes or numbers to the model;
+ * no layout knowledge beyond the debugfs header's length field.
+ */
+#include "hypfs/core.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "zvm_monitor/be.h"
+
+/* Upper bound for a debugfs file: DIAG 204 data is at most some hundred
+ * pages, DIAG 2FC 112 bytes per guest; 64 MiB is far above both. */
+#define DEBUGFS_MAX ((size_t)64 * 1024 * 1024)
+#define DEBUGFS_MIN ((size_t)64 * 1024)
+
+static bool ensure(uint8_t **buf, size_t *cap, size_t want) {
+  if (*cap >= want)
+    return true;
+  uint8_t *p = realloc(*buf, want);
+  if (p == NULL)
+    return false;
+  *buf = p;
+  *cap = want;
+  return true;
+}
+
+/*
+ * The kernel builds the file's data on the first read() at offset 0 and
+ * copies min(size, count) bytes; a second read() at offset 0 needs a new
+ * open, and then may see a new snapshot. So: one read() with a buffer
+ * large enough, and if the header (u64 length of what follows, both files'
+ * first field) says more than arrived, re-open with the size it names.
+ */
+int hypfs_read_debugfs(const char *path, uint8_t **buf, size_t *cap,
+                       size_t *len, uint64_t *retries) {
+  if (!ensure(buf, cap, DEBUGFS_MIN))
+    return -ENOMEM;
+  for (int attempt = 0; attempt < 4; attempt++) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return -errno;
+    ssize_t n;
+    do
+      n = read(fd, *buf, *cap);
+    while (n < 0 && errno == EINTR);
+    int err = errno;
+    close(fd);
+    if (n < 0)
+      return -err;
+    *len = (size_t)n;
+    uint64_t body;
+    if (!zvm_be_uint(*buf, *len, 0, 8, &body) || body > DEBUGFS_MAX)
+      return 0; /* the decoder rejects it and counts */
+    size_t want = (size_t)body + 64;
+    if (want <= *len || (size_t)n < *cap)
+      return 0; /* complete, or the kernel gave all it had */
+    /* The buffer was full: the file is larger. */
+    if (!ensure(buf, cap, want + want / 4))
+      return -ENOMEM;
+    (*retries)++;
+  }
+  return 0;
+}
+
+/* a "/" b into out; "" (which no open() finds) if it does not fit. */
+static void join(char *out, size_t size, const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la + 1 + lb + 1 > size) {
+    out[0] = '\0';
+    return;
+  }
+  memcpy(out, a, la);
+  out[la] = '/';
+  memcpy(out + la + 1, b, lb + 1);
+}
+
+/* ---- the hypfs tree ------------------------------------------------- */
+
+static int read_small(const char *path, char *out, size_t size,
+                      uint64_t *bytes) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  ssize_t n;
+  do
+    n = read(fd, out, size - 1);
+  while (n < 0 && errno == EINTR);
+  int err = errno;
+  close(fd);
+  if (n < 0)
+    return -err;
+  out[n] = '\0';
+  *bytes += (uint64_t)n;
+  return (int)n;
+}
+
+/* A hypfs_create_u64() file: "%llu\n". */
+static int read_u64(const char *path, uint64_t *v, uint64_t *bytes) {
+  char s[64];
+  int rc = read_small(path, s, sizeof(s), bytes);
+  if (rc < 0)
+    return rc;
+  if (!isdigit((unsigned char)s[0]))
+    return -EINVAL;
+  char *end;
+  errno = 0;
+  unsigned long long x = strtoull(s, &end, 10);
+  if (errno != 0 || (*end != '\n' && *end != '\0'))
+    return -EINVAL;
+  *v = x;
+  return 0;
+}
+
+int hypfs_tree_kind(const char *dir, enum hypfs_tree_kind *kind) {
+  char path[4096], s[64];
+  uint64_t bytes = 0;
+  join(path, sizeof(path), dir, "hyp/type");
+  int rc = read_small(path, s, sizeof(s), &bytes);
+  if (rc < 0)
+    return rc;
+  if (strncmp(s, "z/VM Hypervisor", 15) == 0)
+    *kind = HYPFS_TREE_VM;
+  else if (strncmp(s, "LPAR Hypervisor", 15) == 0)
+    *kind = HYPFS_TREE_LPAR;
+  else
+    *kind = HYPFS_TREE_UNKNOWN;
+  return 0;
+}
+
+int hypfs_tree_update(const char *dir) {
+  char path[4096];
+  join(path, sizeof(path), dir, "update");
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  ssize_t n = write(fd, "1\n", 2);
+  int err = errno;
+  close(fd);
+  return n < 0 ? -err : 0;
+}
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap)
+    return true;
+  size_t n = *cap ? *cap : 16;
+  while (n < need)
+    n *= 2;
+  void *p = realloc(*arr, n * elem);
+  if (p == NULL)
+    return false;
+  *arr = p;
+  *cap = n;
+  return true;
+}
+
+struct u64_file {
+  const char *name;
+  size_t off; /* in struct hypfs_guest */
+  unsigned width;
+};
+
+/* The files hypfs_vm_fs.c creates per guest, and their DIAG X'2FC' field.
+ * capped and dedicated are derived from flags by the kernel and are
+ * rebuilt into flags here. */
+static const struct u64_file vm_files[] = {
+    {"onlinetime_us", offsetof(struct hypfs_guest, el_time_us), 8},
+    {"cpus/cputime_us", offsetof(struct hypfs_guest, used_cpu_us), 8},
+    {"cpus/count", offsetof(struct hypfs_guest, vcpus), 4},
+    {"cpus/weight_min", offsetof(struct hypfs_guest, ocpus), 4},
+    {"cpus/weight_max", offsetof(struct hypfs_guest, cpu_max), 4},
+    {"cpus/weight_cur", offsetof(struct hypfs_guest, cpu_shares), 4},
+    {"mem/min_KiB", offsetof(struct hypfs_guest, mem_min_kib), 8},
+    {"mem/max_KiB", offsetof(struct hypfs_guest, mem_max_kib), 8},
+    {"mem/used_KiB", offsetof(struct hypfs_guest, mem_used_kib), 8},
+    {"mem/share_KiB", offsetof(struct hypfs_guest, mem_share_kib), 8},
+    {"samples/cpu_using", offsetof(struct hypfs_guest, cpu_use_samp), 4},
+    {"samples/cpu_delay", offsetof(struct hypfs_guest, cpu_delay_samp), 4},
+    {"samples/mem_delay", offsetof(struct hypfs_guest, page_wait_samp), 4},
+    {"samples/idle", offsetof(struct hypfs_guest, idle_samp), 4},
+    {"samples/other", offsetof(struct hypfs_guest, other_samp), 4},
+    {"samples/total", offsetof(struct hypfs_guest, total_samp), 4},
+};
+
+static void store(void *base, size_t off, unsigned width, uint64_t v) {
+  if (width == 8)
+    memcpy((uint8_t *)base + off, &v, 8);
+  else {
+    uint32_t x = (uint32_t)v;
+    memcpy((uint8_t *)base + off, &x, 4);
+  }
+}
+
+static int read_guest(const char *gdir, struct hypfs_guest *g,
+                      uint64_t *bytes) {
+  char path[4096];
+  for (size_t i = 0; i < sizeof(vm_files) / sizeof(vm_files[0]); i++) {
+    uint64_t v;
+    join(path, sizeof(path), gdir, vm_files[i].name);
+    int rc = read_u64(path, &v, bytes);
+    if (rc < 0)
+      return rc;
+    store(g, vm_files[i].off, vm_files[i].width, v);
+  }
+  uint64_t capped, dedicated;
+  join(path, sizeof(path), gdir, "cpus/capped");
+  int rc = read_u64(path, &capped, bytes);
+  if (rc < 0)
+    return rc;
+  join(path, sizeof(path), gdir, "cpus/dedicated");
+  rc = read_u64(path, &dedicated, bytes);
+  if (rc < 0)
+    return rc;
+  g->flags = (uint32_t)(((capped & 3) << 1) | ((dedicated & 1) << 3));
+  return 0;
+}
+
+static bool is_entry(const struct dirent *de) { return de->d_name[0] != '.'; }
+
+int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
+                       uint64_t *skipped) {
+  char path[4096];
+  uint64_t lcpus = 0;
+  d->guests_num = 0;
+  d->skipped_names = 0;
+  join(path, sizeof(path), dir, "cpus/count");
+  int rc = read_u64(path, &lcpus, bytes);
+  if (rc < 0)
+    return rc;
+  d->lcpus = (uint32_t)lcpus;
+  join(path, sizeof(path), dir, "systems");
+  DIR *dh = opendir(path);
+  if (dh == NULL)
+    return -errno;
+  struct dirent *de;
+  while ((de = readdir(dh)) != NULL) {
+    if (!is_entry(de))
+      continue;
+    if (!grow((void **)&d->guests, &d->guests_cap, d->guests_num + 1,
+              sizeof(*d->guests))) {
+      closedir(dh);
+      return -ENOMEM;
+    }
+    struct hypfs_guest *g = &d->guests[d->guests_num];
+    memset(g, 0, sizeof(*g));
+    if (hypfs_name_from_ascii(de->d_name, g->name, sizeof(g->name)) < 0) {
+      (*skipped)++;
+      continue;
+    }
+    char gdir[4096];
+    snprintf(gdir, sizeof(gdir), "%s/systems/%s", dir, de->d_name);
+    if (read_guest(gdir, g, bytes) < 0) {
+      (*skipped)++; /* vanished while the tree was read, or damaged */
+      continue;
+    }
+    g->lcpus = d->lcpus;
+    d->guests_num++;
+  }
+  closedir(dh);
+  return 0;
+}
+
+/* A type file of the LPAR tree (DIAG X'224' name, e.g. "IFL"), as the
+ * identifiers' lower-case type. */
+static void tree_cpu_type(const char *cdir, char *out, size_t size,
+                          uint64_t *bytes) {
+  char path[4096], s[64];
+  join(path, sizeof(path), cdir, "type");
+  if (read_small(path, s, sizeof(s), bytes) < 0) {
+    snprintf(out, size, "unknown");
+    return;
+  }
+  size_t n = 0;
+  for (size_t i = 0; s[i] != '\0' && n + 1 < size; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (isalnum(c))
+      out[n++] = (char)tolower(c);
+  }
+  out[n] = '\0';
+  if (n == 0)
+    snprintf(out, size, "unknown");
+}
+
+static int cpu_addr(const char *name, uint16_t *addr) {
+  char *end;
+  unsigned long v = strtoul(name, &end, 10);
+  if (!isdigit((unsigned char)name[0]) || *end != '\0' || v > 0xFFFF)
+    return -1;
+  *addr = (uint16_t)v;
+  return 0;
+}
+
+int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
+                         uint64_t *skipped) {
+  char path[4096];
+  d->lpars_num = d->cpus_num = d->phys_num = 0;
+  d->skipped_names = 0;
+  d->format = HYPFS_D204_EXT;
+  d->has_phys = false;
+  bool saw_cpu = false, saw_online = false;
+  join(path, sizeof(path), dir, "systems");
+  DIR *dh = opendir(path);
+  if (dh == NULL)
+    return -errno;
+  struct dirent *de;
+  while ((de = readdir(dh)) != NULL) {
+    if (!is_entry(de))
+      continue;
+    if (!grow((void **)&d->lpars, &d->lpars_cap, d->lpars_num + 1,
+              sizeof(*d->lpars))) {
+      closedir(dh);
+      return -ENOMEM;
+    }
+    struct hypfs_lpar *l = &d->lpars[d->lpars_num];
+    memset(l, 0, sizeof(*l));
+    if (hypfs_name_from_ascii(de->d_name, l->name, sizeof(l->name)) < 0) {
+      (*skipped)++;
+      continue;
+    }
+    l->cpu_first = d->cpus_num;
+    char cdir[4096];
+    snprintf(cdir, sizeof(cdir), "%s/systems/%s/cpus", dir, de->d_name);
+    DIR *ch = opendir(cdir);
+    if (ch == NULL) {
+      (*skipped)++;
+      continue;
+    }
+    struct dirent *ce;
+    while ((ce = readdir(ch)) != NULL) {
+      struct hypfs_lpar_cpu cpu;
+      memset(&cpu, 0, sizeof(cpu));
+      if (!is_entry(ce) || cpu_addr(ce->d_name, &cpu.cpu_addr) < 0)
+        continue;
+      char one[4096];
+      join(one, sizeof(one), cdir, ce->d_name);
+      uint64_t mgm, cpu_time;
+      join(path, sizeof(path), one, "mgmtime");
+      int r1 = read_u64(path, &mgm, bytes);
+      join(path, sizeof(path), one, "cputime");
+      int r2 = read_u64(path, &cpu_time, bytes);
+      if (r1 < 0 || r2 < 0) {
+        (*skipped)++;
+        continue;
+      }
+      /* The tree holds mgmtime = acc_time - lp_time (hypfs_diag_fs.c),
+       * unsigned: a wrapped difference shows as a huge number. */
+      cpu.lp_time = cpu_time;
+      cpu.acc_time = mgm > UINT64_MAX - cpu_time ? cpu_time : cpu_time + mgm;
+      join(path, sizeof(path), one, "onlinetime");
+      if (read_u64(path, &cpu.online_time, bytes) == 0)
+        saw_online = true;
+      saw_cpu = true;
+      tree_cpu_type(one, cpu.type, sizeof(cpu.type), bytes);
+      if (!grow((void **)&d->cpus, &d->cpus_cap, d->cpus_num + 1,
+                sizeof(*d->cpus))) {
+        closedir(ch);
+        closedir(dh);
+        return -ENOMEM;
+      }
+      d->cpus[d->cpus_num++] = cpu;
+    }
+    closedir(ch);
+    l->cpu_num = d->cpus_num - l->cpu_first;
+    l->cpus = l->rcpus = (uint8_t)(l->cpu_num > 255 ? 255 : l->cpu_num);
+    d->lpars_num++;
+  }
+  closedir(dh);
+  if (saw_cpu && !saw_online)
+    d->format = HYPFS_D204_SIMPLE;
+  /* Physical CPUs: <dir>/cpus/<addr>/{mgmtime,type}, if the hypervisor
+   * gave them (DIAG204_LPAR_PHYS_FLG). */
+  join(path, sizeof(path), dir, "cpus");
+  dh = opendir(path);
+  if (dh != NULL) {
+    d->has_phys = true;
+    while ((de = readdir(dh)) != NULL) {
+      struct hypfs_phys_cpu pc;
+      memset(&pc, 0, sizeof(pc));
+      if (!is_entry(de) || cpu_addr(de->d_name, &pc.cpu_addr) < 0)
+        continue;
+      char one[4096];
+      snprintf(one, sizeof(one), "%s/cpus/%s", dir, de->d_name);
+      join(path, sizeof(path), one, "mgmtime");
+      if (read_u64(path, &pc.mgm_time, bytes) < 0) {
+        (*skipped)++;
+        continue;
+      }
+      tree_cpu_type(one, pc.type, sizeof(pc.type), bytes);
+      if (!grow((void **)&d->phys, &d->phys_cap, d->phys_num + 1,
+                sizeof(*d->phys))) {
+        closedir(dh);
+        return -ENOMEM;
+      }
+      d->phys[d->phys_num++] = pc;
+    }
+    closedir(dh);
+  }
+  d->phys_cpus = (uint16_t)d->phys_num;
+  return 0;
+}

@@ -1,0 +1,179 @@
+/*
+ * hypfs - configuration, sources (debugfs files, the hypfs tree), per-guest
+ * state and the values of one read pass. No collectd headers: the glue
+ * (hypfs/hypfs.c) hands options in and turns emitted lists into value lists.
+ */
+#ifndef HYPFS_CORE_H
+#define HYPFS_CORE_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hypfs/hypfs.h"
+
+#define HYPFS_DEFAULT_DEBUGFS_DIR "/sys/kernel/debug/s390_hypfs"
+#define HYPFS_DEFAULT_TREE_DIR "/sys/hypervisor/s390"
+
+enum hypfs_source {
+  HYPFS_SOURCE_AUTO = 0, /* debugfs if its files exist, else the tree */
+  HYPFS_SOURCE_DEBUGFS,
+  HYPFS_SOURCE_TREE,
+};
+
+struct hypfs_rule {
+  char *text;
+  bool is_regex;
+  regex_t re;
+};
+
+struct hypfs_rules {
+  struct hypfs_rule *rules;
+  size_t num;
+};
+
+struct hypfs_conf {
+  char *debugfs_dir; /* DebugfsPath */
+  char *tree_dir;    /* HypfsPath */
+  enum hypfs_source source;
+  struct hypfs_rules userids;    /* UserID: z/VM guests */
+  struct hypfs_rules partitions; /* Partition: LPARs */
+  bool ignore_selected;
+  bool guests_as_hosts;
+  bool report_reader_stats;
+  /* OneValuePerList: each data source its own value list (standard types
+   * derive/gauge, type instance = the data source), for write_graphite,
+   * which cannot format a guest's 18 values as one list. */
+  bool one_value_per_list;
+};
+
+/* Defaults; -1 if out of memory. */
+int hypfs_conf_init(struct hypfs_conf *c);
+void hypfs_conf_free(struct hypfs_conf *c);
+/* One option (case-insensitive key). 0, or -1 with a one-line reason naming
+ * the option in err; unknown keys are errors. */
+int hypfs_conf_set_string(struct hypfs_conf *c, const char *key,
+                          const char *value, char *err, size_t err_size);
+int hypfs_conf_set_boolean(struct hypfs_conf *c, const char *key, bool value,
+                           char *err, size_t err_size);
+/* 1 if key takes a string, 2 a boolean, 0 unknown. */
+int hypfs_conf_option_kind(const char *key);
+/* zvm_monitor's UserID semantics: no entries select all; an entry is an
+ * exact name (case-insensitive, trailing blanks ignored) or /regex/;
+ * IgnoreSelected inverts. name is the formatted name (zvm_name_format). */
+bool hypfs_rules_selected(const struct hypfs_rules *r, bool ignore_selected,
+                          const char *name);
+
+/* ---- value lists -------------------------------------------------------- */
+
+struct hypfs_ds {
+  const char *name;
+  bool gauge; /* else DERIVE, minimum 0 */
+};
+
+struct hypfs_type {
+  const char *name;
+  const struct hypfs_ds *ds;
+  size_t ds_num;
+};
+
+/* Every type the plugin dispatches (registered at start-up, shipped in
+ * contrib/hypfs.types.db). */
+extern const struct hypfs_type hypfs_types[];
+extern const size_t hypfs_types_num;
+
+struct hypfs_value {
+  bool gauge;
+  double g;
+  int64_t d;
+};
+
+struct hypfs_list {
+  const char *host; /* NULL: collectd's Hostname */
+  const char *plugin_instance;
+  const char *type;
+  const char *type_instance;
+  const struct hypfs_value *values;
+  size_t values_num;
+};
+
+typedef void (*hypfs_emit_fn)(void *arg, const struct hypfs_list *l);
+
+/* ---- faults ------------------------------------------------------------- */
+
+enum hypfs_fault {
+  HYPFS_F_NONE = 0,
+  HYPFS_F_NO_SOURCE,  /* neither debugfs file nor the hypfs tree */
+  HYPFS_F_ACCESS,     /* permission denied */
+  HYPFS_F_READ,       /* read/open error */
+  HYPFS_F_HYPERVISOR, /* hyp/type neither z/VM nor LPAR */
+  HYPFS_F_UPDATE,     /* writing the tree's update file failed */
+  HYPFS_F_DATA,       /* a torn, short or malformed file (counted) */
+  HYPFS_F_OWN_ONLY,   /* only the own guest visible: no class B */
+  HYPFS_F_KINDS
+};
+
+/* Reader health (plugin instance "reader"), counted since start. */
+struct hypfs_stats {
+  uint64_t reads; /* read passes that got a complete file/tree */
+  uint64_t bytes; /* bytes read from debugfs files and the tree */
+  uint64_t errors[HYPFS_ERROR_KINDS]; /* rejected files, by kind */
+  uint64_t errors_read;               /* failing open/read/update */
+  uint64_t retries;                   /* re-reads because the file grew */
+  uint64_t stale;    /* the kernel's cached snapshot, not dispatched */
+  uint64_t skipped;  /* entries skipped: blank or duplicate name */
+  uint64_t restarts; /* counters that went back (logoff/logon) */
+};
+
+struct hypfs_ctx;
+
+struct hypfs_ctx *hypfs_ctx_create(const struct hypfs_conf *conf);
+void hypfs_ctx_destroy(struct hypfs_ctx *ctx);
+
+/* One read pass: reads the source, decodes, selects and emits one list per
+ * guest (or partition, logical and physical CPU), then the reader health.
+ * Returns the fault of this pass (HYPFS_F_NONE if values were emitted or
+ * the snapshot was unchanged); hypfs_ctx_message() says what to do. */
+enum hypfs_fault hypfs_read(struct hypfs_ctx *ctx, hypfs_emit_fn emit,
+                            void *arg);
+const char *hypfs_ctx_message(const struct hypfs_ctx *ctx);
+const struct hypfs_stats *hypfs_ctx_stats(const struct hypfs_ctx *ctx);
+
+/* Mapping entry points (what hypfs_read() calls after reading), for tests
+ * and the benchmark: emit the lists of one decoded snapshot. */
+void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
+                  hypfs_emit_fn emit, void *arg);
+void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
+                    hypfs_emit_fn emit, void *arg);
+void hypfs_emit_stats(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg);
+
+/* ---- sources (I/O) ------------------------------------------------------ */
+
+/* Reads a debugfs file in one read() per open, as the kernel requires
+ * (a second read returns end of file, stat gives no size): grows *buf and
+ * re-reads while the header's length says the file is larger than what
+ * arrived. Returns 0 and *len, or -errno. *retries counts re-reads. */
+int hypfs_read_debugfs(const char *path, uint8_t **buf, size_t *cap,
+                       size_t *len, uint64_t *retries);
+
+enum hypfs_tree_kind { HYPFS_TREE_UNKNOWN, HYPFS_TREE_VM, HYPFS_TREE_LPAR };
+
+/* Reads hyp/type. -errno if absent. */
+int hypfs_tree_kind(const char *dir, enum hypfs_tree_kind *kind);
+/* Writes "1" to the update file: 0, or -errno (EBUSY: updated within the
+ * last second, the tree is current). */
+int hypfs_tree_update(const char *dir);
+/* Reads the z/VM tree (cpus/count, systems/<guest>/...) into d. Returns 0,
+ * or -errno; *bytes counts what was read; a guest directory with a missing
+ * or unreadable file is skipped and counted in *skipped. */
+int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
+                       uint64_t *skipped);
+/* Reads the LPAR tree (systems/<lpar>/cpus/<addr>/..., cpus/<addr>/...).
+ * Without onlinetime files the simple format is assumed. CPU types come
+ * from the type files (the DIAG X'224' names: "CP" -> cp, "IFL" -> ifl,
+ * others lower case, unsafe bytes dropped). */
+int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
+                         uint64_t *skipped);
+
+#endif /* HYPFS_CORE_H */
