@@ -1,5 +1,5 @@
 /*
- * Configuration values (plugin/conf.c): defaults, every option, every
+ * Configuration values (plugin/config/conf.c): defaults, every option, every
  * error, and UserID selection with collectd's ignorelist semantics.
  */
 #include <setjmp.h>

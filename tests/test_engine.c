@@ -22,7 +22,7 @@
 #include "builder.h"
 #include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 #include "zvm_monitor/mapper.h"
 
 /* Value-list types of the built-in records: zvm_useite, zvm_prcsmt,

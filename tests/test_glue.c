@@ -1,5 +1,5 @@
 /*
- * collectd glue (plugin/zvm_monitor.c) against a fake daemon and a fake
+ * collectd glue (plugin/glue/zvm_monitor.c) against a fake daemon and a fake
  * reader: registration, configuration walking and errors, logging, value
  * lists and notifications as the daemon receives them, and the reader
  * thread: it drains without any read callback, hands sets over in order

@@ -1,5 +1,5 @@
 /*
- * Metric mapper (plugin/mapper.c): identifiers, values, times and
+ * Metric mapper (plugin/mapper/mapper.c): identifiers, values, times and
  * notifications from data sets built byte by byte with tests/builder.h.
  * Expected names and offsets are written out from the seeds (002 for
  * D4R10, 004 for D5R21), not taken from the record tables.
@@ -219,7 +219,7 @@ static void id_of(const struct zvm_value *v, char *buf, size_t size) {
 
 /* End a pass; check that no identifier repeats within it and that every
  * timed identifier's time is above all earlier ones. */
-static void finish(struct fx *f, const struct zvm_reader_stats *rs) {
+static void finish(struct fx *f, const struct zvm_source_health *rs) {
   assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, rs), 0);
   f->v = zvm_mapper_values(f->mf.m, &f->nv);
   f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
@@ -1179,7 +1179,7 @@ static void test_reader_counters(void **state) {
   tb_record_set(&f->mf.set, 0xC5, 0, DCSS_ADDR + 0x10000, &rec);
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
 
-  struct zvm_reader_stats rs = {
+  struct zvm_source_health rs = {
       .bytes_read = 123456789,
       .sets = 7,
       .eio = 3,
@@ -1187,7 +1187,6 @@ static void test_reader_counters(void **state) {
       .eoverflow = 5,
       .open_errors = 6,
       .oversize = 2,
-      .discarded = 1,
   };
   finish(f, &rs);
 

@@ -1,5 +1,5 @@
 /*
- * <Record> blocks (plugin/recconf.c): a definition as an admin writes it
+ * <Record> blocks (plugin/config/recconf.c): a definition as an admin writes it
  * in collectd.conf becomes the expected run-time descriptor, and every
  * mistake is refused with a one-line reason that names it.
  */

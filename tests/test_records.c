@@ -15,7 +15,7 @@
 
 #include "builder.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 #include "zvm_monitor/records.h"
 
 #define TOD UINT64_C(0xE39CE53726000000)

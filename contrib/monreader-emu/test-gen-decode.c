@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "scenario.h"
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
 

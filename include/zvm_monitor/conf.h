@@ -14,9 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zvm_monitor/appldata.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 #include "zvm_monitor/records.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
@@ -28,6 +27,8 @@
  * far below 2 GiB in practice, and a larger buffer would only hide bugs. */
 #define ZVM_CONF_MIN_SET_SIZE ((size_t)4096)
 #define ZVM_CONF_MAX_SET_SIZE ((size_t)2048 * 1024 * 1024)
+
+struct zvm_apl_options; /* appldata/appldata.h */
 
 struct zvm_userid_rule {
   char *text; /* as configured (a regex without its slashes) */

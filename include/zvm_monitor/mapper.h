@@ -27,8 +27,7 @@
 #include <stdint.h>
 
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/hooks.h"
-#include "zvm_monitor/reader.h"
+#include "engine/hooks.h"
 #include "zvm_monitor/records.h"
 
 /* Longest host/plugin_instance/type_instance the mapper produces, with the
@@ -149,11 +148,24 @@ size_t zvm_mapper_type_count(const struct zvm_mapper *m);
 const struct zvm_layout *zvm_mapper_type_at(const struct zvm_mapper *m,
                                             size_t i);
 
+/* The data source's health as whoever reads the device counts it (the
+ * reader, a replay): plain counters, dispatched with plugin instance
+ * "reader" (the man page lists them). */
+struct zvm_source_health {
+  uint64_t bytes_read;  /* every byte any read() returned */
+  uint64_t sets;        /* data sets completed by a 0-byte read */
+  uint64_t eio;         /* read() failed with EIO */
+  uint64_t efault;      /* read() failed with EFAULT */
+  uint64_t eoverflow;   /* read() failed with EOVERFLOW */
+  uint64_t open_errors; /* failed open() attempts */
+  uint64_t oversize;    /* sets discarded for exceeding their maximum size */
+};
+
 /* End the pass: build the values to dispatch. now_us is the wall clock
- * (user expiry); rs the reader's counters (NULL: none). Returns 0, or -1
+ * (user expiry); rs the source's counters (NULL: none). Returns 0, or -1
  * if out of memory (the pass's values are then lost, state is kept). */
 int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
-                      const struct zvm_reader_stats *rs);
+                      const struct zvm_source_health *rs);
 
 /* Iterating the pass's values: start with ZVM_VALUE_ITER_INIT; each call
  * fills *v with the next value and returns true, or returns false after

@@ -20,7 +20,7 @@
 
 #include <stdbool.h>
 
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 

@@ -18,9 +18,9 @@
  */
 #include "fuzz.h"
 
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 #include "zvm_monitor/mapper.h"
 
 #include <stdio.h>

@@ -21,7 +21,7 @@
 #include "zvm_monitor/records.h"
 
 /* The safe characters in EBCDIC code page 037, written out independently
- * of plugin/ebcdic.c; 0 for every other byte. */
+ * of plugin/format/ebcdic.c; 0 for every other byte. */
 static char safe_char(uint8_t e) {
   if (e >= 0xC1 && e <= 0xC9)
     return (char)('A' + (e - 0xC1));
@@ -113,7 +113,7 @@ static void check_name_format(const uint8_t *e, size_t len, size_t out_size) {
   free(want);
 }
 
-/* Domain names as design.md lists them, independent of plugin/decode.c. */
+/* Domain names as design.md lists them, independent of plugin/format/decode.c. */
 static const char *const domains[] = {
     "system", "monitor", "scheduler",       "storage", "user",     "processor",
     "i/o",    "seek",    "virtual_network", "isfc",    "appldata", "ssi",

@@ -2,8 +2,8 @@
  * Fuzz target: data-set assembly in the device reader, through its fake
  * I/O (struct zvm_reader_io in include/zvm_monitor/reader.h).
  *
- * Written against reader.h before plugin/reader.c existed: tests/fuzz/fuzz.mk
- * builds it once plugin/reader.c is there. To replay it in 'make check' too,
+ * Written against reader.h before plugin/io/reader.c existed: tests/fuzz/fuzz.mk
+ * builds it once plugin/io/reader.c is there. To replay it in 'make check' too,
  * add its stanza to tests/fuzz/local.am (as for replay_decode, linking the
  * reader) and seeds to tests/fuzz/corpus/reader/.
  *

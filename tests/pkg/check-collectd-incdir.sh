@@ -37,7 +37,7 @@ copied=$(grep -c "$tmp/inc/collectd/" "$deps" || true)
 system=$(grep -c '/usr/include/collectd/' "$deps" || true)
 if [ "$copied" -eq 0 ] || [ "$system" -ne 0 ]; then
   grep collectd/ "$deps" | head -n 20
-  echo "FAIL: plugin/zvm_monitor.c used $copied copied and $system /usr/include/collectd headers"
+  echo "FAIL: plugin/glue/zvm_monitor.c used $copied copied and $system /usr/include/collectd headers"
   exit 1
 fi
 echo "ok - --with-collectd=DIR: the glue includes $copied headers from DIR, none from /usr/include/collectd"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
 
 struct out {
   zvm_apl_emit_fn emit;

@@ -14,7 +14,7 @@
  * VMDUSER (Character 8, the user ID), 28 VMDCPUAD (Unsigned 2, the VMDBK's
  * virtual CPU address).
  */
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 #include "zvm_monitor/records.h"
 
 enum { SESSION_VMDUSER, SESSION_VMDCPUAD };

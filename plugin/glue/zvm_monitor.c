@@ -157,7 +157,7 @@ static int replay_option(oconfig_item_t *child, char *err, size_t err_size) {
 }
 
 /* <Record "D/R"> blocks: every value goes to the recconf builder, which
- * decides what is wrong with it (plugin/recconf.c). */
+ * decides what is wrong with it (plugin/config/recconf.c). */
 static int config_record_item(oconfig_item_t *item, char *err,
                               size_t err_size) {
   enum zvm_recconf_kind kind =
@@ -536,7 +536,16 @@ static int zvm_read(user_data_t *ud) {
     zvm_mapper_add_set_at(mapper, s->data, s->len, s->arrival_us);
   zvm_qset_free(sets);
   dispatch_events(&rs);
-  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &rs) != 0)
+  const struct zvm_source_health health = {
+      .bytes_read = rs.bytes_read,
+      .sets = rs.sets,
+      .eio = rs.eio,
+      .efault = rs.efault,
+      .eoverflow = rs.eoverflow,
+      .open_errors = rs.open_errors,
+      .oversize = rs.oversize,
+  };
+  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &health) != 0)
     c_complain(LOG_ERR, &oom_complaint,
                LOG_PREFIX "out of memory: values were lost");
   else

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
 #include "zvm_monitor/be.h"
 
 /* APHDR (IBM MRAPLSDT z/VM 7.5, MRAPLEDT z/VM 4.3: URLs in appldata.h). */

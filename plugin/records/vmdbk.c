@@ -1,7 +1,7 @@
 /*
  * zvm_monitor - a guest's values summed over its VMDBKs (see vmdbk.h).
  */
-#include "zvm_monitor/vmdbk.h"
+#include "records/vmdbk.h"
 
 #include <stdlib.h>
 #include <string.h>

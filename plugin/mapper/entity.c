@@ -9,7 +9,7 @@
  * otherwise), so a record costs one hash and a compare of two words, and
  * the name is formatted once, when the instance is first seen.
  */
-#include "mapper_int.h"
+#include "mapper/mapper_int.h"
 #include "zvm_monitor/be.h"
 
 #include <ctype.h>

@@ -12,7 +12,7 @@
  * type instance the data source name. A record too short for every field
  * (an older z/VM) also goes out one value per list, so nothing is made up.
  */
-#include "mapper_int.h"
+#include "mapper/mapper_int.h"
 #include "zvm_monitor/be.h"
 
 #include <stdio.h>
@@ -97,8 +97,8 @@ static void emit_counter(struct zvm_mapper *m, const char *type,
 }
 
 void zvm_output_reader(struct zvm_mapper *m,
-                       const struct zvm_reader_stats *rs) {
-  static const struct zvm_reader_stats none;
+                       const struct zvm_source_health *rs) {
+  static const struct zvm_source_health none;
   if (rs == NULL)
     rs = &none;
   const struct zvm_decode_stats *d = &m->decode;

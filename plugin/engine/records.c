@@ -8,7 +8,7 @@
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/be.h"
 
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 
 #include <math.h>
 #include <stdarg.h>

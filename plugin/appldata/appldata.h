@@ -15,7 +15,7 @@
  * Every length, count and offset is checked against CALDATLN and the
  * record; nothing here reads outside the record.
  *
- * Sources (offsets cited per layout in plugin/appldata.c):
+ * Sources (offsets cited per layout in plugin/appldata/appldata.c):
  *   [APHDR]   IBM MRAPLSDT (z/VM 7.5,
  *             https://www.ibm.com/support/pages/zvm/pubs/mon750/mraplsdt.html)
  *             and MRAPLEDT (z/VM 4.3,

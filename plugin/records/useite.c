@@ -22,8 +22,8 @@
  * its instance: the engine releases this state (useite_release), so the
  * VMDBKs of the next session are summed afresh.
  */
-#include "zvm_monitor/hooks.h"
-#include "zvm_monitor/vmdbk.h"
+#include "engine/hooks.h"
+#include "records/vmdbk.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * the new ones; both carry the change's RCCSMTSQ). The values themselves
  * are plain fields of the table (records.c).
  */
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 
 #include <stdarg.h>
 #include <stdio.h>

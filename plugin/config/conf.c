@@ -3,7 +3,8 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/timerule.h"
+
+#include "appldata/appldata.h"
 
 #include <ctype.h>
 

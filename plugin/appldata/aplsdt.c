@@ -11,9 +11,9 @@
  * would name the same series are one instance, so a pass never dispatches
  * an identifier twice (two mount points df names alike share one).
  */
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
 #include "zvm_monitor/be.h"
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  * restart: new VMDBKs' counters are not added to the old ones), while
  * what the pass already holds for it is still dispatched.
  */
-#include "zvm_monitor/hooks.h"
+#include "engine/hooks.h"
 
 #include <stdio.h>
 

@@ -4,7 +4,7 @@
  * hooks.h for the steps a record goes through, mapper_int.h for how the
  * mapper is split). No collectd headers, no I/O.
  */
-#include "mapper_int.h"
+#include "mapper/mapper_int.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -507,7 +507,7 @@ void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
 }
 
 int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
-                      const struct zvm_reader_stats *rs) {
+                      const struct zvm_source_health *rs) {
   zvm_output_begin(m);
   m->stats.leap_us = pass_leap(m);
   m->stats.pass_timed = 0;
