@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/be.h"
 #include "zvm_monitor/capture.h"
 #include "zvm_monitor/conf.h"

@@ -21,6 +21,7 @@ public_layer() {
   case $1 in
   be | decode) echo format ;;
   records) echo engine ;;
+  builtin) echo records ;;
   conf | recconf | recconf_text) echo config ;;
   mapper | timerule | values) echo mapper ;;
   reader | events | capture | replay | setqueue) echo io ;;

@@ -21,6 +21,7 @@
 
 #include "builder.h"
 #include "mapper_fixture.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "engine/hooks.h"
 #include "zvm_monitor/mapper.h"

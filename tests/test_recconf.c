@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
 

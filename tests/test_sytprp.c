@@ -19,6 +19,7 @@
 
 #include "builder.h"
 #include "mapper_fixture.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/recconf.h"

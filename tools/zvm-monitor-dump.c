@@ -9,6 +9,7 @@
  */
 #include "zvm_config.h"
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/capture.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/reader.h"

@@ -109,6 +109,28 @@ struct zvm_field {
   const char *single_type_instance;
 };
 
+/* One field of a built-in table, at its index in the record file's enum
+ * (so a hook names it by that index and the compiler keeps them apart):
+ *
+ *   ZVM_FIELD(USEITE_HFCPURN, "USEITE_HFCPURN", "hfcpurn", 116, 4, 1,
+ *             UNSIGNED, COUNTER),
+ *
+ * index, IBM name, data source name, offset, width, element count, type
+ * (ZVM_TYPE_*), kind (ZVM_FIELD_*), then any further member as a
+ * designated initializer (.flags, .single_type, ...). */
+#define ZVM_FIELD(idx, ibm, name, off, len, n, type_, kind_, ...)              \
+  [idx] = {.ibm_name = (ibm),                                                  \
+           .metric = (name),                                                   \
+           .offset = (off),                                                    \
+           .width = (len),                                                     \
+           .count = (n),                                                       \
+           .type = ZVM_TYPE_##type_,                                           \
+           .kind = ZVM_FIELD_##kind_,                                          \
+           __VA_ARGS__}
+
+/* Elements in a table. */
+#define ZVM_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
 /* True if the field is dispatched (COUNTER or GAUGE). */
 bool zvm_field_dispatched(const struct zvm_field *f);
 
@@ -217,45 +239,8 @@ struct zvm_record_desc {
 };
 
 /* ------------------------------------------------------------------------
- * Built-in tables.
+ * CPU types (instance names of ZVM_KEY_CPU_TYPE).
  */
-extern const struct zvm_record_desc zvm_rec_mtrend; /* D1R11 */
-extern const struct zvm_record_desc zvm_rec_mtreof; /* D1R13 */
-extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
-/* D4R10 per VMDBK (ReportByVirtualCPU), not in the tables: see
- * zvm_record_desc.per_cpu_view. */
-extern const struct zvm_record_desc zvm_rec_useite_vcpu;
-extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
-extern const struct zvm_record_desc zvm_rec_sytprp; /* D0R2 */
-extern const struct zvm_record_desc zvm_rec_uselon; /* D4R1 */
-extern const struct zvm_record_desc zvm_rec_uselof; /* D4R2 */
-extern const struct zvm_record_desc zvm_rec_aplsdt; /* D10R2 */
-
-/* Named fields hooks need directly. */
-extern const struct zvm_field *const zvm_useite_vmduser;
-extern const struct zvm_field *const zvm_useite_vmdputyp;
-extern const struct zvm_field *const zvm_prcsmt_rccsmtsq;
-extern const struct zvm_field *const zvm_prcsmt_cal_status;
-extern const struct zvm_field *const zvm_prcsmt_calmaxtc;
-extern const struct zvm_field *const zvm_prcsmt_rcccoall;
-extern const struct zvm_field *const zvm_prcsmt_rccsmall;
-extern const struct zvm_field *const zvm_prcsmt_rccsmset;
-extern const struct zvm_field *const zvm_cputinfo_rcccomnt;
-extern const struct zvm_field *const zvm_cputinfo_rccsmmnt;
-extern const struct zvm_field *const zvm_cputinfo_cputype;
-extern const struct zvm_field *const zvm_cputinfo_rccacmnt;
-extern const struct zvm_field *const zvm_cputinfo_rcccrmnt;
-extern const struct zvm_field *const zvm_cputinfo_rcchwmnt;
-extern const struct zvm_field *const zvm_cputinfo_rccsymnt;
-
-/* PRCSMT_CAL_STATUS flags. */
-#define ZVM_PRCSMT_CAL_START 0x80
-#define ZVM_PRCSMT_CAL_END 0x40
-/* PRCSMT_RCCSMSET: SET MULTITHREAD INITIAL was specified. */
-#define ZVM_PRCSMT_RCCSMINI 0x80
-/* A thread count of X'FF': MAX was specified (seed 004). */
-#define ZVM_PRCSMT_THREADS_MAX 0xFF
-
 /* CPU type codes (USEITE_VMDPUTYP, PRCSMT_CAL_CPUTYPE). */
 #define ZVM_CPU_CP 0x00
 #define ZVM_CPU_ZAAP 0x02
@@ -265,13 +250,6 @@ extern const struct zvm_field *const zvm_cputinfo_rccsymnt;
 
 /* "cp", "zaap", "ifl", "icf", "ziip", or NULL for other codes. */
 const char *zvm_cpu_type_name(uint8_t type);
-
-/* Built-in table for a record, or NULL (a scan of the few tables). */
-const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number);
-
-/* All built-in tables, for iteration (tests, documentation). */
-extern const struct zvm_record_desc *const zvm_record_tables[];
-extern const size_t zvm_record_table_count;
 
 /* Write a one-line reason into err (err_size bytes; err may be NULL) and
  * return -1: the error convention of the configuration and the checks. */
@@ -297,8 +275,7 @@ struct zvm_registry;
 
 /* An empty registry; NULL if out of memory. */
 struct zvm_registry *zvm_registry_create(void);
-/* Adds every built-in table. 0, or -1 if out of memory. */
-int zvm_registry_add_builtins(struct zvm_registry *r);
+/* (Every built-in descriptor: zvm_registry_add_builtins(), builtin.h.) */
 /* Frees the registry and the descriptors it owns. */
 void zvm_registry_destroy(struct zvm_registry *r);
 
@@ -427,12 +404,8 @@ static inline bool zvm_record_accept(const struct zvm_record_desc *d,
 typedef void (*zvm_record_cb)(const struct zvm_record *rec,
                               const struct zvm_record_desc *desc, void *ctx);
 
-/* With the built-in tables. */
-void zvm_decode_set(const uint8_t *buf, size_t len, zvm_domain_mask_t select,
-                    zvm_record_cb cb, void *ctx,
-                    struct zvm_decode_stats *stats);
-
-/* With a registry's tables (built-in and user-defined). */
+/* With a registry's tables (built-in and user-defined); with the built-in
+ * ones only: zvm_decode_set() (builtin.h). */
 void zvm_decode_set_with(const struct zvm_registry *r, const uint8_t *buf,
                          size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
                          void *ctx, struct zvm_decode_stats *stats);

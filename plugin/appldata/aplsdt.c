@@ -1,7 +1,14 @@
 /*
- * zvm_monitor - domain 10 (APPLDATA) in the record engine: the D10R2
- * descriptor and its hooks. A record is decoded by the pure decoder
- * (appldata.c) and named by appldata_values.c; the engine keeps the latest
+ * zvm_monitor - D10R2 MRAPLSDT, Application Data Sample (sample record,
+ * domain 10 APPLDATA, record 2): the descriptor and its hooks.
+ *
+ * Source: IBM, z/VM V7R5.0 monitor record MRAPLSDT,
+ * https://www.ibm.com/support/pages/zvm/pubs/mon750/mraplsdt.html (the same
+ * 52-byte APHDR as MRAPLEDT at z/VM V4R3.0,
+ * http://www.vm.ibm.com/pubs/mon430/MRAPLEDT.HTML); the guests' buffers
+ * by the Linux kernel's arch/s390/appldata/ (appldata.h names each).
+ * A record is decoded by the pure decoder
+ * (appldata.c) and named by names.c; the engine keeps the latest
  * record per instance and applies the time rules and selection.
  *
  * Instances: one per guest and record kind (os, mem, net_sum, procd_sum),
@@ -204,7 +211,7 @@ static size_t apl_counters(struct zvm_hook_ctx *ctx,
   return k;
 }
 
-const struct zvm_record_hooks zvm_appldata_hooks = {
+static const struct zvm_record_hooks appldata_hooks = {
     .select = apl_select,
     .instance = apl_instance,
     .lists = apl_lists,
@@ -219,14 +226,11 @@ const struct zvm_record_hooks zvm_appldata_hooks = {
  * product ID, 48 status; URLs in appldata.h), then the guest's buffer, whose
  * layouts (by product ID) are in appldata.c with their sources. The only field
  * the engine reads itself is the user ID; the values come from the hooks. */
+enum { APLSDT_USERID };
+
 static const struct zvm_field aplsdt_fields[] = {
-    {.ibm_name = "APLSDT_USERID",
-     .metric = "userid",
-     .offset = APHDR_USERID,
-     .width = 8,
-     .count = 1,
-     .type = ZVM_TYPE_EBCDIC,
-     .kind = ZVM_FIELD_TEXT},
+    ZVM_FIELD(APLSDT_USERID, "APLSDT_USERID", "userid", APHDR_USERID, 8, 1,
+              EBCDIC, TEXT),
 };
 
 const struct zvm_record_desc zvm_rec_aplsdt = {
@@ -235,17 +239,19 @@ const struct zvm_record_desc zvm_rec_aplsdt = {
     .ibm_name = "MRAPLSDT",
     .title = "Application Data Sample",
     .zvm_level = "z/VM V7R5.0 (the same APHDR in MRAPLEDT at V4R3)",
-    .source = "IBM mon750 MRAPLSDT, mon430 MRAPLEDT; the guests' layouts: "
-              "include/zvm_monitor/appldata.h",
+    .source = "https://www.ibm.com/support/pages/zvm/pubs/mon750/"
+              "mraplsdt.html (the guests' layouts: the Linux kernel's "
+              "arch/s390/appldata/)",
     .length = 52,
     .main =
         {
             .key = {.nparts = 1,
-                    .part = {{.kind = ZVM_KEY_USERID, .field = 0}}},
+                    .part = {{.kind = ZVM_KEY_USERID,
+                              .field = APLSDT_USERID}}},
             .host = ZVM_HOST_GUEST,
             .fields = aplsdt_fields,
-            .nfields = 1,
+            .nfields = ZVM_COUNT_OF(aplsdt_fields),
             .length = 52,
         },
-    .hooks = &zvm_appldata_hooks,
+    .hooks = &appldata_hooks,
 };

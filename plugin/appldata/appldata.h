@@ -281,4 +281,10 @@ struct zvm_apl_options {
   bool zvm_naming; /* ApplDataNaming zvm_monitor */
 };
 
+/* The D10R2 MRAPLSDT descriptor (aplsdt.c): the APHDR's user ID as key,
+ * the guests' layouts by product ID through its hooks; its hook_data is a
+ * struct zvm_apl_options (NULL: the defaults). */
+struct zvm_record_desc;
+extern const struct zvm_record_desc zvm_rec_aplsdt;
+
 #endif /* ZVM_MONITOR_APPLDATA_H */

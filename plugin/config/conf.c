@@ -2,6 +2,7 @@
  * zvm_monitor - configuration values: validation and UserID selection.
  * No collectd headers (see conf.h).
  */
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 
 #include "appldata/appldata.h"

@@ -274,11 +274,4 @@ struct zvm_record_hooks {
   enum zvm_notify_kind notify_kind;
 };
 
-/* Built-in hooks. */
-extern const struct zvm_record_hooks zvm_prcsmt_hooks;   /* D5R21 */
-extern const struct zvm_record_hooks zvm_useite_hooks;   /* D4R10 per VMDBK */
-extern const struct zvm_record_hooks zvm_uselon_hooks;   /* D4R1 logon */
-extern const struct zvm_record_hooks zvm_uselof_hooks;   /* D4R2 logoff */
-extern const struct zvm_record_hooks zvm_appldata_hooks; /* D10R2 */
-
 #endif /* ZVM_MONITOR_HOOKS_H */

@@ -1,14 +1,12 @@
 /*
- * zvm_monitor - record descriptor tables and generic field access.
- *
- * Each table is IBM's control-block layout for one monitor record, copied
- * field by field from the seed document named in the table. Offsets are
- * from the start of the record, MRHDR included.
+ * zvm_monitor - the record engine: field access, descriptor checks, the
+ * registry, types.db lines, the walk of a set with a registry's
+ * descriptors. The descriptors themselves are data, one file per record
+ * (plugin/records/, plugin/appldata/aplsdt.c).
  */
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/be.h"
 
-#include "engine/hooks.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -16,357 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#define FIELD(ibm, name, off, len, n, type_, kind_)                            \
-  {                                                                            \
-    .ibm_name = ibm, .metric = name, .offset = off, .width = len, .count = n,  \
-    .type = ZVM_TYPE_##type_, .kind = ZVM_FIELD_##kind_                        \
-  }
-#define U(ibm, name, off, len, kind_)                                          \
-  FIELD(ibm, name, off, len, 1, UNSIGNED, kind_)
-#define S(ibm, name, off, len, kind_)                                          \
-  FIELD(ibm, name, off, len, 1, SIGNED, kind_)
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ------------------------------------------------------------------------
- * D1R11 MRMTREND Interval End, D1R13 MRMTREOF End of Frame: header only.
- * Source: IBM mon730 pages (see shared/reference/zvm-monitor-facts.md 3.2).
- */
-const struct zvm_record_desc zvm_rec_mtrend = {
-    .domain = ZVM_DOMAIN_MONITOR,
-    .number = ZVM_MTR_INTERVAL_END,
-    .ibm_name = "MRMTREND",
-    .title = "Interval End",
-    .zvm_level = "z/VM V7R3.0",
-    .source = "IBM mon730 MRMTREND (reference: zvm-monitor-facts.md 3.2)",
-    .length = ZVM_MRHDR_LEN,
-};
-
-const struct zvm_record_desc zvm_rec_mtreof = {
-    .domain = ZVM_DOMAIN_MONITOR,
-    .number = ZVM_MTR_END_OF_FRAME,
-    .ibm_name = "MRMTREOF",
-    .title = "End of Frame Indicator",
-    .zvm_level = "z/VM V7R3.0",
-    .source = "IBM mon730 MRMTREOF (reference: zvm-monitor-facts.md 3.2)",
-    .length = ZVM_MRHDR_LEN,
-};
-
-/* ------------------------------------------------------------------------
- * D4R10 MRUSEITE User Interaction at Transaction End (event).
- * Source: seed 002 (IBM MRUSEITE, z/VM V6R2.0, 200 bytes).
- */
-/* Positions in useite_fields of the fields read by name; a unit test
- * checks they point at the right offsets. */
-#define USEITE_VMDUSER 1
-#define USEITE_VMDCPUAD 2
-#define USEITE_VMDPUTYP 46
-
-static const struct zvm_field useite_fields[] = {
-    /* Not in the bytes: every D4R10 record of the user is a transaction
-     * end (seed 002: "User Interaction at Transaction End"). */
-    {.ibm_name = NULL,
-     .metric = "transactions",
-     .count = 1,
-     .type = ZVM_TYPE_RECORD_COUNT,
-     .kind = ZVM_FIELD_COUNTER,
-     .single_type = "total_events"},
-    {.ibm_name = "USEITE_VMDUSER",
-     .metric = "vmduser",
-     .offset = 20,
-     .width = 8,
-     .count = 1,
-     .type = ZVM_TYPE_EBCDIC,
-     .kind = ZVM_FIELD_TEXT},
-    U("USEITE_VMDCPUAD", "vmdcpuad", 28, 2, ID),
-    S("USEITE_VMDSLCNT", "vmdslcnt", 30, 2, GAUGE),
-    U("USEITE_VMDSVMFX", "vmdsvmfx", 32, 4, COUNTER),
-    {.ibm_name = "USEITE_VMDSVMID",
-     .metric = "vmdsvmid",
-     .offset = 36,
-     .width = 8,
-     .count = 1,
-     .type = ZVM_TYPE_EBCDIC,
-     .kind = ZVM_FIELD_TEXT},
-    U("USEITE_VMDSVMWT", "vmdsvmwt", 44, 1, FLAGS),
-    U("USEITE_VMDSVMW2", "vmdsvmw2", 45, 1, FLAGS),
-    U("USEITE_VMDRDYCM", "vmdrdycm", 46, 1, FLAGS),
-    U("USEITE_CALFLAG1", "calflag1", 47, 1, FLAGS),
-    U("USEITE_HFQUCT", "hfquct", 48, 4, COUNTER),
-    U("USEITE_HFDISP0", "hfdisp0", 52, 4, COUNTER),
-    U("USEITE_HFDISP1", "hfdisp1", 56, 4, COUNTER),
-    U("USEITE_HFDISP2", "hfdisp2", 60, 4, COUNTER),
-    U("USEITE_HFDISP3", "hfdisp3", 64, 4, COUNTER),
-    U("USEITE_HFELIG0", "hfelig0", 68, 4, COUNTER),
-    U("USEITE_HFELIG1", "hfelig1", 72, 4, COUNTER),
-    U("USEITE_HFELIG2", "hfelig2", 76, 4, COUNTER),
-    U("USEITE_HFELIG3", "hfelig3", 80, 4, COUNTER),
-    U("USEITE_HFSTCT", "hfstct", 84, 4, COUNTER),
-    U("USEITE_HFTIDL", "hftidl", 88, 4, COUNTER),
-    U("USEITE_HFTSVM", "hftsvm", 92, 4, COUNTER),
-    U("USEITE_HFIOWT", "hfiowt", 96, 4, COUNTER),
-    U("USEITE_HFCFWT", "hfcfwt", 100, 4, COUNTER),
-    U("USEITE_HFSIMWT", "hfsimwt", 104, 4, COUNTER),
-    U("USEITE_HFWTPAG", "hfwtpag", 108, 4, COUNTER),
-    U("USEITE_HFCPUWT", "hfcpuwt", 112, 4, COUNTER),
-    U("USEITE_HFCPURN", "hfcpurn", 116, 4, COUNTER),
-    U("USEITE_HFESVM", "hfesvm", 120, 4, COUNTER),
-    U("USEITE_HFLOAD", "hfload", 124, 4, COUNTER),
-    U("USEITE_HFDORM", "hfdorm", 128, 4, COUNTER),
-    S("USEITE_HFDSVM", "hfdsvm", 132, 4, COUNTER),
-    U("USEITE_HFOTHR", "hfothr", 136, 4, COUNTER),
-    U("USEITE_VMDCNTID", "vmdcntid", 140, 2, COUNTER),
-    U("USEITE_VMDCTIDL", "vmdctidl", 142, 2, COUNTER),
-    U("USEITE_VMDDFRWK", "vmddfrwk", 144, 4, GAUGE),
-    U("USEITE_VMDSTATE", "vmdstate", 148, 1, CODE),
-    U("USEITE_CALOSTAT", "calostat", 149, 1, FLAGS),
-    U("USEITE_CALRSTAT", "calrstat", 150, 1, FLAGS),
-    FIELD("USEITE_VMDCPRMD", "vmdcprmd", 152, 2, 4, UNSIGNED, COUNTER),
-    FIELD("USEITE_VMDCWSGD", "vmdcwsgd", 160, 2, 4, UNSIGNED, COUNTER),
-    FIELD("USEITE_VMDCETSD", "vmdcetsd", 168, 2, 4, UNSIGNED, COUNTER),
-    FIELD("USEITE_VMDCIDLD", "vmdcidld", 176, 2, 4, UNSIGNED, COUNTER),
-    U("USEITE_HFIOACT", "hfioact", 184, 4, COUNTER),
-    U("USEITE_HFLLIST", "hfllist", 188, 4, COUNTER),
-    U("USEITE_HFPGACT", "hfpgact", 192, 4, COUNTER),
-    U("USEITE_VMDPUTYP", "vmdputyp", 196, 1, CODE),
-    U("USEITE_VMDCFGEM", "vmdcfgem", 197, 1, FLAGS),
-    U("USEITE_VMDPUST", "vmdpust", 198, 1, FLAGS),
-};
-/* What the guest's descriptor and its per-VMDBK view share: the source
- * and the layout of every field; they differ in their key. */
-#define USEITE_SOURCE                                                          \
-  .domain = ZVM_DOMAIN_USER, .number = 10, .ibm_name = "MRUSEITE",             \
-  .zvm_level = "z/VM V6R2.0",                                                  \
-  .source = "seed 002 (IBM MRUSEITE control block, updated 23 Nov 2011)",      \
-  .length = 200
-#define USEITE_LAYOUT                                                          \
-  .type_name = "zvm_useite", .fields = useite_fields,                          \
-  .nfields = COUNT_OF(useite_fields), .length = 200
-
-const struct zvm_record_desc zvm_rec_useite = {
-    USEITE_SOURCE,
-    .title = "User Interaction at Transaction End",
-    .main = {USEITE_LAYOUT, .key = {.nparts = 1,
-                                    .part = {{.kind = ZVM_KEY_USERID,
-                                              .field = USEITE_VMDUSER}}}},
-    .hooks = &zvm_useite_hooks, /* one record per VMDBK: sums per guest */
-    .per_cpu_view = &zvm_rec_useite_vcpu,
-};
-
-/* ReportByVirtualCPU: every VMDBK of a guest on its own (plugin instance
- * "<user>-vcpu<VMDCPUAD>"), its latest record's values as they are; the
- * same fields and type as the guest's list. */
-const struct zvm_record_desc zvm_rec_useite_vcpu = {
-    USEITE_SOURCE,
-    .title = "User Interaction at Transaction End, per VMDBK",
-    .main = {USEITE_LAYOUT,
-             .key = {.nparts = 2,
-                     .part = {{.kind = ZVM_KEY_USERID, .field = USEITE_VMDUSER},
-                              {.kind = ZVM_KEY_NUMBER,
-                               .field = USEITE_VMDCPUAD,
-                               .text = "-vcpu"}}}},
-};
-
-const struct zvm_field *const zvm_useite_vmduser =
-    &useite_fields[USEITE_VMDUSER];
-const struct zvm_field *const zvm_useite_vmdputyp =
-    &useite_fields[USEITE_VMDPUTYP];
-
-/* ------------------------------------------------------------------------
- * D5R21 MRPRCSMT Multithreading config change event.
- * Source: seed 004 (IBM MRPRCSMT, z/VM V6R4.0, 36 bytes + CPUTINFO array).
- */
-enum {
-  PRCSMT_RCCSMTSQ,
-  PRCSMT_CAL_STATUS,
-  PRCSMT_CALMAXTC,
-  PRCSMT_RCCCOALL,
-  PRCSMT_RCCSMALL,
-  PRCSMT_RCCSMSET,
-  PRCSMT_CAL_CPUTACNT,
-  PRCSMT_CAL_CPUTAESZ,
-  PRCSMT_CAL_CPUTAOFF,
-  PRCSMT_RCCCOALL_MAX,
-  PRCSMT_RCCSMALL_MAX,
-};
-
-/* A thread count (seed 004: "values from 0 to the configured max threads
- * value (PRCSMT_CALMAXTC) or the value 255 (X'FF') to indicate that MAX
- * was specified"): type "threads" with OneValuePerList, X'FF' as NaN. */
-#define THREADS_MAX(ibm, name, off)                                            \
-  {                                                                            \
-    .ibm_name = ibm, .metric = name, .offset = off, .width = 1, .count = 1,    \
-    .kind = ZVM_FIELD_GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,                     \
-    .single_type = "threads"                                                   \
-  }
-/* Its flag: bool-<name>_is_max, 1 when the count is X'FF' (MAX). */
-#define MAX_FLAG(ibm, name, off)                                               \
-  {                                                                            \
-    .ibm_name = ibm, .metric = name "_is_max", .offset = off, .width = 1,      \
-    .count = 1, .kind = ZVM_FIELD_GAUGE, .flags = ZVM_FIELD_MAX_FLAG,          \
-    .single_type = "bool"                                                      \
-  }
-
-static const struct zvm_field prcsmt_fields[] = {
-    /* Dispatched under the names of the first release (type "gauge" with
-     * OneValuePerList). */
-    [PRCSMT_RCCSMTSQ] = {.ibm_name = "PRCSMT_RCCSMTSQ",
-                         .metric = "mt_config_seq",
-                         .offset = 20,
-                         .width = 4,
-                         .count = 1,
-                         .kind = ZVM_FIELD_GAUGE,
-                         .single_type = "gauge"},
-    [PRCSMT_CAL_STATUS] = U("PRCSMT_CAL_STATUS", "cal_status", 24, 1, FLAGS),
-    [PRCSMT_CALMAXTC] = {.ibm_name = "PRCSMT_CALMAXTC",
-                         .metric = "mt_max_threads",
-                         .offset = 25,
-                         .width = 1,
-                         .count = 1,
-                         .kind = ZVM_FIELD_GAUGE,
-                         .single_type = "gauge"},
-    /* Thread counts for ALL on the MULTITHREADING statement and the SET
-     * MULTITHREAD command (X'FF' = MAX: NaN, and a flag below). */
-    [PRCSMT_RCCCOALL] = THREADS_MAX("PRCSMT_RCCCOALL", "statement_all", 26),
-    [PRCSMT_RCCSMALL] = THREADS_MAX("PRCSMT_RCCSMALL", "set_all", 27),
-    /* RCCSMSET: its one defined bit, RCCSMINI (X'80', SET MULTITHREAD
-     * INITIAL), as bool-set_initial. */
-    [PRCSMT_RCCSMSET] = {.ibm_name = "PRCSMT_RCCSMSET",
-                         .metric = "set_initial",
-                         .offset = 28,
-                         .width = 1,
-                         .count = 1,
-                         .kind = ZVM_FIELD_GAUGE,
-                         .flags = ZVM_FIELD_TOP_BIT,
-                         .single_type = "bool"},
-    [PRCSMT_CAL_CPUTACNT] =
-        U("PRCSMT_CAL_CPUTACNT", "cal_cputacnt", 29, 1, LAYOUT),
-    [PRCSMT_CAL_CPUTAESZ] =
-        U("PRCSMT_CAL_CPUTAESZ", "cal_cputaesz", 30, 2, LAYOUT),
-    [PRCSMT_CAL_CPUTAOFF] =
-        U("PRCSMT_CAL_CPUTAOFF", "cal_cputaoff", 32, 2, LAYOUT),
-    [PRCSMT_RCCCOALL_MAX] = MAX_FLAG("PRCSMT_RCCCOALL", "statement_all", 26),
-    [PRCSMT_RCCSMALL_MAX] = MAX_FLAG("PRCSMT_RCCSMALL", "set_all", 27),
-};
-
-enum {
-  CPUTINFO_CPUTYPE,
-  CPUTINFO_RCCCOMNT,
-  CPUTINFO_RCCHWMNT,
-  CPUTINFO_RCCSYMNT,
-  CPUTINFO_RCCACMNT,
-  CPUTINFO_RCCSMMNT,
-  CPUTINFO_RCCCRMNT,
-  CPUTINFO_RCCCOMNT_MAX,
-  CPUTINFO_RCCSMMNT_MAX,
-  CPUTINFO_RCCCRMNT_MAX,
-};
-
-/* Thread counts per CPU type (type "threads" with OneValuePerList; the
- * first release's names for four of them). Every count is X'FF'-safe
- * (NaN); the three MAX can be given for (MULTITHREADING statement, SET
- * MULTITHREAD command, the resulting request) also have a flag. */
-static const struct zvm_field cputinfo_fields[] = {
-    [CPUTINFO_CPUTYPE] = U("PRCSMT_CAL_CPUTYPE", "cputype", 0, 1, ID),
-    [CPUTINFO_RCCCOMNT] = THREADS_MAX("PRCSMT_CAL_RCCCOMNT", "statement", 1),
-    [CPUTINFO_RCCHWMNT] = THREADS_MAX("PRCSMT_CAL_RCCHWMNT", "hardware_max", 2),
-    [CPUTINFO_RCCSYMNT] = THREADS_MAX("PRCSMT_CAL_RCCSYMNT", "zvm_max", 3),
-    [CPUTINFO_RCCACMNT] = THREADS_MAX("PRCSMT_CAL_RCCACMNT", "activated", 4),
-    [CPUTINFO_RCCSMMNT] = THREADS_MAX("PRCSMT_CAL_RCCSMMNT", "set_command", 5),
-    [CPUTINFO_RCCCRMNT] = THREADS_MAX("PRCSMT_CAL_RCCCRMNT", "requested", 6),
-    [CPUTINFO_RCCCOMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCCOMNT", "statement", 1),
-    [CPUTINFO_RCCSMMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCSMMNT", "set_command", 5),
-    [CPUTINFO_RCCCRMNT_MAX] = MAX_FLAG("PRCSMT_CAL_RCCCRMNT", "requested", 6),
-};
-
-static const struct zvm_array prcsmt_cputinfo = {
-    .ibm_name = "PRCSMT_CPUTINFO",
-    .count_field = &prcsmt_fields[PRCSMT_CAL_CPUTACNT],
-    .size_field = &prcsmt_fields[PRCSMT_CAL_CPUTAESZ],
-    .offset_field = &prcsmt_fields[PRCSMT_CAL_CPUTAOFF],
-    .entry =
-        {
-            .type_name = "zvm_prcsmt_cpu",
-            .key = {.nparts = 1,
-                    .part = {{.kind = ZVM_KEY_CPU_TYPE,
-                              .field = CPUTINFO_CPUTYPE}}},
-            .fields = cputinfo_fields,
-            .nfields = COUNT_OF(cputinfo_fields),
-            .length = 8,
-        },
-};
-
-const struct zvm_record_desc zvm_rec_prcsmt = {
-    .domain = ZVM_DOMAIN_PROCESSOR,
-    .number = 21,
-    .ibm_name = "MRPRCSMT",
-    .title = "Multithreading config change event",
-    .zvm_level = "z/VM V6R4.0",
-    .source = "seed 004 (IBM MRPRCSMT control block, updated 5 Oct 2016)",
-    .length = 36,
-    .main =
-        {
-            .type_name = "zvm_prcsmt",
-            .key = {.nparts = 1,
-                    .part = {{.kind = ZVM_KEY_FIXED,
-                              .field = -1,
-                              .text = "system"}}},
-            .fields = prcsmt_fields,
-            .nfields = COUNT_OF(prcsmt_fields),
-            .length = 36,
-        },
-    .arrays = &prcsmt_cputinfo,
-    .narrays = 1,
-    .hooks = &zvm_prcsmt_hooks, /* start/end notifications */
-};
-
-const struct zvm_field *const zvm_prcsmt_rccsmtsq =
-    &prcsmt_fields[PRCSMT_RCCSMTSQ];
-const struct zvm_field *const zvm_prcsmt_cal_status =
-    &prcsmt_fields[PRCSMT_CAL_STATUS];
-const struct zvm_field *const zvm_prcsmt_calmaxtc =
-    &prcsmt_fields[PRCSMT_CALMAXTC];
-const struct zvm_field *const zvm_prcsmt_rcccoall =
-    &prcsmt_fields[PRCSMT_RCCCOALL];
-const struct zvm_field *const zvm_prcsmt_rccsmall =
-    &prcsmt_fields[PRCSMT_RCCSMALL];
-const struct zvm_field *const zvm_prcsmt_rccsmset =
-    &prcsmt_fields[PRCSMT_RCCSMSET];
-const struct zvm_field *const zvm_cputinfo_rcccomnt =
-    &cputinfo_fields[CPUTINFO_RCCCOMNT];
-const struct zvm_field *const zvm_cputinfo_rccsmmnt =
-    &cputinfo_fields[CPUTINFO_RCCSMMNT];
-const struct zvm_field *const zvm_cputinfo_cputype =
-    &cputinfo_fields[CPUTINFO_CPUTYPE];
-const struct zvm_field *const zvm_cputinfo_rccacmnt =
-    &cputinfo_fields[CPUTINFO_RCCACMNT];
-const struct zvm_field *const zvm_cputinfo_rcccrmnt =
-    &cputinfo_fields[CPUTINFO_RCCCRMNT];
-const struct zvm_field *const zvm_cputinfo_rcchwmnt =
-    &cputinfo_fields[CPUTINFO_RCCHWMNT];
-const struct zvm_field *const zvm_cputinfo_rccsymnt =
-    &cputinfo_fields[CPUTINFO_RCCSYMNT];
-
-/* ------------------------------------------------------------------------
- * Built-in tables and their lookup.
- */
-const struct zvm_record_desc *const zvm_record_tables[] = {
-    &zvm_rec_mtrend, &zvm_rec_mtreof, &zvm_rec_uselon, &zvm_rec_uselof,
-    &zvm_rec_useite, &zvm_rec_prcsmt, &zvm_rec_sytprp, /* records_sytprp.c */
-    &zvm_rec_aplsdt,                                   /* hooks_appldata.c */
-};
-const size_t zvm_record_table_count = COUNT_OF(zvm_record_tables);
-
-/* A handful of tables: a scan is as fast as an index, and a new table is
- * one line in the list above. (The registry, which the mapper uses, is
- * indexed.) */
-const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number) {
-  for (size_t i = 0; i < zvm_record_table_count; i++)
-    if (zvm_record_tables[i]->domain == domain &&
-        zvm_record_tables[i]->number == number)
-      return zvm_record_tables[i];
-  return NULL;
-}
 
 const char *zvm_cpu_type_name(uint8_t type) {
   switch (type) {
@@ -793,13 +440,6 @@ struct zvm_registry *zvm_registry_create(void) {
   return calloc(1, sizeof(struct zvm_registry));
 }
 
-int zvm_registry_add_builtins(struct zvm_registry *r) {
-  for (size_t i = 0; i < zvm_record_table_count; i++)
-    if (zvm_registry_add(r, zvm_record_tables[i], false, NULL, NULL, 0) != 0)
-      return -1;
-  return 0;
-}
-
 void zvm_registry_destroy(struct zvm_registry *r) {
   if (r == NULL)
     return;
@@ -936,30 +576,17 @@ void zvm_record_check_arrays(const struct zvm_record_desc *d,
   }
 }
 
-static void decode_set(const struct zvm_registry *r, const uint8_t *buf,
-                       size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
-                       void *ctx, struct zvm_decode_stats *stats) {
+void zvm_decode_set_with(const struct zvm_registry *r, const uint8_t *buf,
+                         size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
+                         void *ctx, struct zvm_decode_stats *stats) {
   struct zvm_walk walk;
   struct zvm_record rec;
   zvm_walk_init(&walk, buf, len, select);
   while (zvm_walk_next(&walk, &rec)) {
     const struct zvm_record_desc *desc =
-        r != NULL ? zvm_registry_find(r, rec.domain, rec.number)
-                  : zvm_record_find(rec.domain, rec.number);
+        zvm_registry_find(r, rec.domain, rec.number);
     if (zvm_record_accept(desc, &rec, stats) && cb != NULL)
       cb(&rec, desc, ctx);
   }
   zvm_walk_stats_add(&stats->walk, &walk.stats);
-}
-
-void zvm_decode_set(const uint8_t *buf, size_t len, zvm_domain_mask_t select,
-                    zvm_record_cb cb, void *ctx,
-                    struct zvm_decode_stats *stats) {
-  decode_set(NULL, buf, len, select, cb, ctx, stats);
-}
-
-void zvm_decode_set_with(const struct zvm_registry *r, const uint8_t *buf,
-                         size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
-                         void *ctx, struct zvm_decode_stats *stats) {
-  decode_set(r, buf, len, select, cb, ctx, stats);
 }

@@ -1,10 +1,9 @@
 /*
- * zvm_monitor - D0R2 MRSYTPRP Processor Data (per processor), a sample
- * record of the system domain.
+ * zvm_monitor - D0R2 MRSYTPRP, Processor Data (Per Processor) (sample
+ * record, domain 0 system, record 2).
  *
  * Source: IBM z/VM V6R4.0 monitor record page
- * https://www.vm.ibm.com/pubs/mon640/MRSYTPRP.HTML (352 bytes at 6.4),
- * as gathered in shared/reference/wave2-records.md section 4; the prolog
+ * https://www.vm.ibm.com/pubs/mon640/MRSYTPRP.HTML (352 bytes at 6.4); the prolog
  * as at z/VM 7.5 (https://www.ibm.com/support/pages/zvm/pubs/mon750/
  * mrsytprp.html): "A separate record is generated for each online
  * processor. When multithreading is active a separate record is written
@@ -17,40 +16,24 @@
  * advances down" (IBM): it is marked as decrementing, so its rate is the
  * emulation-mode CPU time used per second.
  */
-#include "zvm_monitor/records.h"
+#include "zvm_monitor/builtin.h"
 
-#define SYTPRP_PFXCPUAD 0
+enum {
+  SYTPRP_PFXCPUAD,
+  SYTPRP_PLSCUHAF,
+  SYTPRP_PFXPRBTM,
+  SYTPRP_PFXUTIME,
+};
 
 static const struct zvm_field sytprp_fields[] = {
-    [SYTPRP_PFXCPUAD] = {.ibm_name = "SYTPRP_PFXCPUAD",
-                         .metric = "pfxcpuad",
-                         .offset = 20,
-                         .width = 2,
-                         .count = 1,
-                         .type = ZVM_TYPE_UNSIGNED,
-                         .kind = ZVM_FIELD_ID},
-    {.ibm_name = "SYTPRP_PLSCUHAF",
-     .metric = "plscuhaf",
-     .offset = 22,
-     .width = 2,
-     .count = 1,
-     .type = ZVM_TYPE_UNSIGNED,
-     .kind = ZVM_FIELD_COUNTER},
-    {.ibm_name = "SYTPRP_PFXPRBTM",
-     .metric = "pfxprbtm",
-     .offset = 24,
-     .width = 8,
-     .count = 1,
-     .type = ZVM_TYPE_CPU_TIMER,
-     .kind = ZVM_FIELD_COUNTER,
-     .flags = ZVM_FIELD_DECREMENTS},
-    {.ibm_name = "SYTPRP_PFXUTIME",
-     .metric = "pfxutime",
-     .offset = 32,
-     .width = 8,
-     .count = 1,
-     .type = ZVM_TYPE_CPU_TIMER,
-     .kind = ZVM_FIELD_COUNTER},
+    ZVM_FIELD(SYTPRP_PFXCPUAD, "SYTPRP_PFXCPUAD", "pfxcpuad", 20, 2, 1,
+              UNSIGNED, ID),
+    ZVM_FIELD(SYTPRP_PLSCUHAF, "SYTPRP_PLSCUHAF", "plscuhaf", 22, 2, 1,
+              UNSIGNED, COUNTER),
+    ZVM_FIELD(SYTPRP_PFXPRBTM, "SYTPRP_PFXPRBTM", "pfxprbtm", 24, 8, 1,
+              CPU_TIMER, COUNTER, .flags = ZVM_FIELD_DECREMENTS),
+    ZVM_FIELD(SYTPRP_PFXUTIME, "SYTPRP_PFXUTIME", "pfxutime", 32, 8, 1,
+              CPU_TIMER, COUNTER),
 };
 
 const struct zvm_record_desc zvm_rec_sytprp = {
@@ -69,7 +52,7 @@ const struct zvm_record_desc zvm_rec_sytprp = {
                               .field = SYTPRP_PFXCPUAD,
                               .text = "cpu"}}},
             .fields = sytprp_fields,
-            .nfields = sizeof(sytprp_fields) / sizeof(sytprp_fields[0]),
+            .nfields = ZVM_COUNT_OF(sytprp_fields),
             .length = 352,
         },
 };

@@ -1,54 +1,43 @@
 /*
- * zvm_monitor - D4R1 MRUSELON (user logon) and D4R2 MRUSELOF (user
- * logoff): event records the plugin turns into notifications
- * (hooks_session.c), not values.
+ * zvm_monitor - D4R1 MRUSELON, User Logon (event record, domain 4 user,
+ * record 1): a notification, no values.
  *
- * Source: IBM monitor record pages MRUSELON (z/VM 7.3,
+ * Source: IBM, z/VM V7R3.0 monitor record MRUSELON,
  * https://www.ibm.com/support/pages/zvm/pubs/mon730/mruselon.html: "Records
- * a user that has logged on. Generated for the base VMDBK only.", 180
- * bytes) and MRUSELOF (z/VM 6.2,
- * https://www.vm.ibm.com/pubs/mon620/MRUSELOF.HTML, 496 bytes;
- * mon630/mon710/mon730 alike: "A record is created for the base VMDBK and each
- * virtual CPU that is active at LOGOFF", z/VM 6.3 and later). The pages agree
- * across levels only on offsets 20-30, so nothing past them is described: 20
- * VMDUSER (Character 8, the user ID), 28 VMDCPUAD (Unsigned 2, the VMDBK's
- * virtual CPU address).
+ * a user that has logged on. Generated for the base VMDBK only." (180
+ * bytes). Only offsets 20-30, common to every level, are described
+ * (session.h).
+ *
+ * Hook: one notification (session-logon) per logon; a new session also
+ * restarts the guest's D4R10 state (whatever was kept of an old one is
+ * stale: its logoff may have been lost).
  */
-#include "engine/hooks.h"
-#include "zvm_monitor/records.h"
-
-enum { SESSION_VMDUSER, SESSION_VMDCPUAD };
-
-/* The two records share offsets 20-30; only the IBM names differ. */
-#define SESSION_FIELDS(prefix)                                                 \
-  {                                                                            \
-    [SESSION_VMDUSER] = {.ibm_name = prefix "_VMDUSER",                        \
-                         .metric = "vmduser",                                  \
-                         .offset = 20,                                         \
-                         .width = 8,                                           \
-                         .count = 1,                                           \
-                         .type = ZVM_TYPE_EBCDIC,                              \
-                         .kind = ZVM_FIELD_TEXT},                              \
-    [SESSION_VMDCPUAD] = {.ibm_name = prefix "_VMDCPUAD",                      \
-                          .metric = "vmdcpuad",                                \
-                          .offset = 28,                                        \
-                          .width = 2,                                          \
-                          .count = 1,                                          \
-                          .kind = ZVM_FIELD_ID},                               \
-  }
+#include "records/session.h"
+#include "zvm_monitor/builtin.h"
 
 static const struct zvm_field uselon_fields[] = SESSION_FIELDS("USELON");
-static const struct zvm_field uselof_fields[] = SESSION_FIELDS("USELOF");
 
-/* No type: nothing is dispatched; the key makes UserID and GuestsAsHosts
- * apply to the notifications as to the guest's values. */
-#define SESSION_LAYOUT(fields_)                                                \
-  {                                                                            \
-    .key = {.nparts = 1,                                                       \
-            .part = {{.kind = ZVM_KEY_USERID, .field = SESSION_VMDUSER}}},     \
-    .fields = fields_, .nfields = sizeof(fields_) / sizeof(fields_[0]),        \
-    .length = 30,                                                              \
-  }
+static enum zvm_hook_verdict uselon_instance(struct zvm_hook_ctx *ctx,
+                                             struct zvm_instance *inst,
+                                             const uint8_t *data, size_t len,
+                                             uint64_t time_us) {
+  char msg[ZVM_NOTIF_MSG_MAX];
+  session_message(msg, sizeof(msg), &uselon_fields[SESSION_VMDUSER], data, len,
+                  "on");
+  zvm_hook_notify_instance(ctx, ZVM_NOTIF_OKAY, time_us, inst, "session",
+                           "logon", msg);
+  /* A new session: whatever was kept of an old one is stale (its logoff
+   * may have been lost). */
+  zvm_hook_restart(ctx, &zvm_rec_useite.main, &inst->key);
+  (void)zvm_uselof_forget_logoff(
+      zvm_hook_find(ctx, &zvm_rec_uselof.main, &inst->key));
+  return ZVM_HOOK_DROP;
+}
+
+static const struct zvm_record_hooks uselon_hooks = {
+    .instance = uselon_instance,
+    .notify_kind = ZVM_NOTIFY_LOGON,
+};
 
 const struct zvm_record_desc zvm_rec_uselon = {
     .domain = ZVM_DOMAIN_USER,
@@ -59,17 +48,5 @@ const struct zvm_record_desc zvm_rec_uselon = {
     .source = "https://www.ibm.com/support/pages/zvm/pubs/mon730/mruselon.html",
     .length = 180,
     .main = SESSION_LAYOUT(uselon_fields),
-    .hooks = &zvm_uselon_hooks,
-};
-
-const struct zvm_record_desc zvm_rec_uselof = {
-    .domain = ZVM_DOMAIN_USER,
-    .number = 2,
-    .ibm_name = "MRUSELOF",
-    .title = "User Logoff Data",
-    .zvm_level = "z/VM V6R2.0 (offsets 20-30, common to every level)",
-    .source = "https://www.vm.ibm.com/pubs/mon620/MRUSELOF.HTML",
-    .length = 496,
-    .main = SESSION_LAYOUT(uselof_fields),
-    .hooks = &zvm_uselof_hooks,
+    .hooks = &uselon_hooks,
 };

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/be.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"

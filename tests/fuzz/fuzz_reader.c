@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/reader.h"
 #include "zvm_monitor/records.h"
 
