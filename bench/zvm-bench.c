@@ -536,7 +536,7 @@ static void steady_pass(struct zvm_mapper *m, struct data *d,
 }
 
 /* ---- --appldata: cost per interval of Linux guests' domain 10 records,
- * against the same number of D4R10 guests (issue 11) ------------------- */
+ * against the same number of D4R10 guests ------------------- */
 
 struct interval_cost {
   struct timing pass, values, total;

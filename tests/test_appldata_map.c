@@ -227,7 +227,8 @@ static void test_latest_per_pass(void **state) {
   pass(f);
   assert_int_equal(derive_of(f, "lnxweb1/cpu-0/cpu-user"), 500);
   /* A record with an earlier TOD in the next pass (the z/VM clock was set
-   * back) still comes, just after the last time (design.md "Time"). */
+   * back) still comes, just after the last time (man page, "AGGREGATION AND
+   * TIME STAMPS"). */
   os_data(&d, 9, 1, ids, 300);
   add(f, SEC + 15, "LNXWEB1", 2, "01", &d);
   pass(f);

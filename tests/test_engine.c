@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "builder.h"
+#include "engine/hooks.h"
 #include "mapper_fixture.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
-#include "engine/hooks.h"
 #include "zvm_monitor/mapper.h"
 
 /* Value-list types of the built-in records: zvm_useite, zvm_prcsmt,

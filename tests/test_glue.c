@@ -604,7 +604,7 @@ static void test_defaults_without_config(void **state) {
   assert_true(isnan(ds[1].min));
   assert_string_equal(ds[20].name, "hfcpurn");
   assert_string_equal(ds[47].name, "hfpgact");
-  /* Every field of seed 004 (issue 10), thread counts with MAX flags. */
+  /* Every field of IBM MRPRCSMT (z/VM V6R4.0), thread counts with MAX flags. */
   ds = registered("zvm_prcsmt", &nds);
   assert_int_equal(nds, 7);
   assert_string_equal(ds[0].name, "mt_config_seq");

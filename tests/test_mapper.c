@@ -38,7 +38,7 @@
 #define MT_SYSTEM_VALUES 7
 
 /* ------------------------------------------------------------------------
- * Expected D4R10 values (seed 002, MRUSEITE z/VM V6R2.0).
+ * Expected D4R10 values (IBM MRUSEITE, z/VM V6R2.0).
  */
 struct exp_field {
   unsigned off;
@@ -587,7 +587,7 @@ static void test_domain_selection(void **state) {
 /* ------------------------------------------------------------------------
  * Aggregation and time order.
  */
-/* A D4R10 of VMDBK cpuad (seed 002: one per virtual CPU) with HFCPURN,
+/* A D4R10 of VMDBK cpuad (IBM MRUSEITE: one per virtual CPU) with HFCPURN,
  * VMDSLCNT (a level) and CALBASE as given. */
 static void add_vmdbk(struct tb *rs, const char *user, uint64_t tod,
                       uint16_t cpuad, bool base, uint32_t hfcpurn,
@@ -611,7 +611,7 @@ static void expect_guest(const struct fx *f, int64_t hfcpurn,
   expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", slcnt, t);
 }
 
-/* Issue 10: a virtual MP guest's counters are the sum over its VMDBKs of
+/* A virtual MP guest's counters are the sum over its VMDBKs of
  * each one's latest value; a VMDBK that skips a transaction keeps
  * contributing; transactions counts base records; levels are the base's. */
 static void test_useite_per_vmdbk(void **state) {
@@ -947,8 +947,9 @@ static void test_prcsmt_start_and_end(void **state) {
   expect_gauge(f, "", "type9", "threads", "hardware_max", 2, US(SEC, 100));
   expect_gauge(f, "", "system", "gauge", "mt_config_seq", 3, US(SEC, 100));
   expect_gauge(f, "", "system", "gauge", "mt_max_threads", 2, US(SEC, 100));
-  /* Every other field of seed 004: statement (RCCCOMNT 1), SET command
-   * (RCCSMMNT 0), and system-wide ALL counts and the INITIAL flag. */
+  /* Every other field of IBM MRPRCSMT (z/VM V6R4.0): statement (RCCCOMNT 1),
+   * SET command (RCCSMMNT 0), and system-wide ALL counts and the INITIAL flag.
+   */
   expect_gauge(f, "", "cp", "threads", "statement", 1, US(SEC, 100));
   expect_gauge(f, "", "cp", "threads", "set_command", 0, US(SEC, 100));
   expect_gauge(f, "", "cp", "bool", "requested_is_max", 0, US(SEC, 100));

@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "builder.h"
-#include "zvm_monitor/decode.h"
 #include "engine/hooks.h"
 #include "zvm_monitor/builtin.h"
+#include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
 
 /* PRCSMT_CAL_STATUS: the start of a change (IBM MRPRCSMT). */
@@ -43,7 +43,7 @@ static const struct zvm_field *entry_field(const struct zvm_array *a,
   return NULL;
 }
 
-/* Seed 002 (MRUSEITE, z/VM V6R2.0), typed in again from the document:
+/* IBM MRUSEITE (z/VM V6R2.0), typed in again from the document:
  * name, decimal offset, length, signed. */
 static const struct {
   const char *name;
@@ -337,7 +337,8 @@ struct cputinfo {
   uint8_t type, co, hw, sy, ac, sm, cr;
 };
 
-/* D5R21 as in seed 004; entries placed at aoff with stride aesz. */
+/* D5R21 as in IBM MRPRCSMT (z/VM V6R4.0); entries placed at aoff with stride
+ * aesz. */
 static size_t build_prcsmt(struct tb *b, uint8_t status,
                            const struct cputinfo *e, unsigned cnt,
                            uint16_t aesz, uint16_t aoff, uint16_t len) {
@@ -382,7 +383,8 @@ static void check_entries(const struct zvm_array_view *v,
                           want[i].ac,   want[i].sm, want[i].cr};
     for (unsigned k = 0; k < 7; k++) {
       const struct zvm_field *f = entry_field(a, names[k]);
-      assert_int_equal(f->offset, k); /* seed 004: one byte each, 0..6 */
+      assert_int_equal(f->offset,
+                       k); /* IBM MRPRCSMT (z/VM V6R4.0): one byte each, 0..6 */
       uint64_t got = 0;
       assert_true(zvm_field_u64(f, e, v->entry_size, 0, &got));
       assert_int_equal(got, w[k]);
@@ -408,8 +410,8 @@ static void test_prcsmt_fixed_part(void **state) {
       {"PRCSMT_CAL_CPUTACNT", 29, 1, 1},  {"PRCSMT_CAL_CPUTAESZ", 30, 2, 8},
       {"PRCSMT_CAL_CPUTAOFF", 32, 2, 36},
   };
-  /* Every field of seed 004, plus the MAX flags of RCCCOALL and RCCSMALL
-   * (second views of their bytes). */
+  /* Every field of IBM MRPRCSMT (z/VM V6R4.0), plus the MAX flags of RCCCOALL
+   * and RCCSMALL (second views of their bytes). */
   assert_int_equal(d->main.nfields, sizeof(fixed) / sizeof(fixed[0]) + 2);
   for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
     const struct zvm_field *f = field(d, fixed[i].name);
@@ -424,8 +426,9 @@ static void test_prcsmt_fixed_part(void **state) {
   assert_int_equal(entry_field(&d->arrays[0], "PRCSMT_CAL_RCCACMNT")->offset,
                    4);
 
-  /* Values (seed 004): X'FF' in RCCCOALL is MAX: NaN, never 255, and its
-   * flag is 1; RCCSMALL 1 is a count, flag 0; RCCSMSET X'80' is INITIAL. */
+  /* Values (IBM MRPRCSMT, z/VM V6R4.0): X'FF' in RCCCOALL is MAX: NaN, never
+   * 255, and its flag is 1; RCCSMALL 1 is a count, flag 0; RCCSMSET X'80' is
+   * INITIAL. */
   static const struct {
     const char *metric;
     double want; /* NaN: NaN */
@@ -532,9 +535,11 @@ static void test_prcsmt_cputinfo_bounds(void **state) {
   assert_int_equal(v.entry_size, 4);
   uint64_t got;
   const uint8_t *e1 = zvm_array_entry(&v, 1);
-  assert_true(zvm_field_u64(entry_field(a, "PRCSMT_CAL_RCCSYMNT"), e1, v.entry_size, 0, &got));
+  assert_true(zvm_field_u64(entry_field(a, "PRCSMT_CAL_RCCSYMNT"), e1,
+                            v.entry_size, 0, &got));
   assert_int_equal(got, five[2].sy);
-  assert_false(zvm_field_u64(entry_field(a, "PRCSMT_CAL_RCCACMNT"), e1, v.entry_size, 0, &got));
+  assert_false(zvm_field_u64(entry_field(a, "PRCSMT_CAL_RCCACMNT"), e1,
+                             v.entry_size, 0, &got));
   tb_free(&b);
 }
 

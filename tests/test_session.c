@@ -28,7 +28,8 @@
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 #define NOW US(SEC + 100, 0)
 #define DCSS_ADDR 0x00400000u
-#define USEITE_HFCPURN 116 /* seed 002: Unsigned 4, a counter */
+#define USEITE_HFCPURN                                                         \
+  116 /* IBM MRUSEITE (z/VM V6R2.0): Unsigned 4, a counter */
 
 struct fx {
   struct mapper_fx mf; /* conf, mapper m, builders rs and set */

@@ -377,7 +377,7 @@ static void test_counters(void **state) {
   free_all(&s, &d);
 }
 
-/* D5R21 start/end pairs per seed 004, with the right domain masks. */
+/* D5R21 start/end pairs per IBM MRPRCSMT (z/VM V6R4.0), with the right domain masks. */
 static void test_prcsmt(void **state) {
   (void)state;
   struct sets s;

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zvm_monitor/decode.h"
 #include "engine/hooks.h"
+#include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"

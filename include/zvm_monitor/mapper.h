@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zvm_monitor/conf.h"
 #include "engine/hooks.h"
+#include "zvm_monitor/conf.h"
 #include "zvm_monitor/records.h"
 
 /* Longest host/plugin_instance/type_instance the mapper produces, with the
@@ -108,7 +108,7 @@ struct zvm_mapper_stats {
   uint64_t no_userid;     /* D4R10 records with a blank user ID */
   /* total_objects-restamped: record instances (a guest, a CPU type, the
    * system part of D5R21) whose values of a pass were not stamped with
-   * their record's time (the time rule in design.md). */
+   * their record's time (the man page's time rule). */
   uint64_t restamped;
   /* The last pass: instances dispatched with a record time and how many
    * of them were restamped, the first of those, and the offset used. */
@@ -130,8 +130,9 @@ void zvm_mapper_destroy(struct zvm_mapper *m);
  * The bytes need not stay valid after the call. */
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len);
 /* The same for a set that arrived at arrival_us (struct zvm_qset): the
- * time rules use it (design.md "Time"); add_set is arrival time 0
- * (unknown: no restamping with it, TODs taken in their first epoch). */
+ * time rules use it (man page, "AGGREGATION AND TIME STAMPS"); add_set is
+ * arrival time 0 (unknown: no restamping with it, TODs taken in their first
+ * epoch). */
 void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
                            uint64_t arrival_us);
 

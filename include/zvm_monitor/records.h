@@ -75,8 +75,8 @@ enum zvm_field_type {
  * X'7FFFFFFFFFFFFFFF' minus its value (what was used since), any other
  * negated; either way its rate is positive. */
 #define ZVM_FIELD_DECREMENTS 0x01
-/* A thread count where X'FF' means MAX was specified (seed 004): X'FF' is
- * dispatched as NaN, never as the number 255. */
+/* A thread count where X'FF' means MAX was specified (IBM MRPRCSMT, z/VM
+ * V6R4.0): X'FF' is dispatched as NaN, never as the number 255. */
 #define ZVM_FIELD_FF_IS_MAX 0x02
 /* The value is 1 if the field's byte is X'FF' (MAX), else 0: the flag
  * next to a ZVM_FIELD_FF_IS_MAX count (bool-<name>_is_max). */
@@ -98,7 +98,7 @@ struct zvm_field {
   uint8_t flags; /* ZVM_FIELD_* */
   double scale;  /* value multiplier; 0 means 1 */
   /* Element names: metric + elem_prefix + index. NULL: "_q" for 4
-   * elements (dispatch queues Q0..Q3, seed 002), else "_". */
+   * elements (dispatch queues Q0..Q3, IBM MRUSEITE (z/VM V6R2.0)), else "_". */
   const char *elem_prefix;
   /* collectd type of the value with OneValuePerList (one value per list,
    * type instance = metric): NULL means "derive" for counters and "gauge"

@@ -66,7 +66,8 @@ static inline bool zvm_unix_to_utc(uint64_t unix_us, uint64_t leap_us,
   return true;
 }
 
-/* How a value's time was chosen (the rule in design.md, "Time"). */
+/* How a value's time was chosen (the rule in the man page, "AGGREGATION AND
+ * TIME STAMPS"). */
 enum zvm_stamp {
   ZVM_STAMP_RECORD = 0, /* the record's time: later than the last time */
   ZVM_STAMP_ARRIVAL,    /* not later: its set's arrival time, which is */

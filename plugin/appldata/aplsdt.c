@@ -19,8 +19,8 @@
  * an identifier twice (two mount points df names alike share one).
  */
 #include "appldata/appldata.h"
-#include "zvm_monitor/be.h"
 #include "engine/hooks.h"
+#include "zvm_monitor/be.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,8 +246,7 @@ const struct zvm_record_desc zvm_rec_aplsdt = {
     .main =
         {
             .key = {.nparts = 1,
-                    .part = {{.kind = ZVM_KEY_USERID,
-                              .field = APLSDT_USERID}}},
+                    .part = {{.kind = ZVM_KEY_USERID, .field = APLSDT_USERID}}},
             .host = ZVM_HOST_GUEST,
             .fields = aplsdt_fields,
             .nfields = ZVM_COUNT_OF(aplsdt_fields),

@@ -2,8 +2,8 @@
  * zvm_monitor - configuration values: validation and UserID selection.
  * No collectd headers (see conf.h).
  */
-#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/builtin.h"
 
 #include "appldata/appldata.h"
 

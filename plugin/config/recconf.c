@@ -3,8 +3,8 @@
  * descriptors. No collectd headers (see recconf.h).
  *
  * Limits and their reasons:
- * - A record never crosses a 4 KB frame (seed 000/001: "records never
- *   cross a 4K boundary"), so no field can end past byte 4096.
+ * - A record never crosses a 4 KB frame (the kernel's monreader documentation:
+ * "records never cross a 4K boundary"), so no field can end past byte 4096.
  * - Bytes 0-19 are the record header MRHDR (IBM MRRECHDR), which the
  *   decoder owns: no field may overlap it.
  * - Data source names: collectd's types.db parser splits a line at blanks

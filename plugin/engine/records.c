@@ -7,7 +7,6 @@
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/be.h"
 
-
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,7 +101,8 @@ bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
   int64_t x;
   if (f->flags &
       (ZVM_FIELD_FF_IS_MAX | ZVM_FIELD_MAX_FLAG | ZVM_FIELD_TOP_BIT)) {
-    /* One-byte codes of seed 004: the flag, or the count unless MAX. */
+    /* One-byte codes of IBM MRPRCSMT (z/VM V6R4.0): the flag, or the count
+     * unless MAX. */
     bool is_max = raw == UINT64_MAX >> (64 - 8 * f->width);
     if (f->flags & ZVM_FIELD_TOP_BIT)
       *gauge = (double)((raw >> (8 * f->width - 1)) & 1);

@@ -82,8 +82,9 @@ static void append(char *buf, size_t size, const char *s) {
     snprintf(buf + len, size - len, "%s", s);
 }
 
-/* How an entity is named and where its values go (design.md naming),
- * decided before it is allocated: the names are stored at their length. */
+/* How an entity is named and where its values go (the naming contract, man page
+ * "METRICS"), decided before it is allocated: the names are stored at their
+ * length. */
 struct entity_naming {
   char name[ZVM_ID_MAX]; /* plugin instance */
   char host[ZVM_ID_MAX]; /* the guest's host (guest_host), lower case */

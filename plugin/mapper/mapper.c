@@ -52,11 +52,11 @@ static uint64_t pass_leap(struct zvm_mapper *m) {
   return zvm_leap_estimate_us(&m->leap_est);
 }
 
-/* The time rule (design.md "Time") for an entity's kept record: its time
- * if after the entity's last, else its set's arrival time if that is, else
- * the last + ZVM_TIME_STEP_US; counted in total_objects-restamped. The
- * time becomes the entity's last. 0: its time is not after 1970 once the
- * offset is off (nothing to dispatch). */
+/* The time rule (man page, "AGGREGATION AND TIME STAMPS") for an entity's kept
+ * record: its time if after the entity's last, else its set's arrival time if
+ * that is, else the last + ZVM_TIME_STEP_US; counted in
+ * total_objects-restamped. The time becomes the entity's last. 0: its time is
+ * not after 1970 once the offset is off (nothing to dispatch). */
 static uint64_t dispatch_time(struct zvm_mapper *m, struct entity *e) {
   uint64_t rec_us, out_us;
   if (!zvm_unix_to_utc(e->pend_us, m->stats.leap_us, &rec_us))

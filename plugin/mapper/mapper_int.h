@@ -13,8 +13,8 @@
 #ifndef ZVM_MONITOR_MAPPER_INT_H
 #define ZVM_MONITOR_MAPPER_INT_H
 
-#include "zvm_monitor/be.h"
 #include "engine/hooks.h"
+#include "zvm_monitor/be.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/timerule.h"
 
@@ -234,7 +234,8 @@ static inline bool zvm_output_grow(void **array, size_t *cap, size_t n,
                                    size_t size) {
   return n < *cap || zvm_output_grow_to(array, cap, n, size);
 }
-void zvm_output_reader(struct zvm_mapper *m, const struct zvm_source_health *rs);
+void zvm_output_reader(struct zvm_mapper *m,
+                       const struct zvm_source_health *rs);
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
                        uint64_t time_us, const char *host,
                        const char *plugin_instance, const char *type,

@@ -36,7 +36,8 @@ static void decode_builtin(const uint8_t *buf, size_t len,
   struct zvm_record rec;
   zvm_walk_init(&walk, buf, len, select);
   while (zvm_walk_next(&walk, &rec)) {
-    const struct zvm_record_desc *desc = zvm_record_find(rec.domain, rec.number);
+    const struct zvm_record_desc *desc =
+        zvm_record_find(rec.domain, rec.number);
     if (zvm_record_accept(desc, &rec, stats) && cb != NULL)
       cb(&rec, desc, ctx);
   }

@@ -61,20 +61,19 @@ static const struct zvm_field prcsmt_fields[] = {
     ZVM_FIELD(PRCSMT_RCCCOALL, "PRCSMT_RCCCOALL", "statement_all", 26, 1, 1,
               UNSIGNED, GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,
               .single_type = "threads"),
-    ZVM_FIELD(PRCSMT_RCCSMALL, "PRCSMT_RCCSMALL", "set_all", 27, 1, 1,
-              UNSIGNED, GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,
-              .single_type = "threads"),
+    ZVM_FIELD(PRCSMT_RCCSMALL, "PRCSMT_RCCSMALL", "set_all", 27, 1, 1, UNSIGNED,
+              GAUGE, .flags = ZVM_FIELD_FF_IS_MAX, .single_type = "threads"),
     /* RCCSMSET: its one defined bit, RCCSMINI (X'80', SET MULTITHREAD
      * INITIAL), as bool-set_initial. */
     ZVM_FIELD(PRCSMT_RCCSMSET, "PRCSMT_RCCSMSET", "set_initial", 28, 1, 1,
               UNSIGNED, GAUGE, .flags = ZVM_FIELD_TOP_BIT,
               .single_type = "bool"),
-    ZVM_FIELD(PRCSMT_CAL_CPUTACNT, "PRCSMT_CAL_CPUTACNT", "cal_cputacnt", 29,
-              1, 1, UNSIGNED, LAYOUT),
-    ZVM_FIELD(PRCSMT_CAL_CPUTAESZ, "PRCSMT_CAL_CPUTAESZ", "cal_cputaesz", 30,
-              2, 1, UNSIGNED, LAYOUT),
-    ZVM_FIELD(PRCSMT_CAL_CPUTAOFF, "PRCSMT_CAL_CPUTAOFF", "cal_cputaoff", 32,
-              2, 1, UNSIGNED, LAYOUT),
+    ZVM_FIELD(PRCSMT_CAL_CPUTACNT, "PRCSMT_CAL_CPUTACNT", "cal_cputacnt", 29, 1,
+              1, UNSIGNED, LAYOUT),
+    ZVM_FIELD(PRCSMT_CAL_CPUTAESZ, "PRCSMT_CAL_CPUTAESZ", "cal_cputaesz", 30, 2,
+              1, UNSIGNED, LAYOUT),
+    ZVM_FIELD(PRCSMT_CAL_CPUTAOFF, "PRCSMT_CAL_CPUTAOFF", "cal_cputaoff", 32, 2,
+              1, UNSIGNED, LAYOUT),
     ZVM_FIELD(PRCSMT_RCCCOALL_MAX, "PRCSMT_RCCCOALL", "statement_all_is_max",
               26, 1, 1, UNSIGNED, GAUGE, .flags = ZVM_FIELD_MAX_FLAG,
               .single_type = "bool"),
@@ -107,8 +106,8 @@ static const struct zvm_field cputinfo_fields[] = {
     ZVM_FIELD(CPUTINFO_RCCCOMNT, "PRCSMT_CAL_RCCCOMNT", "statement", 1, 1, 1,
               UNSIGNED, GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,
               .single_type = "threads"),
-    ZVM_FIELD(CPUTINFO_RCCHWMNT, "PRCSMT_CAL_RCCHWMNT", "hardware_max", 2, 1,
-              1, UNSIGNED, GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,
+    ZVM_FIELD(CPUTINFO_RCCHWMNT, "PRCSMT_CAL_RCCHWMNT", "hardware_max", 2, 1, 1,
+              UNSIGNED, GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,
               .single_type = "threads"),
     ZVM_FIELD(CPUTINFO_RCCSYMNT, "PRCSMT_CAL_RCCSYMNT", "zvm_max", 3, 1, 1,
               UNSIGNED, GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,
@@ -122,15 +121,15 @@ static const struct zvm_field cputinfo_fields[] = {
     ZVM_FIELD(CPUTINFO_RCCCRMNT, "PRCSMT_CAL_RCCCRMNT", "requested", 6, 1, 1,
               UNSIGNED, GAUGE, .flags = ZVM_FIELD_FF_IS_MAX,
               .single_type = "threads"),
-    ZVM_FIELD(CPUTINFO_RCCCOMNT_MAX, "PRCSMT_CAL_RCCCOMNT",
-              "statement_is_max", 1, 1, 1, UNSIGNED, GAUGE,
-              .flags = ZVM_FIELD_MAX_FLAG, .single_type = "bool"),
+    ZVM_FIELD(CPUTINFO_RCCCOMNT_MAX, "PRCSMT_CAL_RCCCOMNT", "statement_is_max",
+              1, 1, 1, UNSIGNED, GAUGE, .flags = ZVM_FIELD_MAX_FLAG,
+              .single_type = "bool"),
     ZVM_FIELD(CPUTINFO_RCCSMMNT_MAX, "PRCSMT_CAL_RCCSMMNT",
               "set_command_is_max", 5, 1, 1, UNSIGNED, GAUGE,
               .flags = ZVM_FIELD_MAX_FLAG, .single_type = "bool"),
-    ZVM_FIELD(CPUTINFO_RCCCRMNT_MAX, "PRCSMT_CAL_RCCCRMNT",
-              "requested_is_max", 6, 1, 1, UNSIGNED, GAUGE,
-              .flags = ZVM_FIELD_MAX_FLAG, .single_type = "bool"),
+    ZVM_FIELD(CPUTINFO_RCCCRMNT_MAX, "PRCSMT_CAL_RCCCRMNT", "requested_is_max",
+              6, 1, 1, UNSIGNED, GAUGE, .flags = ZVM_FIELD_MAX_FLAG,
+              .single_type = "bool"),
 };
 
 static const struct zvm_array prcsmt_cputinfo = {
@@ -241,8 +240,10 @@ static struct mt_start *start_find(struct prcsmt_state *st, uint32_t seq) {
 static bool entry_activated(const struct zvm_array_view *cpus, size_t i,
                             uint64_t *type, uint64_t *act) {
   const uint8_t *e = zvm_array_entry(cpus, i);
-  return zvm_field_u64(&cputinfo_fields[CPUTINFO_CPUTYPE], e, cpus->entry_size, 0, type) &&
-         zvm_field_u64(&cputinfo_fields[CPUTINFO_RCCACMNT], e, cpus->entry_size, 0, act);
+  return zvm_field_u64(&cputinfo_fields[CPUTINFO_CPUTYPE], e, cpus->entry_size,
+                       0, type) &&
+         zvm_field_u64(&cputinfo_fields[CPUTINFO_RCCACMNT], e, cpus->entry_size,
+                       0, act);
 }
 
 static void notify_start(struct zvm_hook_ctx *ctx, struct prcsmt_state *st,
@@ -323,9 +324,11 @@ static bool prcsmt_record(struct zvm_hook_ctx *ctx,
     return false; /* no usable time: neither values nor notifications */
   struct prcsmt_state *st = ctx->record_state;
   uint64_t seq, status = 0;
-  if (!zvm_field_u64(&prcsmt_fields[PRCSMT_RCCSMTSQ], view->data, view->len, 0, &seq))
+  if (!zvm_field_u64(&prcsmt_fields[PRCSMT_RCCSMTSQ], view->data, view->len, 0,
+                     &seq))
     return true;
-  (void)zvm_field_u64(&prcsmt_fields[PRCSMT_CAL_STATUS], view->data, view->len, 0, &status);
+  (void)zvm_field_u64(&prcsmt_fields[PRCSMT_CAL_STATUS], view->data, view->len,
+                      0, &status);
   struct zvm_array_view cpus = {.count = 0};
   if (zvm_array_locate(&view->desc->arrays[0], view->data, view->len, &cpus) !=
       ZVM_ARRAY_OK)

@@ -16,8 +16,8 @@ enum { SESSION_VMDUSER, SESSION_VMDCPUAD };
 /* The two records' fields; prefix is the IBM name's ("USELON"). */
 #define SESSION_FIELDS(prefix)                                                 \
   {                                                                            \
-    ZVM_FIELD(SESSION_VMDUSER, prefix "_VMDUSER", "vmduser", 20, 8, 1,         \
-              EBCDIC, TEXT),                                                   \
+    ZVM_FIELD(SESSION_VMDUSER, prefix "_VMDUSER", "vmduser", 20, 8, 1, EBCDIC, \
+              TEXT),                                                           \
         ZVM_FIELD(SESSION_VMDCPUAD, prefix "_VMDCPUAD", "vmdcpuad", 28, 2, 1,  \
                   UNSIGNED, ID),                                               \
   }

@@ -3,8 +3,8 @@
  * record, domain 0 system, record 2).
  *
  * Source: IBM z/VM V6R4.0 monitor record page
- * https://www.vm.ibm.com/pubs/mon640/MRSYTPRP.HTML (352 bytes at 6.4); the prolog
- * as at z/VM 7.5 (https://www.ibm.com/support/pages/zvm/pubs/mon750/
+ * https://www.vm.ibm.com/pubs/mon640/MRSYTPRP.HTML (352 bytes at 6.4); the
+ * prolog as at z/VM 7.5 (https://www.ibm.com/support/pages/zvm/pubs/mon750/
  * mrsytprp.html): "A separate record is generated for each online
  * processor. When multithreading is active a separate record is written
  * per-CPU (thread)." Only the four fields IBM's page confirms are in the

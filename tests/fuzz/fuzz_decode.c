@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
 
