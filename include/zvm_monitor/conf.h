@@ -41,7 +41,7 @@ struct zvm_conf {
   zvm_domain_mask_t domains; /* handed to the decoder */
   bool domains_given;        /* first Domain option replaces "all" */
   struct zvm_userid_rule *userids;
-  size_t userids_num;
+  size_t userids_num, userids_cap;
   bool ignore_selected;
   bool guests_as_hosts;
   bool report_reader_stats;
@@ -58,7 +58,7 @@ struct zvm_conf {
   size_t max_queue_size;
   /* UserField: D4R10 values to dispatch (lower case); none = all. */
   char **userfields;
-  size_t userfields_num;
+  size_t userfields_num, userfields_cap;
   /* ApplDataKinds, ApplDataNaming (heap: the D10R2 descriptor's hook_data
    * points here). kinds_given: the first ApplDataKinds replaces the
    * default. */

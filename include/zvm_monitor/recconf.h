@@ -95,7 +95,7 @@ struct zvm_urecord {
   char *instance_prefix;                    /* InstancePrefix, "" if none */
   bool replace;                             /* Replace: takes over a built-in */
   struct zvm_ufield *fields;
-  size_t nfields;
+  size_t nfields, cap_fields;
   uint16_t min_len;  /* end of the first field (offset+length of lowest) */
   uint16_t full_len; /* end of the last byte any field covers */
   size_t nds;        /* data sources (counters and gauges, arrays expanded) */
@@ -103,7 +103,7 @@ struct zvm_urecord {
 
 struct zvm_recconf {
   struct zvm_urecord *records;
-  size_t nrecords;
+  size_t nrecords, cap_records;
   /* builder state */
   struct zvm_urecord cur;
   struct zvm_ufield fcur;

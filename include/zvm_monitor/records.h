@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/util.h"
 
 /* ------------------------------------------------------------------------
  * Fields.
@@ -251,10 +252,7 @@ struct zvm_record_desc {
 /* "cp", "zaap", "ifl", "icf", "ziip", or NULL for other codes. */
 const char *zvm_cpu_type_name(uint8_t type);
 
-/* Write a one-line reason into err (err_size bytes; err may be NULL) and
- * return -1: the error convention of the configuration and the checks. */
-__attribute__((format(printf, 3, 4))) int
-zvm_format_error(char *err, size_t err_size, const char *fmt, ...);
+/* (zvm_format_error(), the error convention of the checks: util.h) */
 
 /* ------------------------------------------------------------------------
  * Checking a descriptor (built-in tables in a unit test, <Record> blocks

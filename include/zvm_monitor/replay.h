@@ -80,7 +80,7 @@ void zvm_replay_count_event(struct zvm_reader_stats *rs,
  * matched case-insensitively; errors name the option. */
 struct zvm_replay_options {
   char **patterns; /* ReplayFile, one per line, in order */
-  size_t npatterns;
+  size_t npatterns, cap_patterns;
   double speed; /* ReplaySpeed: "recorded" 1 (default), "fast" 0, or N */
   bool loop;    /* ReplayLoop */
 };

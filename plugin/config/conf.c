@@ -240,15 +240,13 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
       return zvm_format_error(err, err_size, "UserID: out of memory");
   }
 
-  struct zvm_userid_rule *tmp =
-      realloc(c->userids, (c->userids_num + 1) * sizeof(*tmp));
-  if (tmp == NULL) {
+  if (!zvm_grow(&c->userids, &c->userids_cap, c->userids_num,
+                sizeof(*c->userids), 4)) {
     if (rule.is_regex)
       regfree(&rule.re);
     free(rule.text);
     return zvm_format_error(err, err_size, "UserID: out of memory");
   }
-  c->userids = tmp;
   c->userids[c->userids_num++] = rule;
   return 0;
 }
@@ -322,12 +320,11 @@ static int add_userfield(struct zvm_conf *c, const char *value, char *err,
     return zvm_format_error(err, err_size, "UserField: out of memory");
   for (char *p = copy; *p != '\0'; p++)
     *p = (char)tolower((unsigned char)*p);
-  char **tmp = realloc(c->userfields, (c->userfields_num + 1) * sizeof(*tmp));
-  if (tmp == NULL) {
+  if (!zvm_grow(&c->userfields, &c->userfields_cap, c->userfields_num,
+                sizeof(*c->userfields), 4)) {
     free(copy);
     return zvm_format_error(err, err_size, "UserField: out of memory");
   }
-  c->userfields = tmp;
   c->userfields[c->userfields_num++] = copy;
   return 0;
 }

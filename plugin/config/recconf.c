@@ -19,6 +19,8 @@
  */
 #include "zvm_monitor/recconf.h"
 
+#include "zvm_monitor/util.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -607,11 +609,8 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                   rc->id, f->name);
   }
 
-  struct zvm_ufield *fields =
-      realloc(r->fields, (r->nfields + 1) * sizeof(*fields));
-  if (fields == NULL)
+  if (!zvm_grow(&r->fields, &r->cap_fields, r->nfields, sizeof(*r->fields), 8))
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  r->fields = fields;
   r->fields[r->nfields++] = *f;
   *f = (struct zvm_ufield){0}; /* the name moved into the record */
   if (r->min_len == 0 || end < r->min_len)
@@ -685,11 +684,9 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                 rc->id, r->name, r->type_name,
                 desc_label(owner, label, sizeof(label)));
 
-  struct zvm_urecord *records =
-      realloc(rc->records, (rc->nrecords + 1) * sizeof(*records));
-  if (records == NULL)
+  if (!zvm_grow(&rc->records, &rc->cap_records, rc->nrecords,
+                sizeof(*rc->records), 4))
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  rc->records = records;
   if (rc->reg != NULL) {
     struct zvm_record_desc *d = zvm_urecord_desc(r);
     if (d == NULL)

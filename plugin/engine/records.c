@@ -6,6 +6,7 @@
  */
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/util.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -252,16 +253,6 @@ int zvm_layout_types_db_line(const struct zvm_layout *l, char *buf,
 /* ------------------------------------------------------------------------
  * Checking descriptors.
  */
-int zvm_format_error(char *err, size_t err_size, const char *fmt, ...) {
-  if (err != NULL && err_size > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
 /* collectd's names: letters, digits, '_' (and '-' only in instances). */
 static bool valid_name(const char *s, size_t max) {
   if (s == NULL || s[0] == '\0' || strlen(s) >= max)
@@ -512,26 +503,14 @@ int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
     return 0;
   }
 
-  if (d->number >= r->nslots[d->domain]) {
-    size_t n = (size_t)d->number + 1;
-    if (n < 64)
-      n = 64;
-    size_t *tmp = realloc(r->slot[d->domain], n * sizeof(*tmp));
-    if (tmp == NULL)
-      goto nomem;
-    memset(tmp + r->nslots[d->domain], 0,
-           (n - r->nslots[d->domain]) * sizeof(*tmp));
-    r->slot[d->domain] = tmp;
-    r->nslots[d->domain] = n;
-  }
-  if (r->n == r->cap) {
-    size_t cap = r->cap ? 2 * r->cap : 16;
-    struct reg_entry *tmp = realloc(r->all, cap * sizeof(*tmp));
-    if (tmp == NULL)
-      goto nomem;
-    r->all = tmp;
-    r->cap = cap;
-  }
+  size_t nslots = r->nslots[d->domain];
+  if (!zvm_grow(&r->slot[d->domain], &r->nslots[d->domain], d->number,
+                sizeof(size_t), 64))
+    goto nomem;
+  memset(r->slot[d->domain] + nslots, 0,
+         (r->nslots[d->domain] - nslots) * sizeof(size_t));
+  if (!zvm_grow(&r->all, &r->cap, r->n, sizeof(*r->all), 16))
+    goto nomem;
   r->all[r->n++] = (struct reg_entry){d, free_desc};
   r->slot[d->domain][d->number] = r->n;
   return 0;

@@ -10,6 +10,8 @@
  */
 #include "zvm_monitor/capture.h"
 
+#include "zvm_monitor/util.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -545,12 +547,8 @@ static enum step handle_idb(struct zvm_cap_reader *r, uint64_t at,
     if (r->nifs >= MAX_INTERFACES)
       return fail_step(r, at, "more than %d interfaces in one section",
                        MAX_INTERFACES);
-    size_t ncap = r->cap_ifs ? r->cap_ifs * 2 : 4;
-    struct cap_interface *n = realloc(r->ifs, ncap * sizeof(*n));
-    if (n == NULL)
+    if (!zvm_grow(&r->ifs, &r->cap_ifs, r->nifs, sizeof(*r->ifs), 4))
       return fail_step(r, at, "out of memory");
-    r->ifs = n;
-    r->cap_ifs = ncap;
   }
   struct cap_interface *ifc = &r->ifs[r->nifs++];
   memset(ifc, 0, sizeof(*ifc));

@@ -4,6 +4,7 @@
 #include "zvm_monitor/replay.h"
 
 #include "zvm_monitor/capture.h"
+#include "zvm_monitor/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,7 @@
 
 struct zvm_replay {
   char **files;
-  size_t nfiles;
+  size_t nfiles, cap_files;
   double speed;
   bool loop;
   size_t max_set;
@@ -67,10 +68,9 @@ say(const struct zvm_replay *rp, enum zvm_log_level level, const char *fmt,
 }
 
 static bool add_file(struct zvm_replay *rp, const char *path) {
-  char **n = realloc(rp->files, (rp->nfiles + 1) * sizeof(*n));
-  if (n == NULL)
+  if (!zvm_grow(&rp->files, &rp->cap_files, rp->nfiles, sizeof(*rp->files),
+                4))
     return false;
-  rp->files = n;
   rp->files[rp->nfiles] = strdup(path);
   if (rp->files[rp->nfiles] == NULL)
     return false;
@@ -401,12 +401,11 @@ int zvm_replay_option_string(struct zvm_replay_options *o, const char *key,
       snprintf(err, err_size, "ReplayFile: a file name is required");
       return -1;
     }
-    char **n = realloc(o->patterns, (o->npatterns + 1) * sizeof(*n));
-    if (n == NULL) {
+    if (!zvm_grow(&o->patterns, &o->cap_patterns, o->npatterns,
+                  sizeof(*o->patterns), 4)) {
       snprintf(err, err_size, "ReplayFile: out of memory");
       return -1;
     }
-    o->patterns = n;
     o->patterns[o->npatterns] = strdup(value);
     if (o->patterns[o->npatterns] == NULL) {
       snprintf(err, err_size, "ReplayFile: out of memory");

@@ -29,15 +29,6 @@ static uint64_t record_time(const struct zvm_mapper *m,
   return us;
 }
 
-/* Whether a record replaces the one the entity keeps for this pass: the
- * latest in stream order, whatever its TOD says (the z/VM clock may have
- * been set back); the time rule below stamps it. */
-static bool record_is_newer(const struct entity *e, uint64_t time_us) {
-  (void)e;
-  (void)time_us;
-  return true;
-}
-
 /* The leap-second offset of this pass (LeapSecondOffset, man page). */
 static uint64_t pass_leap(struct zvm_mapper *m) {
   if (!m->conf->leap_auto) {
@@ -260,11 +251,8 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
       (offsetof(struct entity, copy) + l->copy_size + align - 1) & ~(align - 1);
   l->names_off = l->state_off + (l->hooks != NULL ? l->hooks->state_size : 0);
   if (l->dispatched && layout->type_name != NULL && !l->single) {
-    const struct zvm_layout **tmp =
-        realloc(m->types, (m->ntypes + 1) * sizeof(*tmp));
-    if (tmp == NULL)
+    if (!zvm_grow(&m->types, &m->cap_types, m->ntypes, sizeof(*m->types), 8))
       return false;
-    m->types = tmp;
     m->types[m->ntypes++] = layout;
   }
   return true;
@@ -396,7 +384,10 @@ map_instance(struct zvm_mapper *m, struct lay *l, const uint8_t *data,
   enum zvm_hook_verdict verdict = ZVM_HOOK_KEEP;
   if (h != NULL && h->instance != NULL)
     verdict = h->instance(&l->rec->ctx, &e->inst, data, len, time_us);
-  if (verdict == ZVM_HOOK_DROP || !record_is_newer(e, time_us))
+  /* A record replaces the one the entity keeps for this pass: the latest
+   * in stream order, whatever its TOD says (the z/VM clock may have been
+   * set back); the time rule stamps it. */
+  if (verdict == ZVM_HOOK_DROP)
     return;
   if (verdict == ZVM_HOOK_KEEP) {
     e->copy_len = (uint16_t)(len < l->copy_size ? len : l->copy_size);
@@ -571,17 +562,13 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
   bool ok = m->reg != NULL && zvm_entity_table_init(m);
   for (size_t i = 0; ok && i < zvm_registry_count(m->reg); i++) {
     const struct zvm_record_desc *d = zvm_registry_at(m->reg, i);
-    if (d->number >= m->nby_num[d->domain]) {
-      size_t n = (size_t)d->number + 1;
-      struct mrec **tmp = realloc(m->by_num[d->domain], n * sizeof(*tmp));
-      ok = tmp != NULL;
-      if (!ok)
-        break;
-      memset(tmp + m->nby_num[d->domain], 0,
-             (n - m->nby_num[d->domain]) * sizeof(*tmp));
-      m->by_num[d->domain] = tmp;
-      m->nby_num[d->domain] = n;
-    }
+    size_t old = m->nby_num[d->domain];
+    ok = zvm_grow(&m->by_num[d->domain], &m->nby_num[d->domain], d->number,
+                  sizeof(struct mrec *), (size_t)d->number + 1);
+    if (!ok)
+      break;
+    memset(m->by_num[d->domain] + old, 0,
+           (m->nby_num[d->domain] - old) * sizeof(struct mrec *));
     struct mrec *r = mrec_create(m, d);
     ok = r != NULL;
     if (ok)

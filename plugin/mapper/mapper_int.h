@@ -17,6 +17,7 @@
 #include "zvm_monitor/be.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/timerule.h"
+#include "zvm_monitor/util.h"
 
 #include <string.h>
 
@@ -144,7 +145,7 @@ struct zvm_mapper {
 
   /* Types for plugin_register_data_set. */
   const struct zvm_layout **types;
-  size_t ntypes;
+  size_t ntypes, cap_types;
 
   /* The pass's output: reader values built by finish (a few), then the
    * entities' values produced on demand from the kept records. */
@@ -226,13 +227,11 @@ void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
 
 /* output.c */
 void zvm_output_begin(struct zvm_mapper *m);
-/* Room for element n (of size bytes) in *array of *cap: false if out of
- * memory. The check inline (it runs for every emitted instance), the
- * realloc in zvm_output_grow_to(). */
-bool zvm_output_grow_to(void **array, size_t *cap, size_t n, size_t size);
-static inline bool zvm_output_grow(void **array, size_t *cap, size_t n,
+/* Room for element n (of size bytes) in *array of *cap (util.h; output
+ * arrays start at 64 elements): false if out of memory. */
+static inline bool zvm_output_grow(void *array, size_t *cap, size_t n,
                                    size_t size) {
-  return n < *cap || zvm_output_grow_to(array, cap, n, size);
+  return zvm_grow(array, cap, n, size, 64);
 }
 void zvm_output_reader(struct zvm_mapper *m,
                        const struct zvm_source_health *rs);

@@ -21,18 +21,6 @@
 
 #define PLUGIN_INSTANCE_READER "reader"
 
-bool zvm_output_grow_to(void **array, size_t *cap, size_t n, size_t size) {
-  size_t new_cap = *cap ? 2 * *cap : 64;
-  while (new_cap <= n)
-    new_cap *= 2;
-  void *tmp = realloc(*array, new_cap * size);
-  if (tmp == NULL)
-    return false;
-  *array = tmp;
-  *cap = new_cap;
-  return true;
-}
-
 /* The previous pass's output is dropped when the next pass starts: the
  * records it points into (in the entities) are overwritten from here on. */
 static void text_reset(struct zvm_mapper *m) {

@@ -34,6 +34,7 @@
 #include "records/vmdbk.h"
 #include "zvm_monitor/be.h"
 #include "zvm_monitor/builtin.h"
+#include "zvm_monitor/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -286,14 +287,8 @@ static struct vmdbk_copy *copy_for(struct useite_state *st, uint16_t cpuad) {
       return &st->copies[i];
   if (st->ncopies >= ZVM_VMDBK_MAX)
     return NULL; /* more VMDBKs than a guest can have */
-  if (st->ncopies == st->cap) {
-    size_t cap = st->cap ? 2 * st->cap : 1;
-    struct vmdbk_copy *c = realloc(st->copies, cap * sizeof(*c));
-    if (c == NULL)
-      return NULL;
-    st->copies = c;
-    st->cap = cap;
-  }
+  if (!zvm_grow(&st->copies, &st->cap, st->ncopies, sizeof(*st->copies), 1))
+    return NULL;
   struct vmdbk_copy *c = &st->copies[st->ncopies++];
   c->cpuad = cpuad;
   return c;

@@ -2,6 +2,7 @@
  * zvm_monitor - a guest's values summed over its VMDBKs (see vmdbk.h).
  */
 #include "records/vmdbk.h"
+#include "zvm_monitor/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,14 +62,8 @@ static struct zvm_vmdbk *vmdbk_add(struct zvm_vmdbk_set *s, uint16_t cpuad,
     return NULL;
   }
   *status = ZVM_VMDBK_NOMEM;
-  if (s->count == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 2;
-    struct zvm_vmdbk *v = realloc(s->v, cap * sizeof(*v));
-    if (v == NULL)
-      return NULL;
-    s->v = v;
-    s->cap = cap;
-  }
+  if (!zvm_grow(&s->v, &s->cap, s->count, sizeof(*s->v), 2))
+    return NULL;
   struct zvm_vmdbk *d = &s->v[s->count];
   *d = (struct zvm_vmdbk){.cpuad = cpuad};
   d->values = calloc(s->n ? s->n : 1, sizeof(*d->values));
