@@ -16,6 +16,7 @@
 
 #include "engine/hooks.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
@@ -71,12 +72,16 @@ struct zvm_conf {
 
 /* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
 enum zvm_conf_kind {
-  ZVM_CONF_UNKNOWN = 0,
-  ZVM_CONF_STRING,
-  ZVM_CONF_BOOLEAN,
-  ZVM_CONF_NUMBER,
-  ZVM_CONF_STRING_OR_NUMBER, /* Domain "user" or Domain 4 */
+  ZVM_CONF_UNKNOWN = ZVM_OPTION_UNKNOWN,
+  ZVM_CONF_STRING = ZVM_OPTION_STRING,
+  ZVM_CONF_BOOLEAN = ZVM_OPTION_BOOLEAN,
+  ZVM_CONF_NUMBER = ZVM_OPTION_NUMBER,
+  ZVM_CONF_STRING_OR_NUMBER = ZVM_OPTION_STRING_OR_NUMBER, /* Domain 4 */
 };
+
+/* The plugin's option table (option.h): one row per option of the
+ * <Plugin zvm_monitor> block besides <Record> and the replay options. */
+const struct zvm_option *zvm_conf_options(size_t *n);
 
 /* Defaults. Returns 0, or -1 if out of memory. */
 int zvm_conf_init(struct zvm_conf *c);

@@ -33,16 +33,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
 
 /* The value an option of a <Record> block or of a <Field> block inside it
  * takes; as collectd's oconfig gives it. */
 enum zvm_recconf_kind {
-  ZVM_RECCONF_UNKNOWN = 0,
-  ZVM_RECCONF_STRING,
-  ZVM_RECCONF_NUMBER,
-  ZVM_RECCONF_BOOLEAN,
-  ZVM_RECCONF_BLOCK, /* <Field "name"> inside <Record> */
+  ZVM_RECCONF_UNKNOWN = ZVM_OPTION_UNKNOWN,
+  ZVM_RECCONF_STRING = ZVM_OPTION_STRING,
+  ZVM_RECCONF_NUMBER = ZVM_OPTION_NUMBER,
+  ZVM_RECCONF_BOOLEAN = ZVM_OPTION_BOOLEAN,
+  ZVM_RECCONF_BLOCK = ZVM_OPTION_BLOCK, /* <Field "name"> inside <Record> */
 };
 
 /* How a field's bytes are read. */

@@ -87,6 +87,9 @@ struct zvm_replay_options {
 
 void zvm_replay_options_init(struct zvm_replay_options *o);
 void zvm_replay_options_free(struct zvm_replay_options *o);
+/* The replay options' table (option.h). */
+struct zvm_option;
+const struct zvm_option *zvm_replay_options_table(size_t *n);
 /* Whether key is one of the replay options. */
 bool zvm_replay_option_is(const char *key);
 /* ReplayFile "PATTERN", ReplaySpeed "recorded"|"fast": 0, or -1 with a

@@ -8,66 +8,12 @@
 #include "appldata/appldata.h"
 
 #include <ctype.h>
+#include <stddef.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* The options: the one place that spells their names. */
-enum option_id {
-  OPT_DEVICE,
-  OPT_DOMAIN,
-  OPT_USERID,
-  OPT_IGNORE_SELECTED,
-  OPT_GUESTS_AS_HOSTS,
-  OPT_REPORT_READER_STATS,
-  OPT_MAX_SET_SIZE,
-  OPT_MAX_QUEUE_SIZE,
-  OPT_USER_FIELD,
-  OPT_ONE_VALUE_PER_LIST,
-  OPT_COMBINED_USER_VALUES,
-  OPT_NOTIFY_LOGON,
-  OPT_NOTIFY_LOGOFF,
-  OPT_NOTIFY_MULTITHREADING,
-  OPT_NOTIFY_OVERFLOW,
-  OPT_NOTIFY_DISCARD,
-  OPT_NOTIFY_DEVICE,
-  OPT_LEAP_SECOND_OFFSET,
-  OPT_REPORT_BY_VIRTUAL_CPU,
-  OPT_APPLDATA_KINDS,
-  OPT_APPLDATA_NAMING,
-};
-
-static const struct option {
-  const char *key;
-  enum zvm_conf_kind kind;
-  enum option_id id;
-} options[] = {
-    {"Device", ZVM_CONF_STRING, OPT_DEVICE},
-    {"Domain", ZVM_CONF_STRING_OR_NUMBER, OPT_DOMAIN},
-    {"UserID", ZVM_CONF_STRING, OPT_USERID},
-    {"IgnoreSelected", ZVM_CONF_BOOLEAN, OPT_IGNORE_SELECTED},
-    {"GuestsAsHosts", ZVM_CONF_BOOLEAN, OPT_GUESTS_AS_HOSTS},
-    {"ReportReaderStats", ZVM_CONF_BOOLEAN, OPT_REPORT_READER_STATS},
-    {"MaxSetSize", ZVM_CONF_NUMBER, OPT_MAX_SET_SIZE},
-    {"MaxQueueSize", ZVM_CONF_NUMBER, OPT_MAX_QUEUE_SIZE},
-    {"UserField", ZVM_CONF_STRING, OPT_USER_FIELD},
-    {"OneValuePerList", ZVM_CONF_BOOLEAN, OPT_ONE_VALUE_PER_LIST},
-    /* The first release's opt-in to one list per guest, now the default:
-     * "CombinedUserValues false" means "OneValuePerList true". */
-    {"CombinedUserValues", ZVM_CONF_BOOLEAN, OPT_COMBINED_USER_VALUES},
-    {"NotifyLogon", ZVM_CONF_BOOLEAN, OPT_NOTIFY_LOGON},
-    {"NotifyLogoff", ZVM_CONF_BOOLEAN, OPT_NOTIFY_LOGOFF},
-    {"NotifyMultithreading", ZVM_CONF_BOOLEAN, OPT_NOTIFY_MULTITHREADING},
-    {"NotifyOverflow", ZVM_CONF_BOOLEAN, OPT_NOTIFY_OVERFLOW},
-    {"NotifyDiscard", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DISCARD},
-    {"NotifyDevice", ZVM_CONF_BOOLEAN, OPT_NOTIFY_DEVICE},
-    {"LeapSecondOffset", ZVM_CONF_STRING_OR_NUMBER, OPT_LEAP_SECOND_OFFSET},
-    {"ReportByVirtualCPU", ZVM_CONF_BOOLEAN, OPT_REPORT_BY_VIRTUAL_CPU},
-    {"ApplDataKinds", ZVM_CONF_STRING, OPT_APPLDATA_KINDS},
-    {"ApplDataNaming", ZVM_CONF_STRING, OPT_APPLDATA_NAMING},
-};
 
 static void free_desc_copy(const struct zvm_record_desc *d) { free((void *)d); }
 
@@ -151,19 +97,6 @@ void zvm_conf_free(struct zvm_conf *c) {
   zvm_registry_destroy(c->records);
   free(c->appldata);
   *c = (struct zvm_conf){0};
-}
-
-static const struct option *option_find(const char *key) {
-  for (size_t i = 0; key != NULL && i < sizeof(options) / sizeof(options[0]);
-       i++)
-    if (strcasecmp(key, options[i].key) == 0)
-      return &options[i];
-  return NULL;
-}
-
-enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
-  const struct option *o = option_find(key);
-  return o != NULL ? o->kind : ZVM_CONF_UNKNOWN;
 }
 
 static int set_device(struct zvm_conf *c, const char *value, char *err,
@@ -329,128 +262,84 @@ static int add_userfield(struct zvm_conf *c, const char *value, char *err,
   return 0;
 }
 
-int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
-                        char *err, size_t err_size) {
-  enum zvm_conf_kind kind = zvm_conf_option_kind(key);
-  if (kind == ZVM_CONF_UNKNOWN)
-    return zvm_format_error(err, err_size, "unknown option \"%s\"",
-                            key != NULL ? key : "");
-  if (kind != ZVM_CONF_STRING && kind != ZVM_CONF_STRING_OR_NUMBER)
-    return zvm_format_error(err, err_size,
-                            "%s: a %s value is required, not a string", key,
-                            kind == ZVM_CONF_BOOLEAN ? "boolean" : "numeric");
-  if (value == NULL)
-    return zvm_format_error(err, err_size, "%s: missing value", key);
-
-  switch (option_find(key)->id) {
-  case OPT_DEVICE:
-    return set_device(c, value, err, err_size);
-  case OPT_DOMAIN:
-    return add_domain(c, value, err, err_size);
-  case OPT_USER_FIELD:
-    return add_userfield(c, value, err, err_size);
-  case OPT_LEAP_SECOND_OFFSET:
-    if (strcasecmp(value, "auto") != 0)
-      return zvm_format_error(err, err_size,
-                              "LeapSecondOffset \"%s\": give \"auto\" or the "
-                              "seconds the TOD clock is ahead of UTC (0-%d)",
-                              value, ZVM_LEAP_MAX_S);
-    c->leap_auto = true;
-    return 0;
-  case OPT_APPLDATA_KINDS:
-    return add_appldata_kind(c, value, err, err_size);
-  case OPT_APPLDATA_NAMING:
-    return set_appldata_naming(c, value, err, err_size);
-  default: /* OPT_USERID */
-    return add_userid(c, value, err, err_size);
-  }
+/* ------------------------------------------------------------------------
+ * The option table: one row per option, its handler below it names what
+ * it sets. An option without a row is unknown.
+ */
+static int opt_device(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  return set_device(t, v->string, err, err_size);
 }
 
-int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
-                         char *err, size_t err_size) {
-  enum zvm_conf_kind kind = zvm_conf_option_kind(key);
-  if (kind == ZVM_CONF_UNKNOWN)
-    return zvm_format_error(err, err_size, "unknown option \"%s\"",
-                            key != NULL ? key : "");
-  if (kind != ZVM_CONF_BOOLEAN)
-    return zvm_format_error(err, err_size, "%s: a boolean is not a valid value",
-                            key);
+static int opt_domain(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  if (v->type != ZVM_OPTION_NUMBER)
+    return add_domain(t, v->string, err, err_size);
+  /* Range first: NaN fails it, and the cast is then defined. */
+  if (!(v->number >= 0 && v->number < ZVM_DOMAIN_COUNT) ||
+      v->number != (int)v->number)
+    return zvm_format_error(
+        err, err_size, "Domain %g: a domain number must be 0-15", v->number);
+  char name[8];
+  snprintf(name, sizeof(name), "%d", (int)v->number);
+  return add_domain(t, name, err, err_size);
+}
 
-  switch (option_find(key)->id) {
-  case OPT_NOTIFY_LOGON:
-    c->notify[ZVM_NOTIFY_LOGON] = value;
-    break;
-  case OPT_NOTIFY_LOGOFF:
-    c->notify[ZVM_NOTIFY_LOGOFF] = value;
-    break;
-  case OPT_NOTIFY_MULTITHREADING:
-    c->notify[ZVM_NOTIFY_MULTITHREADING] = value;
-    break;
-  case OPT_NOTIFY_OVERFLOW:
-    c->notify[ZVM_NOTIFY_OVERFLOW] = value;
-    break;
-  case OPT_NOTIFY_DISCARD:
-    c->notify[ZVM_NOTIFY_DISCARD] = value;
-    break;
-  case OPT_NOTIFY_DEVICE:
-    c->notify[ZVM_NOTIFY_DEVICE] = value;
-    break;
-  case OPT_IGNORE_SELECTED:
-    c->ignore_selected = value;
-    break;
-  case OPT_REPORT_BY_VIRTUAL_CPU:
-    c->report_by_virtual_cpu = value;
-    break;
-  case OPT_ONE_VALUE_PER_LIST:
-    c->one_value_per_list = value;
-    break;
-  case OPT_COMBINED_USER_VALUES:
-    c->one_value_per_list = !value;
-    break;
-  case OPT_GUESTS_AS_HOSTS:
-    c->guests_as_hosts = value;
-    break;
-  default: /* OPT_REPORT_READER_STATS */
-    c->report_reader_stats = value;
-    break;
-  }
+static int opt_userid(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  return add_userid(t, v->string, err, err_size);
+}
+
+static int opt_userfield(void *t, const struct zvm_option *o,
+                         const struct zvm_option_value *v, char *err,
+                         size_t err_size) {
+  (void)o;
+  return add_userfield(t, v->string, err, err_size);
+}
+
+/* A boolean member of struct zvm_conf, at offset o->arg. */
+static int opt_flag(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  (void)err;
+  (void)err_size;
+  *(bool *)((char *)t + o->arg) = v->boolean;
   return 0;
 }
 
-int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
-                        char *err, size_t err_size) {
-  enum zvm_conf_kind kind = zvm_conf_option_kind(key);
-  if (kind == ZVM_CONF_UNKNOWN)
-    return zvm_format_error(err, err_size, "unknown option \"%s\"",
-                            key != NULL ? key : "");
-  if (kind != ZVM_CONF_NUMBER && kind != ZVM_CONF_STRING_OR_NUMBER)
-    return zvm_format_error(err, err_size,
-                            "%s: a %s value is required, not a number", key,
-                            kind == ZVM_CONF_BOOLEAN ? "boolean" : "string");
+/* The first release's opt-in to one list per guest, now the default:
+ * "CombinedUserValues false" means "OneValuePerList true". */
+static int opt_combined(void *t, const struct zvm_option *o,
+                        const struct zvm_option_value *v, char *err,
+                        size_t err_size) {
+  (void)o;
+  (void)err;
+  (void)err_size;
+  ((struct zvm_conf *)t)->one_value_per_list = !v->boolean;
+  return 0;
+}
 
-  const struct option *o = option_find(key);
-  if (o->id == OPT_DOMAIN) {
-    /* Range first: NaN fails it, and the cast is then defined. */
-    if (!(value >= 0 && value < ZVM_DOMAIN_COUNT) || value != (int)value)
-      return zvm_format_error(err, err_size,
-                              "Domain %g: a domain number must be 0-15", value);
-    char name[8];
-    snprintf(name, sizeof(name), "%d", (int)value);
-    return add_domain(c, name, err, err_size);
-  }
-  if (o->id == OPT_LEAP_SECOND_OFFSET) {
-    if (!(value >= 0 && value <= ZVM_LEAP_MAX_S) || value != (int)value)
-      return zvm_format_error(err, err_size,
-                              "LeapSecondOffset %g: must be \"auto\" or whole "
-                              "seconds from 0 to %d",
-                              value, ZVM_LEAP_MAX_S);
-    c->leap_auto = false;
-    c->leap_us = (uint64_t)value * 1000000;
-    return 0;
-  }
+/* Notify<Kind>: o->arg is the enum zvm_notify_kind. */
+static int opt_notify(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)err;
+  (void)err_size;
+  ((struct zvm_conf *)t)->notify[o->arg] = v->boolean;
+  return 0;
+}
 
-  /* MaxSetSize, MaxQueueSize */
-  bool queue = o->id == OPT_MAX_QUEUE_SIZE;
+/* MaxSetSize, MaxQueueSize: a size_t member at offset o->arg. */
+static int opt_size(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  double value = v->number;
   if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
         value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
       value != (double)(uint64_t)value)
@@ -459,11 +348,137 @@ int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
                             "%zu to %zu",
                             o->key, value, ZVM_CONF_MIN_SET_SIZE,
                             ZVM_CONF_MAX_SET_SIZE);
-  if (queue)
-    c->max_queue_size = (size_t)value;
-  else
-    c->max_set_size = (size_t)value;
+  *(size_t *)((char *)t + o->arg) = (size_t)value;
   return 0;
+}
+
+static int opt_leap(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  (void)o;
+  struct zvm_conf *c = t;
+  if (v->type != ZVM_OPTION_NUMBER) {
+    if (strcasecmp(v->string, "auto") != 0)
+      return zvm_format_error(err, err_size,
+                              "LeapSecondOffset \"%s\": give \"auto\" or the "
+                              "seconds the TOD clock is ahead of UTC (0-%d)",
+                              v->string, ZVM_LEAP_MAX_S);
+    c->leap_auto = true;
+    return 0;
+  }
+  if (!(v->number >= 0 && v->number <= ZVM_LEAP_MAX_S) ||
+      v->number != (int)v->number)
+    return zvm_format_error(err, err_size,
+                            "LeapSecondOffset %g: must be \"auto\" or whole "
+                            "seconds from 0 to %d",
+                            v->number, ZVM_LEAP_MAX_S);
+  c->leap_auto = false;
+  c->leap_us = (uint64_t)v->number * 1000000;
+  return 0;
+}
+
+static int opt_appldata_kinds(void *t, const struct zvm_option *o,
+                              const struct zvm_option_value *v, char *err,
+                              size_t err_size) {
+  (void)o;
+  return add_appldata_kind(t, v->string, err, err_size);
+}
+
+static int opt_appldata_naming(void *t, const struct zvm_option *o,
+                               const struct zvm_option_value *v, char *err,
+                               size_t err_size) {
+  (void)o;
+  return set_appldata_naming(t, v->string, err, err_size);
+}
+
+#define FLAG(member)                                                           \
+  ZVM_OPTION_BOOLEAN, opt_flag, offsetof(struct zvm_conf, member)
+#define SIZE(member)                                                           \
+  ZVM_OPTION_NUMBER, opt_size, offsetof(struct zvm_conf, member)
+#define NOTIFY(kind) ZVM_OPTION_BOOLEAN, opt_notify, ZVM_NOTIFY_##kind
+
+static const struct zvm_option options[] = {
+    {"Device", ZVM_OPTION_STRING, opt_device, 0},
+    {"Domain", ZVM_OPTION_STRING_OR_NUMBER, opt_domain, 0},
+    {"UserID", ZVM_OPTION_STRING, opt_userid, 0},
+    {"IgnoreSelected", FLAG(ignore_selected)},
+    {"GuestsAsHosts", FLAG(guests_as_hosts)},
+    {"ReportReaderStats", FLAG(report_reader_stats)},
+    {"MaxSetSize", SIZE(max_set_size)},
+    {"MaxQueueSize", SIZE(max_queue_size)},
+    {"UserField", ZVM_OPTION_STRING, opt_userfield, 0},
+    {"OneValuePerList", FLAG(one_value_per_list)},
+    {"CombinedUserValues", ZVM_OPTION_BOOLEAN, opt_combined, 0},
+    {"NotifyLogon", NOTIFY(LOGON)},
+    {"NotifyLogoff", NOTIFY(LOGOFF)},
+    {"NotifyMultithreading", NOTIFY(MULTITHREADING)},
+    {"NotifyOverflow", NOTIFY(OVERFLOW)},
+    {"NotifyDiscard", NOTIFY(DISCARD)},
+    {"NotifyDevice", NOTIFY(DEVICE)},
+    {"LeapSecondOffset", ZVM_OPTION_STRING_OR_NUMBER, opt_leap, 0},
+    {"ReportByVirtualCPU", FLAG(report_by_virtual_cpu)},
+    {"ApplDataKinds", ZVM_OPTION_STRING, opt_appldata_kinds, 0},
+    {"ApplDataNaming", ZVM_OPTION_STRING, opt_appldata_naming, 0},
+};
+
+const struct zvm_option *zvm_conf_options(size_t *n) {
+  *n = ZVM_COUNT_OF(options);
+  return options;
+}
+
+enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
+  const struct zvm_option *o =
+      zvm_option_find(options, ZVM_COUNT_OF(options), key);
+  return o != NULL ? (enum zvm_conf_kind)o->kind : ZVM_CONF_UNKNOWN;
+}
+
+int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
+                        char *err, size_t err_size) {
+  const struct zvm_option *o =
+      zvm_option_find(options, ZVM_COUNT_OF(options), key);
+  if (o == NULL)
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
+  if (!zvm_option_accepts(o->kind, ZVM_OPTION_STRING))
+    return zvm_format_error(err, err_size,
+                            "%s: a %s value is required, not a string", key,
+                            zvm_option_kind_name(o->kind));
+  if (value == NULL)
+    return zvm_format_error(err, err_size, "%s: missing value", key);
+  const struct zvm_option_value v = {.type = ZVM_OPTION_STRING,
+                                     .string = value};
+  return o->set(c, o, &v, err, err_size);
+}
+
+int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
+                         char *err, size_t err_size) {
+  const struct zvm_option *o =
+      zvm_option_find(options, ZVM_COUNT_OF(options), key);
+  if (o == NULL)
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
+  if (!zvm_option_accepts(o->kind, ZVM_OPTION_BOOLEAN))
+    return zvm_format_error(err, err_size, "%s: a boolean is not a valid value",
+                            key);
+  const struct zvm_option_value v = {.type = ZVM_OPTION_BOOLEAN,
+                                     .boolean = value};
+  return o->set(c, o, &v, err, err_size);
+}
+
+int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
+                        char *err, size_t err_size) {
+  const struct zvm_option *o =
+      zvm_option_find(options, ZVM_COUNT_OF(options), key);
+  if (o == NULL)
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
+  if (!zvm_option_accepts(o->kind, ZVM_OPTION_NUMBER))
+    return zvm_format_error(
+        err, err_size, "%s: a %s value is required, not a number", key,
+        o->kind == ZVM_OPTION_BOOLEAN ? "boolean" : "string");
+  const struct zvm_option_value v = {.type = ZVM_OPTION_NUMBER,
+                                     .number = value};
+  return o->set(c, o, &v, err, err_size);
 }
 
 static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {

@@ -19,6 +19,7 @@
  */
 #include "zvm_monitor/recconf.h"
 
+#include "zvm_monitor/option.h"
 #include "zvm_monitor/util.h"
 
 #include <ctype.h>
@@ -54,21 +55,24 @@ static const char *shown(const char *s, char buf[SHOWN_MAX]) {
   return buf;
 }
 
-struct option {
-  const char *key;
-  enum zvm_recconf_kind kind;
+/* The <Record> and <Field> option tables (option.h); the handlers are
+ * below. <Field> is a block: the builder's field_begin/field_end. */
+static zvm_option_fn rc_name, rc_prefix, rc_replace, f_type, f_kind, f_offset,
+    f_length, f_count, f_scale, f_counts_down;
+static const struct zvm_option record_options[] = {
+    {"Name", ZVM_OPTION_STRING, rc_name, 0},
+    {"InstancePrefix", ZVM_OPTION_STRING, rc_prefix, 0},
+    {"Replace", ZVM_OPTION_BOOLEAN, rc_replace, 0},
+    {"Field", ZVM_OPTION_BLOCK, NULL, 0},
 };
-static const struct option record_options[] = {
-    {"Name", ZVM_RECCONF_STRING},
-    {"InstancePrefix", ZVM_RECCONF_STRING},
-    {"Replace", ZVM_RECCONF_BOOLEAN},
-    {"Field", ZVM_RECCONF_BLOCK},
-};
-static const struct option field_options[] = {
-    {"Offset", ZVM_RECCONF_NUMBER},      {"Length", ZVM_RECCONF_NUMBER},
-    {"Type", ZVM_RECCONF_STRING},        {"Kind", ZVM_RECCONF_STRING},
-    {"Scale", ZVM_RECCONF_NUMBER},       {"Count", ZVM_RECCONF_NUMBER},
-    {"CountsDown", ZVM_RECCONF_BOOLEAN},
+static const struct zvm_option field_options[] = {
+    {"Offset", ZVM_OPTION_NUMBER, f_offset, 0},
+    {"Length", ZVM_OPTION_NUMBER, f_length, 0},
+    {"Type", ZVM_OPTION_STRING, f_type, 0},
+    {"Kind", ZVM_OPTION_STRING, f_kind, 0},
+    {"Scale", ZVM_OPTION_NUMBER, f_scale, 0},
+    {"Count", ZVM_OPTION_NUMBER, f_count, 0},
+    {"CountsDown", ZVM_OPTION_BOOLEAN, f_counts_down, 0},
 };
 
 static const char *const type_names[] = {
@@ -112,20 +116,20 @@ void zvm_recconf_free(struct zvm_recconf *rc) {
   zvm_recconf_init(rc, rc->reg);
 }
 
+/* The row of key in the table of the block being built, or NULL. */
+static const struct zvm_option *option_row(const struct zvm_recconf *rc,
+                                           const char *key) {
+  if (key == NULL || !rc->in_record)
+    return NULL;
+  return rc->in_field
+             ? zvm_option_find(field_options, COUNT_OF(field_options), key)
+             : zvm_option_find(record_options, COUNT_OF(record_options), key);
+}
+
 enum zvm_recconf_kind zvm_recconf_option_kind(const struct zvm_recconf *rc,
                                               const char *key) {
-  if (key == NULL || !rc->in_record)
-    return ZVM_RECCONF_UNKNOWN;
-  if (rc->in_field) {
-    for (size_t i = 0; i < COUNT_OF(field_options); i++)
-      if (strcasecmp(key, field_options[i].key) == 0)
-        return field_options[i].kind;
-  } else {
-    for (size_t i = 0; i < COUNT_OF(record_options); i++)
-      if (strcasecmp(key, record_options[i].key) == 0)
-        return record_options[i].kind;
-  }
-  return ZVM_RECCONF_UNKNOWN;
+  const struct zvm_option *o = option_row(rc, key);
+  return o != NULL ? (enum zvm_recconf_kind)o->kind : ZVM_RECCONF_UNKNOWN;
 }
 
 /* ------------------------------------------------------------------------
@@ -318,50 +322,75 @@ static int unknown_option(const struct zvm_recconf *rc, const char *key,
               rc->id, key);
 }
 
-int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
-                           const char *value, char *err, size_t err_size) {
-  if (zvm_recconf_option_kind(rc, key) != ZVM_RECCONF_STRING)
-    return unknown_option(rc, key, err, err_size);
+/* ------------------------------------------------------------------------
+ * The options' handlers (rows in record_options and field_options).
+ */
+static int f_type(void *t, const struct zvm_option *o,
+                  const struct zvm_option_value *v, char *err,
+                  size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  struct zvm_ufield *f = &rc->fcur;
+  char sb[SHOWN_MAX];
+  int type = lookup_name(type_names, COUNT_OF(type_names), v->string);
+  if (type < 0)
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": unknown Type \"%s\" (use "
+                "unsigned, signed, cputimer, tod, ebcdic or userid)",
+                rc->id, f->name, shown(v->string, sb));
+  f->type = (enum zvm_ufield_type)type;
+  rc->has_type = true;
+  return 0;
+}
+
+static int f_kind(void *t, const struct zvm_option *o,
+                  const struct zvm_option_value *v, char *err,
+                  size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  struct zvm_ufield *f = &rc->fcur;
+  char sb[SHOWN_MAX];
+  int k = lookup_name(kind_names, COUNT_OF(kind_names), v->string);
+  if (k < 0)
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": unknown Kind \"%s\" (use "
+                "counter, gauge or instance)",
+                rc->id, f->name, shown(v->string, sb));
+  f->kind = (enum zvm_ufield_kind)k;
+  rc->has_kind = true;
+  return 0;
+}
+
+static int rc_name(void *t, const struct zvm_option *o,
+                   const struct zvm_option_value *v, char *err,
+                   size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
   bool bad;
   char sb[SHOWN_MAX];
-  if (rc->in_field) {
-    struct zvm_ufield *f = &rc->fcur;
-    if (strcasecmp(key, "Type") == 0) {
-      int t = lookup_name(type_names, COUNT_OF(type_names), value);
-      if (t < 0)
-        return fail(err, err_size,
-                    "Record \"%s\" Field \"%s\": unknown Type \"%s\" (use "
-                    "unsigned, signed, cputimer, tod, ebcdic or userid)",
-                    rc->id, f->name, shown(value, sb));
-      f->type = (enum zvm_ufield_type)t;
-      rc->has_type = true;
-    } else { /* Kind */
-      int k = lookup_name(kind_names, COUNT_OF(kind_names), value);
-      if (k < 0)
-        return fail(err, err_size,
-                    "Record \"%s\" Field \"%s\": unknown Kind \"%s\" (use "
-                    "counter, gauge or instance)",
-                    rc->id, f->name, shown(value, sb));
-      f->kind = (enum zvm_ufield_kind)k;
-      rc->has_kind = true;
-    }
-    return 0;
-  }
-  if (strcasecmp(key, "Name") == 0) {
-    char *copy = name_copy(value, ZVM_RECCONF_MAX_NAME, &bad);
-    if (bad)
-      return fail(err, err_size,
-                  "Record \"%s\" Name \"%s\": a letter followed by letters, "
-                  "digits or '_', at most %d characters (the type is "
-                  "zvm_<name>)",
-                  rc->id, shown(value, sb), ZVM_RECCONF_MAX_NAME);
-    if (copy == NULL)
-      return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-    free(rc->cur.name);
-    rc->cur.name = copy;
-    return 0;
-  }
-  /* InstancePrefix: it becomes part of plugin_instance verbatim. */
+  char *copy = name_copy(v->string, ZVM_RECCONF_MAX_NAME, &bad);
+  if (bad)
+    return fail(err, err_size,
+                "Record \"%s\" Name \"%s\": a letter followed by letters, "
+                "digits or '_', at most %d characters (the type is "
+                "zvm_<name>)",
+                rc->id, shown(v->string, sb), ZVM_RECCONF_MAX_NAME);
+  if (copy == NULL)
+    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
+  free(rc->cur.name);
+  rc->cur.name = copy;
+  return 0;
+}
+
+/* InstancePrefix: it becomes part of plugin_instance verbatim. */
+static int rc_prefix(void *t, const struct zvm_option *o,
+                     const struct zvm_option_value *v, char *err,
+                     size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  const char *value = v->string;
+  char sb[SHOWN_MAX];
+  bool bad;
   size_t len = strlen(value);
   if (len > ZVM_RECCONF_MAX_PREFIX)
     bad = true;
@@ -391,60 +420,125 @@ static bool whole_in(double v, double lo, double hi) {
   return isfinite(v) && v == floor(v) && v >= lo && v <= hi;
 }
 
+static int f_offset(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  struct zvm_ufield *f = &rc->fcur;
+  double value = v->number;
+  if (!whole_in(value, 0, ZVM_RECCONF_MAX_RECORD_LEN - 1))
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": Offset %g is not a byte offset "
+                "inside a record (0-%d; records never cross a 4 KB frame)",
+                rc->id, f->name, value, ZVM_RECCONF_MAX_RECORD_LEN - 1);
+  if (value < ZVM_MRHDR_LEN)
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": Offset %g lies in the %d-byte "
+                "record header (MRHDR); offsets count from the record "
+                "start as IBM prints them, so fields start at %d or later",
+                rc->id, f->name, value, ZVM_MRHDR_LEN, ZVM_MRHDR_LEN);
+  f->offset = (uint16_t)value;
+  rc->has_offset = true;
+  return 0;
+}
+
+static int f_length(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  struct zvm_ufield *f = &rc->fcur;
+  if (!whole_in(v->number, 1, ZVM_RECCONF_MAX_RECORD_LEN))
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": Length %g is not a byte count "
+                "(1-%d)",
+                rc->id, f->name, v->number, ZVM_RECCONF_MAX_RECORD_LEN);
+  f->length = (uint16_t)v->number;
+  rc->has_length = true;
+  return 0;
+}
+
+static int f_count(void *t, const struct zvm_option *o,
+                   const struct zvm_option_value *v, char *err,
+                   size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  struct zvm_ufield *f = &rc->fcur;
+  if (!whole_in(v->number, 1, ZVM_RECCONF_MAX_COUNT))
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": Count %g must be a whole "
+                "number 1-%d (elements of an array)",
+                rc->id, f->name, v->number, ZVM_RECCONF_MAX_COUNT);
+  f->count = (uint16_t)v->number;
+  return 0;
+}
+
+static int f_scale(void *t, const struct zvm_option *o,
+                   const struct zvm_option_value *v, char *err,
+                   size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  struct zvm_ufield *f = &rc->fcur;
+  if (!isfinite(v->number) || v->number == 0)
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": Scale %g must be a finite "
+                "number other than 0",
+                rc->id, f->name, v->number);
+  f->scale = v->number;
+  return 0;
+}
+
+static int f_counts_down(void *t, const struct zvm_option *o,
+                         const struct zvm_option_value *v, char *err,
+                         size_t err_size) {
+  (void)o;
+  (void)err;
+  (void)err_size;
+  ((struct zvm_recconf *)t)->fcur.counts_down = v->boolean;
+  return 0;
+}
+
+static int rc_replace(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  (void)err;
+  (void)err_size;
+  ((struct zvm_recconf *)t)->cur.replace = v->boolean;
+  return 0;
+}
+
+/* A value of type v->type for key in the block being built: through its
+ * row; a key without a row, or of another kind, is an unknown option. */
+static int option_set(struct zvm_recconf *rc, const char *key,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  const struct zvm_option *o = option_row(rc, key);
+  if (o == NULL || o->set == NULL || o->kind != v->type)
+    return unknown_option(rc, key, err, err_size);
+  return o->set(rc, o, v, err, err_size);
+}
+
+int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
+                           const char *value, char *err, size_t err_size) {
+  const struct zvm_option_value v = {.type = ZVM_OPTION_STRING,
+                                     .string = value};
+  return option_set(rc, key, &v, err, err_size);
+}
+
 int zvm_recconf_set_number(struct zvm_recconf *rc, const char *key,
                            double value, char *err, size_t err_size) {
-  if (zvm_recconf_option_kind(rc, key) != ZVM_RECCONF_NUMBER)
-    return unknown_option(rc, key, err, err_size);
-  struct zvm_ufield *f = &rc->fcur;
-  if (strcasecmp(key, "Offset") == 0) {
-    if (!whole_in(value, 0, ZVM_RECCONF_MAX_RECORD_LEN - 1))
-      return fail(err, err_size,
-                  "Record \"%s\" Field \"%s\": Offset %g is not a byte offset "
-                  "inside a record (0-%d; records never cross a 4 KB frame)",
-                  rc->id, f->name, value, ZVM_RECCONF_MAX_RECORD_LEN - 1);
-    if (value < ZVM_MRHDR_LEN)
-      return fail(err, err_size,
-                  "Record \"%s\" Field \"%s\": Offset %g lies in the %d-byte "
-                  "record header (MRHDR); offsets count from the record "
-                  "start as IBM prints them, so fields start at %d or later",
-                  rc->id, f->name, value, ZVM_MRHDR_LEN, ZVM_MRHDR_LEN);
-    f->offset = (uint16_t)value;
-    rc->has_offset = true;
-  } else if (strcasecmp(key, "Length") == 0) {
-    if (!whole_in(value, 1, ZVM_RECCONF_MAX_RECORD_LEN))
-      return fail(err, err_size,
-                  "Record \"%s\" Field \"%s\": Length %g is not a byte count "
-                  "(1-%d)",
-                  rc->id, f->name, value, ZVM_RECCONF_MAX_RECORD_LEN);
-    f->length = (uint16_t)value;
-    rc->has_length = true;
-  } else if (strcasecmp(key, "Count") == 0) {
-    if (!whole_in(value, 1, ZVM_RECCONF_MAX_COUNT))
-      return fail(err, err_size,
-                  "Record \"%s\" Field \"%s\": Count %g must be a whole "
-                  "number 1-%d (elements of an array)",
-                  rc->id, f->name, value, ZVM_RECCONF_MAX_COUNT);
-    f->count = (uint16_t)value;
-  } else { /* Scale */
-    if (!isfinite(value) || value == 0)
-      return fail(err, err_size,
-                  "Record \"%s\" Field \"%s\": Scale %g must be a finite "
-                  "number other than 0",
-                  rc->id, f->name, value);
-    f->scale = value;
-  }
-  return 0;
+  const struct zvm_option_value v = {.type = ZVM_OPTION_NUMBER,
+                                     .number = value};
+  return option_set(rc, key, &v, err, err_size);
 }
 
 int zvm_recconf_set_boolean(struct zvm_recconf *rc, const char *key, bool value,
                             char *err, size_t err_size) {
-  if (zvm_recconf_option_kind(rc, key) != ZVM_RECCONF_BOOLEAN)
-    return unknown_option(rc, key, err, err_size);
-  if (rc->in_field)
-    rc->fcur.counts_down = value;
-  else
-    rc->cur.replace = value;
-  return 0;
+  const struct zvm_option_value v = {.type = ZVM_OPTION_BOOLEAN,
+                                     .boolean = value};
+  return option_set(rc, key, &v, err, err_size);
 }
 
 /* Lengths each type accepts. */

@@ -88,125 +88,95 @@ static int conf_prepare(void) {
   return 0;
 }
 
-static const char *kind_name(enum zvm_conf_kind kind) {
+/* The one place a collectd option's value becomes the kind its table row
+ * takes (option.h), with cf_util_get_*: not exactly one value of that
+ * kind is an error naming it. *str is the string to free (sfree). */
+static int option_value(oconfig_item_t *child, enum zvm_option_kind kind,
+                        struct zvm_option_value *v, char **str, char *err,
+                        size_t err_size) {
+  *str = NULL;
+  *v = (struct zvm_option_value){.type = ZVM_OPTION_STRING};
+  int status = -1;
   switch (kind) {
-  case ZVM_CONF_BOOLEAN:
-    return "boolean";
-  case ZVM_CONF_NUMBER:
-    return "numeric";
-  case ZVM_CONF_STRING_OR_NUMBER:
-    return "string or numeric";
-  default:
-    return "string";
-  }
-}
-
-static int config_option(oconfig_item_t *child, char *err, size_t err_size) {
-  enum zvm_conf_kind kind = zvm_conf_option_kind(child->key);
-
-  if (kind == ZVM_CONF_STRING_OR_NUMBER && child->values_num == 1 &&
-      child->values[0].type == OCONFIG_TYPE_NUMBER)
-    return zvm_conf_set_number(&conf, child->key, child->values[0].value.number,
-                               err, err_size);
-
-  switch (kind) {
-  case ZVM_CONF_STRING:
-  case ZVM_CONF_STRING_OR_NUMBER: {
-    char *value = NULL;
-    if (cf_util_get_string(child, &value) != 0)
-      break;
-    int status = zvm_conf_set_string(&conf, child->key, value, err, err_size);
-    sfree(value);
-    return status;
-  }
-  case ZVM_CONF_BOOLEAN: {
-    bool value;
-    if (cf_util_get_boolean(child, &value) != 0)
-      break;
-    return zvm_conf_set_boolean(&conf, child->key, value, err, err_size);
-  }
-  case ZVM_CONF_NUMBER: {
-    double value;
-    if (cf_util_get_double(child, &value) != 0)
-      break;
-    return zvm_conf_set_number(&conf, child->key, value, err, err_size);
-  }
-  case ZVM_CONF_UNKNOWN:
-  default:
+  case ZVM_OPTION_STRING_OR_NUMBER:
+    if (child->values_num == 1 &&
+        child->values[0].type == OCONFIG_TYPE_NUMBER) {
+      *v = (struct zvm_option_value){.type = ZVM_OPTION_NUMBER,
+                                     .number = child->values[0].value.number};
+      return 0;
+    }
+    /* a string */
+    __attribute__((fallthrough));
+  case ZVM_OPTION_STRING:
+  case ZVM_OPTION_BLOCK:
+    status = cf_util_get_string(child, str);
+    v->string = *str;
+    break;
+  case ZVM_OPTION_BOOLEAN:
+    v->type = ZVM_OPTION_BOOLEAN;
+    status = cf_util_get_boolean(child, &v->boolean);
+    break;
+  case ZVM_OPTION_NUMBER:
+    v->type = ZVM_OPTION_NUMBER;
+    status = cf_util_get_double(child, &v->number);
+    break;
+  case ZVM_OPTION_UNKNOWN:
     snprintf(err, err_size, "unknown option \"%s\"", child->key);
     return -1;
   }
+  if (status == 0)
+    return 0;
   snprintf(err, err_size, "%s: exactly one %s value is required", child->key,
-           kind_name(kind));
+           zvm_option_kind_name(kind));
   return -1;
 }
 
-static int replay_option(oconfig_item_t *child, char *err, size_t err_size) {
-  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_NUMBER)
-    return zvm_replay_option_number(
-        &replay_opts, child->key, child->values[0].value.number, err, err_size);
-  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_BOOLEAN)
-    return zvm_replay_option_boolean(&replay_opts, child->key,
-                                     child->values[0].value.boolean, err,
-                                     err_size);
-  if (child->values_num == 1 && child->values[0].type == OCONFIG_TYPE_STRING)
-    return zvm_replay_option_string(
-        &replay_opts, child->key, child->values[0].value.string, err, err_size);
-  snprintf(err, err_size, "%s: exactly one value is required", child->key);
-  return -1;
+/* An option of a table (the plugin's, the replay's) applied to target. */
+static int table_option(const struct zvm_option *rows, size_t n, void *target,
+                        oconfig_item_t *child, char *err, size_t err_size) {
+  const struct zvm_option *o = zvm_option_find(rows, n, child->key);
+  struct zvm_option_value v;
+  char *str;
+  if (option_value(child, o != NULL ? o->kind : ZVM_OPTION_UNKNOWN, &v, &str,
+                   err, err_size) != 0)
+    return -1;
+  int status = o->set(target, o, &v, err, err_size);
+  sfree(str);
+  return status;
 }
 
 /* <Record "D/R"> blocks: every value goes to the recconf builder, which
- * decides what is wrong with it (plugin/config/recconf.c). */
+ * decides what is wrong with it (plugin/config/recconf.c); its tables
+ * name the kind. */
 static int config_record_item(oconfig_item_t *item, char *err,
                               size_t err_size) {
-  enum zvm_recconf_kind kind =
-      zvm_recconf_option_kind(&user_records, item->key);
-  switch (kind) {
-  case ZVM_RECCONF_STRING: {
-    char *value = NULL;
-    if (cf_util_get_string(item, &value) != 0)
-      break;
-    int status =
-        zvm_recconf_set_string(&user_records, item->key, value, err, err_size);
-    sfree(value);
-    return status;
-  }
-  case ZVM_RECCONF_NUMBER: {
-    double value;
-    if (cf_util_get_double(item, &value) != 0)
-      break;
-    return zvm_recconf_set_number(&user_records, item->key, value, err,
-                                  err_size);
-  }
-  case ZVM_RECCONF_BOOLEAN: {
-    bool value;
-    if (cf_util_get_boolean(item, &value) != 0)
-      break;
-    return zvm_recconf_set_boolean(&user_records, item->key, value, err,
-                                   err_size);
-  }
-  case ZVM_RECCONF_BLOCK: { /* <Field "name"> */
-    char *name = NULL;
-    if (cf_util_get_string(item, &name) != 0)
-      break;
-    int status = zvm_recconf_field_begin(&user_records, name, err, err_size);
-    sfree(name);
+  enum zvm_option_kind kind =
+      (enum zvm_option_kind)zvm_recconf_option_kind(&user_records, item->key);
+  if (kind == ZVM_OPTION_UNKNOWN) /* the builder names the options it knows */
+    return zvm_recconf_set_string(&user_records, item->key, "", err, err_size);
+  struct zvm_option_value v;
+  char *str;
+  if (option_value(item, kind, &v, &str, err, err_size) != 0)
+    return -1;
+  int status;
+  if (kind == ZVM_OPTION_BLOCK) { /* <Field "name"> */
+    status = zvm_recconf_field_begin(&user_records, v.string, err, err_size);
     for (int i = 0; status == 0 && i < item->children_num; i++)
       status = config_record_item(item->children + i, err, err_size);
-    return status == 0 ? zvm_recconf_field_end(&user_records, err, err_size)
-                       : status;
+    if (status == 0)
+      status = zvm_recconf_field_end(&user_records, err, err_size);
+  } else if (v.type == ZVM_OPTION_STRING) {
+    status =
+        zvm_recconf_set_string(&user_records, item->key, v.string, err, err_size);
+  } else if (v.type == ZVM_OPTION_NUMBER) {
+    status =
+        zvm_recconf_set_number(&user_records, item->key, v.number, err, err_size);
+  } else {
+    status = zvm_recconf_set_boolean(&user_records, item->key, v.boolean, err,
+                                     err_size);
   }
-  case ZVM_RECCONF_UNKNOWN:
-  default: /* the builder names the options it knows */
-    return zvm_recconf_set_string(&user_records, item->key, "", err, err_size);
-  }
-  snprintf(err, err_size, "%s: exactly one %s value is required", item->key,
-           kind == ZVM_RECCONF_BLOCK     ? "string (the field name)"
-           : kind == ZVM_RECCONF_NUMBER  ? "numeric"
-           : kind == ZVM_RECCONF_BOOLEAN ? "boolean"
-                                         : "string");
-  return -1;
+  sfree(str);
+  return status;
 }
 
 static int config_record(oconfig_item_t *ci, char *err, size_t err_size) {
@@ -233,11 +203,16 @@ static int zvm_config(oconfig_item_t *ci) {
   for (int i = 0; i < ci->children_num; i++) {
     char err[512] = "";
     oconfig_item_t *child = ci->children + i;
-    int status = strcasecmp(child->key, "Record") == 0
-                     ? config_record(child, err, sizeof(err))
-                 : zvm_replay_option_is(child->key)
-                     ? replay_option(child, err, sizeof(err))
-                     : config_option(child, err, sizeof(err));
+    size_t nconf, nreplay;
+    const struct zvm_option *conf_rows = zvm_conf_options(&nconf);
+    const struct zvm_option *replay_rows = zvm_replay_options_table(&nreplay);
+    int status =
+        strcasecmp(child->key, "Record") == 0
+            ? config_record(child, err, sizeof(err))
+        : zvm_replay_option_is(child->key)
+            ? table_option(replay_rows, nreplay, &replay_opts, child, err,
+                           sizeof(err))
+            : table_option(conf_rows, nconf, &conf, child, err, sizeof(err));
     if (status != 0) {
       ERROR(LOG_PREFIX "%s", err);
       return -1;

@@ -4,6 +4,7 @@
 #include "zvm_monitor/replay.h"
 
 #include "zvm_monitor/capture.h"
+#include "zvm_monitor/option.h"
 #include "zvm_monitor/util.h"
 
 #include <errno.h>
@@ -388,72 +389,114 @@ void zvm_replay_options_free(struct zvm_replay_options *o) {
   zvm_replay_options_init(o);
 }
 
+/* The replay options' table (option.h): one row per option. */
+static int opt_replay_file(void *t, const struct zvm_option *opt,
+                           const struct zvm_option_value *v, char *err,
+                           size_t err_size) {
+  (void)opt;
+  struct zvm_replay_options *o = t;
+  if (v->string[0] == '\0')
+    return zvm_format_error(err, err_size,
+                            "ReplayFile: a file name is required");
+  if (!zvm_grow(&o->patterns, &o->cap_patterns, o->npatterns,
+                sizeof(*o->patterns), 4))
+    return zvm_format_error(err, err_size, "ReplayFile: out of memory");
+  o->patterns[o->npatterns] = strdup(v->string);
+  if (o->patterns[o->npatterns] == NULL)
+    return zvm_format_error(err, err_size, "ReplayFile: out of memory");
+  o->npatterns++;
+  return 0;
+}
+
+static int opt_replay_speed(void *t, const struct zvm_option *opt,
+                            const struct zvm_option_value *v, char *err,
+                            size_t err_size) {
+  (void)opt;
+  struct zvm_replay_options *o = t;
+  if (v->type == ZVM_OPTION_NUMBER) {
+    if (!(v->number > 0) || v->number > 1e9)
+      return zvm_format_error(
+          err, err_size,
+          "ReplaySpeed %g: a factor > 0 is required (or \"fast\")",
+          v->number);
+    o->speed = v->number;
+    return 0;
+  }
+  if (strcasecmp(v->string, "recorded") == 0) {
+    o->speed = 1.0;
+    return 0;
+  }
+  if (strcasecmp(v->string, "fast") == 0) {
+    o->speed = 0;
+    return 0;
+  }
+  return zvm_format_error(err, err_size,
+                          "ReplaySpeed \"%s\": use \"recorded\", \"fast\" or a "
+                          "factor > 0 (2: twice the recorded pace)",
+                          v->string);
+}
+
+static int opt_replay_loop(void *t, const struct zvm_option *opt,
+                           const struct zvm_option_value *v, char *err,
+                           size_t err_size) {
+  (void)opt;
+  (void)err;
+  (void)err_size;
+  ((struct zvm_replay_options *)t)->loop = v->boolean;
+  return 0;
+}
+
+static const struct zvm_option replay_options[] = {
+    {"ReplayFile", ZVM_OPTION_STRING, opt_replay_file, 0},
+    {"ReplaySpeed", ZVM_OPTION_STRING_OR_NUMBER, opt_replay_speed, 0},
+    {"ReplayLoop", ZVM_OPTION_BOOLEAN, opt_replay_loop, 0},
+};
+#define NREPLAY_OPTIONS (sizeof(replay_options) / sizeof(replay_options[0]))
+
+const struct zvm_option *zvm_replay_options_table(size_t *n) {
+  *n = NREPLAY_OPTIONS;
+  return replay_options;
+}
+
 bool zvm_replay_option_is(const char *key) {
-  return key != NULL && (strcasecmp(key, "ReplayFile") == 0 ||
-                         strcasecmp(key, "ReplaySpeed") == 0 ||
-                         strcasecmp(key, "ReplayLoop") == 0);
+  return zvm_option_find(replay_options, NREPLAY_OPTIONS, key) != NULL;
+}
+
+/* A value of type v->type for option key: through its row, or refused
+ * naming the kind the option takes. */
+static int replay_option_set(struct zvm_replay_options *o, const char *key,
+                             const struct zvm_option_value *v, char *err,
+                             size_t err_size) {
+  const struct zvm_option *row =
+      zvm_option_find(replay_options, NREPLAY_OPTIONS, key);
+  if (row == NULL)
+    return zvm_format_error(err, err_size, "unknown option \"%s\"",
+                            key != NULL ? key : "");
+  if (!zvm_option_accepts(row->kind, v->type))
+    return zvm_format_error(err, err_size, "%s: a %s is not allowed", key,
+                            v->type == ZVM_OPTION_STRING    ? "string"
+                            : v->type == ZVM_OPTION_NUMBER ? "number"
+                                                           : "boolean");
+  return row->set(o, row, v, err, err_size);
 }
 
 int zvm_replay_option_string(struct zvm_replay_options *o, const char *key,
                              const char *value, char *err, size_t err_size) {
-  if (strcasecmp(key, "ReplayFile") == 0) {
-    if (value[0] == '\0') {
-      snprintf(err, err_size, "ReplayFile: a file name is required");
-      return -1;
-    }
-    if (!zvm_grow(&o->patterns, &o->cap_patterns, o->npatterns,
-                  sizeof(*o->patterns), 4)) {
-      snprintf(err, err_size, "ReplayFile: out of memory");
-      return -1;
-    }
-    o->patterns[o->npatterns] = strdup(value);
-    if (o->patterns[o->npatterns] == NULL) {
-      snprintf(err, err_size, "ReplayFile: out of memory");
-      return -1;
-    }
-    o->npatterns++;
-    return 0;
-  }
-  if (strcasecmp(key, "ReplaySpeed") == 0) {
-    if (strcasecmp(value, "recorded") == 0) {
-      o->speed = 1.0;
-      return 0;
-    }
-    if (strcasecmp(value, "fast") == 0) {
-      o->speed = 0;
-      return 0;
-    }
-    snprintf(err, err_size,
-             "ReplaySpeed \"%s\": use \"recorded\", \"fast\" or a factor "
-             "> 0 (2: twice the recorded pace)",
-             value);
-    return -1;
-  }
-  snprintf(err, err_size, "%s: a string is not allowed", key);
-  return -1;
+  const struct zvm_option_value v = {.type = ZVM_OPTION_STRING,
+                                     .string = value};
+  return replay_option_set(o, key, &v, err, err_size);
 }
 
 int zvm_replay_option_number(struct zvm_replay_options *o, const char *key,
                              double value, char *err, size_t err_size) {
-  if (strcasecmp(key, "ReplaySpeed") != 0) {
-    snprintf(err, err_size, "%s: a number is not allowed", key);
-    return -1;
-  }
-  if (!(value > 0) || value > 1e9) {
-    snprintf(err, err_size,
-             "ReplaySpeed %g: a factor > 0 is required (or \"fast\")", value);
-    return -1;
-  }
-  o->speed = value;
-  return 0;
+  const struct zvm_option_value v = {.type = ZVM_OPTION_NUMBER,
+                                     .number = value};
+  return replay_option_set(o, key, &v, err, err_size);
 }
 
 int zvm_replay_option_boolean(struct zvm_replay_options *o, const char *key,
                               bool value, char *err, size_t err_size) {
-  if (strcasecmp(key, "ReplayLoop") != 0) {
-    snprintf(err, err_size, "%s: a boolean is not allowed", key);
-    return -1;
-  }
-  o->loop = value;
-  return 0;
+  const struct zvm_option_value v = {.type = ZVM_OPTION_BOOLEAN,
+                                     .boolean = value};
+  return replay_option_set(o, key, &v, err, err_size);
 }
