@@ -450,6 +450,41 @@ static void test_default_useite_one_list(void **state) {
   assert_string_equal(line, want);
 }
 
+/* The front-end-neutral view of the same values: record, instance,
+ * layout, field, beside the collectd names. */
+static void test_neutral_value_model(void **state) {
+  struct fx *f = *state;
+  f->mf.conf.one_value_per_list = false;
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 3), 5, 200);
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(SEC, 4), 6, 102); /* short */
+  pass(f, TB_DOM(4));
+  const struct zvm_value *v = find(f, "", "LINUX07", "zvm_useite", "");
+  assert_non_null(v);
+  assert_non_null(v->record);
+  assert_int_equal(v->record->domain, 4);
+  assert_int_equal(v->record->number, 10);
+  assert_ptr_equal(v->layout, &v->record->main);
+  assert_string_equal(v->instance, "LINUX07");
+  assert_null(v->field);
+  struct zvm_ds ds[ZVM_LAYOUT_DS_MAX];
+  assert_int_equal(zvm_layout_data_sources(v->layout, ds, ZVM_LAYOUT_DS_MAX),
+                   v->nitems);
+  assert_string_equal(ds[0].name, "transactions");
+  /* One value of the short record: its field is named. */
+  v = find(f, "", "LINUX08", "derive", "hfiowt");
+  assert_non_null(v);
+  assert_string_equal(v->instance, "LINUX08");
+  assert_string_equal(v->field, "hfiowt");
+  assert_int_equal(v->record->number, 10);
+  /* The reader's counters: no record, instance "reader". */
+  v = find(f, "", "reader", "total_objects", "records");
+  assert_non_null(v);
+  assert_null(v->record);
+  assert_string_equal(v->instance, "reader");
+  assert_string_equal(v->field, "records");
+}
+
 static void test_useite_short_record(void **state) {
   struct fx *f = *state;
   mapper_fx_start(&f->mf);
@@ -1265,6 +1300,7 @@ int main(void) {
       T(test_useite_short_record),
       T(test_userfield_selection),
       T(test_default_useite_one_list),
+      T(test_neutral_value_model),
       T(test_shipped_types_db),
       T(test_guests_as_hosts),
       T(test_hostile_userid),

@@ -55,6 +55,18 @@
  * with ApplDataNaming zvm_monitor), which is shorter than
  * ZVM_HOOK_NAME_MAX (128, collectd's limit). */
 struct zvm_value {
+  /* What was decoded, in no front end's terms (a second front end, e.g.
+   * an exporter, needs nothing else): the record's descriptor (NULL for
+   * the source's health), the layout of the instance (its data sources
+   * name a list's items: zvm_layout_data_sources()), the instance's name
+   * ("LINUX01", "ifl", "system"; "reader" for the health counters), and
+   * for one value its field's data source name (NULL for a list). The
+   * kind, time and value(s) follow below. */
+  const struct zvm_record_desc *record;
+  const struct zvm_layout *layout;
+  const char *instance;
+  const char *field;
+  /* The same as collectd identifiers (the naming contract): */
   const char *host;   /* "" = the daemon's Hostname */
   const char *plugin; /* NULL = "zvm_monitor" */
   const char *plugin_instance;

@@ -75,6 +75,8 @@ static void emit_counter(struct zvm_mapper *m, const char *type,
   }
   /* time 0: the daemon stamps these with the time of dispatch. */
   m->fixed[m->nfixed++] = (struct zvm_value){
+      .instance = PLUGIN_INSTANCE_READER,
+      .field = type_instance,
       .host = "",
       .plugin_instance = PLUGIN_INSTANCE_READER,
       .type = type,
@@ -279,7 +281,10 @@ static size_t entity_hook_lists(struct zvm_mapper *m, size_t k) {
 
 static void value_head(const struct entity *e, struct zvm_value *v) {
   const struct zvm_layout *layout = e->lay->layout;
-  *v = (struct zvm_value){.host = zvm_entity_host(e),
+  *v = (struct zvm_value){.record = e->lay->rec->desc,
+                          .layout = layout,
+                          .instance = e->inst.name,
+                          .host = zvm_entity_host(e),
                           .plugin = layout->plugin,
                           .plugin_instance = e->inst.name,
                           .time_us = e->inst.last_us};
@@ -338,6 +343,7 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
       if (!m->present[i] || !s->selected)
         continue;
       value_head(e, v);
+      v->field = s->ds;
       v->type = s->single_type;
       v->type_instance = s->single_ti;
       v->kind = s->kind;
