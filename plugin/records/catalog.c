@@ -1,15 +1,24 @@
 /*
- * zvm_monitor - the catalogue of built-in records: a new record file adds
- * its descriptor to the list below.
+ * zvm_monitor - the catalogue of built-in records: a record file defines
+ * const struct zvm_record_desc zvm_rec_<name>, and <name> is one word in
+ * the list below.
  */
 #include "zvm_monitor/builtin.h"
 
 #include "appldata/appldata.h"
 
+#define ZVM_BUILTIN_RECORDS(X)                                                 \
+  X(mtrend)                                                                    \
+  X(mtreof) X(uselon) X(uselof) X(useite) X(prcsmt) X(sytprp) X(aplsdt)
+
+#define DECLARE(name) extern const struct zvm_record_desc zvm_rec_##name;
+ZVM_BUILTIN_RECORDS(DECLARE)
+#undef DECLARE
+
+#define ENTRY(name) &zvm_rec_##name,
 const struct zvm_record_desc *const zvm_record_tables[] = {
-    &zvm_rec_mtrend, &zvm_rec_mtreof, &zvm_rec_uselon, &zvm_rec_uselof,
-    &zvm_rec_useite, &zvm_rec_prcsmt, &zvm_rec_sytprp, &zvm_rec_aplsdt,
-};
+    ZVM_BUILTIN_RECORDS(ENTRY)};
+#undef ENTRY
 const size_t zvm_record_table_count = ZVM_COUNT_OF(zvm_record_tables);
 
 /* A handful of tables: a scan is as fast as an index. (The registry,
