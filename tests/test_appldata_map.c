@@ -20,6 +20,7 @@
 #include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "mapper_values.h"
 
 #define SEC 1700000000u
 #define NOW ((uint64_t)(SEC + 1000) * 1000000u)
@@ -121,7 +122,7 @@ static void pass(struct fx *f) {
   tb_record_set(&f->mf.set, 0xE2, TB_DOM(10), DCSS_ADDR, &f->mf.rs);
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   tb_reset(&f->mf.rs);
   /* never one identifier twice in a pass */
   for (size_t i = 0; i < f->nv; i++)

@@ -25,6 +25,7 @@
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "mapper_values.h"
 
 /* Value-list types of the built-in records: zvm_useite, zvm_prcsmt,
  * zvm_prcsmt_cpu, zvm_sytprp. */
@@ -170,7 +171,7 @@ static void pass(struct fx *f, uint16_t domains) {
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   tb_reset(&f->mf.rs);
   assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
 }
 

@@ -21,6 +21,7 @@
 #include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "mapper_values.h"
 
 #define SEC 1700000000u /* 2023-11-14 */
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
@@ -221,7 +222,7 @@ static void id_of(const struct zvm_value *v, char *buf, size_t size) {
  * timed identifier's time is above all earlier ones. */
 static void finish(struct fx *f, const struct zvm_source_health *rs) {
   assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, rs), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
   for (size_t i = 0; i < f->nv; i++) {
     char a[4 * ZVM_ID_MAX], b[4 * ZVM_ID_MAX];
@@ -953,7 +954,7 @@ static void test_expiry(void **state) {
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   assert_int_equal(
       zvm_mapper_finish(f->mf.m, NOW + 26 * 3600 * UINT64_C(1000000), NULL), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
                 US(SEC + 90000, 0));
 }

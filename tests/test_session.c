@@ -23,6 +23,7 @@
 #include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "mapper_values.h"
 
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
@@ -61,7 +62,7 @@ static void pass(struct fx *f) {
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   tb_reset(&f->mf.rs);
   assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
 }
 

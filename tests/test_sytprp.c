@@ -22,6 +22,7 @@
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "mapper_values.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
 #include "zvm_monitor/records.h"
@@ -102,7 +103,7 @@ static void pass(struct fx *f, uint8_t type, uint16_t domains) {
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   tb_reset(&f->mf.rs);
   assert_int_equal(zvm_mapper_finish(f->mf.m, US(SEC + 1000, 0), NULL), 0);
-  const struct zvm_value *all = zvm_mapper_values(f->mf.m, &f->nv);
+  const struct zvm_value *all = mapper_values(f->mf.m, &f->nv);
   size_t n = 0;
   f->short_records = -1;
   for (size_t i = 0; i < f->nv && n < MAX_VALUES; i++)

@@ -77,9 +77,8 @@ struct zvm_value {
   double gauge;     /* kind == ZVM_VALUE_GAUGE */
   uint64_t time_us; /* microseconds since the epoch; 0 = now */
   /* nitems > 0: a value list of nitems values (one list per instance,
-   * the default; kind, derive and gauge are then unused). From
-   * zvm_mapper_next_value() items is valid until its next call; from
-   * zvm_mapper_values() as the array. */
+   * the default; kind, derive and gauge are then unused). items is
+   * valid until the next zvm_mapper_next_value() call. */
   size_t nitems;
   const struct zvm_value_item *items;
 };
@@ -194,10 +193,6 @@ struct zvm_value_iter {
 bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
                            struct zvm_value *v);
 
-/* All values of the pass in one array (the iterator's output, stored on
- * first use; for tests and small outputs). NULL and *n = 0 if out of
- * memory. Valid until the next add_set or finish call. */
-const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n);
 const struct zvm_notification *
 zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n);
 

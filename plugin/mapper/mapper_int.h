@@ -159,11 +159,6 @@ struct zvm_mapper {
   size_t items_for; /* emit index the items belong to + 1; 0: none */
   bool items_ok;    /* every item present */
   size_t nitems_present;
-  struct zvm_value *values; /* zvm_mapper_values(): all of them */
-  size_t nvalues, cap_values;
-  struct zvm_value_item *values_items;
-  size_t cap_values_items;
-  bool values_built;
   struct zvm_notification *notifs;
   size_t nnotifs, cap_notifs;
   bool output_done; /* the previous pass's output is still there */

@@ -36,9 +36,7 @@ void zvm_output_begin(struct zvm_mapper *m) {
   m->hlists_for = 0;
   m->nfixed = 0;
   m->nemit = 0;
-  m->nvalues = 0;
   m->items_for = 0;
-  m->values_built = false;
   m->nnotifs = 0;
   m->output_done = false;
 }
@@ -53,8 +51,6 @@ void zvm_output_free(struct zvm_mapper *m) {
   free(m->emit);
   free(m->items);
   free(m->present);
-  free(m->values);
-  free(m->values_items);
   free(m->notifs);
 }
 
@@ -355,40 +351,6 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
     it->value = 0;
   }
   return false;
-}
-
-const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n) {
-  if (!m->values_built) {
-    struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
-    struct zvm_value v;
-    size_t nitems = 0;
-    m->nvalues = 0;
-    while (zvm_mapper_next_value(m, &it, &v)) {
-      if (!zvm_output_grow((void **)&m->values, &m->cap_values, m->nvalues,
-                           sizeof(*m->values)) ||
-          !zvm_output_grow((void **)&m->values_items, &m->cap_values_items,
-                           nitems + v.nitems, sizeof(*m->values_items))) {
-        *n = 0;
-        return NULL;
-      }
-      /* Value lists: the items are copied; pointers are set below, once
-       * the item array no longer moves. */
-      if (v.nitems > 0)
-        memcpy(m->values_items + nitems, v.items, v.nitems * sizeof(*v.items));
-      v.items = NULL;
-      nitems += v.nitems;
-      m->values[m->nvalues++] = v;
-    }
-    nitems = 0;
-    for (size_t i = 0; i < m->nvalues; i++) {
-      if (m->values[i].nitems > 0)
-        m->values[i].items = m->values_items + nitems;
-      nitems += m->values[i].nitems;
-    }
-    m->values_built = true;
-  }
-  *n = m->nvalues;
-  return m->values;
 }
 
 const struct zvm_notification *
