@@ -43,8 +43,8 @@
 #define PRCSMT_ENTRIES 2
 #define PRCSMT_LEN (PRCSMT_FIXED_LEN + PRCSMT_ENTRIES * PRCSMT_ENTRY_LEN)
 #define SYTSYP_LEN 116 /* D0R1 */
-/* D0R2 MRSYTPRP is 352 bytes at z/VM 6.4 (IBM mon640 MRSYTPRP, see
- * shared/reference/wave2-records.md section 4). */
+/* D0R2 MRSYTPRP is 352 bytes at z/VM 6.4 (IBM MRSYTPRP,
+ * https://www.vm.ibm.com/pubs/mon640/MRSYTPRP.HTML). */
 #define SYTPRP_LEN 352
 #define STO_R2_LEN 72  /* D3R2 */
 #define VNDSES_LEN 316 /* D8R1 */
