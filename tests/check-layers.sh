@@ -87,4 +87,25 @@ for f in plugin/*.c plugin/*.h; do
 done
 
 echo "layers: $checked files, $bad upward or sideways includes"
-[ "$bad" -eq 0 ]
+
+# The same at link level, for the decoder's libraries (built in
+# $abs_top_builddir): every zvm_ symbol a layer's library needs is defined
+# by it or by a lower layer's (the engine once named the built-in records).
+lib_bad=0
+if [ -n "${abs_top_builddir:-}" ] && [ -e "$abs_top_builddir/.libs/libzvmformat.a" ]; then
+  nm_=${NM:-nm}
+  defined() { $nm_ -g --defined-only "$abs_top_builddir/.libs/lib$1.a" 2>/dev/null | awk 'NF == 3 {print $3}'; }
+  below=
+  for lib in zvmformat zvmengine zvmrecords; do
+    below="$below $lib"
+    have=$(for b in $below; do defined "$b"; done | sort -u)
+    for sym in $($nm_ -g --undefined-only "$abs_top_builddir/.libs/lib$lib.a" 2>/dev/null | awk '{print $NF}' | grep '^zvm_' | sort -u); do
+      if ! printf '%s\n' "$have" | grep -qx "$sym"; then
+        echo "FAIL: lib$lib needs $sym from a higher layer"
+        lib_bad=$((lib_bad + 1))
+      fi
+    done
+  done
+  echo "layers: libzvmformat <- libzvmengine <- libzvmrecords: $lib_bad upward symbols"
+fi
+[ "$bad" -eq 0 ] && [ "$lib_bad" -eq 0 ]
