@@ -54,7 +54,7 @@ names_MAX_LEN = 64
 fuzz_reader_SRC = $(DECODER_SRC) plugin/io/reader.c plugin/io/reader_advice.c
 reader_MAX_LEN = 16384
 # The capture-file reader (pcapng) on damaged and hostile files.
-fuzz_capture_SRC = plugin/io/capture.c
+fuzz_capture_SRC = plugin/io/capture.c plugin/format/util.c
 capture_MAX_LEN = 65536
 # One domain 10 (APPLDATA) record: decoder, names, the engine and mapper.
 fuzz_appldata_SRC = $(DECODER_SRC) $(MAPPER_SRC)
