@@ -31,7 +31,7 @@ nice make -j2 zvm_monitor.la >make.out 2>&1 || {
   echo "FAIL: the plugin does not build against the copied headers"
   exit 1
 }
-deps=plugin/.deps/zvm_monitor_la-zvm_monitor.Plo
+deps=plugin/glue/.deps/zvm_monitor_la-zvm_monitor.Plo
 [ -s "$deps" ] || { echo "FAIL: no dependency list $deps"; exit 1; }
 copied=$(grep -c "$tmp/inc/collectd/" "$deps" || true)
 system=$(grep -c '/usr/include/collectd/' "$deps" || true)
