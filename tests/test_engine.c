@@ -21,26 +21,14 @@
 
 #include "builder.h"
 #include "engine/hooks.h"
+#include "builtin_types.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 
-/* Value-list types of the built-in records (today zvm_useite, zvm_prcsmt,
- * zvm_prcsmt_cpu, zvm_sytprp): every layout of the catalogue with a type,
- * so a new record's type is counted without a change here. */
-static size_t builtin_types(void) {
-  size_t n = 0;
-  for (size_t t = 0; t < zvm_record_table_count; t++) {
-    const struct zvm_record_desc *d = zvm_record_tables[t];
-    n += d->main.type_name != NULL && !d->main.one_value_per_list;
-    for (size_t a = 0; a < d->narrays; a++)
-      n += d->arrays[a].entry.type_name != NULL &&
-           !d->arrays[a].entry.one_value_per_list;
-  }
-  return n;
-}
+/* Value-list types of the built-in records (builtin_types.h). */
 #define BUILTIN_TYPES builtin_types()
 /* Reader counters in every pass (the man page lists them). */
 #define READER_VALUES 14 /* eleven of the reader, three of APPLDATA */
@@ -562,10 +550,14 @@ static void test_hooks(void **state) {
                        sizeof(f->err)) != 0)
     fail_msg("%s", f->err);
   mapper_fx_start(&f->mf);
-  /* The select hook's layout is prepared (and its type registered). */
+  /* The select hook's layout is prepared (and its type registered, once,
+   * where D10R2 stands in the registry). */
   assert_int_equal(zvm_mapper_type_count(f->mf.m), BUILTIN_TYPES + 1);
-  assert_string_equal(zvm_mapper_type_at(f->mf.m, BUILTIN_TYPES)->type_name,
-                      "zvm_tinner");
+  size_t tinner = 0;
+  for (size_t i = 0; i < zvm_mapper_type_count(f->mf.m); i++)
+    tinner +=
+        strcmp(zvm_mapper_type_at(f->mf.m, i)->type_name, "zvm_tinner") == 0;
+  assert_int_equal(tinner, 1);
 
   released = 0;
   add_outer(&f->mf.rs, tb_tod(SEC, 1), "LNX1", 0, 0, 5);

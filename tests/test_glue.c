@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "builtin_types.h"
 #include "zvm_monitor/capture.h"
 #include "zvm_monitor/reader.h"
 
@@ -622,7 +623,7 @@ static void test_defaults_without_config(void **state) {
   assert_string_equal(ds[0].name, "plscuhaf");
   assert_string_equal(ds[1].name, "pfxprbtm");
   assert_string_equal(ds[2].name, "pfxutime");
-  assert_int_equal(nsets, 4);
+  assert_int_equal(nsets, builtin_types());
 
   static const char *const users[] = {"LINUX07"};
   script_users(users, 1, tb_tod(SEC, 250));

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "builtin_types.h"
 #include "mapper_fixture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
@@ -1286,7 +1287,7 @@ static void test_shipped_types_db(void **state) {
   }
   fclose(fp);
   assert_int_equal(n, zvm_mapper_type_count(f->mf.m));
-  assert_int_equal(n, 4);
+  assert_int_equal(n, builtin_types());
   assert_string_equal(zvm_mapper_type_at(f->mf.m, 0)->type_name, "zvm_useite");
   assert_string_equal(zvm_mapper_type_at(f->mf.m, 1)->type_name, "zvm_prcsmt");
   assert_string_equal(zvm_mapper_type_at(f->mf.m, 2)->type_name,
