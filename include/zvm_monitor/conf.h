@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/hooks.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/value.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
 #define ZVM_CONF_DEFAULT_MAX_SET_SIZE ((size_t)64 * 1024 * 1024)

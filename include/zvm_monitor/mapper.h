@@ -26,9 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/hooks.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/value.h"
 
 /* Longest host/plugin_instance/type_instance the mapper produces, with the
  * NUL; well below collectd's DATA_MAX_NAME_LEN (128). */
@@ -53,7 +53,7 @@
  * next zvm_mapper_add_set() or zvm_mapper_finish() call; each is shorter
  * than ZVM_ID_MAX, except a plugin instance a lists hook names (APPLDATA
  * with ApplDataNaming zvm_monitor), which is shorter than
- * ZVM_HOOK_NAME_MAX (128, collectd's limit). */
+ * 128 bytes (collectd's limit, ZVM_HOOK_NAME_MAX of the hooks). */
 struct zvm_value {
   /* What was decoded, in no front end's terms (a second front end, e.g.
    * an exporter, needs nothing else): the record's descriptor (NULL for

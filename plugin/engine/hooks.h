@@ -38,31 +38,7 @@
 #include <stdint.h>
 
 #include "zvm_monitor/records.h"
-
-#define ZVM_NOTIF_MSG_MAX 256 /* collectd's NOTIF_MAX_MSG_LEN */
-
-enum zvm_notif_severity { ZVM_NOTIF_OKAY, ZVM_NOTIF_WARNING };
-
-/* Kinds of notification, each switched by an option Notify<Kind>
- * (conf.h). A record's hooks name the kind they send (notify_kind). */
-enum zvm_notify_kind {
-  ZVM_NOTIFY_MULTITHREADING = 0, /* D5R21: start/end of an MT change */
-  ZVM_NOTIFY_LOGON,              /* D4R1: a guest logged on */
-  ZVM_NOTIFY_LOGOFF,             /* D4R2: a guest logged off */
-  ZVM_NOTIFY_OVERFLOW,           /* EOVERFLOW episodes (events.h) */
-  ZVM_NOTIFY_DISCARD,            /* discarded data sets (events.h) */
-  ZVM_NOTIFY_DEVICE,             /* device trouble (events.h) */
-  ZVM_NOTIFY_KINDS
-};
-
-enum zvm_value_kind { ZVM_VALUE_DERIVE, ZVM_VALUE_GAUGE };
-
-/* One value of a value list, in its layout's data-source order. */
-struct zvm_value_item {
-  enum zvm_value_kind kind;
-  int64_t derive;
-  double gauge;
-};
+#include "zvm_monitor/value.h"
 
 /* An instance as hooks see it (one entity of the mapper's table). */
 struct zvm_instance {
