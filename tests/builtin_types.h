@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 
 static inline size_t builtin_types(void) {

@@ -24,6 +24,7 @@
 #include "builtin_types.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
+#include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"

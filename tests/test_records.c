@@ -15,6 +15,7 @@
 
 #include "builder.h"
 #include "engine/hooks.h"
+#include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"

@@ -19,6 +19,7 @@
 
 #include "builder.h"
 #include "mapper_fixture.h"
+#include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"

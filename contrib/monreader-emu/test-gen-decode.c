@@ -24,6 +24,7 @@
 
 #include "scenario.h"
 #include "appldata/appldata.h"
+#include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"

@@ -3,6 +3,7 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
+#include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 
 #include "appldata/appldata.h"

@@ -6,6 +6,7 @@
 #include "zvm_monitor/builtin.h"
 
 #include "appldata/appldata.h"
+#include "records/catalog.h"
 
 #define ZVM_BUILTIN_RECORDS(X)                                                 \
   X(mtrend)                                                                    \

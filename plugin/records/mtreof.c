@@ -6,7 +6,7 @@
  * Source: IBM, z/VM V7R3.0 monitor record MRMTREOF,
  * https://www.vm.ibm.com/pubs/mon730/MRMTREOF.HTML.
  */
-#include "zvm_monitor/builtin.h"
+#include "records/catalog.h"
 
 const struct zvm_record_desc zvm_rec_mtreof = {
     .domain = ZVM_DOMAIN_MONITOR,

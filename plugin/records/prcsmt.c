@@ -18,7 +18,7 @@
  * the new ones; both carry the change's RCCSMTSQ).
  */
 #include "engine/hooks.h"
-#include "zvm_monitor/builtin.h"
+#include "records/catalog.h"
 
 #include <stdarg.h>
 #include <stdio.h>

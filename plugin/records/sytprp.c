@@ -16,7 +16,7 @@
  * advances down" (IBM): it is marked as decrementing, so its rate is the
  * emulation-mode CPU time used per second.
  */
-#include "zvm_monitor/builtin.h"
+#include "records/catalog.h"
 
 enum {
   SYTPRP_PFXCPUAD,

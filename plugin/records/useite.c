@@ -33,7 +33,7 @@
 #include "engine/hooks.h"
 #include "records/vmdbk.h"
 #include "zvm_monitor/be.h"
-#include "zvm_monitor/builtin.h"
+#include "records/catalog.h"
 #include "zvm_monitor/util.h"
 
 #include <stdlib.h>

@@ -17,7 +17,7 @@
  * holds for it is still dispatched.
  */
 #include "records/session.h"
-#include "zvm_monitor/builtin.h"
+#include "records/catalog.h"
 
 static const struct zvm_field uselof_fields[] = SESSION_FIELDS("USELOF");
 

@@ -13,7 +13,7 @@
  * stale: its logoff may have been lost).
  */
 #include "records/session.h"
-#include "zvm_monitor/builtin.h"
+#include "records/catalog.h"
 
 static const struct zvm_field uselon_fields[] = SESSION_FIELDS("USELON");
 

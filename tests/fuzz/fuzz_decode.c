@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "zvm_monitor/be.h"
+#include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
