@@ -20,7 +20,7 @@ cd "$top" || exit 99
 public_layer() {
   case $1 in
   be | decode | option | util) echo format ;;
-  records | value) echo engine ;;
+  records | field | registry | recwalk | typesdb | value) echo engine ;;
   builtin) echo records ;;
   conf | recconf | recconf_text) echo config ;;
   mapper | timerule | values) echo mapper ;;

@@ -28,6 +28,10 @@
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/field.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/typesdb.h"
+#include "engine/check.h"
 
 /* Value-list types of the built-in records (builtin_types.h). */
 #define BUILTIN_TYPES builtin_types()

@@ -20,9 +20,10 @@
 #include "builder.h"
 #include "builtin_types.h"
 #include "mapper_fixture.h"
+#include "mapper_values.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
-#include "mapper_values.h"
+#include "zvm_monitor/typesdb.h"
 
 #define SEC 1700000000u /* 2023-11-14 */
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))

@@ -15,6 +15,8 @@
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/typesdb.h"
 
 static char err[512];
 /* The built-in records, and each test's records once parsed. */

@@ -14,10 +14,12 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "engine/check.h"
 #include "engine/hooks.h"
 #include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/field.h"
 #include "zvm_monitor/records.h"
 
 /* PRCSMT_CAL_STATUS: the start of a change (IBM MRPRCSMT). */

@@ -18,15 +18,19 @@
 #include <string.h>
 
 #include "builder.h"
+#include "engine/check.h"
 #include "mapper_fixture.h"
+#include "mapper_values.h"
 #include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/field.h"
 #include "zvm_monitor/mapper.h"
-#include "mapper_values.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/typesdb.h"
 
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))

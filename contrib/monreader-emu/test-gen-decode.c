@@ -28,6 +28,7 @@
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/field.h"
 
 /* A field of a built-in layout by its IBM name (the first of that name). */
 static const struct zvm_field *layout_field(const struct zvm_layout *l,

@@ -9,7 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zvm_monitor/records.h"
+#include "zvm_monitor/decode.h"
+#include "zvm_monitor/recwalk.h"
+
+struct zvm_registry; /* registry.h */
 
 /* Adds every built-in descriptor to r. 0, or -1 if out of memory. */
 int zvm_registry_add_builtins(struct zvm_registry *r);

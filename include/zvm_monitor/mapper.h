@@ -28,6 +28,7 @@
 
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/recwalk.h"
 #include "zvm_monitor/value.h"
 
 /* Longest host/plugin_instance/type_instance the mapper produces, with the

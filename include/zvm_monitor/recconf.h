@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zvm_monitor/decode.h"
 #include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
 

@@ -3,7 +3,7 @@
  *
  * A monitor record is described by data, not code: one struct
  * zvm_record_desc per (domain, record), built into the plugin (one table
- * per record, copied field by field from IBM's layout, records.c) or
+ * per record, copied field by field from IBM's layout, plugin/records/) or
  * built at run time (<Record> blocks in collectd.conf). Nothing here needs
  * static storage or compile-time constants: a descriptor is plain structs
  * and strings, and a registry (struct zvm_registry) holds the built-in and
@@ -26,6 +26,13 @@
  * as IBM prints them; array entry offsets are from the entry's start. A
  * record shorter than its table yields only the fields it fully contains;
  * a longer one (newer z/VM) yields the known part.
+ *
+ * This header is the model only. Beside it: registry.h (descriptors by
+ * domain and record), field.h (reading fields from bytes), typesdb.h (a
+ * layout's data sources and types.db line), recwalk.h (walking a set with
+ * a registry); inside the engine: engine/table.h (ZVM_FIELD rows),
+ * engine/check.h (checking a descriptor), engine/walk.h (the per-record
+ * check of a walk), engine/hooks.h (behaviour that is not a field).
  */
 #ifndef ZVM_MONITOR_RECORDS_H
 #define ZVM_MONITOR_RECORDS_H
@@ -33,9 +40,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "zvm_monitor/decode.h"
-#include "zvm_monitor/util.h"
 
 /* ------------------------------------------------------------------------
  * Fields.
@@ -110,28 +114,8 @@ struct zvm_field {
   const char *single_type_instance;
 };
 
-/* One field of a built-in table, at its index in the record file's enum
- * (so a hook names it by that index and the compiler keeps them apart):
- *
- *   ZVM_FIELD(USEITE_HFCPURN, "USEITE_HFCPURN", "hfcpurn", 116, 4, 1,
- *             UNSIGNED, COUNTER),
- *
- * index, IBM name, data source name, offset, width, element count, type
- * (ZVM_TYPE_*), kind (ZVM_FIELD_*), then any further member as a
- * designated initializer (.flags, .single_type, ...). */
-#define ZVM_FIELD(idx, ibm, name, off, len, n, type_, kind_, ...)              \
-  [idx] = {.ibm_name = (ibm),                                                  \
-           .metric = (name),                                                   \
-           .offset = (off),                                                    \
-           .width = (len),                                                     \
-           .count = (n),                                                       \
-           .type = ZVM_TYPE_##type_,                                           \
-           .kind = ZVM_FIELD_##kind_,                                          \
-           __VA_ARGS__}
-
 /* Elements in a table. */
 #define ZVM_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
 /* True if the field is dispatched (COUNTER or GAUGE). */
 bool zvm_field_dispatched(const struct zvm_field *f);
 
@@ -251,161 +235,5 @@ struct zvm_record_desc {
 
 /* "cp", "zaap", "ifl", "icf", "ziip", or NULL for other codes. */
 const char *zvm_cpu_type_name(uint8_t type);
-
-/* (zvm_format_error(), the error convention of the checks: util.h) */
-
-/* ------------------------------------------------------------------------
- * Checking a descriptor (built-in tables in a unit test, <Record> blocks
- * at start-up): offsets/widths plausible, no field in the 20-byte header
- * unless it is a key or layout field, types and widths compatible, names
- * non-empty and valid collectd names ([A-Za-z0-9_], < 64 bytes), no
- * duplicate data source names, keys pointing at suitable fields, arrays'
- * locating fields inside the fixed part. 0, or -1 with a one-line reason.
- */
-int zvm_record_check(const struct zvm_record_desc *d, char *err,
-                     size_t err_size);
-
-/* ------------------------------------------------------------------------
- * Registry: built-in and user-defined descriptors, O(1) by (domain,
- * record). Not thread-safe; built at configuration time, then read-only.
- */
-struct zvm_registry;
-
-/* An empty registry; NULL if out of memory. */
-struct zvm_registry *zvm_registry_create(void);
-/* (Every built-in descriptor: zvm_registry_add_builtins(), builtin.h.) */
-/* Frees the registry and the descriptors it owns. */
-void zvm_registry_destroy(struct zvm_registry *r);
-
-/* Add d (checked with zvm_record_check first). If a descriptor for the
- * same (domain, record) exists: replace it if replace is true, else fail.
- * A type name already used by another record fails. If free_desc is not
- * NULL the registry owns d and calls free_desc(d) when it is replaced or
- * the registry destroyed (also when adding fails). 0, or -1 with a
- * one-line reason in err. */
-int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
-                     bool replace,
-                     void (*free_desc)(const struct zvm_record_desc *d),
-                     char *err, size_t err_size);
-
-const struct zvm_record_desc *zvm_registry_find(const struct zvm_registry *r,
-                                                uint8_t domain,
-                                                uint16_t number);
-/* Iteration in the order of addition. */
-size_t zvm_registry_count(const struct zvm_registry *r);
-const struct zvm_record_desc *zvm_registry_at(const struct zvm_registry *r,
-                                              size_t i);
-
-/* ------------------------------------------------------------------------
- * Data sources of a layout's value list (plugin_register_data_set, the
- * generated types.db).
- */
-enum zvm_ds_type { ZVM_DS_DERIVE, ZVM_DS_GAUGE };
-
-/* Most data sources in one value list (zvm_record_check() enforces it). */
-#define ZVM_LAYOUT_DS_MAX 256
-
-struct zvm_ds {
-  char name[64]; /* element name */
-  enum zvm_ds_type type;
-  double min, max; /* NAN = unknown ("U") */
-};
-
-/* The data sources of l's value list, in order: every dispatched field
- * element, in field order. Writes at most max entries to ds and returns
- * the total number. */
-size_t zvm_layout_data_sources(const struct zvm_layout *l, struct zvm_ds *ds,
-                               size_t max);
-
-/* One types.db line for l ("zvm_useite\ttransactions:DERIVE:0:U, ...")
- * into buf; its length, or -1 if it does not fit or l has no type. */
-int zvm_layout_types_db_line(const struct zvm_layout *l, char *buf,
-                             size_t size);
-
-/* ------------------------------------------------------------------------
- * Field access (the one set of readers; every length checked).
- */
-
-/* True if element idx of field f lies fully inside len bytes. */
-bool zvm_field_present(const struct zvm_field *f, size_t len, unsigned idx);
-
-/* Element idx of a numeric field, raw (false if absent or not numeric). */
-bool zvm_field_u64(const struct zvm_field *f, const uint8_t *data, size_t len,
-                   unsigned idx, uint64_t *out);
-bool zvm_field_i64(const struct zvm_field *f, const uint8_t *data, size_t len,
-                   unsigned idx, int64_t *out);
-
-/* Element idx as the value dispatched: TOD/CPU-timer conversion, sign,
- * DECREMENTS and scale applied. Counters give *derive, gauges *gauge.
- * False if absent, not dispatched, or not representable. */
-bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
-                     unsigned idx, int64_t *derive, double *gauge);
-
-enum zvm_array_status {
-  ZVM_ARRAY_OK = 0,
-  ZVM_ARRAY_ABSENT, /* record too short to hold the locating fields */
-  ZVM_ARRAY_BAD,    /* zero entry size, or entries outside the record */
-};
-
-struct zvm_array_view {
-  const uint8_t *base; /* entry 0 */
-  size_t count;
-  size_t entry_size;
-};
-
-/* Locate a record's array, checking every entry lies inside rec_len. A
- * count of 0 is OK (no entries). */
-enum zvm_array_status zvm_array_locate(const struct zvm_array *a,
-                                       const uint8_t *rec, size_t rec_len,
-                                       struct zvm_array_view *view);
-
-static inline const uint8_t *zvm_array_entry(const struct zvm_array_view *v,
-                                             size_t i) {
-  return v->base + i * v->entry_size;
-}
-
-/*
- * Walk a complete data set and hand every selected record that has a table
- * to cb. Unknown records are skipped by their length and counted; a record
- * whose array does not fit inside it is counted (array_rejected) and still
- * handed to cb, whose zvm_array_locate() then says ZVM_ARRAY_BAD.
- */
-struct zvm_decode_stats {
-  struct zvm_walk_stats walk;
-  uint64_t unknown;        /* valid records without a table */
-  uint64_t array_rejected; /* records whose array lies outside them
-                              (their fixed part is still used) */
-};
-
-/* zvm_record_accept()'s check of d's arrays (d->narrays > 0). */
-void zvm_record_check_arrays(const struct zvm_record_desc *d,
-                             const struct zvm_record *rec,
-                             struct zvm_decode_stats *stats);
-
-/* The check zvm_decode_set() applies to every walked record, for callers
- * that walk a set themselves: false (and counted) if d is NULL (unknown
- * record); an array of d outside the record is counted (array_rejected)
- * and the record still accepted (its fixed part is used). Inline: it runs
- * for every record, and most records have no arrays. */
-static inline bool zvm_record_accept(const struct zvm_record_desc *d,
-                                     const struct zvm_record *rec,
-                                     struct zvm_decode_stats *stats) {
-  if (d == NULL) {
-    stats->unknown++;
-    return false;
-  }
-  if (d->narrays > 0)
-    zvm_record_check_arrays(d, rec, stats);
-  return true;
-}
-
-typedef void (*zvm_record_cb)(const struct zvm_record *rec,
-                              const struct zvm_record_desc *desc, void *ctx);
-
-/* With a registry's tables (built-in and user-defined); with the built-in
- * ones only: zvm_decode_set() (builtin.h). */
-void zvm_decode_set_with(const struct zvm_registry *r, const uint8_t *buf,
-                         size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
-                         void *ctx, struct zvm_decode_stats *stats);
 
 #endif /* ZVM_MONITOR_RECORDS_H */

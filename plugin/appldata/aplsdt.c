@@ -20,7 +20,9 @@
  */
 #include "appldata/appldata.h"
 #include "engine/hooks.h"
+#include "engine/table.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/decode.h"
 
 #include <stdio.h>
 #include <stdlib.h>

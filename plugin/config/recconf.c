@@ -20,6 +20,7 @@
 #include "zvm_monitor/recconf.h"
 
 #include "zvm_monitor/option.h"
+#include "zvm_monitor/registry.h"
 #include "zvm_monitor/util.h"
 
 #include <ctype.h>

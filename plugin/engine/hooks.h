@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/value.h"
 

@@ -20,6 +20,8 @@
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/setqueue.h"
 #include "zvm_monitor/timerule.h"
+#include "zvm_monitor/typesdb.h"
+#include "zvm_monitor/registry.h"
 
 #include <pthread.h>
 #include <time.h>

@@ -13,10 +13,15 @@
 #ifndef ZVM_MONITOR_MAPPER_INT_H
 #define ZVM_MONITOR_MAPPER_INT_H
 
+#include "engine/check.h"
 #include "engine/hooks.h"
+#include "engine/walk.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/field.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/registry.h"
 #include "zvm_monitor/timerule.h"
+#include "zvm_monitor/typesdb.h"
 #include "zvm_monitor/util.h"
 
 #include <string.h>

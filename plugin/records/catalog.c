@@ -6,7 +6,9 @@
 #include "zvm_monitor/builtin.h"
 
 #include "appldata/appldata.h"
+#include "engine/walk.h"
 #include "records/catalog.h"
+#include "zvm_monitor/registry.h"
 
 #define ZVM_BUILTIN_RECORDS(X)                                                 \
   X(mtrend)                                                                    \

@@ -5,7 +5,9 @@
  * Source: IBM, z/VM V7R3.0 monitor record MRMTREND,
  * https://www.vm.ibm.com/pubs/mon730/MRMTREND.HTML.
  */
+#include "engine/table.h"
 #include "records/catalog.h"
+#include "zvm_monitor/decode.h"
 
 const struct zvm_record_desc zvm_rec_mtrend = {
     .domain = ZVM_DOMAIN_MONITOR,

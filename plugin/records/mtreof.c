@@ -6,7 +6,9 @@
  * Source: IBM, z/VM V7R3.0 monitor record MRMTREOF,
  * https://www.vm.ibm.com/pubs/mon730/MRMTREOF.HTML.
  */
+#include "engine/table.h"
 #include "records/catalog.h"
+#include "zvm_monitor/decode.h"
 
 const struct zvm_record_desc zvm_rec_mtreof = {
     .domain = ZVM_DOMAIN_MONITOR,

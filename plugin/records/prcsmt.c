@@ -18,7 +18,10 @@
  * the new ones; both carry the change's RCCSMTSQ).
  */
 #include "engine/hooks.h"
+#include "engine/table.h"
 #include "records/catalog.h"
+#include "zvm_monitor/decode.h"
+#include "zvm_monitor/field.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -10,6 +10,9 @@
 #include <stdio.h>
 
 #include "engine/hooks.h"
+#include "engine/table.h"
+#include "zvm_monitor/decode.h"
+#include "zvm_monitor/field.h"
 
 enum { SESSION_VMDUSER, SESSION_VMDCPUAD };
 

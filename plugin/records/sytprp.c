@@ -16,7 +16,9 @@
  * advances down" (IBM): it is marked as decrementing, so its rate is the
  * emulation-mode CPU time used per second.
  */
+#include "engine/table.h"
 #include "records/catalog.h"
+#include "zvm_monitor/decode.h"
 
 enum {
   SYTPRP_PFXCPUAD,

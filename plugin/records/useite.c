@@ -31,9 +31,13 @@
  * VMDBKs of the next session are summed afresh.
  */
 #include "engine/hooks.h"
+#include "engine/table.h"
+#include "records/catalog.h"
 #include "records/vmdbk.h"
 #include "zvm_monitor/be.h"
-#include "records/catalog.h"
+#include "zvm_monitor/decode.h"
+#include "zvm_monitor/field.h"
+#include "zvm_monitor/typesdb.h"
 #include "zvm_monitor/util.h"
 
 #include <stdlib.h>

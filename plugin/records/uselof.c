@@ -16,8 +16,11 @@
  * counters are not added to the old ones), while what the pass already
  * holds for it is still dispatched.
  */
-#include "records/session.h"
+#include "engine/table.h"
 #include "records/catalog.h"
+#include "records/session.h"
+#include "zvm_monitor/decode.h"
+#include "zvm_monitor/field.h"
 
 static const struct zvm_field uselof_fields[] = SESSION_FIELDS("USELOF");
 

@@ -12,8 +12,10 @@
  * restarts the guest's D4R10 state (whatever was kept of an old one is
  * stale: its logoff may have been lost).
  */
-#include "records/session.h"
+#include "engine/table.h"
 #include "records/catalog.h"
+#include "records/session.h"
+#include "zvm_monitor/decode.h"
 
 static const struct zvm_field uselon_fields[] = SESSION_FIELDS("USELON");
 

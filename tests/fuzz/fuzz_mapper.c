@@ -23,6 +23,8 @@
 #include "mapper_values.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/typesdb.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,6 +24,7 @@
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
+#include "zvm_monitor/typesdb.h"
 
 static bool ds_name_ok(const char *s) {
   size_t n = strlen(s);
