@@ -18,6 +18,7 @@
 
 #include "builder.h"
 #include "mapper_fixture.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "mapper_values.h"

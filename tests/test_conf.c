@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 
 struct fx {

@@ -21,6 +21,7 @@
 #include "builtin_types.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/typesdb.h"

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "zvm_monitor/capture.h"
+#include "replay_options.h"
 #include "zvm_monitor/replay.h"
 
 #define T0 UINT64_C(1700000000000000)

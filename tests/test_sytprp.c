@@ -23,6 +23,7 @@
 #include "mapper_values.h"
 #include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/mapper.h"

@@ -70,15 +70,6 @@ struct zvm_conf {
   struct zvm_registry *records;
 };
 
-/* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
-enum zvm_conf_kind {
-  ZVM_CONF_UNKNOWN = ZVM_OPTION_UNKNOWN,
-  ZVM_CONF_STRING = ZVM_OPTION_STRING,
-  ZVM_CONF_BOOLEAN = ZVM_OPTION_BOOLEAN,
-  ZVM_CONF_NUMBER = ZVM_OPTION_NUMBER,
-  ZVM_CONF_STRING_OR_NUMBER = ZVM_OPTION_STRING_OR_NUMBER, /* Domain 4 */
-};
-
 /* The plugin's option table (option.h): one row per option of the
  * <Plugin zvm_monitor> block besides <Record> and the replay options. */
 const struct zvm_option *zvm_conf_options(size_t *n);
@@ -86,18 +77,6 @@ const struct zvm_option *zvm_conf_options(size_t *n);
 /* Defaults. Returns 0, or -1 if out of memory. */
 int zvm_conf_init(struct zvm_conf *c);
 void zvm_conf_free(struct zvm_conf *c);
-
-/* Option names are matched case-insensitively, as collectd does. */
-enum zvm_conf_kind zvm_conf_option_kind(const char *key);
-
-/* Apply one option. On error write a one-line reason naming the option into
- * err (err_size bytes) and return -1; the struct is left as it was. */
-int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
-                        char *err, size_t err_size);
-int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
-                         char *err, size_t err_size);
-int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
-                        char *err, size_t err_size);
 
 /* Checks between options, once a configuration block is complete: 0, or -1
  * with a reason in err. */

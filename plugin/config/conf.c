@@ -429,61 +429,6 @@ const struct zvm_option *zvm_conf_options(size_t *n) {
   return options;
 }
 
-enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
-  const struct zvm_option *o =
-      zvm_option_find(options, ZVM_COUNT_OF(options), key);
-  return o != NULL ? (enum zvm_conf_kind)o->kind : ZVM_CONF_UNKNOWN;
-}
-
-int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
-                        char *err, size_t err_size) {
-  const struct zvm_option *o =
-      zvm_option_find(options, ZVM_COUNT_OF(options), key);
-  if (o == NULL)
-    return zvm_format_error(err, err_size, "unknown option \"%s\"",
-                            key != NULL ? key : "");
-  if (!zvm_option_accepts(o->kind, ZVM_OPTION_STRING))
-    return zvm_format_error(err, err_size,
-                            "%s: a %s value is required, not a string", key,
-                            zvm_option_kind_name(o->kind));
-  if (value == NULL)
-    return zvm_format_error(err, err_size, "%s: missing value", key);
-  const struct zvm_option_value v = {.type = ZVM_OPTION_STRING,
-                                     .string = value};
-  return o->set(c, o, &v, err, err_size);
-}
-
-int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
-                         char *err, size_t err_size) {
-  const struct zvm_option *o =
-      zvm_option_find(options, ZVM_COUNT_OF(options), key);
-  if (o == NULL)
-    return zvm_format_error(err, err_size, "unknown option \"%s\"",
-                            key != NULL ? key : "");
-  if (!zvm_option_accepts(o->kind, ZVM_OPTION_BOOLEAN))
-    return zvm_format_error(err, err_size, "%s: a boolean is not a valid value",
-                            key);
-  const struct zvm_option_value v = {.type = ZVM_OPTION_BOOLEAN,
-                                     .boolean = value};
-  return o->set(c, o, &v, err, err_size);
-}
-
-int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
-                        char *err, size_t err_size) {
-  const struct zvm_option *o =
-      zvm_option_find(options, ZVM_COUNT_OF(options), key);
-  if (o == NULL)
-    return zvm_format_error(err, err_size, "unknown option \"%s\"",
-                            key != NULL ? key : "");
-  if (!zvm_option_accepts(o->kind, ZVM_OPTION_NUMBER))
-    return zvm_format_error(
-        err, err_size, "%s: a %s value is required, not a number", key,
-        o->kind == ZVM_OPTION_BOOLEAN ? "boolean" : "string");
-  const struct zvm_option_value v = {.type = ZVM_OPTION_NUMBER,
-                                     .number = value};
-  return o->set(c, o, &v, err, err_size);
-}
-
 static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
   if (r->is_regex)
     return regexec(&r->re, userid, 0, NULL, 0) == 0;

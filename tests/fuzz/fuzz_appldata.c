@@ -22,6 +22,7 @@
 
 #include "appldata/appldata.h"
 #include "mapper_values.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 
