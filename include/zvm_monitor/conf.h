@@ -88,11 +88,6 @@ int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size);
  * every user matching none. */
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid);
 
-/* Whether name is a value of a guest's record (D4R10: a data source such
- * as "transactions", "hfcpurn", "vmdcprmd_q0", case-insensitive) or one
- * of its fields ("vmdcprmd": all its elements): what UserField may name. */
-bool zvm_conf_is_user_value(const struct zvm_conf *c, const char *name);
-
 /* Whether a D4R10 value with this type instance ("transactions",
  * "hfcpurn", "vmdcprmd_q0") of field metric ("vmdcprmd"; NULL for
  * transactions) is dispatched: every one without UserField entries,

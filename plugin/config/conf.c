@@ -237,13 +237,16 @@ static bool name_list(const struct zvm_field *f, const char *name, void *ctx) {
   return false;
 }
 
-bool zvm_conf_is_user_value(const struct zvm_conf *c, const char *name) {
+/* Whether name is a value of a guest's record (D4R10: a data source such
+ * as "transactions", "hfcpurn", "vmdcprmd_q0", case-insensitive) or one
+ * of its fields ("vmdcprmd": all its elements): what UserField may name. */
+static bool is_user_value(const struct zvm_conf *c, const char *name) {
   return name != NULL && each_user_value(c, name_equal, (void *)name);
 }
 
 static int add_userfield(struct zvm_conf *c, const char *value, char *err,
                          size_t err_size) {
-  if (!zvm_conf_is_user_value(c, value)) {
+  if (!is_user_value(c, value)) {
     char names[NAME_LIST_SIZE] = "";
     each_user_value(c, name_list, names);
     return zvm_format_error(err, err_size,
