@@ -330,7 +330,7 @@ p4() {
   grep -E "zvm_monitor plugin: .*(EOVERFLOW|queue)" "$tmp/p4.conf.out" | head -n 3 || true
 }
 
-# P2 for APPLDATA (issue 11): CPU per interval with P2A_GUESTS (500) Linux
+# P2 for APPLDATA: CPU per interval with P2A_GUESTS (500) Linux
 # guests of 2 CPUs sending os, mem and net_sum (39 value lists each), as a
 # ratio to the same number of D4R10 guests (one value list each, the
 # default), Interval 1, one z/VM interval per second, P2A_SECONDS (30).

@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/be.h"
 #include "zvm_monitor/capture.h"
 #include "zvm_monitor/conf.h"
@@ -415,7 +416,17 @@ static int memory_run(const char *gen, unsigned guests, unsigned intervals) {
       zvm_mapper_add_set(m, s->data, s->len);
     zvm_qset_free(sets);
     now_us += 60 * UINT64_C(1000000);
-    if (zvm_mapper_finish(m, now_us, zvm_reader_get_stats(r)) != 0)
+    const struct zvm_reader_stats *rs = zvm_reader_get_stats(r);
+    const struct zvm_source_health health = {
+        .bytes_read = rs->bytes_read,
+        .sets = rs->sets,
+        .eio = rs->eio,
+        .efault = rs->efault,
+        .eoverflow = rs->eoverflow,
+        .open_errors = rs->open_errors,
+        .oversize = rs->oversize,
+    };
+    if (zvm_mapper_finish(m, now_us, &health) != 0)
       die("out of memory");
     nvalues += pass_values(m);
     passes++;
@@ -525,7 +536,7 @@ static void steady_pass(struct zvm_mapper *m, struct data *d,
 }
 
 /* ---- --appldata: cost per interval of Linux guests' domain 10 records,
- * against the same number of D4R10 guests (issue 11) ------------------- */
+ * against the same number of D4R10 guests ------------------- */
 
 struct interval_cost {
   struct timing pass, values, total;

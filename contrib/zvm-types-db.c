@@ -12,6 +12,7 @@
  */
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/typesdb.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -391,7 +391,7 @@ static void update_disk_time(struct series *s, double interval_s) {
 
 /* Device names are the admin's (dmsetup create NAME): bytes outside
  * [A-Za-z0-9_+-] are escaped %XX, like zvm_monitor's user IDs
- * (design.md, naming contract), so two names never collide. */
+ * (the naming contract, man page "METRICS"), so two names never collide. */
 static void plugin_instance(char *out, size_t outlen, const char *device,
                             uint64_t region, uint64_t area) {
   char suffix[64];

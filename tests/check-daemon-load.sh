@@ -227,7 +227,7 @@ fi
 [ "$(head -n 1 "$f" | tr ',' '\n' | wc -l)" -eq 49 ] ||
   fail_with "$emuconf" "zvm_useite: want epoch + 48 columns, got $(head -n 1 "$f")"
 echo "ok - D4R10: LINUX001 zvm_useite (48 values) transactions 2, dispatched once"
-# seed 1, guest 0, offset 116, record 2 (contrib/monreader-emu/README.md):
+# zvm-stream-gen --seed 1, guest 0, offset 116, record 2 (contrib/monreader-emu/README.md):
 # (h mod 10^6 + 2147483000 + 2 * (1 + (h >> 40) mod 1000)) mod 2^32
 v=$(last_col "$f" hfcpurn)
 [ "$v" = 2147561364 ] || fail_with "$emuconf" "LINUX001 hfcpurn: want 2147561364, got $v"

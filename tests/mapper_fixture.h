@@ -9,6 +9,7 @@
 #define ZVM_TESTS_MAPPER_FIXTURE_H
 
 #include "builder.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
+#include "appldata/appldata.h"
 #include "builder.h"
-#include "zvm_monitor/appldata.h"
 #include "zvm_monitor/decode.h"
 
 #define TOD0 UINT64_C(0xDC00000000000000)

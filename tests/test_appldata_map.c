@@ -18,8 +18,10 @@
 
 #include "builder.h"
 #include "mapper_fixture.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "mapper_values.h"
 
 #define SEC 1700000000u
 #define NOW ((uint64_t)(SEC + 1000) * 1000000u)
@@ -121,7 +123,7 @@ static void pass(struct fx *f) {
   tb_record_set(&f->mf.set, 0xE2, TB_DOM(10), DCSS_ADDR, &f->mf.rs);
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   tb_reset(&f->mf.rs);
   /* never one identifier twice in a pass */
   for (size_t i = 0; i < f->nv; i++)
@@ -227,7 +229,8 @@ static void test_latest_per_pass(void **state) {
   pass(f);
   assert_int_equal(derive_of(f, "lnxweb1/cpu-0/cpu-user"), 500);
   /* A record with an earlier TOD in the next pass (the z/VM clock was set
-   * back) still comes, just after the last time (design.md "Time"). */
+   * back) still comes, just after the last time (man page, "AGGREGATION AND
+   * TIME STAMPS"). */
   os_data(&d, 9, 1, ids, 300);
   add(f, SEC + 15, "LNXWEB1", 2, "01", &d);
   pass(f);

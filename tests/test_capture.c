@@ -1,5 +1,5 @@
 /*
- * Capture files (plugin/capture.c): what is written is read back exactly,
+ * Capture files (plugin/io/capture.c): what is written is read back exactly,
  * the bytes are pcapng as the draft specifies, damage is found where it
  * starts and everything before it is kept, a full disk leaves a complete
  * file.

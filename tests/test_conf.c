@@ -1,5 +1,5 @@
 /*
- * Configuration values (plugin/conf.c): defaults, every option, every
+ * Configuration values (plugin/config/conf.c): defaults, every option, every
  * error, and UserID selection with collectd's ignorelist semantics.
  */
 #include <setjmp.h>
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 
 struct fx {

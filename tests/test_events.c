@@ -1,5 +1,5 @@
 /*
- * Device and data-loss episodes (plugin/events.c): one WARNING when an
+ * Device and data-loss episodes (plugin/io/events.c): one WARNING when an
  * episode starts, one OKAY when it ends, nothing in between however often
  * the trouble repeats, and the advice the log gives for a failed open.
  */

@@ -1,5 +1,5 @@
 /*
- * Metric mapper (plugin/mapper.c): identifiers, values, times and
+ * Metric mapper (plugin/mapper/mapper.c): identifiers, values, times and
  * notifications from data sets built byte by byte with tests/builder.h.
  * Expected names and offsets are written out from the seeds (002 for
  * D4R10, 004 for D5R21), not taken from the record tables.
@@ -18,9 +18,13 @@
 #include <string.h>
 
 #include "builder.h"
+#include "builtin_types.h"
 #include "mapper_fixture.h"
+#include "mapper_values.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/typesdb.h"
 
 #define SEC 1700000000u /* 2023-11-14 */
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
@@ -38,7 +42,7 @@
 #define MT_SYSTEM_VALUES 7
 
 /* ------------------------------------------------------------------------
- * Expected D4R10 values (seed 002, MRUSEITE z/VM V6R2.0).
+ * Expected D4R10 values (IBM MRUSEITE, z/VM V6R2.0).
  */
 struct exp_field {
   unsigned off;
@@ -219,9 +223,9 @@ static void id_of(const struct zvm_value *v, char *buf, size_t size) {
 
 /* End a pass; check that no identifier repeats within it and that every
  * timed identifier's time is above all earlier ones. */
-static void finish(struct fx *f, const struct zvm_reader_stats *rs) {
+static void finish(struct fx *f, const struct zvm_source_health *rs) {
   assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, rs), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
   for (size_t i = 0; i < f->nv; i++) {
     char a[4 * ZVM_ID_MAX], b[4 * ZVM_ID_MAX];
@@ -450,6 +454,41 @@ static void test_default_useite_one_list(void **state) {
   assert_string_equal(line, want);
 }
 
+/* The front-end-neutral view of the same values: record, instance,
+ * layout, field, beside the collectd names. */
+static void test_neutral_value_model(void **state) {
+  struct fx *f = *state;
+  f->mf.conf.one_value_per_list = false;
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 3), 5, 200);
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(SEC, 4), 6, 102); /* short */
+  pass(f, TB_DOM(4));
+  const struct zvm_value *v = find(f, "", "LINUX07", "zvm_useite", "");
+  assert_non_null(v);
+  assert_non_null(v->record);
+  assert_int_equal(v->record->domain, 4);
+  assert_int_equal(v->record->number, 10);
+  assert_ptr_equal(v->layout, &v->record->main);
+  assert_string_equal(v->instance, "LINUX07");
+  assert_null(v->field);
+  struct zvm_ds ds[ZVM_LAYOUT_DS_MAX];
+  assert_int_equal(zvm_layout_data_sources(v->layout, ds, ZVM_LAYOUT_DS_MAX),
+                   v->nitems);
+  assert_string_equal(ds[0].name, "transactions");
+  /* One value of the short record: its field is named. */
+  v = find(f, "", "LINUX08", "derive", "hfiowt");
+  assert_non_null(v);
+  assert_string_equal(v->instance, "LINUX08");
+  assert_string_equal(v->field, "hfiowt");
+  assert_int_equal(v->record->number, 10);
+  /* The reader's counters: no record, instance "reader". */
+  v = find(f, "", "reader", "total_objects", "records");
+  assert_non_null(v);
+  assert_null(v->record);
+  assert_string_equal(v->instance, "reader");
+  assert_string_equal(v->field, "records");
+}
+
 static void test_useite_short_record(void **state) {
   struct fx *f = *state;
   mapper_fx_start(&f->mf);
@@ -587,7 +626,7 @@ static void test_domain_selection(void **state) {
 /* ------------------------------------------------------------------------
  * Aggregation and time order.
  */
-/* A D4R10 of VMDBK cpuad (seed 002: one per virtual CPU) with HFCPURN,
+/* A D4R10 of VMDBK cpuad (IBM MRUSEITE: one per virtual CPU) with HFCPURN,
  * VMDSLCNT (a level) and CALBASE as given. */
 static void add_vmdbk(struct tb *rs, const char *user, uint64_t tod,
                       uint16_t cpuad, bool base, uint32_t hfcpurn,
@@ -611,7 +650,7 @@ static void expect_guest(const struct fx *f, int64_t hfcpurn,
   expect_gauge(f, "", "LINUX07", "gauge", "vmdslcnt", slcnt, t);
 }
 
-/* Issue 10: a virtual MP guest's counters are the sum over its VMDBKs of
+/* A virtual MP guest's counters are the sum over its VMDBKs of
  * each one's latest value; a VMDBK that skips a transaction keeps
  * contributing; transactions counts base records; levels are the base's. */
 static void test_useite_per_vmdbk(void **state) {
@@ -918,7 +957,7 @@ static void test_expiry(void **state) {
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   assert_int_equal(
       zvm_mapper_finish(f->mf.m, NOW + 26 * 3600 * UINT64_C(1000000), NULL), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   expect_derive(f, "", "LINUX07", "total_events", "transactions", 1,
                 US(SEC + 90000, 0));
 }
@@ -947,8 +986,9 @@ static void test_prcsmt_start_and_end(void **state) {
   expect_gauge(f, "", "type9", "threads", "hardware_max", 2, US(SEC, 100));
   expect_gauge(f, "", "system", "gauge", "mt_config_seq", 3, US(SEC, 100));
   expect_gauge(f, "", "system", "gauge", "mt_max_threads", 2, US(SEC, 100));
-  /* Every other field of seed 004: statement (RCCCOMNT 1), SET command
-   * (RCCSMMNT 0), and system-wide ALL counts and the INITIAL flag. */
+  /* Every other field of IBM MRPRCSMT (z/VM V6R4.0): statement (RCCCOMNT 1),
+   * SET command (RCCSMMNT 0), and system-wide ALL counts and the INITIAL flag.
+   */
   expect_gauge(f, "", "cp", "threads", "statement", 1, US(SEC, 100));
   expect_gauge(f, "", "cp", "threads", "set_command", 0, US(SEC, 100));
   expect_gauge(f, "", "cp", "bool", "requested_is_max", 0, US(SEC, 100));
@@ -1179,7 +1219,7 @@ static void test_reader_counters(void **state) {
   tb_record_set(&f->mf.set, 0xC5, 0, DCSS_ADDR + 0x10000, &rec);
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
 
-  struct zvm_reader_stats rs = {
+  struct zvm_source_health rs = {
       .bytes_read = 123456789,
       .sets = 7,
       .eio = 3,
@@ -1187,7 +1227,6 @@ static void test_reader_counters(void **state) {
       .eoverflow = 5,
       .open_errors = 6,
       .oversize = 2,
-      .discarded = 1,
   };
   finish(f, &rs);
 
@@ -1250,7 +1289,7 @@ static void test_shipped_types_db(void **state) {
   }
   fclose(fp);
   assert_int_equal(n, zvm_mapper_type_count(f->mf.m));
-  assert_int_equal(n, 4);
+  assert_int_equal(n, builtin_types());
   assert_string_equal(zvm_mapper_type_at(f->mf.m, 0)->type_name, "zvm_useite");
   assert_string_equal(zvm_mapper_type_at(f->mf.m, 1)->type_name, "zvm_prcsmt");
   assert_string_equal(zvm_mapper_type_at(f->mf.m, 2)->type_name,
@@ -1265,6 +1304,7 @@ int main(void) {
       T(test_useite_short_record),
       T(test_userfield_selection),
       T(test_default_useite_one_list),
+      T(test_neutral_value_model),
       T(test_shipped_types_db),
       T(test_guests_as_hosts),
       T(test_hostile_userid),

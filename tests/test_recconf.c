@@ -1,5 +1,5 @@
 /*
- * <Record> blocks (plugin/recconf.c): a definition as an admin writes it
+ * <Record> blocks (plugin/config/recconf.c): a definition as an admin writes it
  * in collectd.conf becomes the expected run-time descriptor, and every
  * mistake is refused with a one-line reason that names it.
  */
@@ -12,8 +12,11 @@
 
 #include <cmocka.h>
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/typesdb.h"
 
 static char err[512];
 /* The built-in records, and each test's records once parsed. */

@@ -1,5 +1,5 @@
 /*
- * Replay of capture files into the set queue (plugin/replay.c): the sets
+ * Replay of capture files into the set queue (plugin/io/replay.c): the sets
  * arrive with their recorded times and bytes, the reader counters are
  * rebuilt from the events, damage keeps what came before it and is logged
  * with the file and offset, pacing follows the recorded times, options are
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "zvm_monitor/capture.h"
+#include "replay_options.h"
 #include "zvm_monitor/replay.h"
 
 #define T0 UINT64_C(1700000000000000)

@@ -21,14 +21,17 @@
 
 #include "builder.h"
 #include "mapper_fixture.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
+#include "mapper_values.h"
 
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 #define NOW US(SEC + 100, 0)
 #define DCSS_ADDR 0x00400000u
-#define USEITE_HFCPURN 116 /* seed 002: Unsigned 4, a counter */
+#define USEITE_HFCPURN                                                         \
+  116 /* IBM MRUSEITE (z/VM V6R2.0): Unsigned 4, a counter */
 
 struct fx {
   struct mapper_fx mf; /* conf, mapper m, builders rs and set */
@@ -60,7 +63,7 @@ static void pass(struct fx *f) {
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   tb_reset(&f->mf.rs);
   assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
-  f->v = zvm_mapper_values(f->mf.m, &f->nv);
+  f->v = mapper_values(f->mf.m, &f->nv);
   f->n = zvm_mapper_notifications(f->mf.m, &f->nn);
 }
 

@@ -1,6 +1,6 @@
 /*
  * The hand-over queue between the reader thread and the read callback
- * (plugin/setqueue.c): order, contents, the byte bound and back-pressure,
+ * (plugin/io/setqueue.c): order, contents, the byte bound and back-pressure,
  * close/shutdown, published reader counters, nothing lost or duplicated
  * under a concurrent producer, and every byte freed (heap counted through
  * ld --wrap).

@@ -18,12 +18,20 @@
 #include <string.h>
 
 #include "builder.h"
+#include "engine/check.h"
 #include "mapper_fixture.h"
+#include "mapper_values.h"
+#include "records/catalog.h"
+#include "zvm_monitor/builtin.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/field.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/typesdb.h"
 
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
@@ -101,7 +109,7 @@ static void pass(struct fx *f, uint8_t type, uint16_t domains) {
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
   tb_reset(&f->mf.rs);
   assert_int_equal(zvm_mapper_finish(f->mf.m, US(SEC + 1000, 0), NULL), 0);
-  const struct zvm_value *all = zvm_mapper_values(f->mf.m, &f->nv);
+  const struct zvm_value *all = mapper_values(f->mf.m, &f->nv);
   size_t n = 0;
   f->short_records = -1;
   for (size_t i = 0; i < f->nv && n < MAX_VALUES; i++)

@@ -1,5 +1,5 @@
 /*
- * Time rules (plugin/timerule.c): TOD -> Unix time across the 2042 wrap,
+ * Time rules (plugin/mapper/timerule.c): TOD -> Unix time across the 2042 wrap,
  * the leap-second offset (configured, from two clocks, estimated from
  * arrival times) and the dispatch-time rule. Expected times are written
  * out as dates, not computed with the code under test.

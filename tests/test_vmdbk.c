@@ -1,5 +1,5 @@
 /*
- * A guest's values summed over its VMDBKs (plugin/vmdbk.c): the sum of
+ * A guest's values summed over its VMDBKs (plugin/records/vmdbk.c): the sum of
  * each VMDBK's latest value, VMDBKs that skip a transaction, shorter
  * records, the base VMDBK, and limits.
  */
@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "zvm_monitor/vmdbk.h"
+#include "records/vmdbk.h"
 
 #define N 3
 

@@ -3,7 +3,7 @@
  * data set and every reader event, with its arrival time, in pcapng files
  * (zvm_monitor/capture.h; man page zvm-monitor-capture(1)).
  *
- * The device is read by the plugin's own reader (plugin/reader.c): the
+ * The device is read by the plugin's own reader (plugin/io/reader.c): the
  * same set assembly, the same errno handling, so a capture holds exactly
  * the sets the plugin would have decoded.
  */

@@ -9,11 +9,14 @@
  */
 #include "zvm_config.h"
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/capture.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/field.h"
 #include "zvm_monitor/reader.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/registry.h"
 
 #include "zvm_monitor/recconf_text.h"
 

@@ -23,9 +23,29 @@
 #include <unistd.h>
 
 #include "scenario.h"
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
+#include "records/catalog.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/field.h"
+
+/* A field of a built-in layout by its IBM name (the first of that name). */
+static const struct zvm_field *layout_field(const struct zvm_layout *l,
+                                            const char *ibm) {
+  for (size_t i = 0; i < l->nfields; i++)
+    if (l->fields[i].ibm_name != NULL && strcmp(l->fields[i].ibm_name, ibm) == 0)
+      return &l->fields[i];
+  fail_msg("no %s", ibm);
+  return NULL;
+}
+#define USEITE_FIELD(ibm) layout_field(&zvm_rec_useite.main, ibm)
+#define PRCSMT_FIELD(ibm) layout_field(&zvm_rec_prcsmt.main, ibm)
+#define CPUTINFO_FIELD(ibm) layout_field(&zvm_rec_prcsmt.arrays[0].entry, ibm)
+/* PRCSMT_CAL_STATUS: start and end of a change (IBM MRPRCSMT). */
+#define PRCSMT_CAL_START 0x80
+#define PRCSMT_CAL_END 0x40
+
 
 extern char **environ;
 
@@ -344,7 +364,7 @@ static void test_counters(void **state) {
     }
     /* Non-counter fields. */
     uint64_t v;
-    assert_true(zvm_field_u64(zvm_useite_vmdputyp, r->data, r->len, 0, &v));
+    assert_true(zvm_field_u64(USEITE_FIELD("USEITE_VMDPUTYP"), r->data, r->len, 0, &v));
     assert_int_equal(v, ZVM_CPU_IFL);
   }
   for (unsigned g = 0; g < 7; g++)
@@ -359,7 +379,7 @@ static void test_counters(void **state) {
   free_all(&s, &d);
 }
 
-/* D5R21 start/end pairs per seed 004, with the right domain masks. */
+/* D5R21 start/end pairs per IBM MRPRCSMT (z/VM V6R4.0), with the right domain masks. */
 static void test_prcsmt(void **state) {
   (void)state;
   struct sets s;
@@ -382,11 +402,11 @@ static void test_prcsmt(void **state) {
     /* scheduler (D2R1), user, processor */
     assert_int_equal(r->mce_mask, 0x2000 | 0x0800 | 0x0400);
     uint64_t v;
-    assert_true(zvm_field_u64(zvm_prcsmt_rccsmtsq, r->data, r->len, 0, &v));
+    assert_true(zvm_field_u64(PRCSMT_FIELD("PRCSMT_RCCSMTSQ"), r->data, r->len, 0, &v));
     assert_int_equal(v, 2 * change + 1);
-    assert_true(zvm_field_u64(zvm_prcsmt_cal_status, r->data, r->len, 0, &v));
-    assert_int_equal(v, start ? ZVM_PRCSMT_CAL_START : ZVM_PRCSMT_CAL_END);
-    assert_true(zvm_field_u64(zvm_prcsmt_calmaxtc, r->data, r->len, 0, &v));
+    assert_true(zvm_field_u64(PRCSMT_FIELD("PRCSMT_CAL_STATUS"), r->data, r->len, 0, &v));
+    assert_int_equal(v, start ? PRCSMT_CAL_START : PRCSMT_CAL_END);
+    assert_true(zvm_field_u64(PRCSMT_FIELD("PRCSMT_CALMAXTC"), r->data, r->len, 0, &v));
     assert_int_equal(v, 2);
     assert_int_equal(r->data[29], 2);                  /* CAL_CPUTACNT */
     assert_int_equal(scn_load_be16(r->data + 30), 8);  /* CAL_CPUTAESZ */
@@ -398,22 +418,22 @@ static void test_prcsmt(void **state) {
     assert_int_equal(view.count, 2);
     const uint8_t *cp = zvm_array_entry(&view, 0);
     const uint8_t *ifl = zvm_array_entry(&view, 1);
-    assert_true(zvm_field_u64(zvm_cputinfo_cputype, cp, 8, 0, &v));
+    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_CPUTYPE"), cp, 8, 0, &v));
     assert_int_equal(v, ZVM_CPU_CP);
-    assert_true(zvm_field_u64(zvm_cputinfo_cputype, ifl, 8, 0, &v));
+    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_CPUTYPE"), ifl, 8, 0, &v));
     assert_int_equal(v, ZVM_CPU_IFL);
     /* Activated/requested: old values in start, new in end. Change 0
      * goes 1 -> 2 threads, change 1 back to 1. */
     unsigned old_t = change % 2 == 0 ? 1 : 2, new_t = 3 - old_t;
-    assert_true(zvm_field_u64(zvm_cputinfo_rccacmnt, ifl, 8, 0, &v));
+    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCACMNT"), ifl, 8, 0, &v));
     assert_int_equal(v, start ? old_t : new_t);
-    assert_true(zvm_field_u64(zvm_cputinfo_rcccrmnt, ifl, 8, 0, &v));
+    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCCRMNT"), ifl, 8, 0, &v));
     assert_int_equal(v, start ? old_t : new_t);
-    assert_true(zvm_field_u64(zvm_cputinfo_rcchwmnt, ifl, 8, 0, &v));
+    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCHWMNT"), ifl, 8, 0, &v));
     assert_int_equal(v, 2);
-    assert_true(zvm_field_u64(zvm_cputinfo_rccsymnt, cp, 8, 0, &v));
+    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCSYMNT"), cp, 8, 0, &v));
     assert_int_equal(v, 1);
-    assert_true(zvm_field_u64(zvm_cputinfo_rccacmnt, cp, 8, 0, &v));
+    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCACMNT"), cp, 8, 0, &v));
     assert_int_equal(v, 1);
   }
   /* Intervals without a change: event sets hold D2R1 and D4R10 only. */

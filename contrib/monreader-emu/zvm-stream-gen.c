@@ -35,7 +35,7 @@
 #define MCE_SAMPLE 0xE2
 #define MCE_EVENT 0xC5
 
-/* Record lengths. D4R10 and D5R21 follow seeds 002/004; the others are
+/* Record lengths. D4R10 and D5R21 follow IBM's MRUSEITE and MRPRCSMT pages; the others are
  * records the plugin does not decode (skipped by MRHDRLEN). */
 #define USEITE_LEN 200
 #define PRCSMT_FIXED_LEN 36
@@ -43,8 +43,8 @@
 #define PRCSMT_ENTRIES 2
 #define PRCSMT_LEN (PRCSMT_FIXED_LEN + PRCSMT_ENTRIES * PRCSMT_ENTRY_LEN)
 #define SYTSYP_LEN 116 /* D0R1 */
-/* D0R2 MRSYTPRP is 352 bytes at z/VM 6.4 (IBM mon640 MRSYTPRP, see
- * shared/reference/wave2-records.md section 4). */
+/* D0R2 MRSYTPRP is 352 bytes at z/VM 6.4 (IBM MRSYTPRP,
+ * https://www.vm.ibm.com/pubs/mon640/MRSYTPRP.HTML). */
 #define SYTPRP_LEN 352
 #define STO_R2_LEN 72  /* D3R2 */
 #define VNDSES_LEN 316 /* D8R1 */
@@ -83,7 +83,7 @@ struct opts {
   uint64_t counter_offset;
   unsigned gap_ms;
   enum out_format format;
-  /* Virtual MP guests and record times (issue 10). */
+  /* Virtual MP guests and record times. */
   unsigned vcpus;       /* VMDBKs per guest */
   unsigned vmdbk_skip;  /* non-base VMDBK v skips transaction k when
                            (k + v) mod vmdbk_skip = 0 (0: never) */
@@ -489,7 +489,7 @@ static void user_name(const struct opts *o, unsigned g, char out[9]) {
   snprintf(out, 9, "%.*s%0*u", (int)plen, o->prefix, (int)digits, g + 1);
 }
 
-/* D4R10 MRUSEITE (seed 002): counters of VMDBK v of guest g after
+/* D4R10 MRUSEITE (IBM, z/VM V6R2.0): counters of VMDBK v of guest g after
  * transaction k. One VMDBK per guest (--vcpus 1): VMDCPUAD g mod cpus, as
  * before; a virtual MP guest: VMDCPUAD v, CALBASE (CALFLAG1 X'80') on
  * VMDBK 0 only, the levels VMDSLCNT and VMDDFRWK differ per VMDBK. */
@@ -577,7 +577,7 @@ static void put_session(const struct opts *o, uint8_t *r, size_t len,
     put(r, len, off, 4, (salt * 7919 + off) & 0xFFFFFFFF);
 }
 
-/* --smt-fields: every field of seed 004 set, in three kinds of change.
+/* --smt-fields: every field of IBM MRPRCSMT (z/VM V6R4.0) set, in three kinds of change.
  * c mod 3 = 0: distinct values everywhere; 1: X'FF' (MAX) in every count
  * MAX can be given for; 2: an unusable CPUTINFO array (start record:
  * entry size 0; end record: array offset 8, inside the header). */
@@ -606,7 +606,7 @@ static void put_prcsmt_fields(uint8_t *r, bool start, unsigned c) {
     put(r, L, 32, 2, 8); /* CAL_CPUTAOFF inside the header */
 }
 
-/* D5R21 MRPRCSMT (seed 004): start (X'80') or end (X'40') record of
+/* D5R21 MRPRCSMT (IBM, z/VM V6R4.0): start (X'80') or end (X'40') record of
  * multithreading change number c (0-based). */
 static void put_prcsmt(uint8_t *r, bool start, unsigned c) {
   const size_t L = PRCSMT_LEN;

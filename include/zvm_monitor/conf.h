@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zvm_monitor/appldata.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/hooks.h"
+#include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/value.h"
 
 #define ZVM_CONF_DEFAULT_DEVICE "/dev/monreader"
 #define ZVM_CONF_DEFAULT_MAX_SET_SIZE ((size_t)64 * 1024 * 1024)
@@ -28,6 +28,8 @@
  * far below 2 GiB in practice, and a larger buffer would only hide bugs. */
 #define ZVM_CONF_MIN_SET_SIZE ((size_t)4096)
 #define ZVM_CONF_MAX_SET_SIZE ((size_t)2048 * 1024 * 1024)
+
+struct zvm_apl_options; /* appldata/appldata.h */
 
 struct zvm_userid_rule {
   char *text; /* as configured (a regex without its slashes) */
@@ -40,7 +42,7 @@ struct zvm_conf {
   zvm_domain_mask_t domains; /* handed to the decoder */
   bool domains_given;        /* first Domain option replaces "all" */
   struct zvm_userid_rule *userids;
-  size_t userids_num;
+  size_t userids_num, userids_cap;
   bool ignore_selected;
   bool guests_as_hosts;
   bool report_reader_stats;
@@ -57,7 +59,7 @@ struct zvm_conf {
   size_t max_queue_size;
   /* UserField: D4R10 values to dispatch (lower case); none = all. */
   char **userfields;
-  size_t userfields_num;
+  size_t userfields_num, userfields_cap;
   /* ApplDataKinds, ApplDataNaming (heap: the D10R2 descriptor's hook_data
    * points here). kinds_given: the first ApplDataKinds replaces the
    * default. */
@@ -68,30 +70,13 @@ struct zvm_conf {
   struct zvm_registry *records;
 };
 
-/* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
-enum zvm_conf_kind {
-  ZVM_CONF_UNKNOWN = 0,
-  ZVM_CONF_STRING,
-  ZVM_CONF_BOOLEAN,
-  ZVM_CONF_NUMBER,
-  ZVM_CONF_STRING_OR_NUMBER, /* Domain "user" or Domain 4 */
-};
+/* The plugin's option table (option.h): one row per option of the
+ * <Plugin zvm_monitor> block besides <Record> and the replay options. */
+const struct zvm_option *zvm_conf_options(size_t *n);
 
 /* Defaults. Returns 0, or -1 if out of memory. */
 int zvm_conf_init(struct zvm_conf *c);
 void zvm_conf_free(struct zvm_conf *c);
-
-/* Option names are matched case-insensitively, as collectd does. */
-enum zvm_conf_kind zvm_conf_option_kind(const char *key);
-
-/* Apply one option. On error write a one-line reason naming the option into
- * err (err_size bytes) and return -1; the struct is left as it was. */
-int zvm_conf_set_string(struct zvm_conf *c, const char *key, const char *value,
-                        char *err, size_t err_size);
-int zvm_conf_set_boolean(struct zvm_conf *c, const char *key, bool value,
-                         char *err, size_t err_size);
-int zvm_conf_set_number(struct zvm_conf *c, const char *key, double value,
-                        char *err, size_t err_size);
 
 /* Checks between options, once a configuration block is complete: 0, or -1
  * with a reason in err. */
@@ -102,11 +87,6 @@ int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size);
  * otherwise a user matching any entry is selected, or with IgnoreSelected
  * every user matching none. */
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid);
-
-/* Whether name is a value of a guest's record (D4R10: a data source such
- * as "transactions", "hfcpurn", "vmdcprmd_q0", case-insensitive) or one
- * of its fields ("vmdcprmd": all its elements): what UserField may name. */
-bool zvm_conf_is_user_value(const struct zvm_conf *c, const char *name);
 
 /* Whether a D4R10 value with this type instance ("transactions",
  * "hfcpurn", "vmdcprmd_q0") of field metric ("vmdcprmd"; NULL for

@@ -192,4 +192,8 @@ int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
 #define ZVM_USERID_LEN 8
 #define ZVM_NAME_MAX (3 * ZVM_USERID_LEN + 1)
 
+/* The largest leap-second offset accepted, configured or estimated: STP
+ * leap-second offsets are whole seconds, today 27 (TAI - UTC - 10). */
+#define ZVM_LEAP_MAX_S 60
+
 #endif /* ZVM_MONITOR_DECODE_H */

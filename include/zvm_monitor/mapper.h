@@ -27,9 +27,9 @@
 #include <stdint.h>
 
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/hooks.h"
-#include "zvm_monitor/reader.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/recwalk.h"
+#include "zvm_monitor/value.h"
 
 /* Longest host/plugin_instance/type_instance the mapper produces, with the
  * NUL; well below collectd's DATA_MAX_NAME_LEN (128). */
@@ -54,8 +54,20 @@
  * next zvm_mapper_add_set() or zvm_mapper_finish() call; each is shorter
  * than ZVM_ID_MAX, except a plugin instance a lists hook names (APPLDATA
  * with ApplDataNaming zvm_monitor), which is shorter than
- * ZVM_HOOK_NAME_MAX (128, collectd's limit). */
+ * 128 bytes (collectd's limit, ZVM_HOOK_NAME_MAX of the hooks). */
 struct zvm_value {
+  /* What was decoded, in no front end's terms (a second front end, e.g.
+   * an exporter, needs nothing else): the record's descriptor (NULL for
+   * the source's health), the layout of the instance (its data sources
+   * name a list's items: zvm_layout_data_sources()), the instance's name
+   * ("LINUX01", "ifl", "system"; "reader" for the health counters), and
+   * for one value its field's data source name (NULL for a list). The
+   * kind, time and value(s) follow below. */
+  const struct zvm_record_desc *record;
+  const struct zvm_layout *layout;
+  const char *instance;
+  const char *field;
+  /* The same as collectd identifiers (the naming contract): */
   const char *host;   /* "" = the daemon's Hostname */
   const char *plugin; /* NULL = "zvm_monitor" */
   const char *plugin_instance;
@@ -66,9 +78,8 @@ struct zvm_value {
   double gauge;     /* kind == ZVM_VALUE_GAUGE */
   uint64_t time_us; /* microseconds since the epoch; 0 = now */
   /* nitems > 0: a value list of nitems values (one list per instance,
-   * the default; kind, derive and gauge are then unused). From
-   * zvm_mapper_next_value() items is valid until its next call; from
-   * zvm_mapper_values() as the array. */
+   * the default; kind, derive and gauge are then unused). items is
+   * valid until the next zvm_mapper_next_value() call. */
   size_t nitems;
   const struct zvm_value_item *items;
 };
@@ -109,7 +120,7 @@ struct zvm_mapper_stats {
   uint64_t no_userid;     /* D4R10 records with a blank user ID */
   /* total_objects-restamped: record instances (a guest, a CPU type, the
    * system part of D5R21) whose values of a pass were not stamped with
-   * their record's time (the time rule in design.md). */
+   * their record's time (the man page's time rule). */
   uint64_t restamped;
   /* The last pass: instances dispatched with a record time and how many
    * of them were restamped, the first of those, and the offset used. */
@@ -131,8 +142,9 @@ void zvm_mapper_destroy(struct zvm_mapper *m);
  * The bytes need not stay valid after the call. */
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len);
 /* The same for a set that arrived at arrival_us (struct zvm_qset): the
- * time rules use it (design.md "Time"); add_set is arrival time 0
- * (unknown: no restamping with it, TODs taken in their first epoch). */
+ * time rules use it (man page, "AGGREGATION AND TIME STAMPS"); add_set is
+ * arrival time 0 (unknown: no restamping with it, TODs taken in their first
+ * epoch). */
 void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
                            uint64_t arrival_us);
 
@@ -149,11 +161,24 @@ size_t zvm_mapper_type_count(const struct zvm_mapper *m);
 const struct zvm_layout *zvm_mapper_type_at(const struct zvm_mapper *m,
                                             size_t i);
 
+/* The data source's health as whoever reads the device counts it (the
+ * reader, a replay): plain counters, dispatched with plugin instance
+ * "reader" (the man page lists them). */
+struct zvm_source_health {
+  uint64_t bytes_read;  /* every byte any read() returned */
+  uint64_t sets;        /* data sets completed by a 0-byte read */
+  uint64_t eio;         /* read() failed with EIO */
+  uint64_t efault;      /* read() failed with EFAULT */
+  uint64_t eoverflow;   /* read() failed with EOVERFLOW */
+  uint64_t open_errors; /* failed open() attempts */
+  uint64_t oversize;    /* sets discarded for exceeding their maximum size */
+};
+
 /* End the pass: build the values to dispatch. now_us is the wall clock
- * (user expiry); rs the reader's counters (NULL: none). Returns 0, or -1
+ * (user expiry); rs the source's counters (NULL: none). Returns 0, or -1
  * if out of memory (the pass's values are then lost, state is kept). */
 int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
-                      const struct zvm_reader_stats *rs);
+                      const struct zvm_source_health *rs);
 
 /* Iterating the pass's values: start with ZVM_VALUE_ITER_INIT; each call
  * fills *v with the next value and returns true, or returns false after
@@ -169,10 +194,6 @@ struct zvm_value_iter {
 bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
                            struct zvm_value *v);
 
-/* All values of the pass in one array (the iterator's output, stored on
- * first use; for tests and small outputs). NULL and *n = 0 if out of
- * memory. Valid until the next add_set or finish call. */
-const struct zvm_value *zvm_mapper_values(struct zvm_mapper *m, size_t *n);
 const struct zvm_notification *
 zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n);
 

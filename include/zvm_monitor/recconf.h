@@ -33,16 +33,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zvm_monitor/decode.h"
+#include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
 
 /* The value an option of a <Record> block or of a <Field> block inside it
  * takes; as collectd's oconfig gives it. */
 enum zvm_recconf_kind {
-  ZVM_RECCONF_UNKNOWN = 0,
-  ZVM_RECCONF_STRING,
-  ZVM_RECCONF_NUMBER,
-  ZVM_RECCONF_BOOLEAN,
-  ZVM_RECCONF_BLOCK, /* <Field "name"> inside <Record> */
+  ZVM_RECCONF_UNKNOWN = ZVM_OPTION_UNKNOWN,
+  ZVM_RECCONF_STRING = ZVM_OPTION_STRING,
+  ZVM_RECCONF_NUMBER = ZVM_OPTION_NUMBER,
+  ZVM_RECCONF_BOOLEAN = ZVM_OPTION_BOOLEAN,
+  ZVM_RECCONF_BLOCK = ZVM_OPTION_BLOCK, /* <Field "name"> inside <Record> */
 };
 
 /* How a field's bytes are read. */
@@ -95,7 +97,7 @@ struct zvm_urecord {
   char *instance_prefix;                    /* InstancePrefix, "" if none */
   bool replace;                             /* Replace: takes over a built-in */
   struct zvm_ufield *fields;
-  size_t nfields;
+  size_t nfields, cap_fields;
   uint16_t min_len;  /* end of the first field (offset+length of lowest) */
   uint16_t full_len; /* end of the last byte any field covers */
   size_t nds;        /* data sources (counters and gauges, arrays expanded) */
@@ -103,7 +105,7 @@ struct zvm_urecord {
 
 struct zvm_recconf {
   struct zvm_urecord *records;
-  size_t nrecords;
+  size_t nrecords, cap_records;
   /* builder state */
   struct zvm_urecord cur;
   struct zvm_ufield fcur;

@@ -3,7 +3,7 @@
  *
  * A monitor record is described by data, not code: one struct
  * zvm_record_desc per (domain, record), built into the plugin (one table
- * per record, copied field by field from IBM's layout, records.c) or
+ * per record, copied field by field from IBM's layout, plugin/records/) or
  * built at run time (<Record> blocks in collectd.conf). Nothing here needs
  * static storage or compile-time constants: a descriptor is plain structs
  * and strings, and a registry (struct zvm_registry) holds the built-in and
@@ -26,6 +26,13 @@
  * as IBM prints them; array entry offsets are from the entry's start. A
  * record shorter than its table yields only the fields it fully contains;
  * a longer one (newer z/VM) yields the known part.
+ *
+ * This header is the model only. Beside it: registry.h (descriptors by
+ * domain and record), field.h (reading fields from bytes), typesdb.h (a
+ * layout's data sources and types.db line), recwalk.h (walking a set with
+ * a registry); inside the engine: engine/table.h (ZVM_FIELD rows),
+ * engine/check.h (checking a descriptor), engine/walk.h (the per-record
+ * check of a walk), engine/hooks.h (behaviour that is not a field).
  */
 #ifndef ZVM_MONITOR_RECORDS_H
 #define ZVM_MONITOR_RECORDS_H
@@ -33,8 +40,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "zvm_monitor/decode.h"
 
 /* ------------------------------------------------------------------------
  * Fields.
@@ -75,8 +80,8 @@ enum zvm_field_type {
  * X'7FFFFFFFFFFFFFFF' minus its value (what was used since), any other
  * negated; either way its rate is positive. */
 #define ZVM_FIELD_DECREMENTS 0x01
-/* A thread count where X'FF' means MAX was specified (seed 004): X'FF' is
- * dispatched as NaN, never as the number 255. */
+/* A thread count where X'FF' means MAX was specified (IBM MRPRCSMT, z/VM
+ * V6R4.0): X'FF' is dispatched as NaN, never as the number 255. */
 #define ZVM_FIELD_FF_IS_MAX 0x02
 /* The value is 1 if the field's byte is X'FF' (MAX), else 0: the flag
  * next to a ZVM_FIELD_FF_IS_MAX count (bool-<name>_is_max). */
@@ -98,7 +103,7 @@ struct zvm_field {
   uint8_t flags; /* ZVM_FIELD_* */
   double scale;  /* value multiplier; 0 means 1 */
   /* Element names: metric + elem_prefix + index. NULL: "_q" for 4
-   * elements (dispatch queues Q0..Q3, seed 002), else "_". */
+   * elements (dispatch queues Q0..Q3, IBM MRUSEITE (z/VM V6R2.0)), else "_". */
   const char *elem_prefix;
   /* collectd type of the value with OneValuePerList (one value per list,
    * type instance = metric): NULL means "derive" for counters and "gauge"
@@ -109,6 +114,8 @@ struct zvm_field {
   const char *single_type_instance;
 };
 
+/* Elements in a table. */
+#define ZVM_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 /* True if the field is dispatched (COUNTER or GAUGE). */
 bool zvm_field_dispatched(const struct zvm_field *f);
 
@@ -217,45 +224,8 @@ struct zvm_record_desc {
 };
 
 /* ------------------------------------------------------------------------
- * Built-in tables.
+ * CPU types (instance names of ZVM_KEY_CPU_TYPE).
  */
-extern const struct zvm_record_desc zvm_rec_mtrend; /* D1R11 */
-extern const struct zvm_record_desc zvm_rec_mtreof; /* D1R13 */
-extern const struct zvm_record_desc zvm_rec_useite; /* D4R10 */
-/* D4R10 per VMDBK (ReportByVirtualCPU), not in the tables: see
- * zvm_record_desc.per_cpu_view. */
-extern const struct zvm_record_desc zvm_rec_useite_vcpu;
-extern const struct zvm_record_desc zvm_rec_prcsmt; /* D5R21 */
-extern const struct zvm_record_desc zvm_rec_sytprp; /* D0R2 */
-extern const struct zvm_record_desc zvm_rec_uselon; /* D4R1 */
-extern const struct zvm_record_desc zvm_rec_uselof; /* D4R2 */
-extern const struct zvm_record_desc zvm_rec_aplsdt; /* D10R2 */
-
-/* Named fields hooks need directly. */
-extern const struct zvm_field *const zvm_useite_vmduser;
-extern const struct zvm_field *const zvm_useite_vmdputyp;
-extern const struct zvm_field *const zvm_prcsmt_rccsmtsq;
-extern const struct zvm_field *const zvm_prcsmt_cal_status;
-extern const struct zvm_field *const zvm_prcsmt_calmaxtc;
-extern const struct zvm_field *const zvm_prcsmt_rcccoall;
-extern const struct zvm_field *const zvm_prcsmt_rccsmall;
-extern const struct zvm_field *const zvm_prcsmt_rccsmset;
-extern const struct zvm_field *const zvm_cputinfo_rcccomnt;
-extern const struct zvm_field *const zvm_cputinfo_rccsmmnt;
-extern const struct zvm_field *const zvm_cputinfo_cputype;
-extern const struct zvm_field *const zvm_cputinfo_rccacmnt;
-extern const struct zvm_field *const zvm_cputinfo_rcccrmnt;
-extern const struct zvm_field *const zvm_cputinfo_rcchwmnt;
-extern const struct zvm_field *const zvm_cputinfo_rccsymnt;
-
-/* PRCSMT_CAL_STATUS flags. */
-#define ZVM_PRCSMT_CAL_START 0x80
-#define ZVM_PRCSMT_CAL_END 0x40
-/* PRCSMT_RCCSMSET: SET MULTITHREAD INITIAL was specified. */
-#define ZVM_PRCSMT_RCCSMINI 0x80
-/* A thread count of X'FF': MAX was specified (seed 004). */
-#define ZVM_PRCSMT_THREADS_MAX 0xFF
-
 /* CPU type codes (USEITE_VMDPUTYP, PRCSMT_CAL_CPUTYPE). */
 #define ZVM_CPU_CP 0x00
 #define ZVM_CPU_ZAAP 0x02
@@ -265,176 +235,5 @@ extern const struct zvm_field *const zvm_cputinfo_rccsymnt;
 
 /* "cp", "zaap", "ifl", "icf", "ziip", or NULL for other codes. */
 const char *zvm_cpu_type_name(uint8_t type);
-
-/* Built-in table for a record, or NULL (a scan of the few tables). */
-const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number);
-
-/* All built-in tables, for iteration (tests, documentation). */
-extern const struct zvm_record_desc *const zvm_record_tables[];
-extern const size_t zvm_record_table_count;
-
-/* Write a one-line reason into err (err_size bytes; err may be NULL) and
- * return -1: the error convention of the configuration and the checks. */
-__attribute__((format(printf, 3, 4))) int
-zvm_format_error(char *err, size_t err_size, const char *fmt, ...);
-
-/* ------------------------------------------------------------------------
- * Checking a descriptor (built-in tables in a unit test, <Record> blocks
- * at start-up): offsets/widths plausible, no field in the 20-byte header
- * unless it is a key or layout field, types and widths compatible, names
- * non-empty and valid collectd names ([A-Za-z0-9_], < 64 bytes), no
- * duplicate data source names, keys pointing at suitable fields, arrays'
- * locating fields inside the fixed part. 0, or -1 with a one-line reason.
- */
-int zvm_record_check(const struct zvm_record_desc *d, char *err,
-                     size_t err_size);
-
-/* ------------------------------------------------------------------------
- * Registry: built-in and user-defined descriptors, O(1) by (domain,
- * record). Not thread-safe; built at configuration time, then read-only.
- */
-struct zvm_registry;
-
-/* An empty registry; NULL if out of memory. */
-struct zvm_registry *zvm_registry_create(void);
-/* Adds every built-in table. 0, or -1 if out of memory. */
-int zvm_registry_add_builtins(struct zvm_registry *r);
-/* Frees the registry and the descriptors it owns. */
-void zvm_registry_destroy(struct zvm_registry *r);
-
-/* Add d (checked with zvm_record_check first). If a descriptor for the
- * same (domain, record) exists: replace it if replace is true, else fail.
- * A type name already used by another record fails. If free_desc is not
- * NULL the registry owns d and calls free_desc(d) when it is replaced or
- * the registry destroyed (also when adding fails). 0, or -1 with a
- * one-line reason in err. */
-int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
-                     bool replace,
-                     void (*free_desc)(const struct zvm_record_desc *d),
-                     char *err, size_t err_size);
-
-const struct zvm_record_desc *zvm_registry_find(const struct zvm_registry *r,
-                                                uint8_t domain,
-                                                uint16_t number);
-/* Iteration in the order of addition. */
-size_t zvm_registry_count(const struct zvm_registry *r);
-const struct zvm_record_desc *zvm_registry_at(const struct zvm_registry *r,
-                                              size_t i);
-
-/* ------------------------------------------------------------------------
- * Data sources of a layout's value list (plugin_register_data_set, the
- * generated types.db).
- */
-enum zvm_ds_type { ZVM_DS_DERIVE, ZVM_DS_GAUGE };
-
-/* Most data sources in one value list (zvm_record_check() enforces it). */
-#define ZVM_LAYOUT_DS_MAX 256
-
-struct zvm_ds {
-  char name[64]; /* element name */
-  enum zvm_ds_type type;
-  double min, max; /* NAN = unknown ("U") */
-};
-
-/* The data sources of l's value list, in order: every dispatched field
- * element, in field order. Writes at most max entries to ds and returns
- * the total number. */
-size_t zvm_layout_data_sources(const struct zvm_layout *l, struct zvm_ds *ds,
-                               size_t max);
-
-/* One types.db line for l ("zvm_useite\ttransactions:DERIVE:0:U, ...")
- * into buf; its length, or -1 if it does not fit or l has no type. */
-int zvm_layout_types_db_line(const struct zvm_layout *l, char *buf,
-                             size_t size);
-
-/* ------------------------------------------------------------------------
- * Field access (the one set of readers; every length checked).
- */
-
-/* True if element idx of field f lies fully inside len bytes. */
-bool zvm_field_present(const struct zvm_field *f, size_t len, unsigned idx);
-
-/* Element idx of a numeric field, raw (false if absent or not numeric). */
-bool zvm_field_u64(const struct zvm_field *f, const uint8_t *data, size_t len,
-                   unsigned idx, uint64_t *out);
-bool zvm_field_i64(const struct zvm_field *f, const uint8_t *data, size_t len,
-                   unsigned idx, int64_t *out);
-
-/* Element idx as the value dispatched: TOD/CPU-timer conversion, sign,
- * DECREMENTS and scale applied. Counters give *derive, gauges *gauge.
- * False if absent, not dispatched, or not representable. */
-bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
-                     unsigned idx, int64_t *derive, double *gauge);
-
-enum zvm_array_status {
-  ZVM_ARRAY_OK = 0,
-  ZVM_ARRAY_ABSENT, /* record too short to hold the locating fields */
-  ZVM_ARRAY_BAD,    /* zero entry size, or entries outside the record */
-};
-
-struct zvm_array_view {
-  const uint8_t *base; /* entry 0 */
-  size_t count;
-  size_t entry_size;
-};
-
-/* Locate a record's array, checking every entry lies inside rec_len. A
- * count of 0 is OK (no entries). */
-enum zvm_array_status zvm_array_locate(const struct zvm_array *a,
-                                       const uint8_t *rec, size_t rec_len,
-                                       struct zvm_array_view *view);
-
-static inline const uint8_t *zvm_array_entry(const struct zvm_array_view *v,
-                                             size_t i) {
-  return v->base + i * v->entry_size;
-}
-
-/*
- * Walk a complete data set and hand every selected record that has a table
- * to cb. Unknown records are skipped by their length and counted; a record
- * whose array does not fit inside it is counted (array_rejected) and still
- * handed to cb, whose zvm_array_locate() then says ZVM_ARRAY_BAD.
- */
-struct zvm_decode_stats {
-  struct zvm_walk_stats walk;
-  uint64_t unknown;        /* valid records without a table */
-  uint64_t array_rejected; /* records whose array lies outside them
-                              (their fixed part is still used) */
-};
-
-/* zvm_record_accept()'s check of d's arrays (d->narrays > 0). */
-void zvm_record_check_arrays(const struct zvm_record_desc *d,
-                             const struct zvm_record *rec,
-                             struct zvm_decode_stats *stats);
-
-/* The check zvm_decode_set() applies to every walked record, for callers
- * that walk a set themselves: false (and counted) if d is NULL (unknown
- * record); an array of d outside the record is counted (array_rejected)
- * and the record still accepted (its fixed part is used). Inline: it runs
- * for every record, and most records have no arrays. */
-static inline bool zvm_record_accept(const struct zvm_record_desc *d,
-                                     const struct zvm_record *rec,
-                                     struct zvm_decode_stats *stats) {
-  if (d == NULL) {
-    stats->unknown++;
-    return false;
-  }
-  if (d->narrays > 0)
-    zvm_record_check_arrays(d, rec, stats);
-  return true;
-}
-
-typedef void (*zvm_record_cb)(const struct zvm_record *rec,
-                              const struct zvm_record_desc *desc, void *ctx);
-
-/* With the built-in tables. */
-void zvm_decode_set(const uint8_t *buf, size_t len, zvm_domain_mask_t select,
-                    zvm_record_cb cb, void *ctx,
-                    struct zvm_decode_stats *stats);
-
-/* With a registry's tables (built-in and user-defined). */
-void zvm_decode_set_with(const struct zvm_registry *r, const uint8_t *buf,
-                         size_t len, zvm_domain_mask_t select, zvm_record_cb cb,
-                         void *ctx, struct zvm_decode_stats *stats);
 
 #endif /* ZVM_MONITOR_RECORDS_H */

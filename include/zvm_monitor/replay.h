@@ -80,24 +80,16 @@ void zvm_replay_count_event(struct zvm_reader_stats *rs,
  * matched case-insensitively; errors name the option. */
 struct zvm_replay_options {
   char **patterns; /* ReplayFile, one per line, in order */
-  size_t npatterns;
+  size_t npatterns, cap_patterns;
   double speed; /* ReplaySpeed: "recorded" 1 (default), "fast" 0, or N */
   bool loop;    /* ReplayLoop */
 };
 
 void zvm_replay_options_init(struct zvm_replay_options *o);
 void zvm_replay_options_free(struct zvm_replay_options *o);
+/* The replay options' table (option.h). */
+struct zvm_option;
+const struct zvm_option *zvm_replay_options_table(size_t *n);
 /* Whether key is one of the replay options. */
 bool zvm_replay_option_is(const char *key);
-/* ReplayFile "PATTERN", ReplaySpeed "recorded"|"fast": 0, or -1 with a
- * reason in err. */
-int zvm_replay_option_string(struct zvm_replay_options *o, const char *key,
-                             const char *value, char *err, size_t err_size);
-/* ReplaySpeed N (N > 0: N times the recorded pace). */
-int zvm_replay_option_number(struct zvm_replay_options *o, const char *key,
-                             double value, char *err, size_t err_size);
-/* ReplayLoop true|false. */
-int zvm_replay_option_boolean(struct zvm_replay_options *o, const char *key,
-                              bool value, char *err, size_t err_size);
-
 #endif /* ZVM_MONITOR_REPLAY_H */

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "zvm_monitor/decode.h" /* ZVM_LEAP_MAX_S */
+
 /* The 64-bit TOD clock counts 2^-12 us from 1900-01-01 00:00 (bit 51 = 1
  * us; Principles of Operation, "TOD Clock"; Linux arch/s390/include/asm/
  * timex.h TOD_UNIX_EPOCH), so it wraps after 2^52 us, on 2042-09-17
@@ -24,10 +26,6 @@
  * the mapper's microsecond times (collectd's cdtime_t resolves 2^-30 s, so
  * a 1 us step stays a strictly later cdtime_t). */
 #define ZVM_TIME_STEP_US UINT64_C(1)
-
-/* The largest leap-second offset accepted, configured or estimated: STP
- * leap-second offsets are whole seconds, today 27 (TAI - UTC - 10). */
-#define ZVM_LEAP_MAX_S 60
 
 /* zvm_tod_unix_us() with every epoch tried (its general case). */
 bool zvm_tod_unix_us_epochs(uint64_t tod, uint64_t ref_us, uint64_t *us);
@@ -68,7 +66,8 @@ static inline bool zvm_unix_to_utc(uint64_t unix_us, uint64_t leap_us,
   return true;
 }
 
-/* How a value's time was chosen (the rule in design.md, "Time"). */
+/* How a value's time was chosen (the rule in the man page, "AGGREGATION AND
+ * TIME STAMPS"). */
 enum zvm_stamp {
   ZVM_STAMP_RECORD = 0, /* the record's time: later than the last time */
   ZVM_STAMP_ARRIVAL,    /* not later: its set's arrival time, which is */

@@ -6,16 +6,16 @@ specifications only -- never from the plugin's C code:
 
   * the scenario file format and fault semantics of the emulated device
     (contrib/monreader-emu/README.md),
-  * the data stream of /dev/monreader (seeds 000/001: MCE, record sets,
+  * the data stream of /dev/monreader (the kernel's monreader documentation and IBM's device driver book: MCE, record sets,
     0-byte read, EIO/EFAULT/EOVERFLOW),
-  * the record header MRHDR, D4R10 MRUSEITE (seed 002) and D5R21 MRPRCSMT
-    (seed 004), 4 KB frames and the end-of-frame record D1R13,
+  * the record header MRHDR, D4R10 MRUSEITE (IBM, z/VM V6R2.0) and D5R21 MRPRCSMT
+    (IBM MRPRCSMT, z/VM V6R4.0), 4 KB frames and the end-of-frame record D1R13,
   * domain 10 (APPLDATA): the APHDR, the Linux kernel's appldata_{mem,os,
     net_sum}.c and s390-tools' mon_fsstatd/mon_procd layouts, and the names
     collectd 5.12's cpu, memory, swap, vmem, load, processes, interface and
     df plugins give their values,
   * the naming contract, the counting rules and the aggregation rules
-    (design.md, contrib/zvm_monitor.pod).
+    (contrib/zvm_monitor.pod).
 
 It parses the scenario byte by byte, models the device's read stream and a
 reader following the counting rules, decodes the complete data sets and maps
@@ -45,7 +45,7 @@ finds for data far from the local clock), --wall FROM:TO (Unix seconds
 between which the daemon ran: the window of every set's arrival time),
 --appldata-kind K (repeatable), --appldata-naming collectd|zvm_monitor.
 
-Time rules (design.md "Time", the man page): a record's TOD is taken in the
+Time rules (the man page, "AGGREGATION AND TIME STAMPS"): a record's TOD is taken in the
 TOD epoch (1900 + k * 2^52 us) nearest the local clock, less the
 leap-second offset. Per read callback, the latest record of an instance (a
 guest; a CPU type or the system part of D5R21) gives its values; if its
@@ -86,7 +86,7 @@ MCE_LEN = 12
 # Record layouts, from the seeds (offsets in bytes from the record start).
 # (offset, width, signed, collectd type, type instance)
 
-# D4R10 MRUSEITE (seed 002, z/VM V6R2.0). The pod names the dispatched
+# D4R10 MRUSEITE (IBM MRUSEITE, z/VM V6R2.0). The pod names the dispatched
 # fields: every counter as derive-<name>, VMDSLCNT and VMDDFRWK as gauges.
 # Not dispatched: VMDCPUAD (address), VMDSVMID (name), flag bytes,
 # VMDSTATE, VMDPUTYP (CPU type).
@@ -134,7 +134,7 @@ D4R10_FIELDS += [
 # VMDBK's value is the guest's).
 LEVELS = {"vmdslcnt", "vmddfrwk"}
 
-# D5R21 MRPRCSMT (seed 004, z/VM V6R4.0)
+# D5R21 MRPRCSMT (IBM MRPRCSMT, z/VM V6R4.0)
 PRCSMT_RCCSMTSQ = 20  # U4
 PRCSMT_CAL_STATUS = 24  # U1: X'80' start, X'40' end
 PRCSMT_CALMAXTC = 25  # U1
@@ -470,7 +470,7 @@ def device_events(scn):
 
 
 # --------------------------------------------------------------------------
-# The reader (design.md "Reading the device" and "Counting rules")
+# The reader (the kernel's monreader documentation; man page "COUNTING RULES")
 
 class Reader:
     def __init__(self):
@@ -670,7 +670,7 @@ def d4r10_values(rec):
     return out
 
 
-# D5R21 values (seed 004; names from the man page). Thread counts are
+# D5R21 values (IBM MRPRCSMT (z/VM V6R4.0); names from the man page). Thread counts are
 # gauges of type "threads"; X'FF' means MAX was specified: NaN, and for the
 # counts MAX can be given for a bool-<name>_is_max of 1 (else 0).
 THREADS_MAX = 0xFF
@@ -1017,7 +1017,7 @@ class Model:
             recs, nrec, bad = decode_set(buf, i)
             cum_rec += nrec
             cum_bad += bad
-            # skipped = "unknown or filtered records" (design.md):
+            # skipped = "unknown or filtered records" (man page, "COUNTING RULES"):
             #  - filtered: records of a domain Domain does not select (pod:
             #    "still counted as records and as skipped"), and every
             #    record of a record set whose MCE domain mask names no
@@ -1176,7 +1176,7 @@ class Model:
             ident(host, pinst, "total_events", "transactions")
 
     def user_values(self, name, st):
-        """A guest's values from its VMDBKs (seed 002: one record per VMDBK,
+        """A guest's values from its VMDBKs (IBM MRUSEITE: one record per VMDBK,
         told apart by VMDCPUAD): each counter is the sum over the VMDBKs of
         each one's latest value; the levels VMDSLCNT and VMDDFRWK are the
         base VMDBK's (CALBASE) latest value; transactions counts base

@@ -247,7 +247,7 @@ sc_one_value_per_list() {
   fi
 }
 
-# 7. Virtual MP guests (issue 10): three VMDBKs per guest (VMDCPUAD 0-2,
+# 7. Virtual MP guests: three VMDBKs per guest (VMDCPUAD 0-2,
 # CALBASE on 0), VMDBKs 1 and 2 skipping every other transaction, two
 # transactions per interval. A guest's counters are the sum over its
 # VMDBKs of each one's latest value (never going back), transactions
@@ -293,7 +293,7 @@ sc_mp_logoff() {
     "--report-by-vcpu" 'ReportByVirtualCPU true' || return 1
 }
 
-# 7. Record times (issue 10). Interval 1 repeats interval 0's TODs exactly
+# 7. Record times. Interval 1 repeats interval 0's TODs exactly
 # (equal TODs), interval 2 on is one hour earlier still (the z/VM clock set
 # back); a record set per message, 1.1 s apart, so the intervals meet in
 # different read callbacks. Every value reaches collectd: the repeated and
@@ -335,7 +335,7 @@ sc_leap_wrap() {
     fail "the offset is not logged" || return 1
 }
 
-# 8. D5R21 completely (issue 10): every field of seed 004 set, in three
+# 8. D5R21 completely: every field of IBM MRPRCSMT (z/VM V6R4.0) set, in three
 # kinds of change: distinct values; X'FF' (MAX) in every count MAX can be
 # given for (NaN and bool-*_is_max 1, never 255); an unusable CPUTINFO
 # array (entry size 0 in the start record, offset 8 in the end record):
@@ -843,7 +843,7 @@ sc_sessions() {
 }
 
 # ---------------------------------------------------------------------------
-# Capture and replay (issue 12): zvm-monitor-capture reads the emulated
+# Capture and replay: zvm-monitor-capture reads the emulated
 # device, the plugin replays the capture (ReplayFile) through the real
 # daemon, and its csv output is compared with the device read directly.
 

@@ -38,35 +38,34 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # --- the targets: tests/fuzz/fuzz_NAME.c, one line each -------------------
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
-# records.c lists the built-in descriptors, whose hooks live in hooks_*.c.
-DECODER_SRC = plugin/decode.c plugin/ebcdic.c plugin/records.c \
-	plugin/records_sytprp.c plugin/hooks_prcsmt.c plugin/hooks_session.c \
-	plugin/records_session.c plugin/hooks_useite.c plugin/vmdbk.c \
-	plugin/hooks_appldata.c plugin/appldata.c plugin/appldata_values.c
+# The decoder: every source of the format, engine, appldata and records
+# layers (a new record file needs no line here).
+DECODER_SRC = $(patsubst $(top)/%,%,$(sort $(wildcard \
+	$(top)/plugin/format/*.c $(top)/plugin/engine/*.c \
+	$(top)/plugin/appldata/*.c $(top)/plugin/records/*.c)))
+MAPPER_SRC = plugin/config/conf.c $(patsubst $(top)/%,%,$(sort $(wildcard \
+	$(top)/plugin/mapper/*.c)))
 fuzz_decode_SRC = $(DECODER_SRC)
 decode_MAX_LEN = 12288
 fuzz_names_SRC = $(DECODER_SRC)
 names_MAX_LEN = 64
-# Set assembly through the reader's fake I/O; built once plugin/reader.c
+# Set assembly through the reader's fake I/O; built once plugin/io/reader.c
 # exists (branch reader).
-fuzz_reader_SRC = $(DECODER_SRC) plugin/reader.c plugin/reader_advice.c
+fuzz_reader_SRC = $(DECODER_SRC) plugin/io/reader.c plugin/io/reader_advice.c
 reader_MAX_LEN = 16384
 # The capture-file reader (pcapng) on damaged and hostile files.
-fuzz_capture_SRC = plugin/capture.c
+fuzz_capture_SRC = plugin/io/capture.c plugin/format/util.c
 capture_MAX_LEN = 65536
 # One domain 10 (APPLDATA) record: decoder, names, the engine and mapper.
-fuzz_appldata_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
-	plugin/mapper.c plugin/output.c plugin/timerule.c
+fuzz_appldata_SRC = $(DECODER_SRC) $(MAPPER_SRC)
 appldata_MAX_LEN = 4200
 # The record engine and mapper: hostile sets to values (both shapes, a
 # run-time descriptor).
-fuzz_mapper_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
-	plugin/mapper.c plugin/output.c plugin/timerule.c
+fuzz_mapper_SRC = $(DECODER_SRC) $(MAPPER_SRC)
 mapper_MAX_LEN = 12288
-# <Record> blocks from config text (plugin/recconf_text.c), then a data set.
-fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
-	plugin/mapper.c plugin/output.c plugin/timerule.c plugin/recconf.c \
-	plugin/recconf_text.c
+# <Record> blocks from config text (plugin/config/recconf_text.c), then a data set.
+fuzz_records_SRC = $(DECODER_SRC) $(MAPPER_SRC) plugin/config/recconf.c \
+	plugin/config/recconf_text.c
 records_MAX_LEN = 8192
 # The dmstats plugin's @stats_print parser (needs libdevmapper's header,
 # libdevmapper-dev): flags, areas, the kernel's answer.
@@ -74,21 +73,21 @@ fuzz_dmstats_print_SRC = dmstats/parse.c
 dmstats_print_MAX_LEN = 8192
 
 # The hypfs plugin's debugfs files (diag_2fc, diag_204): decoder and mapping.
-HYPFS_SRC = hypfs/decode.c hypfs/conf.c hypfs/map.c hypfs/source.c plugin/ebcdic.c
+HYPFS_SRC = hypfs/decode.c hypfs/conf.c hypfs/map.c hypfs/source.c plugin/format/ebcdic.c
 fuzz_hypfs_2fc_SRC = $(HYPFS_SRC)
 hypfs_2fc_MAX_LEN = 65536
 fuzz_hypfs_204_SRC = $(HYPFS_SRC)
 hypfs_204_MAX_LEN = 16384
 
 FUZZ_TARGETS ?= decode names mapper records appldata \
-	$(if $(wildcard $(top)/plugin/reader.c),reader) capture dmstats_print \
+	$(if $(wildcard $(top)/plugin/io/reader.c),reader) capture dmstats_print \
 	hypfs_2fc hypfs_204
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
 FUZZ_RUNS = $(addprefix fuzz-,$(FUZZ_TARGETS))
-FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/include/dmstats/*.h) \
-	$(wildcard $(top)/include/hypfs/*.h) \
+FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h) \
+	$(wildcard $(top)/include/dmstats/*.h $(top)/include/hypfs/*.h) \
 	$(top)/tests/fuzz/fuzz.h $(top)/tests/fuzz/coverage-ignore.txt
 
 .PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds $(FUZZ_RUNS)
@@ -101,7 +100,7 @@ $(FUZZ_BINS): $(FUZZ_OUT)/bin/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
 	@mkdir -p $(@D)
 	@echo "  FUZZCC   $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SANITIZE) $(FUZZ_WARN) \
-		-I$(top)/include -I$(top)/tests -o $@ $< \
+		-I$(top)/include -I$(top)/plugin -I$(top)/tests -o $@ $< \
 		$(addprefix $(top)/,$(fuzz_$*_SRC))
 
 fuzz: $(FUZZ_RUNS)
@@ -139,7 +138,7 @@ fuzz-coverage: $(FUZZ_COVS)
 		$(addprefix -object ,$(wordlist 2,99,$(FUZZ_COVS))) \
 		-instr-profile=$(FUZZ_OUT)/cov/all.profdata \
 		$(sort $(addprefix $(top)/,$(foreach t,$(FUZZ_TARGETS),$(fuzz_$(t)_SRC)))) \
-		$(wildcard $(top)/include/zvm_monitor/*.h)
+		$(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h)
 	@echo "line by line: llvm-cov$(FUZZ_LLVM_SUFFIX) show $(FUZZ_OUT)/cov/fuzz_NAME -instr-profile=$(FUZZ_OUT)/cov/all.profdata FILE"
 
 $(FUZZ_COVS): $(FUZZ_OUT)/cov/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
@@ -147,7 +146,7 @@ $(FUZZ_COVS): $(FUZZ_OUT)/cov/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
 	@mkdir -p $(@D)
 	@echo "  COVCC    $@"
 	@$(FUZZ_CC) -g -O0 -fprofile-instr-generate -fcoverage-mapping \
-		-fsanitize=fuzzer $(FUZZ_WARN) -I$(top)/include -I$(top)/tests \
+		-fsanitize=fuzzer $(FUZZ_WARN) -I$(top)/include -I$(top)/plugin -I$(top)/tests \
 		-o $@ $< $(addprefix $(top)/,$(fuzz_$*_SRC))
 
 fuzz-seeds:

@@ -20,7 +20,9 @@
 
 #include <stdbool.h>
 
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
+#include "mapper_values.h"
+#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 
@@ -124,7 +126,7 @@ static void through_mapper(const uint8_t *rec, size_t len, bool all) {
   zvm_mapper_add_set(m, set, 12 + len);
   FUZZ_CHECK(zvm_mapper_finish(m, 0, NULL) == 0);
   size_t n;
-  const struct zvm_value *v = zvm_mapper_values(m, &n);
+  const struct zvm_value *v = mapper_values(m, &n);
   FUZZ_CHECK(v != NULL || n == 0);
   char **ids = malloc((n ? n : 1) * sizeof(*ids));
   FUZZ_CHECK(ids != NULL);

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the capture-file reader (plugin/capture.c) on arbitrary
+ * Fuzz target: the capture-file reader (plugin/io/capture.c) on arbitrary
  * bytes, as a damaged or hostile pcapng file.
  *
  * Input: the bytes of a capture file. Read to the end or to the damage;

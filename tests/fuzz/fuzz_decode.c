@@ -17,8 +17,11 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "records/catalog.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/field.h"
 #include "zvm_monitor/records.h"
 
 /* --------------------------------------------------------------- names -- */

@@ -10,18 +10,21 @@
  * one second later), byte 1 = Domain mask high byte (0: all), the rest one
  * data set (seeds: the decoder's corpus with four option bytes each,
  * runtime-d0r2-* for the run-time descriptor, appldata-* a sample set of
- * zvm-stream-gen --linux-guests 2 --appldata all --appldata-faults). Invariants: nothing crashes or
- * reads outside the set (ASan), every name is non-empty only where it may be,
- * shorter than ZVM_ID_MAX and made of safe characters, a value list carries
- * exactly its type's data sources, no identifier twice in a pass, times never
- * go back.
+ * zvm-stream-gen --linux-guests 2 --appldata all --appldata-faults).
+ * Invariants: nothing crashes or reads outside the set (ASan), every name is
+ * non-empty only where it may be, shorter than ZVM_ID_MAX and made of safe
+ * characters, a value list carries exactly its type's data sources, no
+ * identifier twice in a pass, times never go back.
  */
 #include "fuzz.h"
 
-#include "zvm_monitor/appldata.h"
+#include "appldata/appldata.h"
+#include "engine/hooks.h"
+#include "mapper_values.h"
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/hooks.h"
 #include "zvm_monitor/mapper.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/typesdb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +148,7 @@ static void check_name(const char *s, bool may_be_empty) {
 
 static void check_pass(struct zvm_mapper *m, uint64_t *last_time) {
   size_t n;
-  const struct zvm_value *v = zvm_mapper_values(m, &n);
+  const struct zvm_value *v = mapper_values(m, &n);
   FUZZ_CHECK(v != NULL || n == 0);
   for (size_t i = 0; i < n; i++) {
     check_name(v[i].host, true);
@@ -222,7 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * dropped for its time stamp), each strictly after its first time, so
      * nothing is dispatched twice for a time. */
     size_t n1;
-    const struct zvm_value *v1 = zvm_mapper_values(m, &n1);
+    const struct zvm_value *v1 = mapper_values(m, &n1);
     struct seen {
       char id[4 * ZVM_ID_MAX + 16];
       uint64_t time_us;
@@ -237,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     zvm_mapper_add_set(m, set, len);
     FUZZ_CHECK(zvm_mapper_finish(m, 1700000001000000u, NULL) == 0);
     size_t n;
-    const struct zvm_value *v = zvm_mapper_values(m, &n);
+    const struct zvm_value *v = mapper_values(m, &n);
     for (size_t i = 0; i < n; i++) {
       if (v[i].time_us == 0)
         continue; /* reader counters */

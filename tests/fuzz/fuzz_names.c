@@ -21,7 +21,7 @@
 #include "zvm_monitor/records.h"
 
 /* The safe characters in EBCDIC code page 037, written out independently
- * of plugin/ebcdic.c; 0 for every other byte. */
+ * of plugin/format/ebcdic.c; 0 for every other byte. */
 static char safe_char(uint8_t e) {
   if (e >= 0xC1 && e <= 0xC9)
     return (char)('A' + (e - 0xC1));
@@ -113,7 +113,8 @@ static void check_name_format(const uint8_t *e, size_t len, size_t out_size) {
   free(want);
 }
 
-/* Domain names as design.md lists them, independent of plugin/decode.c. */
+/* Domain names as the man page lists them, independent of
+ * plugin/format/decode.c. */
 static const char *const domains[] = {
     "system", "monitor", "scheduler",       "storage", "user",     "processor",
     "i/o",    "seek",    "virtual_network", "isfc",    "appldata", "ssi",
@@ -155,7 +156,7 @@ static void check_domain(const uint8_t *bytes, size_t len, uint8_t number) {
   }
 }
 
-/* CPU type codes (USEITE_VMDPUTYP, PRCSMT_CAL_CPUTYPE) as design.md names
+/* CPU type codes (USEITE_VMDPUTYP, PRCSMT_CAL_CPUTYPE) as the man page names
  * them. */
 static void check_cpu_type(uint8_t type) {
   static const char *const names[] = {"cp", NULL, "zaap", "ifl", "icf", "ziip"};

@@ -2,10 +2,10 @@
  * Fuzz target: data-set assembly in the device reader, through its fake
  * I/O (struct zvm_reader_io in include/zvm_monitor/reader.h).
  *
- * Written against reader.h before plugin/reader.c existed: tests/fuzz/fuzz.mk
- * builds it once plugin/reader.c is there. To replay it in 'make check' too,
- * add its stanza to tests/fuzz/local.am (as for replay_decode, linking the
- * reader) and seeds to tests/fuzz/corpus/reader/.
+ * Written against reader.h before plugin/io/reader.c existed:
+ * tests/fuzz/fuzz.mk builds it once plugin/io/reader.c is there. To replay it
+ * in 'make check' too, add its stanza to tests/fuzz/local.am (as for
+ * replay_decode, linking the reader) and seeds to tests/fuzz/corpus/reader/.
  *
  * Input: 2 bytes of max_set_size (big-endian, 0 = the default), then a
  * script for a fake /dev/monreader, one op byte at a time (low 4 bits: the
@@ -27,7 +27,7 @@
  *   9 CLOCK     the clock jumps by arg * 10 s
  *   other       ignored
  *
- * Invariants, from reader.h and design.md: every call is made on the fd
+ * Invariants, from reader.h and the man page: every call is made on the fd
  * open() returned and still open; opens are O_RDONLY|O_NONBLOCK and never
  * nested; read() is never asked for 0 bytes (its 0 would look like the end
  * of a set); drain never blocks, makes progress and returns 0; the counters
@@ -36,7 +36,7 @@
  * than max_set_size, each ends at one of the device's 0-byte reads (never
  * spanning one) and is handed over in the drain call that read that end; a
  * set without any error on the way (and not empty or too large) is handed
- * over, whole. Where design.md leaves a choice (what survives an EOVERFLOW,
+ * over, whole. Where the man page leaves a choice (what survives an EOVERFLOW,
  * EINTR or a sever), the set may be cut or dropped. Every set then goes
  * through zvm_decode_set(), as the glue will.
  */
@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/reader.h"
 #include "zvm_monitor/records.h"
 

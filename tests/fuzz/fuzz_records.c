@@ -2,9 +2,9 @@
  * Fuzz target: records defined in collectd.conf, then hostile data.
  *
  * Input: 2 bytes (big-endian) of configuration text length N, N bytes of
- * collectd.conf text with <Record> blocks (parsed by plugin/recconf_text.c
- * into the recconf builder, as the glue does from collectd's tree), then
- * one data set.
+ * collectd.conf text with <Record> blocks (parsed by
+ * plugin/config/recconf_text.c into the recconf builder, as the glue does from
+ * collectd's tree), then one data set.
  *
  * A definition the builder accepts must satisfy every documented rule
  * (checked here independently): fields inside bytes 20-4095 and not
@@ -24,6 +24,7 @@
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
+#include "zvm_monitor/typesdb.h"
 
 static bool ds_name_ok(const char *s) {
   size_t n = strlen(s);

@@ -61,7 +61,8 @@ static void names_seed(const char *name, uint8_t out_size, const void *p,
   tb_free(&in);
 }
 
-/* D4R10 MRUSEITE (seed 002): 200 bytes, a distinct value in every field. */
+/* D4R10 MRUSEITE (IBM, z/VM V6R2.0): 200 bytes, a distinct value in every
+ * field. */
 static void useite(struct tb *b, const char *user, uint16_t len) {
   size_t r = tb_record(b, len, 4, 10, TOD);
   for (size_t off = 20; off < len; off++)
@@ -74,7 +75,7 @@ static void useite(struct tb *b, const char *user, uint16_t len) {
     tb_put_u8(b, r + 196, 3); /* VMDPUTYP: IFL */
 }
 
-/* D5R21 MRPRCSMT (seed 004): 36 bytes + cnt CPUTINFO entries. */
+/* D5R21 MRPRCSMT (IBM, z/VM V6R4.0): 36 bytes + cnt CPUTINFO entries. */
 static void prcsmt(struct tb *b, uint8_t status, unsigned cnt, uint16_t aesz,
                    uint16_t aoff, uint16_t len) {
   size_t r = tb_record(b, len, 5, 21, TOD);

@@ -31,13 +31,13 @@ nice make -j2 zvm_monitor.la >make.out 2>&1 || {
   echo "FAIL: the plugin does not build against the copied headers"
   exit 1
 }
-deps=plugin/.deps/zvm_monitor_la-zvm_monitor.Plo
+deps=plugin/glue/.deps/zvm_monitor_la-zvm_monitor.Plo
 [ -s "$deps" ] || { echo "FAIL: no dependency list $deps"; exit 1; }
 copied=$(grep -c "$tmp/inc/collectd/" "$deps" || true)
 system=$(grep -c '/usr/include/collectd/' "$deps" || true)
 if [ "$copied" -eq 0 ] || [ "$system" -ne 0 ]; then
   grep collectd/ "$deps" | head -n 20
-  echo "FAIL: plugin/zvm_monitor.c used $copied copied and $system /usr/include/collectd headers"
+  echo "FAIL: plugin/glue/zvm_monitor.c used $copied copied and $system /usr/include/collectd headers"
   exit 1
 fi
 echo "ok - --with-collectd=DIR: the glue includes $copied headers from DIR, none from /usr/include/collectd"

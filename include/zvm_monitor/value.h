@@ -1,0 +1,38 @@
+/*
+ * zvm_monitor - the words the core and its front ends share: a value's
+ * kind and one value of a list, and the kinds and severities of
+ * notifications. The mapper hands these out (mapper.h), the configuration
+ * switches notifications by kind (conf.h), and records' hooks produce them
+ * (engine/hooks.h); no front end's identifiers.
+ */
+#ifndef ZVM_MONITOR_VALUE_H
+#define ZVM_MONITOR_VALUE_H
+
+#include <stdint.h>
+
+#define ZVM_NOTIF_MSG_MAX 256 /* collectd's NOTIF_MAX_MSG_LEN */
+
+enum zvm_notif_severity { ZVM_NOTIF_OKAY, ZVM_NOTIF_WARNING };
+
+/* Kinds of notification, each switched by an option Notify<Kind>
+ * (conf.h). A record's hooks name the kind they send (notify_kind). */
+enum zvm_notify_kind {
+  ZVM_NOTIFY_MULTITHREADING = 0, /* D5R21: start/end of an MT change */
+  ZVM_NOTIFY_LOGON,              /* D4R1: a guest logged on */
+  ZVM_NOTIFY_LOGOFF,             /* D4R2: a guest logged off */
+  ZVM_NOTIFY_OVERFLOW,           /* EOVERFLOW episodes (events.h) */
+  ZVM_NOTIFY_DISCARD,            /* discarded data sets (events.h) */
+  ZVM_NOTIFY_DEVICE,             /* device trouble (events.h) */
+  ZVM_NOTIFY_KINDS
+};
+
+enum zvm_value_kind { ZVM_VALUE_DERIVE, ZVM_VALUE_GAUGE };
+
+/* One value of a value list, in its layout's data-source order. */
+struct zvm_value_item {
+  enum zvm_value_kind kind;
+  int64_t derive;
+  double gauge;
+};
+
+#endif /* ZVM_MONITOR_VALUE_H */

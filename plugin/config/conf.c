@@ -1,0 +1,477 @@
+/*
+ * zvm_monitor - configuration values: validation and UserID selection.
+ * No collectd headers (see conf.h).
+ */
+#include "zvm_monitor/conf.h"
+#include "records/catalog.h"
+#include "zvm_monitor/builtin.h"
+
+#include "appldata/appldata.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/util.h"
+
+#include <ctype.h>
+#include <stddef.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void free_desc_copy(const struct zvm_record_desc *d) { free((void *)d); }
+
+/* The D10R2 descriptor with this configuration's APPLDATA options as its
+ * hooks' data (the built-in table has none: defaults). */
+static int appldata_register(struct zvm_conf *c) {
+  *c->appldata = (struct zvm_apl_options){.kinds = ZVM_APL_KINDS_DEFAULT};
+  struct zvm_record_desc *d = malloc(sizeof(*d));
+  if (d == NULL)
+    return -1;
+  *d = zvm_rec_aplsdt;
+  d->hook_data = c->appldata;
+  return zvm_registry_add(c->records, d, true, free_desc_copy, NULL, 0);
+}
+
+static int add_appldata_kind(struct zvm_conf *c, const char *value, char *err,
+                             size_t err_size) {
+  enum zvm_apl_kind k = zvm_apl_kind_from_name(value);
+  if (k == ZVM_APL_UNKNOWN)
+    return zvm_format_error(
+        err, err_size,
+        "ApplDataKinds \"%s\": not a kind (os, mem, net_sum, "
+        "fsstat, procd_sum, procd_task)",
+        value);
+  if (!c->appldata_kinds_given)
+    c->appldata->kinds = 0;
+  c->appldata_kinds_given = true;
+  c->appldata->kinds |= ZVM_APL_KIND_BIT(k);
+  return 0;
+}
+
+static int set_appldata_naming(struct zvm_conf *c, const char *value, char *err,
+                               size_t err_size) {
+  if (strcasecmp(value, "collectd") == 0)
+    c->appldata->zvm_naming = false;
+  else if (strcasecmp(value, "zvm_monitor") == 0)
+    c->appldata->zvm_naming = true;
+  else
+    return zvm_format_error(err, err_size,
+                            "ApplDataNaming \"%s\": must be \"collectd\" or "
+                            "\"zvm_monitor\"",
+                            value);
+  c->appldata_naming_given = true;
+  return 0;
+}
+
+int zvm_conf_init(struct zvm_conf *c) {
+  *c = (struct zvm_conf){
+      .domains = ZVM_DOMAINS_ALL,
+      .report_reader_stats = true,
+      .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
+      .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
+      .leap_auto = true,
+  };
+  for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
+    c->notify[k] = true;
+  c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
+  c->records = zvm_registry_create();
+  c->appldata = calloc(1, sizeof(*c->appldata));
+  if (c->device == NULL || c->records == NULL || c->appldata == NULL ||
+      zvm_registry_add_builtins(c->records) != 0 || appldata_register(c) != 0) {
+    zvm_conf_free(c);
+    return -1;
+  }
+  return 0;
+}
+
+void zvm_conf_free(struct zvm_conf *c) {
+  if (c == NULL)
+    return;
+  free(c->device);
+  for (size_t i = 0; i < c->userids_num; i++) {
+    if (c->userids[i].is_regex)
+      regfree(&c->userids[i].re);
+    free(c->userids[i].text);
+  }
+  free(c->userids);
+  for (size_t i = 0; i < c->userfields_num; i++)
+    free(c->userfields[i]);
+  free(c->userfields);
+  zvm_registry_destroy(c->records);
+  free(c->appldata);
+  *c = (struct zvm_conf){0};
+}
+
+static int set_device(struct zvm_conf *c, const char *value, char *err,
+                      size_t err_size) {
+  if (value[0] != '/')
+    return zvm_format_error(
+        err, err_size, "Device \"%s\": an absolute path is required", value);
+  char *copy = strdup(value);
+  if (copy == NULL)
+    return zvm_format_error(err, err_size, "Device: out of memory");
+  free(c->device);
+  c->device = copy;
+  return 0;
+}
+
+static int add_domain(struct zvm_conf *c, const char *value, char *err,
+                      size_t err_size) {
+  int d = zvm_domain_from_name(value);
+  if (d < 0) {
+    char names[256] = "";
+    for (unsigned i = 0; i < ZVM_DOMAIN_COUNT; i++) {
+      size_t len = strlen(names);
+      if (zvm_domain_name(i) != NULL)
+        snprintf(names + len, sizeof(names) - len, "%s, ", zvm_domain_name(i));
+    }
+    return zvm_format_error(
+        err, err_size, "Domain \"%s\": unknown domain (use %sor a number 0-15)",
+        value, names);
+  }
+  /* The first Domain line replaces the default "all domains". */
+  if (!c->domains_given)
+    c->domains = 0;
+  c->domains_given = true;
+  c->domains |= ZVM_DOMAIN_BIT(d);
+  return 0;
+}
+
+static int add_userid(struct zvm_conf *c, const char *value, char *err,
+                      size_t err_size) {
+  size_t len = strlen(value);
+  struct zvm_userid_rule rule = {0};
+
+  if (len >= 2 && value[0] == '/' && value[len - 1] == '/') {
+    rule.is_regex = true;
+    rule.text = strndup(value + 1, len - 2);
+    if (rule.text == NULL)
+      return zvm_format_error(err, err_size, "UserID: out of memory");
+    if (rule.text[0] == '\0') {
+      free(rule.text);
+      return zvm_format_error(err, err_size,
+                              "UserID \"%s\": empty regular expression", value);
+    }
+    int status = regcomp(&rule.re, rule.text, REG_EXTENDED | REG_NOSUB);
+    if (status != 0) {
+      char msg[256];
+      regerror(status, &rule.re, msg, sizeof(msg));
+      free(rule.text);
+      return zvm_format_error(err, err_size,
+                              "UserID \"%s\": bad regular expression: %s",
+                              value, msg);
+    }
+  } else {
+    /* Exact entries are compared with the blank-trimmed user ID. */
+    while (len > 0 && value[len - 1] == ' ')
+      len--;
+    if (len == 0)
+      return zvm_format_error(
+          err, err_size,
+          "UserID \"%s\": empty user ID (use an exact user ID "
+          "or /regex/)",
+          value);
+    rule.text = strndup(value, len);
+    if (rule.text == NULL)
+      return zvm_format_error(err, err_size, "UserID: out of memory");
+  }
+
+  if (!zvm_grow(&c->userids, &c->userids_cap, c->userids_num,
+                sizeof(*c->userids), 4)) {
+    if (rule.is_regex)
+      regfree(&rule.re);
+    free(rule.text);
+    return zvm_format_error(err, err_size, "UserID: out of memory");
+  }
+  c->userids[c->userids_num++] = rule;
+  return 0;
+}
+
+/* Calls fn with every field of the layouts keyed by a user ID (name =
+ * its metric) and every element of an array field (name = the element's
+ * data source): what UserField may name. Stops when fn returns true, and
+ * returns that. */
+static bool each_user_value(const struct zvm_conf *c,
+                            bool (*fn)(const struct zvm_field *f,
+                                       const char *name, void *ctx),
+                            void *ctx) {
+  for (size_t r = 0; r < zvm_registry_count(c->records); r++) {
+    const struct zvm_layout *l = &zvm_registry_at(c->records, r)->main;
+    bool user = false;
+    for (unsigned p = 0; p < l->key.nparts; p++)
+      user = user || l->key.part[p].kind == ZVM_KEY_USERID;
+    for (size_t i = 0; user && i < l->nfields; i++) {
+      const struct zvm_field *f = &l->fields[i];
+      if (!zvm_field_dispatched(f))
+        continue;
+      if (fn(f, f->metric, ctx))
+        return true;
+      for (unsigned e = 0; f->count > 1 && e < f->count; e++) {
+        char ds[64];
+        if (zvm_field_element_name(f, e, ds, sizeof(ds)) >= 0 && fn(f, ds, ctx))
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+static bool name_equal(const struct zvm_field *f, const char *name, void *ctx) {
+  (void)f;
+  return strcasecmp(name, ctx) == 0;
+}
+
+#define NAME_LIST_SIZE 1024
+static bool name_list(const struct zvm_field *f, const char *name, void *ctx) {
+  char *buf = ctx;
+  size_t len = strlen(buf);
+  if (name != f->metric || len + 1 >= NAME_LIST_SIZE)
+    return false;
+  /* An array as its first element's name with the index as "N". */
+  char ds[64];
+  if (f->count > 1 && zvm_field_element_name(f, 0, ds, sizeof(ds)) > 0)
+    ds[strlen(ds) - 1] = 'N';
+  else
+    snprintf(ds, sizeof(ds), "%s", name);
+  snprintf(buf + len, NAME_LIST_SIZE - len, "%s%s", len ? ", " : "", ds);
+  return false;
+}
+
+/* Whether name is a value of a guest's record (D4R10: a data source such
+ * as "transactions", "hfcpurn", "vmdcprmd_q0", case-insensitive) or one
+ * of its fields ("vmdcprmd": all its elements): what UserField may name. */
+static bool is_user_value(const struct zvm_conf *c, const char *name) {
+  return name != NULL && each_user_value(c, name_equal, (void *)name);
+}
+
+static int add_userfield(struct zvm_conf *c, const char *value, char *err,
+                         size_t err_size) {
+  if (!is_user_value(c, value)) {
+    char names[NAME_LIST_SIZE] = "";
+    each_user_value(c, name_list, names);
+    return zvm_format_error(err, err_size,
+                            "UserField \"%s\": not a value of a guest's record "
+                            "(use one of %s)",
+                            value, names);
+  }
+  char *copy = strdup(value);
+  if (copy == NULL)
+    return zvm_format_error(err, err_size, "UserField: out of memory");
+  for (char *p = copy; *p != '\0'; p++)
+    *p = (char)tolower((unsigned char)*p);
+  if (!zvm_grow(&c->userfields, &c->userfields_cap, c->userfields_num,
+                sizeof(*c->userfields), 4)) {
+    free(copy);
+    return zvm_format_error(err, err_size, "UserField: out of memory");
+  }
+  c->userfields[c->userfields_num++] = copy;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The option table: one row per option, its handler below it names what
+ * it sets. An option without a row is unknown.
+ */
+static int opt_device(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  return set_device(t, v->string, err, err_size);
+}
+
+static int opt_domain(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  if (v->type != ZVM_OPTION_NUMBER)
+    return add_domain(t, v->string, err, err_size);
+  /* Range first: NaN fails it, and the cast is then defined. */
+  if (!(v->number >= 0 && v->number < ZVM_DOMAIN_COUNT) ||
+      v->number != (int)v->number)
+    return zvm_format_error(
+        err, err_size, "Domain %g: a domain number must be 0-15", v->number);
+  char name[8];
+  snprintf(name, sizeof(name), "%d", (int)v->number);
+  return add_domain(t, name, err, err_size);
+}
+
+static int opt_userid(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  return add_userid(t, v->string, err, err_size);
+}
+
+static int opt_userfield(void *t, const struct zvm_option *o,
+                         const struct zvm_option_value *v, char *err,
+                         size_t err_size) {
+  (void)o;
+  return add_userfield(t, v->string, err, err_size);
+}
+
+/* A boolean member of struct zvm_conf, at offset o->arg. */
+static int opt_flag(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  (void)err;
+  (void)err_size;
+  *(bool *)((char *)t + o->arg) = v->boolean;
+  return 0;
+}
+
+/* The first release's opt-in to one list per guest, now the default:
+ * "CombinedUserValues false" means "OneValuePerList true". */
+static int opt_combined(void *t, const struct zvm_option *o,
+                        const struct zvm_option_value *v, char *err,
+                        size_t err_size) {
+  (void)o;
+  (void)err;
+  (void)err_size;
+  ((struct zvm_conf *)t)->one_value_per_list = !v->boolean;
+  return 0;
+}
+
+/* Notify<Kind>: o->arg is the enum zvm_notify_kind. */
+static int opt_notify(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)err;
+  (void)err_size;
+  ((struct zvm_conf *)t)->notify[o->arg] = v->boolean;
+  return 0;
+}
+
+/* MaxSetSize, MaxQueueSize: a size_t member at offset o->arg. */
+static int opt_size(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  double value = v->number;
+  if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
+        value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
+      value != (double)(uint64_t)value)
+    return zvm_format_error(err, err_size,
+                            "%s %g: must be a whole number of bytes from "
+                            "%zu to %zu",
+                            o->key, value, ZVM_CONF_MIN_SET_SIZE,
+                            ZVM_CONF_MAX_SET_SIZE);
+  *(size_t *)((char *)t + o->arg) = (size_t)value;
+  return 0;
+}
+
+static int opt_leap(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  (void)o;
+  struct zvm_conf *c = t;
+  if (v->type != ZVM_OPTION_NUMBER) {
+    if (strcasecmp(v->string, "auto") != 0)
+      return zvm_format_error(err, err_size,
+                              "LeapSecondOffset \"%s\": give \"auto\" or the "
+                              "seconds the TOD clock is ahead of UTC (0-%d)",
+                              v->string, ZVM_LEAP_MAX_S);
+    c->leap_auto = true;
+    return 0;
+  }
+  if (!(v->number >= 0 && v->number <= ZVM_LEAP_MAX_S) ||
+      v->number != (int)v->number)
+    return zvm_format_error(err, err_size,
+                            "LeapSecondOffset %g: must be \"auto\" or whole "
+                            "seconds from 0 to %d",
+                            v->number, ZVM_LEAP_MAX_S);
+  c->leap_auto = false;
+  c->leap_us = (uint64_t)v->number * 1000000;
+  return 0;
+}
+
+static int opt_appldata_kinds(void *t, const struct zvm_option *o,
+                              const struct zvm_option_value *v, char *err,
+                              size_t err_size) {
+  (void)o;
+  return add_appldata_kind(t, v->string, err, err_size);
+}
+
+static int opt_appldata_naming(void *t, const struct zvm_option *o,
+                               const struct zvm_option_value *v, char *err,
+                               size_t err_size) {
+  (void)o;
+  return set_appldata_naming(t, v->string, err, err_size);
+}
+
+#define FLAG(member)                                                           \
+  ZVM_OPTION_BOOLEAN, opt_flag, offsetof(struct zvm_conf, member)
+#define SIZE(member)                                                           \
+  ZVM_OPTION_NUMBER, opt_size, offsetof(struct zvm_conf, member)
+#define NOTIFY(kind) ZVM_OPTION_BOOLEAN, opt_notify, ZVM_NOTIFY_##kind
+
+static const struct zvm_option options[] = {
+    {"Device", ZVM_OPTION_STRING, opt_device, 0},
+    {"Domain", ZVM_OPTION_STRING_OR_NUMBER, opt_domain, 0},
+    {"UserID", ZVM_OPTION_STRING, opt_userid, 0},
+    {"IgnoreSelected", FLAG(ignore_selected)},
+    {"GuestsAsHosts", FLAG(guests_as_hosts)},
+    {"ReportReaderStats", FLAG(report_reader_stats)},
+    {"MaxSetSize", SIZE(max_set_size)},
+    {"MaxQueueSize", SIZE(max_queue_size)},
+    {"UserField", ZVM_OPTION_STRING, opt_userfield, 0},
+    {"OneValuePerList", FLAG(one_value_per_list)},
+    {"CombinedUserValues", ZVM_OPTION_BOOLEAN, opt_combined, 0},
+    {"NotifyLogon", NOTIFY(LOGON)},
+    {"NotifyLogoff", NOTIFY(LOGOFF)},
+    {"NotifyMultithreading", NOTIFY(MULTITHREADING)},
+    {"NotifyOverflow", NOTIFY(OVERFLOW)},
+    {"NotifyDiscard", NOTIFY(DISCARD)},
+    {"NotifyDevice", NOTIFY(DEVICE)},
+    {"LeapSecondOffset", ZVM_OPTION_STRING_OR_NUMBER, opt_leap, 0},
+    {"ReportByVirtualCPU", FLAG(report_by_virtual_cpu)},
+    {"ApplDataKinds", ZVM_OPTION_STRING, opt_appldata_kinds, 0},
+    {"ApplDataNaming", ZVM_OPTION_STRING, opt_appldata_naming, 0},
+};
+
+const struct zvm_option *zvm_conf_options(size_t *n) {
+  *n = ZVM_COUNT_OF(options);
+  return options;
+}
+
+static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
+  if (r->is_regex)
+    return regexec(&r->re, userid, 0, NULL, 0) == 0;
+  return strcasecmp(r->text, userid) == 0;
+}
+
+int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
+  if (!c->one_value_per_list && c->userfields_num > 0)
+    return zvm_format_error(
+        err, err_size,
+        "UserField selects values only with \"OneValuePerList "
+        "true\" (one value per list): a guest's value list has "
+        "a fixed set of data sources; add OneValuePerList true "
+        "or remove UserField");
+  if ((c->appldata_kinds_given || c->appldata_naming_given) &&
+      !(c->domains & ZVM_DOMAIN_BIT(ZVM_DOMAIN_APPLDATA)))
+    return zvm_format_error(
+        err, err_size,
+        "ApplDataKinds/ApplDataNaming configure Linux guests' records "
+        "(domain 10), which no Domain option selects: add Domain "
+        "\"appldata\" or remove them");
+  return 0;
+}
+
+bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid) {
+  if (c->userids_num == 0)
+    return true;
+  bool match = false;
+  for (size_t i = 0; i < c->userids_num && !match; i++)
+    match = rule_matches(&c->userids[i], userid);
+  return c->ignore_selected ? !match : match;
+}
+
+bool zvm_conf_userfield_selected(const struct zvm_conf *c,
+                                 const char *type_instance, const char *field) {
+  if (c->userfields_num == 0)
+    return true;
+  for (size_t i = 0; i < c->userfields_num; i++)
+    if (strcasecmp(c->userfields[i], type_instance) == 0 ||
+        (field != NULL && strcasecmp(c->userfields[i], field) == 0))
+      return true;
+  return false;
+}

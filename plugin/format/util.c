@@ -1,0 +1,43 @@
+/*
+ * zvm_monitor - array growth and one-line errors (util.h).
+ */
+#include "zvm_monitor/util.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool zvm_grow_to(void *arrayp, size_t *cap, size_t n, size_t size,
+                 size_t first) {
+  size_t new_cap = *cap ? *cap : (first ? first : 1);
+  while (new_cap <= n) {
+    if (new_cap > SIZE_MAX / 2)
+      return false;
+    new_cap *= 2;
+  }
+  if (size != 0 && new_cap > SIZE_MAX / size)
+    return false;
+  void *array;
+  memcpy(&array, arrayp, sizeof(array));
+  void *tmp = realloc(array, new_cap * size);
+  if (tmp == NULL)
+    return false;
+  memcpy(arrayp, &tmp, sizeof(tmp));
+  *cap = new_cap;
+  return true;
+}
+
+int zvm_vformat_error(char *err, size_t err_size, const char *fmt, va_list ap) {
+  if (err != NULL && err_size > 0)
+    vsnprintf(err, err_size, fmt, ap);
+  return -1;
+}
+
+int zvm_format_error(char *err, size_t err_size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  zvm_vformat_error(err, err_size, fmt, ap);
+  va_end(ap);
+  return -1;
+}

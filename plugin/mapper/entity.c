@@ -1,0 +1,266 @@
+/*
+ * zvm_monitor - the mapper's entity table: one entity per record instance
+ * (a guest for D4R10, a CPU type or "system" for D5R21, ...), keyed by its
+ * layout and its instance key, whatever the record.
+ *
+ * A key part is the instance's raw bytes (EBCDIC names with trailing NULs
+ * made blanks, right-padded with blanks) or number: equal keys <=> equal
+ * names (zvm_name_format() trims blanks and NULs and is injective
+ * otherwise), so a record costs one hash and a compare of two words, and
+ * the name is formatted once, when the instance is first seen.
+ */
+#include "mapper/mapper_int.h"
+#include "zvm_monitor/be.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INITIAL_BUCKETS 256
+
+/* ------------------------------------------------------------------------
+ * Keys and names.
+ */
+bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
+                    struct zvm_key_value *key) {
+  const struct zvm_key *k = &l->layout->key;
+  *key = (struct zvm_key_value){{0}};
+  if (l->key_text8)
+    return (size_t)l->key_off + 8 <= len &&
+           zvm_text_key8(zvm_load_be64(data + l->key_off), &key->v[0]);
+  for (unsigned p = 0; p < k->nparts; p++) {
+    const struct zvm_key_part *part = &k->part[p];
+    if (part->kind == ZVM_KEY_FIXED)
+      continue;
+    const struct zvm_field *f = &l->layout->fields[part->field];
+    if (part->kind == ZVM_KEY_USERID || part->kind == ZVM_KEY_EBCDIC) {
+      if (!zvm_in_bounds(len, f->offset, f->width) ||
+          !zvm_name_key(data + f->offset, f->width, &key->v[p]))
+        return false;
+    } else if (!zvm_be_uint(data, len, f->offset, f->width, &key->v[p])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The name of key part p into buf (without its prefix). */
+static void part_name(const struct zvm_key_part *part, uint64_t v, char *buf,
+                      size_t size) {
+  switch (part->kind) {
+  case ZVM_KEY_FIXED:
+    snprintf(buf, size, "%s", part->text);
+    break;
+  case ZVM_KEY_USERID:
+  case ZVM_KEY_EBCDIC: {
+    uint8_t id[8];
+    for (unsigned i = 0; i < 8; i++)
+      id[i] = (uint8_t)(v >> (8 * (7 - i)));
+    if (zvm_name_format(id, sizeof(id), buf, size) < 0)
+      buf[0] = '\0'; /* cannot happen: the key is not blank */
+    break;
+  }
+  case ZVM_KEY_CPU_TYPE: {
+    const char *name = v <= 0xFF ? zvm_cpu_type_name((uint8_t)v) : NULL;
+    if (name != NULL)
+      snprintf(buf, size, "%s", name);
+    else
+      snprintf(buf, size, "type%llu", (unsigned long long)v);
+    break;
+  }
+  case ZVM_KEY_NUMBER:
+  default:
+    snprintf(buf, size, "%llu", (unsigned long long)v);
+    break;
+  }
+}
+
+static void append(char *buf, size_t size, const char *s) {
+  size_t len = strlen(buf);
+  if (len + 1 < size)
+    snprintf(buf + len, size - len, "%s", s);
+}
+
+/* How an entity is named and where its values go (the naming contract, man page
+ * "METRICS"), decided before it is allocated: the names are stored at their
+ * length. */
+struct entity_naming {
+  char name[ZVM_ID_MAX]; /* plugin instance */
+  char host[ZVM_ID_MAX]; /* the guest's host (guest_host), lower case */
+  bool guest_host;
+  bool selected; /* UserID rules */
+};
+
+static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
+                          const struct zvm_key_value *key,
+                          struct entity_naming *n) {
+  const struct zvm_layout *l = lay->layout;
+  *n = (struct entity_naming){
+      .guest_host = lay->user_key &&
+                    (l->host == ZVM_HOST_GUEST || m->conf->guests_as_hosts)};
+  char user[ZVM_ID_MAX] = "";
+  for (unsigned p = 0; p < l->key.nparts; p++) {
+    const struct zvm_key_part *part = &l->key.part[p];
+    char name[ZVM_ID_MAX];
+    part_name(part, key->v[p], name, sizeof(name));
+    if (part->kind == ZVM_KEY_USERID && user[0] == '\0') {
+      snprintf(user, sizeof(user), "%s", name);
+      if (n->guest_host)
+        continue; /* the host, not part of the instance */
+    }
+    if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
+      append(n->name, ZVM_ID_MAX, part->text);
+    append(n->name, ZVM_ID_MAX, name);
+  }
+  if (n->guest_host) {
+    for (size_t i = 0; user[i] != '\0'; i++)
+      n->host[i] = (char)tolower((unsigned char)user[i]);
+  }
+  /* The user ID went to the host: no separator before what is left
+   * ("-vcpu1" -> "vcpu1"). */
+  if (n->guest_host && (n->name[0] == '-' || n->name[0] == '_'))
+    memmove(n->name, n->name + 1, strlen(n->name));
+  n->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);
+}
+
+/* ------------------------------------------------------------------------
+ * The table.
+ */
+static bool table_resize(struct zvm_mapper *m, size_t nbuckets) {
+  struct entity **b = calloc(nbuckets, sizeof(*b));
+  if (b == NULL)
+    return false;
+  unsigned shift = 64;
+  for (size_t n = nbuckets; n > 1; n >>= 1)
+    shift--;
+  struct entity **old = m->buckets;
+  size_t nold = m->nbuckets;
+  m->buckets = b;
+  m->nbuckets = nbuckets;
+  m->bucket_shift = shift;
+  for (size_t i = 0; i < nold; i++) {
+    struct entity *e = old[i];
+    while (e != NULL) {
+      struct entity *next = e->next;
+      size_t j = zvm_entity_bucket(m, e->lay->id, &e->inst.key);
+      e->next = b[j];
+      b[j] = e;
+      e = next;
+    }
+  }
+  free(old);
+  return true;
+}
+
+bool zvm_entity_table_init(struct zvm_mapper *m) {
+  return table_resize(m, INITIAL_BUCKETS);
+}
+
+static void entity_free(struct zvm_mapper *m, struct entity *e) {
+  const struct zvm_record_hooks *h = e->lay->rec->hooks;
+  if (e->inst.state != NULL && h != NULL && h->state_release != NULL)
+    h->state_release(e->inst.state); /* inside e: freed with it */
+  if (e->lay->user_key)
+    m->stats.users_tracked--;
+  m->nentities--;
+  free(e);
+}
+
+void zvm_entity_table_free(struct zvm_mapper *m) {
+  for (size_t i = 0; i < m->nbuckets; i++) {
+    struct entity *e = m->buckets[i];
+    while (e != NULL) {
+      struct entity *next = e->next;
+      entity_free(m, e);
+      e = next;
+    }
+  }
+  free(m->buckets);
+  m->buckets = NULL;
+  m->nbuckets = 0;
+}
+
+struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
+                                 const struct zvm_key_value *key, bool *full) {
+  *full = m->nentities >= ZVM_MAPPER_MAX_USERS;
+  if (*full)
+    return NULL;
+  if (m->nentities >= m->nbuckets)
+    (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
+  /* One allocation: the entity, its kept record, the hooks' state, the
+   * names at their length (struct entity). */
+  struct entity_naming n;
+  entity_naming(m, l, key, &n);
+  size_t name_size = strlen(n.name) + 1;
+  size_t host_size = n.guest_host ? strlen(n.host) + 1 : 0;
+  struct entity *e = calloc(1, l->names_off + name_size + host_size);
+  if (e == NULL)
+    return NULL;
+  if (l->names_off > l->state_off) /* the hooks keep state */
+    e->inst.state = (char *)e + l->state_off;
+  char *names = (char *)e + l->names_off;
+  memcpy(names, n.name, name_size);
+  memcpy(names + name_size, n.host, host_size);
+  e->inst.name = names;
+  e->guest_host = n.guest_host;
+  e->selected = n.selected;
+  e->lay = l;
+  e->inst.layout = l->layout;
+  e->inst.key = *key;
+  size_t j = zvm_entity_bucket(m, l->id, key);
+  e->next = m->buckets[j];
+  m->buckets[j] = e;
+  m->nentities++;
+  if (l->user_key)
+    m->stats.users_tracked++;
+  return e;
+}
+
+void zvm_entity_remove(struct zvm_mapper *m, struct entity *e) {
+  struct entity **pp =
+      &m->buckets[zvm_entity_bucket(m, e->lay->id, &e->inst.key)];
+  while (*pp != NULL && *pp != e)
+    pp = &(*pp)->next;
+  if (*pp == e)
+    *pp = e->next;
+  if (e->touched) {
+    struct entity **tp = &m->touched;
+    while (*tp != NULL && *tp != e)
+      tp = &(*tp)->touched_next;
+    if (*tp == e)
+      *tp = e->touched_next;
+  }
+  entity_free(m, e);
+}
+
+void zvm_entity_restart(struct zvm_mapper *m, struct entity *e) {
+  (void)m;
+  const struct zvm_record_hooks *h = e->lay->rec->hooks;
+  if (e->inst.state != NULL) {
+    if (h->state_release != NULL)
+      h->state_release(e->inst.state);
+    memset(e->inst.state, 0, h->state_size);
+  }
+  e->inst.hook_word = 0;
+  e->inst.records = 0;
+  e->restart = false;
+}
+
+void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us) {
+  for (size_t i = 0; i < m->nbuckets; i++) {
+    struct entity **pp = &m->buckets[i];
+    while (*pp != NULL) {
+      struct entity *e = *pp;
+      if (!e->touched && now_us > e->last_seen_us &&
+          now_us - e->last_seen_us > ZVM_MAPPER_EXPIRE_US) {
+        *pp = e->next;
+        if (e->lay->user_key)
+          m->stats.users_expired++;
+        entity_free(m, e);
+      } else {
+        pp = &e->next;
+      }
+    }
+  }
+}

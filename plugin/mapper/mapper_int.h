@@ -1,0 +1,245 @@
+/*
+ * zvm_monitor - the mapper's internals, shared by its three parts:
+ *
+ *   entity.c  the entity table: one entity per record instance, keyed by
+ *             (layout, instance key), named once when first seen
+ *   mapper.c  a pass: records through the hooks, record-time rules,
+ *             keeping the latest record per entity; life cycle
+ *   output.c  the pass's output: value lists (one per entity by default,
+ *             or one value per list), reader counters, notifications
+ *
+ * Not an installed header: nothing outside the mapper sees these structs.
+ */
+#ifndef ZVM_MONITOR_MAPPER_INT_H
+#define ZVM_MONITOR_MAPPER_INT_H
+
+#include "engine/check.h"
+#include "engine/hooks.h"
+#include "engine/walk.h"
+#include "zvm_monitor/be.h"
+#include "zvm_monitor/field.h"
+#include "zvm_monitor/mapper.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/timerule.h"
+#include "zvm_monitor/typesdb.h"
+#include "zvm_monitor/util.h"
+
+#include <string.h>
+
+/* One dispatched value of a layout (a field element), resolved once. */
+struct slot {
+  const struct zvm_field *f;
+  unsigned idx;    /* element */
+  uint16_t offset; /* of the element in the instance's bytes */
+  uint8_t width;
+  bool plain;     /* integer without scale or flags: the fast path */
+  bool is_signed; /* plain only */
+  bool records;   /* ZVM_TYPE_RECORD_COUNT */
+  bool selected;  /* UserField (one value per list only) */
+  enum zvm_value_kind kind;
+  const char *single_type; /* type with one value per list */
+  const char *single_ti;   /* type instance with one value per list */
+  char ds[64];             /* data source name */
+};
+
+struct mrec;
+
+/* A layout as the mapper uses it. */
+struct lay {
+  const struct zvm_layout *layout;
+  struct mrec *rec;                     /* its record */
+  const struct zvm_record_hooks *hooks; /* rec->hooks */
+  unsigned id; /* distinguishes layouts in entity keys */
+  struct slot *slots;
+  size_t nslots;
+  size_t copy_size; /* bytes of an instance kept: up to the last field */
+  /* Its entities (entity.c): where the hooks' state and the names start. */
+  size_t state_off, names_off;
+  bool dispatched; /* has a type or values */
+  bool single;     /* one value per list */
+  bool user_key;   /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
+  /* The common key, one 8-byte EBCDIC name (a user ID): read directly. */
+  bool key_text8;
+  uint16_t key_off;
+};
+
+/* A descriptor as the mapper uses it. */
+struct mrec {
+  const struct zvm_record_desc *desc;
+  const struct zvm_record_hooks *hooks; /* NULL: none */
+  struct zvm_hook_ctx ctx;
+  struct lay main;
+  struct lay *arrays;   /* desc->narrays */
+  struct mrec *per_cpu; /* desc->per_cpu_view with ReportByVirtualCPU */
+  struct mrec *next;    /* all of them, for destroy */
+  /* No select or record hook, no arrays, no per-CPU view: a record is its
+   * main instance alone (D4R10), mapped without the general steps. */
+  bool plain;
+};
+
+struct entity {
+  /* What a record reads and writes comes first: the hash chain and
+   * inst.key, .layout, .records, .hook_word in the first cache line, the
+   * pass's fields and the start of the kept record in the second. A
+   * record touches five lines (the copy of a 200-byte record included). */
+  struct entity *next;         /* hash chain */
+  struct zvm_instance inst;    /* key, layout, records, ..., state, name */
+  struct entity *touched_next; /* entities seen in this pass */
+  uint64_t pend_us;            /* the kept record's TOD as Unix time, the
+                                  leap-second offset not yet off */
+  uint64_t pend_arrival_us;    /* its set's arrival time (0: unknown) */
+  struct lay *lay;
+  uint64_t last_seen_us;
+  bool touched;
+  bool selected;   /* UserID rules, decided once */
+  bool pending;    /* a record of this pass is kept */
+  bool restart;    /* start afresh with the next record (a logoff) */
+  bool guest_host; /* its values go to the guest's host (GuestsAsHosts) */
+  uint16_t copy_len;
+  /* The latest record (or entry) of the pass, lay->copy_size bytes, then
+   * the hooks' state (lay->state_off), then the instance name (plugin
+   * instance) and the host if the instance is a guest's (lay->names_off,
+   * each at its length): one allocation. */
+  uint8_t copy[];
+};
+
+/* The instance name (plugin instance) and the host its values go to ("":
+ * collectd's Hostname), decided when the entity was first seen. */
+static inline const char *zvm_entity_host(const struct entity *e) {
+  return e->guest_host ? e->inst.name + strlen(e->inst.name) + 1 : "";
+}
+
+/* Storage for strings the pass hands out (output.c). */
+struct text_chunk {
+  struct text_chunk *next;
+  size_t used, size;
+  char text[];
+};
+
+/* An entity whose values the pass emits. */
+struct emit {
+  struct entity *e;
+};
+
+struct zvm_mapper {
+  const struct zvm_conf *conf;
+  const struct zvm_registry *reg;
+
+  /* Descriptors: by (domain, record) for the registry's, plus any a
+   * select hook hands out (looked up by pointer). */
+  struct mrec **by_num[ZVM_DOMAIN_COUNT];
+  size_t nby_num[ZVM_DOMAIN_COUNT];
+  struct mrec *mrecs;
+  unsigned nlays;
+  struct zvm_hook_ops ops;
+  uint64_t arrival_us; /* of the set being added */
+  /* Record-time rules (timerule.h): the newest record of the set being
+   * added, the leap-second estimate from arrival times, the offset the
+   * glue read from the clocks. */
+  uint64_t set_newest_us;
+  struct zvm_leap_est leap_est;
+  bool clock_leap_known;
+  uint64_t clock_leap_us;
+
+  /* The entity table: chained hash over (layout, key). */
+  struct entity **buckets;
+  size_t nbuckets;
+  unsigned bucket_shift; /* 64 - log2(nbuckets) */
+  size_t nentities;
+  struct entity *touched;
+
+  /* Types for plugin_register_data_set. */
+  const struct zvm_layout **types;
+  size_t ntypes, cap_types;
+
+  /* The pass's output: reader values built by finish (a few), then the
+   * entities' values produced on demand from the kept records. */
+  struct zvm_value *fixed;
+  size_t nfixed, cap_fixed;
+  struct emit *emit;
+  size_t nemit, cap_emit;
+  struct zvm_value_item *items; /* one entity's values */
+  bool *present;
+  size_t max_slots;
+  size_t items_for; /* emit index the items belong to + 1; 0: none */
+  bool items_ok;    /* every item present */
+  size_t nitems_present;
+  struct zvm_notification *notifs;
+  size_t nnotifs, cap_notifs;
+  bool output_done; /* the previous pass's output is still there */
+  bool oom;
+
+  /* Value lists a lists hook made for one emitted entity (hlists_for:
+   * its emit index + 1), and the pass's copies of their plugin
+   * instances: chunks never moved nor reused within a pass, so a pointer
+   * names one string for the whole pass (the glue compares pointers). */
+  struct zvm_hook_list *hlists;
+  size_t nhlists, cap_hlists, hlists_for;
+  struct text_chunk *chunks;
+  const char *last_text;
+
+  struct zvm_decode_stats decode;
+  uint64_t userid_filtered;
+  uint64_t hook_skipped, hook_malformed;
+  uint64_t short_records; /* shorter than their layout's fields */
+  uint64_t last_sweep_us;
+  struct zvm_mapper_stats stats;
+};
+
+/* entity.c */
+/* (zvm_text_key8(), zvm_name_key(): decode.h) */
+
+bool zvm_entity_table_init(struct zvm_mapper *m);
+void zvm_entity_table_free(struct zvm_mapper *m);
+/* The key of an instance in data; false if it has none (blank user ID,
+ * field absent). */
+bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
+                    struct zvm_key_value *key);
+static inline size_t zvm_entity_bucket(const struct zvm_mapper *m, unsigned id,
+                                       const struct zvm_key_value *key) {
+  uint64_t h = key->v[0] ^ (key->v[1] * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
+               ((uint64_t)id << 56);
+  /* Fibonacci hashing: the top bits of h * 2^64/phi. */
+  return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >> m->bucket_shift);
+}
+
+/* Inline: this runs for every record. */
+static inline struct entity *zvm_entity_find(const struct zvm_mapper *m,
+                                             const struct lay *l,
+                                             const struct zvm_key_value *key) {
+  for (struct entity *e = m->buckets[zvm_entity_bucket(m, l->id, key)];
+       e != NULL; e = e->next)
+    if (e->inst.key.v[0] == key->v[0] && e->inst.key.v[1] == key->v[1] &&
+        e->inst.layout == l->layout)
+      return e;
+  return NULL;
+}
+/* A new entity (named, selected by the UserID rules); NULL if the table
+ * is full or out of memory (*full says which). */
+struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
+                                 const struct zvm_key_value *key, bool *full);
+/* Remove an entity from the table and the pass and free it. */
+void zvm_entity_remove(struct zvm_mapper *m, struct entity *e);
+/* Start e afresh (its restart flag): hook state zeroed, record count 0. */
+void zvm_entity_restart(struct zvm_mapper *m, struct entity *e);
+/* Forget entities not seen for ZVM_MAPPER_EXPIRE_US. */
+void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
+
+/* output.c */
+void zvm_output_begin(struct zvm_mapper *m);
+/* Room for element n (of size bytes) in *array of *cap (util.h; output
+ * arrays start at 64 elements): false if out of memory. */
+static inline bool zvm_output_grow(void *array, size_t *cap, size_t n,
+                                   size_t size) {
+  return zvm_grow(array, cap, n, size, 64);
+}
+void zvm_output_reader(struct zvm_mapper *m,
+                       const struct zvm_source_health *rs);
+void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
+                       uint64_t time_us, const char *host,
+                       const char *plugin_instance, const char *type,
+                       const char *type_instance, const char *message);
+void zvm_output_notifs_to_utc(struct zvm_mapper *m);
+void zvm_output_free(struct zvm_mapper *m);
+
+#endif /* ZVM_MONITOR_MAPPER_INT_H */

@@ -1,0 +1,360 @@
+/*
+ * zvm_monitor - the mapper's output: the values of a pass, produced one by
+ * one from the records the entities kept (not stored: a pass with 10,000
+ * guests yields 10,000 lists of 48 values, and neither their memory nor
+ * their formatting is paid for up front), the reader's counters and the
+ * notifications hooks queued.
+ *
+ * By default an entity's values go out as one value list of its layout's
+ * type (zvm_useite: every data source in table order). With
+ * OneValuePerList (or a layout that copies a collectd plugin) every value
+ * is a list of its own, type "derive"/"gauge"/the field's single_type and
+ * type instance the data source name. A record too short for every field
+ * (an older z/VM) also goes out one value per list, so nothing is made up.
+ */
+#include "mapper/mapper_int.h"
+#include "zvm_monitor/be.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLUGIN_INSTANCE_READER "reader"
+
+/* The previous pass's output is dropped when the next pass starts: the
+ * records it points into (in the entities) are overwritten from here on. */
+static void text_reset(struct zvm_mapper *m) {
+  for (struct text_chunk *c = m->chunks; c != NULL; c = c->next)
+    c->used = 0;
+  m->last_text = NULL;
+}
+
+void zvm_output_begin(struct zvm_mapper *m) {
+  if (!m->output_done)
+    return;
+  text_reset(m);
+  m->hlists_for = 0;
+  m->nfixed = 0;
+  m->nemit = 0;
+  m->items_for = 0;
+  m->nnotifs = 0;
+  m->output_done = false;
+}
+
+void zvm_output_free(struct zvm_mapper *m) {
+  for (struct text_chunk *c = m->chunks, *next; c != NULL; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(m->hlists);
+  free(m->fixed);
+  free(m->emit);
+  free(m->items);
+  free(m->present);
+  free(m->notifs);
+}
+
+/* Counters are unsigned 64-bit sums; derive_t is signed. */
+static int64_t counter(uint64_t v) {
+  return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* ------------------------------------------------------------------------
+ * Reader counters and notifications (built by finish).
+ */
+static void emit_counter(struct zvm_mapper *m, const char *type,
+                         const char *type_instance, uint64_t value) {
+  if (!zvm_output_grow((void **)&m->fixed, &m->cap_fixed, m->nfixed,
+                       sizeof(*m->fixed))) {
+    m->oom = true;
+    return;
+  }
+  /* time 0: the daemon stamps these with the time of dispatch. */
+  m->fixed[m->nfixed++] = (struct zvm_value){
+      .instance = PLUGIN_INSTANCE_READER,
+      .field = type_instance,
+      .host = "",
+      .plugin_instance = PLUGIN_INSTANCE_READER,
+      .type = type,
+      .type_instance = type_instance,
+      .kind = ZVM_VALUE_DERIVE,
+      .derive = counter(value),
+  };
+}
+
+void zvm_output_reader(struct zvm_mapper *m,
+                       const struct zvm_source_health *rs) {
+  static const struct zvm_source_health none;
+  if (rs == NULL)
+    rs = &none;
+  const struct zvm_decode_stats *d = &m->decode;
+  uint64_t malformed = d->walk.malformed + d->walk.mce_rejected +
+                       d->array_rejected + rs->oversize + m->hook_malformed;
+  uint64_t skipped = d->unknown + d->walk.filtered + m->userid_filtered +
+                     m->stats.no_userid + m->stats.users_dropped +
+                     m->hook_skipped;
+
+  emit_counter(m, "errors", "eoverflow", rs->eoverflow);
+  emit_counter(m, "errors", "eio", rs->eio);
+  emit_counter(m, "errors", "efault", rs->efault);
+  emit_counter(m, "errors", "open", rs->open_errors);
+  emit_counter(m, "errors", "malformed", malformed);
+  emit_counter(m, "total_objects", "sets", rs->sets);
+  emit_counter(m, "total_objects", "records", d->walk.records);
+  emit_counter(m, "total_objects", "skipped", skipped);
+  emit_counter(m, "total_objects", "short_records", m->short_records);
+  emit_counter(m, "total_bytes", "read", rs->bytes_read);
+  emit_counter(m, "total_objects", "restamped", m->stats.restamped);
+  for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
+    if (r->hooks == NULL || r->hooks->counters == NULL)
+      continue;
+    struct zvm_hook_counter c[8];
+    size_t n = r->hooks->counters(&r->ctx, c, 8);
+    for (size_t i = 0; i < n && i < 8; i++)
+      emit_counter(m, "total_objects", c[i].type_instance, c[i].value);
+  }
+}
+
+void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
+                       uint64_t time_us, const char *host,
+                       const char *plugin_instance, const char *type,
+                       const char *type_instance, const char *message) {
+  /* Hooks notify while a set is added (the output already begun), never
+   * while the pass's output is read. */
+  if (!zvm_output_grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
+                       sizeof(*m->notifs))) {
+    m->oom = true;
+    return;
+  }
+  struct zvm_notification *n = &m->notifs[m->nnotifs++];
+  *n = (struct zvm_notification){
+      .severity = severity,
+      .time_us = time_us,
+      /* Hooks pass string literals as types; names are copied (an
+       * instance may be forgotten before the notification goes out). */
+      .type = type,
+      .type_instance = type_instance != NULL ? type_instance : "",
+  };
+  snprintf(n->host, sizeof(n->host), "%s", host != NULL ? host : "");
+  snprintf(n->plugin_instance, sizeof(n->plugin_instance), "%s",
+           plugin_instance != NULL ? plugin_instance : "");
+  snprintf(n->message, sizeof(n->message), "%s", message);
+}
+
+/* Hooks notify with their records' Unix times: take the pass's
+ * leap-second offset off (timerule.h). */
+void zvm_output_notifs_to_utc(struct zvm_mapper *m) {
+  for (size_t i = 0; i < m->nnotifs; i++) {
+    uint64_t utc;
+    if (zvm_unix_to_utc(m->notifs[i].time_us, m->stats.leap_us, &utc))
+      m->notifs[i].time_us = utc;
+  }
+}
+
+/* ------------------------------------------------------------------------
+ * Entities' values.
+ */
+
+/* A plain integer slot's value in a kept record; false if the record is
+ * too short to hold it (an older z/VM) or it is not representable (as
+ * zvm_field_i64). The fast path: the offset and width are resolved. */
+static inline __attribute__((always_inline)) bool
+plain_read(const struct slot *s, const uint8_t *data, size_t len, int64_t *x) {
+  uint64_t raw;
+  if (!zvm_be_uint(data, len, s->offset, s->width, &raw))
+    return false;
+  if (s->is_signed)
+    *x = zvm_sign_extend(raw, s->width);
+  else if (raw > (uint64_t)INT64_MAX)
+    return false;
+  else
+    *x = (int64_t)raw;
+  return true;
+}
+
+/* Fill m->items for emitted entity k (once per entity and pass); false if
+ * the entity has no value list this pass (its values hook said so). */
+static bool entity_items(struct zvm_mapper *m, size_t k) {
+  if (m->items_for == k + 1)
+    return m->items_ok || m->nitems_present > 0;
+  const struct entity *e = m->emit[k].e;
+  const struct lay *l = e->lay;
+  struct zvm_value_item *items = m->items;
+  bool all = true;
+  size_t npresent = 0;
+  for (size_t i = 0; i < l->nslots; i++) {
+    const struct slot *s = &l->slots[i];
+    int64_t x = 0;
+    double g = 0;
+    bool ok;
+    if (s->records) {
+      x = counter(e->inst.records);
+      ok = true;
+    } else if (e->copy_len == 0) {
+      ok = true; /* ZVM_HOOK_PENDING: the values hook fills them */
+    } else if (s->plain) {
+      ok = plain_read(s, e->copy, e->copy_len, &x);
+      g = (double)x;
+    } else {
+      ok = zvm_field_value(s->f, e->copy, e->copy_len, s->idx, &x, &g);
+    }
+    m->present[i] = ok;
+    all = all && ok;
+    npresent += ok;
+    items[i] =
+        s->kind == ZVM_VALUE_DERIVE
+            ? (struct zvm_value_item){.kind = s->kind, .derive = ok ? x : 0}
+            : (struct zvm_value_item){.kind = s->kind, .gauge = ok ? g : 0};
+  }
+  const struct zvm_record_hooks *h = l->rec->hooks;
+  if (h != NULL && h->values != NULL &&
+      !h->values(&l->rec->ctx, &e->inst, items, l->nslots)) {
+    all = false;
+    npresent = 0;
+  }
+  m->items_for = k + 1;
+  m->items_ok = all;
+  m->nitems_present = npresent;
+  return all || npresent > 0;
+}
+
+/* A copy of s for the rest of the pass (NULL if out of memory). */
+static const char *text_keep(struct zvm_mapper *m, const char *s) {
+  if (m->last_text != NULL && strcmp(m->last_text, s) == 0)
+    return m->last_text;
+  size_t n = strlen(s) + 1;
+  struct text_chunk *c = m->chunks;
+  for (; c != NULL && c->size - c->used < n; c = c->next)
+    ;
+  if (c == NULL) {
+    size_t size = n > 65536 ? n : 65536;
+    c = malloc(sizeof(*c) + size);
+    if (c == NULL)
+      return NULL;
+    *c = (struct text_chunk){.next = m->chunks, .size = size};
+    m->chunks = c;
+  }
+  char *t = c->text + c->used;
+  memcpy(t, s, n);
+  c->used += n;
+  m->last_text = t;
+  return t;
+}
+
+static void hook_list_cb(void *sink, const struct zvm_hook_list *l) {
+  struct zvm_mapper *m = sink;
+  /* collectd's names hold at most 127 bytes (DATA_MAX_NAME_LEN); the
+   * type and its instance are the hook's fixed words. */
+  if (l->nitems == 0 || l->nitems > ZVM_HOOK_LIST_ITEMS_MAX ||
+      strlen(l->plugin_instance) >= ZVM_HOOK_NAME_MAX ||
+      strlen(l->type) >= ZVM_ID_MAX || strlen(l->type_instance) >= ZVM_ID_MAX)
+    return;
+  if (!zvm_output_grow((void **)&m->hlists, &m->cap_hlists, m->nhlists,
+                       sizeof(*m->hlists))) {
+    m->oom = true;
+    return;
+  }
+  const char *pi = text_keep(m, l->plugin_instance);
+  if (pi == NULL) {
+    m->oom = true;
+    return;
+  }
+  m->hlists[m->nhlists] = *l;
+  m->hlists[m->nhlists++].plugin_instance = pi;
+}
+
+/* The value lists a lists hook makes for emitted entity k (once). */
+static size_t entity_hook_lists(struct zvm_mapper *m, size_t k) {
+  if (m->hlists_for != k + 1) {
+    const struct entity *e = m->emit[k].e;
+    const struct mrec *r = e->lay->rec;
+    m->nhlists = 0;
+    r->hooks->lists((struct zvm_hook_ctx *)&r->ctx, &e->inst, hook_list_cb, m);
+    m->hlists_for = k + 1;
+  }
+  return m->nhlists;
+}
+
+static void value_head(const struct entity *e, struct zvm_value *v) {
+  const struct zvm_layout *layout = e->lay->layout;
+  *v = (struct zvm_value){.record = e->lay->rec->desc,
+                          .layout = layout,
+                          .instance = e->inst.name,
+                          .host = zvm_entity_host(e),
+                          .plugin = layout->plugin,
+                          .plugin_instance = e->inst.name,
+                          .time_us = e->inst.last_us};
+}
+
+bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
+                           struct zvm_value *v) {
+  if (it->fixed < m->nfixed) {
+    *v = m->fixed[it->fixed++];
+    return true;
+  }
+  while (it->user < m->nemit) {
+    const struct entity *e = m->emit[it->user].e;
+    const struct lay *l = e->lay;
+    if (l->rec->hooks != NULL && l->rec->hooks->lists != NULL) {
+      if (it->value < entity_hook_lists(m, it->user)) {
+        const struct zvm_hook_list *hl = &m->hlists[it->value++];
+        value_head(e, v);
+        if (hl->daemon_host)
+          v->host = "";
+        v->plugin = hl->plugin;
+        v->plugin_instance = hl->plugin_instance;
+        v->type = hl->type;
+        v->type_instance = hl->type_instance;
+        if (hl->nitems == 1) {
+          v->kind = hl->items[0].kind;
+          v->derive = hl->items[0].derive;
+          v->gauge = hl->items[0].gauge;
+        } else {
+          v->nitems = hl->nitems;
+          v->items = hl->items;
+        }
+        return true;
+      }
+      it->user++;
+      it->value = 0;
+      continue;
+    }
+    if (!entity_items(m, it->user)) {
+      it->user++;
+      it->value = 0;
+      continue;
+    }
+    if (it->value == 0 && !l->single && m->items_ok) {
+      value_head(e, v);
+      v->type = l->layout->type_name;
+      v->type_instance = "";
+      v->nitems = l->nslots;
+      v->items = m->items;
+      it->user++;
+      return true;
+    }
+    while (it->value < l->nslots) {
+      size_t i = it->value++;
+      const struct slot *s = &l->slots[i];
+      if (!m->present[i] || !s->selected)
+        continue;
+      value_head(e, v);
+      v->field = s->ds;
+      v->type = s->single_type;
+      v->type_instance = s->single_ti;
+      v->kind = s->kind;
+      v->derive = m->items[i].derive;
+      v->gauge = m->items[i].gauge;
+      return true;
+    }
+    it->user++;
+    it->value = 0;
+  }
+  return false;
+}
+
+const struct zvm_notification *
+zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n) {
+  *n = m->nnotifs;
+  return m->notifs;
+}

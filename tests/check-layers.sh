@@ -1,0 +1,111 @@
+#!/bin/sh
+# The plugin's layers depend one way (README.md, "Layout"):
+#
+#   format <- engine <- appldata <- records <- config <- mapper <- glue
+#   format <- io <- glue
+#
+# (config is above the records: a configuration starts from the registry
+# of built-in records and holds the APPLDATA options of the D10R2 hooks.)
+#
+# Every #include "..." of a source or header under plugin/<layer>/ and of
+# a public header in include/zvm_monitor/ (which belongs to the layer named
+# below) must name a header of the same or a lower layer; collectd's
+# headers are included by the glue only. Fails, naming the file and the
+# include, on an upward or sideways include.
+set -u
+top=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$top" || exit 99
+
+# The layer of a public header (include/zvm_monitor/NAME.h).
+public_layer() {
+  case $1 in
+  be | decode | option | util) echo format ;;
+  records | field | registry | recwalk | typesdb | value) echo engine ;;
+  builtin) echo records ;;
+  conf | recconf | recconf_text) echo config ;;
+  mapper | timerule | values) echo mapper ;;
+  reader | events | capture | replay | setqueue) echo io ;;
+  *) echo unknown ;;
+  esac
+}
+
+# The layers a layer may include.
+allowed() {
+  case $1 in
+  format) echo "format" ;;
+  engine) echo "format engine" ;;
+  appldata) echo "format engine appldata" ;;
+  records) echo "format engine appldata records" ;;
+  config) echo "format engine appldata records config" ;;
+  mapper) echo "format engine appldata records config mapper" ;;
+  io) echo "format io" ;;
+  glue) echo "format engine appldata records config mapper io glue collectd" ;;
+  *) echo "" ;;
+  esac
+}
+
+bad=0
+checked=0
+check_file() { # FILE LAYER
+  ok=$(allowed "$2")
+  for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"); do
+    case $inc in
+    zvm_config.h) continue ;;
+    collectd/*) to=collectd ;;
+    zvm_monitor/*.h)
+      to=$(public_layer "$(basename "$inc" .h)") ;;
+    */*) to=${inc%%/*} ;;
+    *) # a header beside the file
+      [ -e "$(dirname "$1")/$inc" ] && continue
+      to=unknown ;;
+    esac
+    case " $ok " in
+    *" $to "*) ;;
+    *)
+      echo "FAIL: $1 ($2) includes \"$inc\" ($to)"
+      bad=$((bad + 1)) ;;
+    esac
+  done
+  checked=$((checked + 1))
+}
+
+for f in plugin/*/*.c plugin/*/*.h; do
+  [ -e "$f" ] || continue
+  layer=${f#plugin/}
+  layer=${layer%%/*}
+  [ -n "$(allowed "$layer")" ] || { echo "FAIL: $f: plugin/$layer is no layer"; bad=$((bad + 1)); continue; }
+  check_file "$f" "$layer"
+done
+for f in include/zvm_monitor/*.h; do
+  layer=$(public_layer "$(basename "$f" .h)")
+  [ "$layer" != unknown ] || { echo "FAIL: $f belongs to no layer (tests/check-layers.sh)"; bad=$((bad + 1)); continue; }
+  check_file "$f" "$layer"
+done
+# Loose sources directly in plugin/ belong to no layer.
+for f in plugin/*.c plugin/*.h; do
+  [ -e "$f" ] && { echo "FAIL: $f is in no layer's folder"; bad=$((bad + 1)); }
+done
+
+echo "layers: $checked files, $bad upward or sideways includes"
+
+# The same at link level, for the decoder's libraries (built in
+# $abs_top_builddir): every zvm_ symbol a layer's library needs is defined
+# by it or by a lower layer's (the engine once named the built-in records).
+lib_bad=0
+if [ -n "${abs_top_builddir:-}" ] && [ -e "$abs_top_builddir/.libs/libzvmformat.a" ]; then
+  nm_=${NM:-nm}
+  defined() { $nm_ -g --defined-only "$abs_top_builddir/.libs/lib$1.a" 2>/dev/null | awk 'NF == 3 {print $3}'; }
+  below=
+  for lib in zvmformat zvmengine zvmrecords; do
+    below="$below $lib"
+    have=$(for b in $below; do defined "$b"; done | sort -u)
+    for sym in $($nm_ -g --undefined-only "$abs_top_builddir/.libs/lib$lib.a" 2>/dev/null | awk '{print $NF}' | grep '^zvm_' | sort -u); do
+      if ! printf '%s\n' "$have" | grep -qx "$sym"; then
+        echo "FAIL: lib$lib needs $sym from a higher layer"
+        lib_bad=$((lib_bad + 1))
+      fi
+    done
+  done
+  echo "layers: libzvmformat <- libzvmengine <- libzvmrecords: $lib_bad upward symbols"
+fi
+[ "$bad" -eq 0 ] && [ "$lib_bad" -eq 0 ]
