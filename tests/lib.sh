@@ -10,8 +10,8 @@
 # against (collectd-dev, collectd-core); also contrib/demo's build.
 ZVM_PACKAGES_BUILD="build-essential autoconf automake libtool pkg-config collectd-core collectd-dev libcmocka-dev perl"
 # make check, wherever it runs (unit tests, sanitizers, valgrind, s390x,
-# distcheck): tests/e2e/check-compare.sh and tests/e2e/check-ci-skip.sh run
-# Python 3 (tests/e2e/compare.py, tests/e2e/oracle.py).
+# distcheck): tests/e2e/check-compare.sh runs tests/e2e/compare.py, and
+# tests/check-ci-skip.sh the end-to-end driver, which wants Python 3.
 ZVM_PACKAGES_CHECK="python3"
 # Hardening stages: libFuzzer (clang-14 and its runtime), valgrind.
 ZVM_PACKAGES_HARDEN="clang-14 libclang-rt-14-dev valgrind"
