@@ -63,6 +63,7 @@ conf() {
   mkdir -p "$out.d"
   cat >"$out" <<CONF
 Hostname "zvmtest"
+FQDNLookup false
 BaseDir "$out.d"
 PIDFile "$out.d/collectd.pid"
 Interval 1

@@ -1,7 +1,18 @@
-# Shared helpers for tests/run and contrib/demo (POSIX sh).
+# Shared helpers for tests/run, tests/run-s390x, tests/run-fresh and
+# contrib/demo (POSIX sh), and the suite's rule for skipped tests (below).
 
-# Packages the build and unit tests need on Debian.
+# Debian packages, by the stage that first uses them. A stage installs its
+# lists (zvm_install_packages) before it runs anything from them, so that a
+# stage never depends on what an earlier run happened to leave installed.
+# tests/run-fresh proves the lists on a minimal Debian 12 root.
+#
+# Build: configure, make, and the plugin headers and daemon it builds
+# against (collectd-dev, collectd-core); also contrib/demo's build.
 ZVM_PACKAGES_BUILD="build-essential autoconf automake libtool pkg-config collectd-core collectd-dev libcmocka-dev perl"
+# make check, wherever it runs (unit tests, sanitizers, valgrind, s390x,
+# distcheck): tests/e2e/check-compare.sh runs tests/e2e/compare.py, and
+# tests/check-ci-skip.sh the end-to-end driver, which wants Python 3.
+ZVM_PACKAGES_CHECK="python3"
 # Hardening stages: libFuzzer (clang-14 and its runtime), valgrind;
 # libdevmapper-dev for the dmstats_print fuzz target's header.
 ZVM_PACKAGES_HARDEN="clang-14 libclang-rt-14-dev valgrind libdevmapper-dev"
@@ -12,24 +23,99 @@ ZVM_PACKAGES_S390X="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user libcmock
 # zvm_collectd_sysroot) needs to run under qemu-s390x: its C library,
 # libcap, and libgcrypt for the network plugin.
 ZVM_PACKAGES_S390X="$ZVM_PACKAGES_S390X libc6:s390x libcap2:s390x libgcrypt20:s390x"
-# End-to-end suite (tests/e2e): real carbon-cache and InfluxDB 1.x back
-# ends, their clients, and Python 3 for the oracle.
 # dmstats plugin and its VM stage (tests/dmstats/vm-run.sh): libdevmapper
 # to build it; qemu (TCG), busybox and dmsetup to run a real kernel with
 # device-mapper, whose package apt-get downloads in the stage itself.
 ZVM_PACKAGES_DMSTATS="libdevmapper-dev dmsetup qemu-system-x86 busybox-static xz-utils"
-ZVM_PACKAGES_E2E="graphite-carbon python3-whisper influxdb influxdb-client curl python3"
-
+# End-to-end suite (tests/e2e/run.sh; also the s390x stage's run, whose
+# back ends are native): Python 3 for the oracle; carbon-cache and
+# whisper-fetch (graphite scenario); influxd and curl (influxdb); a
+# Prometheus server and what collectd's write_prometheus.so links with
+# (prometheus); editcap and mergecap (capture_tool's Wireshark round trip).
+ZVM_PACKAGES_E2E="python3 curl graphite-carbon python3-whisper influxdb influxdb-client prometheus libmicrohttpd12 libprotobuf-c1 wireshark-common"
+# Dashboard stage (tests/dashboards/run.sh): graphite-web's render API on
+# top of the end-to-end back ends.
+ZVM_PACKAGES_DASH="$ZVM_PACKAGES_E2E graphite-web rrdtool"
 # Packaging stage: Debian package build and checks, man, rpmbuild.
 ZVM_PACKAGES_PKG="debhelper dh-autoreconf lintian dpkg-dev man-db bsdextrautils rpm rpm2cpio cpio binutils libdevmapper-dev"
-
-# Dashboard and Prometheus stages: graphite-web's render API, a Prometheus
-# server, and what collectd's write_prometheus plugin links with.
-ZVM_PACKAGES_DASH="graphite-web graphite-carbon python3-whisper influxdb influxdb-client prometheus libmicrohttpd12 libprotobuf-c1 curl rrdtool python3"
-
 # The demo: its pictures (collectd's rrdtool plugin, librrd8, and rrdtool
 # graph) and its summary and drawing scripts (python3).
 ZVM_PACKAGES_DEMO="rrdtool librrd8 python3"
+# tests/run-fresh, on the machine that runs it: builds the Debian 12 root.
+ZVM_PACKAGES_FRESH="mmdebstrap"
+
+# ---------------------------------------------------------------------------
+# Skipped tests. A test (a make check program or script, an end-to-end
+# scenario, a stage) that skips says why on a line of its output, in one of
+# two forms:
+#
+#   SKIP: <what is missing> (<Debian package>)
+#       it could run here, but something it needs is not installed. Under
+#       CI (CI set, and not "", 0, false or no) this is a FAILURE: every
+#       stage installs what it uses (the lists above), so it is a missing
+#       install step. Elsewhere it stays a skip, loudly.
+#   SKIP(not-applicable): <one-line reason>
+#       it cannot apply on this machine whatever is installed (a check of
+#       the s390x build that only runs natively, a test that only runs on
+#       s390x). Accepted everywhere. A cmocka test prints this line (its
+#       test function's name in it) before skip().
+#
+# A make check test exits 77 after its line; an e2e scenario returns 77. A
+# test that skips only a part prints the same line and goes on. Exit 77
+# without a SKIP(not-applicable) line, any "SKIP:" line and a cmocka
+# "[  SKIPPED ] NAME" without a SKIP(not-applicable) line naming NAME are
+# skips for want of something (zvm_unexplained_skips). tests/test-wrapper
+# applies this to every make check test; tests/e2e/run.sh to every
+# scenario; both count skips in their closing line.
+
+# zvm_ci: true under CI.
+zvm_ci() {
+  case ${CI:-} in '' | 0 | false | FALSE | False | no) return 1 ;; esac
+  return 0
+}
+
+# zvm_unexplained_skips FILE STATUS: the skips for want of something in a
+# test's output FILE (STATUS: its exit status), one per line; nothing when
+# every skip in it (if any) is not applicable here.
+zvm_unexplained_skips() {
+  awk -v status="$2" '
+    /^SKIP\(not-applicable\): / { na[++nna] = $0; next }
+    /^SKIP:/ { print; next }
+    /^\[  SKIPPED \] / && $0 !~ /test\(s\)/ { skipped[$4] = 1 }
+    END {
+      for (t in skipped) {
+        ok = 0
+        for (i = 1; i <= nna; i++)
+          if (index(na[i] " ", " " t ":") || index(na[i] " ", " " t " ")) ok = 1
+        if (!ok) print "cmocka test " t " skipped without a SKIP(not-applicable) line naming it"
+      }
+      if (status == 77 && nna == 0) print "exit status 77 without a SKIP(not-applicable) line"
+    }' "$1"
+}
+
+# zvm_not_applicable FILE: the SKIP(not-applicable) lines in FILE.
+zvm_not_applicable() { grep '^SKIP(not-applicable): ' "$1" || true; }
+
+# zvm_check_summary WHAT: after make check in the current build directory,
+# the tests' results counted ("WHAT: N passed, N failed, N skipped"), the
+# tests or parts not applicable here, and a loud line for every skip for
+# want of a package (under CI tests/test-wrapper has failed those already).
+zvm_check_summary() {
+  _zvm_trs=$(find . -name '*.trs' | sort)
+  # shellcheck disable=SC2086
+  [ -n "$_zvm_trs" ] && _zvm_res=$(cat $_zvm_trs | sed -n 's/^:test-result: //p') || _zvm_res=
+  printf '%s: %d passed, %d failed, %d skipped\n' "$1" \
+    "$(echo "$_zvm_res" | grep -c '^PASS' || true)" \
+    "$(echo "$_zvm_res" | grep -Ec '^(FAIL|ERROR|XPASS)' || true)" \
+    "$(echo "$_zvm_res" | grep -c '^SKIP' || true)"
+  for _zvm_log in $(echo "$_zvm_trs" | sed 's/\.trs$/.log/'); do
+    [ -f "$_zvm_log" ] || continue
+    grep -h '^SKIP(not-applicable): ' "$_zvm_log" | sed "s|^SKIP(not-applicable): |  not applicable here: ${_zvm_log#./}: |"
+    grep -q '^!!!!!!!! SKIPPED' "$_zvm_log" &&
+      echo "!!!!!!!! ${_zvm_log#./}: SKIPPED for want of a package: a failure under CI=true !!!!!!!!"
+  done
+  return 0
+}
 
 step() { printf '\n==> %s\n' "$*"; }
 die() {
@@ -47,8 +133,10 @@ zvm_as_root() {
   fi
 }
 
-# Install the named Debian packages that are missing (apt-get update first).
-# Names may carry an architecture (libcmocka-dev:s390x).
+# Install the named Debian packages that are missing (apt-get update first);
+# fails when apt-get does. Names may carry an architecture
+# (libcmocka-dev:s390x). Another apt-get or dpkg holding the lock is waited
+# for (up to 10 minutes), not a failure.
 zvm_install_packages() {
   missing=
   for p in "$@"; do
@@ -57,9 +145,11 @@ zvm_install_packages() {
   done
   [ -z "$missing" ] && return 0
   step "installing:$missing"
-  zvm_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  zvm_as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get -o DPkg::Lock::Timeout=600 update -qq || return 1
   # shellcheck disable=SC2086
-  zvm_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  zvm_as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
 }
 
 # Let dpkg install packages of a foreign architecture (s390x). The next
@@ -89,7 +179,7 @@ zvm_collectd_sysroot() {
   mkdir -p "$1/debs"
   _zvm_dl() { (cd "$1/debs" && apt-get download "collectd-core:$2" collectd-dev) >"$1/download.log" 2>&1; }
   if ! _zvm_dl "$1" "$2"; then
-    zvm_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    zvm_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
     _zvm_dl "$1" "$2" || {
       cat "$1/download.log"
       die "cannot download collectd-core:$2 (dpkg --add-architecture $2; apt-get update)"

@@ -52,6 +52,7 @@ echo "soak: $guests guests, $msgs messages a pass, $passes passes, pace $pace ms
 
 cat >"$tmp/collectd.conf" <<CONF
 Hostname "soak"
+FQDNLookup false
 BaseDir "$tmp"
 PIDFile "$tmp/collectd.pid"
 Interval 1

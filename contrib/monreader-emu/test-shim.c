@@ -614,7 +614,8 @@ static void test_close_wakes_blocked(void **state) {
      * until the watchdog. It runs natively in every other stage (plain,
      * ASan, valgrind); the plugin's own shutdown under qemu is proven by
      * test_glue and the s390x e2e suite. */
-    print_message("test_close_wakes_blocked: skipped behind %s (timing)\n",
+    print_message("SKIP(not-applicable): test_close_wakes_blocked: "
+                  "runs only natively, not behind %s (timing)\n",
                   exec_wrapper());
     skip();
   }
@@ -646,7 +647,8 @@ static void test_lock_file(void **state) {
     /* qemu-user 7.2 aborts in fork() once the guest has a second thread
      * (the watchdog); the e2e scenario ebusy_holder proves the lock across
      * two s390x processes instead. */
-    print_message("test_lock_file: skipped behind %s (fork with threads)\n",
+    print_message("SKIP(not-applicable): test_lock_file: runs only "
+                  "natively, not behind %s (fork with threads)\n",
                   exec_wrapper());
     skip();
   }

@@ -7,7 +7,7 @@
 set -eu
 
 src=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found (python3)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0

@@ -16,6 +16,8 @@
 #                default: when e2e_init ran; kept in E2E_DIR/e2e-now): two
 #                runs given the same E2E_NOW write the same values
 #   ZVM_ASAN_RUNTIME   set by the sanitizer stage: preloaded before the shim
+#   E2E_PROMETHEUS     the Prometheus server (default: prometheus in PATH;
+#                      tests/e2e/check-ci-skip.sh points it nowhere)
 #
 # Every process started with e2e_bg is remembered and killed by its PID
 # when the shell exits, whatever the reason. Internal variables are named
@@ -32,6 +34,7 @@ e2e_init() {
   E2E_SHIM=$E2E_EMU/.libs/libmonreader-emu.so
   E2E_GEN=$E2E_EMU/zvm-stream-gen
   E2E_CAT=$E2E_EMU/monreader-cat
+  E2E_PROMETHEUS=${E2E_PROMETHEUS:-prometheus}
   E2E_PIDS=
   if [ -n "${E2E_DIR:-}" ]; then
     mkdir -p "$E2E_DIR" && [ -z "$(ls -A "$E2E_DIR")" ] ||
@@ -380,7 +383,7 @@ scrape_configs:
     static_configs:
       - targets: ['$2']
 CONF
-  e2e_bg "$_e2e_p/prometheus.out" prometheus --config.file="$_e2e_p/prometheus.yml" \
+  e2e_bg "$_e2e_p/prometheus.out" "${E2E_PROMETHEUS:-prometheus}" --config.file="$_e2e_p/prometheus.yml" \
     --storage.tsdb.path="$_e2e_p/data" --web.listen-address="127.0.0.1:$E2E_PROM_PORT"
   E2E_PROM_PID=$E2E_PID
   e2e_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$E2E_PROM_PORT/-/ready" || return 1

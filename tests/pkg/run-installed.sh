@@ -26,6 +26,7 @@ tmp=$E2E_TMP
 {
   cat <<CONF
 Hostname "zvmtest"
+FQDNLookup false
 BaseDir "$tmp"
 PIDFile "$tmp/collectd.pid"
 Interval 1
