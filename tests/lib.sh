@@ -1,7 +1,7 @@
 # Shared helpers for tests/run and contrib/demo (POSIX sh).
 
 # Packages the build and unit tests need on Debian.
-ZVM_PACKAGES_BUILD="build-essential autoconf automake libtool pkg-config collectd-core collectd-dev libcmocka-dev perl"
+ZVM_PACKAGES_BUILD="build-essential autoconf automake libtool pkg-config collectd-core collectd-dev libcmocka-dev perl licensecheck"
 # Hardening stages: libFuzzer (clang-14 and its runtime), valgrind.
 ZVM_PACKAGES_HARDEN="clang-14 libclang-rt-14-dev valgrind"
 # Big-endian stage: s390x cross compiler, qemu-user, and s390x cmocka (from
