@@ -68,12 +68,14 @@ else
 fi
 
 if command -v licensecheck >/dev/null 2>&1; then
-  (cd "$src" && source_files . | tr '\n' '\0' | xargs -0 licensecheck --lines 5) >"$tmp/lc"
+  (cd "$src" && source_files . | tr '\n' '\0' | xargs -0 licensecheck --check "." --lines 5) >"$tmp/lc"
   if grep -v ': .*MIT License$' "$tmp/lc" | grep -q .; then
     grep -v ': .*MIT License$' "$tmp/lc" | sed 's/^/FAIL: licensecheck: /'
     failed=1
   else
     echo "ok - licensecheck: MIT License in all $(wc -l <"$tmp/lc") files"
+    [ "$(wc -l <"$tmp/lc")" -eq "$(source_files "$src" | wc -l)" ] ||
+      { echo "FAIL: licensecheck read $(wc -l <"$tmp/lc") files, not $(source_files "$src" | wc -l)"; failed=1; }
   fi
 elif [ -n "${CI:-}" ]; then
   echo "FAIL: licensecheck not installed (apt-get install licensecheck)"
