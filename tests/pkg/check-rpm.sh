@@ -27,7 +27,7 @@ rm -rf "$out/rpm"
 mkdir -p "$out/rpm/SOURCES"
 cp "$build"/zvm_monitor-*.tar.gz "$out/rpm/SOURCES/"
 version=$(dpkg-query -W -f='${source:Upstream-Version}' collectd-dev)
-nice rpmbuild -bb --nodeps --define "_topdir $out/rpm" \
+nice rpmbuild --nodeps --define "_topdir $out/rpm" \
   --define "collectd_version $version" --define 'debug_package %{nil}' \
   -tb "$out"/rpm/SOURCES/zvm_monitor-*.tar.gz >"$out/rpm/build.log" 2>&1 || {
   tail -n 60 "$out/rpm/build.log"
@@ -59,12 +59,14 @@ sed -e 's|^\(/usr/share/man/.*\)\.gz$|\1|' -e 's|^\(/usr/share/doc/.*\.md\)\.gz$
   -e 's|^\(/usr/share/doc/[^/]*/NEWS\)\.gz$|\1|' \
   -e '\|^/usr/share/doc/[^/]*/changelog\.gz$|d' -e '\|^/usr/share/doc/[^/]*/copyright$|d' \
   "$out/deb.files" | sort >"$out/deb.mapped"
-# The licence: Debian's copyright file, the RPM's %license file.
-grep -qx '/usr/share/licenses/collectd-zvm-monitor/LICENSE' "$out/rpm.files" || {
+# The licence: Debian's copyright file, the RPM's %license file (in
+# %{_defaultlicensedir}/NAME, or NAME-VERSION for older rpm builds such as
+# Debian's).
+grep -Eqx '/usr/share/licenses/collectd-zvm-monitor(-[0-9.]+)?/LICENSE' "$out/rpm.files" || {
   echo "FAIL: the RPM does not carry the licence (%license LICENSE)"
   exit 1
 }
-sed -i '\|^/usr/share/licenses/collectd-zvm-monitor/LICENSE$|d' "$out/rpm.mapped"
+sed -i -E '\|^/usr/share/licenses/collectd-zvm-monitor(-[0-9.]+)?/LICENSE$|d' "$out/rpm.mapped"
 [ "$(rpm -qp --qf '%{LICENSE} %{VERSION}' "$rpm" 2>/dev/null)" = "MIT $(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")" ] || {
   echo "FAIL: the RPM's licence and version are not MIT and configure.ac's"
   exit 1
