@@ -116,6 +116,8 @@ static void log_line(void *arg, enum dms_log_level level, const char *message) {
 }
 
 static int dmstats_init(void) {
+  if (ctx == NULL)
+    INFO(LOG_PREFIX "version " ZVM_PACKAGE_VERSION);
   conf_prepare();
   if (!conf_finished) {
     char err[512] = "";

@@ -7,8 +7,9 @@
 # tests/run-fresh proves the lists on a minimal Debian 12 root.
 #
 # Build: configure, make, and the plugin headers and daemon it builds
-# against (collectd-dev, collectd-core); also contrib/demo's build.
-ZVM_PACKAGES_BUILD="build-essential autoconf automake libtool pkg-config collectd-core collectd-dev libcmocka-dev perl"
+# against (collectd-dev, collectd-core); also contrib/demo's build;
+# licensecheck for tests/check-licence.sh.
+ZVM_PACKAGES_BUILD="build-essential autoconf automake libtool pkg-config collectd-core collectd-dev libcmocka-dev perl licensecheck"
 # make check, wherever it runs (unit tests, sanitizers, valgrind, s390x,
 # distcheck): tests/e2e/check-compare.sh runs tests/e2e/compare.py, and
 # tests/check-ci-skip.sh the end-to-end driver, which wants Python 3.

@@ -10,6 +10,7 @@
 #include "zvm_config.h"
 
 #include "zvm_monitor/capture.h"
+#include "zvm_monitor/cli.h"
 #include "zvm_monitor/reader.h"
 
 #include <errno.h>
@@ -283,19 +284,28 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " [-d DEVICE] -w FILE [-C SIZE] [-G SECONDS] [-W N]\n"
           "       [-c COUNT] [-i SECONDS] [-m MAXSET] [-r] [-S] [-q]\n"
-          "  -d DEVICE   device to read (default /dev/monreader)\n"
-          "  -w FILE     pcapng file to write ('-': standard output)\n"
-          "  -C SIZE     start a new file before one exceeds SIZE bytes "
-          "(k, M, G)\n"
-          "  -G SECONDS  start a new file every SECONDS\n"
-          "  -W N        keep only the newest N files (with -C or -G)\n"
-          "  -c COUNT    stop after COUNT data sets\n"
-          "  -i SECONDS  stop after SECONDS without data or events\n"
-          "  -m MAXSET   largest data set in bytes (default 64M, as the "
-          "plugin)\n"
-          "  -r          keep retrying while the device cannot be opened\n"
-          "  -S          fdatasync() after every set\n"
-          "  -q          quiet: only errors and warnings\n"
+          "  -d, --device=DEVICE        device to read (default "
+          "/dev/monreader)\n"
+          "  -w, --write=FILE           pcapng file to write ('-': standard "
+          "output)\n"
+          "  -C, --file-size=SIZE       start a new file before one exceeds "
+          "SIZE\n"
+          "                             bytes (k, M, G)\n"
+          "  -G, --rotate-seconds=SECONDS  start a new file every SECONDS\n"
+          "  -W, --keep-files=N         keep only the newest N files (with -C "
+          "or -G)\n"
+          "  -c, --count=COUNT          stop after COUNT data sets\n"
+          "  -i, --idle=SECONDS         stop after SECONDS without data or "
+          "events\n"
+          "  -m, --max-set-size=MAXSET  largest data set in bytes (default "
+          "64M, as\n"
+          "                             the plugin)\n"
+          "  -r, --retry                keep retrying while the device cannot "
+          "be opened\n"
+          "  -S, --sync                 fdatasync() after every set\n"
+          "  -q, --quiet                quiet: only errors and warnings\n"
+          "  -h, --help                 this text\n"
+          "      --version              the program's version\n"
           "See zvm-monitor-capture(1).\n");
 }
 
@@ -345,8 +355,27 @@ int main(int argc, char **argv) {
   uint64_t v;
   int opt;
 
+  static const struct option long_options[] = {
+      {"device", required_argument, NULL, 'd'},
+      {"write", required_argument, NULL, 'w'},
+      {"file-size", required_argument, NULL, 'C'},
+      {"rotate-seconds", required_argument, NULL, 'G'},
+      {"keep-files", required_argument, NULL, 'W'},
+      {"count", required_argument, NULL, 'c'},
+      {"idle", required_argument, NULL, 'i'},
+      {"max-set-size", required_argument, NULL, 'm'},
+      {"retry", no_argument, NULL, 'r'},
+      {"sync", no_argument, NULL, 'S'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
+      {NULL, 0, NULL, 0},
+  };
+
   o->device = "/dev/monreader";
-  while ((opt = getopt(argc, argv, "d:w:C:G:W:c:i:m:rSqh")) != -1) {
+  opterr = 0;
+  while ((opt = getopt_long(argc, argv, ":d:w:C:G:W:c:i:m:rSqh", long_options,
+                            NULL)) != -1) {
     switch (opt) {
     case 'd':
       o->device = optarg;
@@ -356,38 +385,33 @@ int main(int argc, char **argv) {
       break;
     case 'C':
       if (!parse_size(optarg, &o->rotate_bytes) || o->rotate_bytes < 4096) {
-        fprintf(stderr, PROG ": -C: a size of at least 4096 bytes\n");
-        return 2;
+        return zvm_cli_usage_error(PROG, "-C: a size of at least 4096 bytes");
       }
       break;
     case 'G':
       if (!parse_uint(optarg, &o->rotate_secs) || o->rotate_secs == 0) {
-        fprintf(stderr, PROG ": -G: a number of seconds > 0\n");
-        return 2;
+        return zvm_cli_usage_error(PROG, "-G: a number of seconds > 0");
       }
       break;
     case 'W':
       if (!parse_uint(optarg, &o->keep_files) || o->keep_files == 0) {
-        fprintf(stderr, PROG ": -W: a number of files > 0\n");
-        return 2;
+        return zvm_cli_usage_error(PROG, "-W: a number of files > 0");
       }
       break;
     case 'c':
       if (!parse_size(optarg, &o->max_sets) || o->max_sets == 0) {
-        fprintf(stderr, PROG ": -c: a number of sets > 0\n");
-        return 2;
+        return zvm_cli_usage_error(PROG, "-c: a number of sets > 0");
       }
       break;
     case 'i':
       if (!parse_uint(optarg, &o->idle_secs) || o->idle_secs == 0) {
-        fprintf(stderr, PROG ": -i: a number of seconds > 0\n");
-        return 2;
+        return zvm_cli_usage_error(PROG, "-i: a number of seconds > 0");
       }
       break;
     case 'm':
       if (!parse_size(optarg, &v) || v < 4096 || v > UINT32_MAX - 4096) {
-        fprintf(stderr, PROG ": -m: a size from 4096 bytes to 4G - 4096\n");
-        return 2;
+        return zvm_cli_usage_error(PROG,
+                                   "-m: a size from 4096 bytes to 4G - 4096");
       }
       o->max_set_size = (size_t)v;
       break;
@@ -403,22 +427,22 @@ int main(int argc, char **argv) {
     case 'h':
       usage(stdout);
       return 0;
+    case 'V':
+      return zvm_cli_version(PROG, PACKAGE_VERSION);
     default:
-      usage(stderr);
-      return 2;
+      return zvm_cli_bad_option(PROG, opt, argv);
     }
   }
-  if (o->file == NULL || optind != argc) {
-    usage(stderr);
-    return 2;
-  }
+  if (optind != argc)
+    return zvm_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+  if (o->file == NULL)
+    return zvm_cli_usage_error(PROG, "-w FILE is required");
   if (strcmp(o->file, "-") == 0 && rotating(o)) {
-    fprintf(stderr, PROG ": -C and -G need a file, not standard output\n");
-    return 2;
+    return zvm_cli_usage_error(PROG,
+                               "-C and -G need a file, not standard output");
   }
   if (o->keep_files > 0 && !rotating(o)) {
-    fprintf(stderr, PROG ": -W needs -C or -G\n");
-    return 2;
+    return zvm_cli_usage_error(PROG, "-W needs -C or -G");
   }
 
   struct sigaction sa = {.sa_handler = on_signal};

@@ -11,6 +11,7 @@
 
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/capture.h"
+#include "zvm_monitor/cli.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/reader.h"
@@ -494,16 +495,24 @@ static int dump_device(struct dump *d, const char *device) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " [-r FILE | -d DEVICE] [-c COUNT] [-s] [-x] [-v] "
-          "[-t] [-q]\n"
-          "  -r FILE    read a capture (zvm-monitor-capture; '-': stdin)\n"
-          "  -d DEVICE  read the device (default /dev/monreader)\n"
-          "  -c COUNT   stop after COUNT data sets\n"
-          "  -s         a histogram of domain/record counts at the end\n"
-          "  -x         every record in hex (with its EBCDIC text)\n"
-          "  -v         the decoded fields of every record with a table\n"
-          "  -C FILE    also the <Record> definitions in FILE (collectd.conf)\n"
-          "  -t         no arrival times (compare two captures' contents)\n"
-          "  -q         no per-set output (with -s: the histogram only)\n"
+          "[-C FILE] [-t] [-q]\n"
+          "  -r, --read=FILE     read a capture (zvm-monitor-capture; '-': "
+          "stdin)\n"
+          "  -d, --device=DEVICE read the device (default /dev/monreader)\n"
+          "  -c, --count=COUNT   stop after COUNT data sets\n"
+          "  -s, --stats         a histogram of domain/record counts at the "
+          "end\n"
+          "  -x, --hex           every record in hex (with its EBCDIC text)\n"
+          "  -v, --verbose       the decoded fields of every record with a "
+          "table\n"
+          "  -C, --records=FILE  also the <Record> definitions in FILE "
+          "(collectd.conf)\n"
+          "  -t, --no-time       no arrival times (compare two captures' "
+          "contents)\n"
+          "  -q, --quiet         no per-set output (with -s: the histogram "
+          "only)\n"
+          "  -h, --help          this text\n"
+          "      --version       the program's version\n"
           "See zvm-monitor-dump(1).\n");
 }
 
@@ -512,8 +521,24 @@ int main(int argc, char **argv) {
   const char *file = NULL, *device = NULL;
   int opt;
 
+  static const struct option long_options[] = {
+      {"read", required_argument, NULL, 'r'},
+      {"device", required_argument, NULL, 'd'},
+      {"count", required_argument, NULL, 'c'},
+      {"records", required_argument, NULL, 'C'},
+      {"stats", no_argument, NULL, 's'},
+      {"hex", no_argument, NULL, 'x'},
+      {"verbose", no_argument, NULL, 'v'},
+      {"no-time", no_argument, NULL, 't'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
+      {NULL, 0, NULL, 0},
+  };
   const char *conf_file = NULL;
-  while ((opt = getopt(argc, argv, "r:d:c:C:sxvtqh")) != -1) {
+  opterr = 0;
+  while ((opt = getopt_long(argc, argv, ":r:d:c:C:sxvtqh", long_options,
+                            NULL)) != -1) {
     switch (opt) {
     case 'C':
       conf_file = optarg;
@@ -529,8 +554,7 @@ int main(int argc, char **argv) {
       errno = 0;
       d.max_sets = strtoull(optarg, &end, 10);
       if (errno != 0 || *end != '\0' || d.max_sets == 0 || optarg[0] == '-') {
-        fprintf(stderr, PROG ": -c: a number of sets > 0\n");
-        return 2;
+        return zvm_cli_usage_error(PROG, "-c: a number of sets > 0");
       }
       break;
     }
@@ -552,15 +576,16 @@ int main(int argc, char **argv) {
     case 'h':
       usage(stdout);
       return 0;
+    case 'V':
+      return zvm_cli_version(PROG, PACKAGE_VERSION);
     default:
-      usage(stderr);
-      return 2;
+      return zvm_cli_bad_option(PROG, opt, argv);
     }
   }
-  if (optind != argc || (file != NULL && device != NULL)) {
-    usage(stderr);
-    return 2;
-  }
+  if (optind != argc)
+    return zvm_cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+  if (file != NULL && device != NULL)
+    return zvm_cli_usage_error(PROG, "-r and -d exclude each other");
   registry = zvm_registry_create();
   if (registry == NULL || zvm_registry_add_builtins(registry) != 0) {
     fprintf(stderr, PROG ": out of memory\n");

@@ -11,6 +11,10 @@
  * reads, EIO before any byte of a set) means the path was severed.
  */
 #define _GNU_SOURCE
+#include "zvm_config.h"
+
+#include "zvm_monitor/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -284,6 +288,8 @@ static void usage(FILE *fp) {
         "  -v, --verbose         print every read\n"
         "  -q, --quiet           no per-set lines, only events and the "
         "summary\n"
+        "  -h, --help            this text\n"
+        "      --version         the program's version\n"
         "Exit status: 0 stopped by -c/-t, 1 open failed, 2 usage, 3 path "
         "severed.\n",
         fp);
@@ -294,8 +300,7 @@ static long num(const char *s, long max) {
   errno = 0;
   long v = strtol(s, &end, 10);
   if (errno != 0 || *s == '\0' || *end != '\0' || v < 0 || v > max) {
-    fprintf(stderr, "monreader-cat: bad number '%s'\n", s);
-    exit(2);
+    exit(zvm_cli_usage_error("monreader-cat", "bad number '%s'", s));
   }
   return v;
 }
@@ -318,10 +323,12 @@ int main(int argc, char **argv) {
       {"verbose", no_argument, NULL, 'v'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "s:nc:t:r:R:w:o:S:vqh", lo, NULL)) !=
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":s:nc:t:r:R:w:o:S:vqh", lo, NULL)) !=
          -1) {
     switch (c) {
     case 's':
@@ -360,15 +367,14 @@ int main(int argc, char **argv) {
     case 'h':
       usage(stdout);
       return 0;
+    case 'V':
+      return zvm_cli_version("monreader-cat", PACKAGE_VERSION);
     default:
-      usage(stderr);
-      return 2;
+      return zvm_cli_bad_option("monreader-cat", c, argv);
     }
   }
-  if (optind + 1 < argc) {
-    usage(stderr);
-    return 2;
-  }
+  if (optind + 1 < argc)
+    return zvm_cli_usage_error("monreader-cat", "one DEVICE at most");
   if (optind < argc)
     o.device = argv[optind];
   setvbuf(stdout, NULL, _IOLBF, 0);

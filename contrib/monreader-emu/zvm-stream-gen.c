@@ -16,7 +16,10 @@
  * --mces record sets.
  */
 #define _GNU_SOURCE
+#include "zvm_config.h"
+
 #include "scenario.h"
+#include "zvm_monitor/cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -1229,7 +1232,10 @@ static void usage(FILE *fp) {
       "os,mem,net_sum)\n"
       "      --appldata-faults  a torn os record, a CPU hot-plug (D10R1 + new "
       "size),\n"
-      "                         an unknown product, hostile strings\n",
+      "                         an unknown product, hostile strings\n"
+      "Other:\n"
+      "  -h, --help             this text\n"
+      "      --version          the program's version\n",
       fp);
 }
 
@@ -1297,6 +1303,7 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       {"intervals", required_argument, NULL, 'i'},
       {"events", required_argument, NULL, 'e'},
       {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
       {"cpus", required_argument, NULL, OPT_CPUS},
       {"nics", required_argument, NULL, OPT_NICS},
       {"sytprp", required_argument, NULL, OPT_SYTPRP},
@@ -1333,7 +1340,8 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
   };
   char err[256];
   int c;
-  while ((c = getopt_long(argc, argv, "o:f:s:g:i:e:h", lo, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:f:s:g:i:e:h", lo, NULL)) != -1) {
     switch (c) {
     case 'o':
       o->out = optarg;
@@ -1363,6 +1371,8 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
     case 'h':
       usage(stdout);
       exit(0);
+    case 'V':
+      exit(zvm_cli_version("zvm-stream-gen", PACKAGE_VERSION));
     case OPT_CPUS:
       o->cpus = (unsigned)num_arg(optarg, "CPU count", 65535);
       break;
@@ -1527,8 +1537,7 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       o->appldata_faults = true;
       break;
     default:
-      usage(stderr);
-      exit(2);
+      exit(zvm_cli_bad_option("zvm-stream-gen", c, argv));
     }
   }
   if (optind != argc)

@@ -691,6 +691,7 @@ static void log_user_records(void) {
 }
 
 static int zvm_init(void) {
+  INFO(LOG_PREFIX "version " ZVM_PACKAGE_VERSION);
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
     return -1;

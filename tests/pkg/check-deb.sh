@@ -138,4 +138,11 @@ man -w collectd-zvm_monitor >/dev/null 2>&1 && man collectd-zvm_monitor 2>/dev/n
   exit 1
 }
 echo "ok - man collectd-zvm_monitor: $(man -w collectd-zvm_monitor)"
+# The licence travels with the package: Debian's copyright file, MIT.
+copyright=/usr/share/doc/$pkg/copyright
+dpkg -L "$pkg" | grep -qx "$copyright" && grep -q '^License: MIT$' "$copyright" || {
+  echo "FAIL: dpkg -L $pkg lists no $copyright saying 'License: MIT'"
+  exit 1
+}
+echo "ok - dpkg -L $pkg lists the licence: $copyright (MIT)"
 sh "$here/run-installed.sh" /usr/lib/collectd "$build" /etc/collectd/collectd.conf.d

@@ -1,6 +1,7 @@
 #!/bin/sh
 # check-rpm.sh BUILD_DIR [OUT_DIR]: the binary RPM from the release tarball
-# (contrib/rpm/collectd-zvm-monitor.spec, built by Debian's rpmbuild; the
+# (rpmbuild -tb: the spec configure made from contrib/rpm/
+# collectd-zvm-monitor.spec.in travels in the tarball; Debian's rpmbuild; the
 # build dependencies are Debian packages here, hence --nodeps), its
 # requirements pinned to the collectd release of the headers used, and its
 # file list equal to the .deb's (OUT_DIR/deb.files, from check-deb.sh) once
@@ -26,9 +27,9 @@ rm -rf "$out/rpm"
 mkdir -p "$out/rpm/SOURCES"
 cp "$build"/zvm_monitor-*.tar.gz "$out/rpm/SOURCES/"
 version=$(dpkg-query -W -f='${source:Upstream-Version}' collectd-dev)
-nice rpmbuild -bb --nodeps --define "_topdir $out/rpm" \
+nice rpmbuild --nodeps --define "_topdir $out/rpm" \
   --define "collectd_version $version" --define 'debug_package %{nil}' \
-  "$top/contrib/rpm/collectd-zvm-monitor.spec" >"$out/rpm/build.log" 2>&1 || {
+  -tb "$out"/rpm/SOURCES/zvm_monitor-*.tar.gz >"$out/rpm/build.log" 2>&1 || {
   tail -n 60 "$out/rpm/build.log"
   echo "FAIL: rpmbuild (log: $out/rpm/build.log)"
   exit 1
@@ -55,8 +56,21 @@ sed -e "s|^$libdir/collectd/|/usr/lib/collectd/|" \
   -e 's|^/etc/collectd\.d/|/etc/collectd/collectd.conf.d/|' \
   -e 's|^\(/usr/share/man/.*\)\.gz$|\1|' "$out/rpm.files" | sort >"$out/rpm.mapped"
 sed -e 's|^\(/usr/share/man/.*\)\.gz$|\1|' -e 's|^\(/usr/share/doc/.*\.md\)\.gz$|\1|' \
+  -e 's|^\(/usr/share/doc/[^/]*/NEWS\)\.gz$|\1|' \
   -e '\|^/usr/share/doc/[^/]*/changelog\.gz$|d' -e '\|^/usr/share/doc/[^/]*/copyright$|d' \
   "$out/deb.files" | sort >"$out/deb.mapped"
+# The licence: Debian's copyright file, the RPM's %license file (in
+# %{_defaultlicensedir}/NAME, or NAME-VERSION for older rpm builds such as
+# Debian's).
+grep -Eqx '/usr/share/licenses/collectd-zvm-monitor(-[0-9.]+)?/LICENSE' "$out/rpm.files" || {
+  echo "FAIL: the RPM does not carry the licence (%license LICENSE)"
+  exit 1
+}
+sed -i -E '\|^/usr/share/licenses/collectd-zvm-monitor(-[0-9.]+)?/LICENSE$|d' "$out/rpm.mapped"
+[ "$(rpm -qp --qf '%{LICENSE} %{VERSION}' "$rpm" 2>/dev/null)" = "MIT $(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")" ] || {
+  echo "FAIL: the RPM's licence and version are not MIT and configure.ac's"
+  exit 1
+}
 diff -u "$out/deb.mapped" "$out/rpm.mapped" || {
   echo "FAIL: the RPM and the .deb hold different files (- deb, + rpm)"
   exit 1
