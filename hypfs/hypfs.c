@@ -119,6 +119,8 @@ static int register_types(void) {
 }
 
 static int hypfs_plugin_init(void) {
+  if (ctx == NULL)
+    INFO(LOG_PREFIX "version " ZVM_PACKAGE_VERSION);
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
     return -1;

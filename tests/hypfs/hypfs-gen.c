@@ -15,6 +15,10 @@
  * per collectd interval in the tests), printed by --expect as
  * "name field value" lines.
  */
+#include "zvm_config.h"
+
+#include "zvm_monitor/cli.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -23,8 +27,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-
-#define VERSION "1.0"
 
 /* OUTDIR is limited to 1024 bytes (main()), every path built from it to
  * below 2048: the fixed buffers below never truncate. */
@@ -508,7 +510,7 @@ static void usage(FILE *f) {
              "  --no-tree        z/VM: no systems/ directory (large counts)\n"
              "  --expect FILE    write the expected values to FILE\n"
              "  -h, --help       this help\n"
-             "  --version        the version\n");
+             "      --version    the program's version\n");
 }
 
 int main(int argc, char **argv) {
@@ -523,7 +525,8 @@ int main(int argc, char **argv) {
       {"no-tree", 0, NULL, 'n'}, {"help", 0, NULL, 'h'},
       {"version", 0, NULL, 'V'}, {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
     case 'g':
       opt_guests = (unsigned)strtoul(optarg, NULL, 10);
@@ -574,18 +577,18 @@ int main(int argc, char **argv) {
       usage(stdout);
       return 0;
     case 'V':
-      printf("hypfs-gen %s\n", VERSION);
-      return 0;
+      return zvm_cli_version("hypfs-gen", PACKAGE_VERSION);
     default:
-      usage(stderr);
-      return 2;
+      return zvm_cli_bad_option("hypfs-gen", c, argv);
     }
   }
-  if (optind + 1 != argc || strlen(argv[optind]) > 1024 || opt_lpars > 255 ||
-      opt_lcpus > 255 || opt_phys > 255) {
-    usage(stderr);
-    return 2;
-  }
+  if (optind + 1 != argc)
+    return zvm_cli_usage_error("hypfs-gen", "one OUTDIR is needed");
+  if (strlen(argv[optind]) > 1024)
+    return zvm_cli_usage_error("hypfs-gen", "OUTDIR is longer than 1024 bytes");
+  if (opt_lpars > 255 || opt_lcpus > 255 || opt_phys > 255)
+    return zvm_cli_usage_error("hypfs-gen",
+                               "--lpars, --cpus and --phys take at most 255");
   snprintf(outdir, sizeof(outdir), "%s", argv[optind]);
   mkdirs(outdir);
   if (opt_expect != NULL && (expect = fopen(opt_expect, "w")) == NULL)
