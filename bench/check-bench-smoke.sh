@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The benchmark program works (tiny input, no timing is checked).
 set -eu
 top=${abs_top_builddir:-$(pwd)}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # zvm_monitor in the real collectd daemon, fed by the emulated /dev/monreader
 # (contrib/monreader-emu): the figures P2, P3 and P4 of bench/README.md.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm-bench - throughput of the decoder and the metric mapper (issue P1).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm-types-db - print the types.db(5) lines of the zvm_monitor plugin's
  * own value-list types, generated from the record descriptors (the same

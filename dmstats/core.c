@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dmstats - the read pass: devices, regions, counters and their mapping to
  * collectd-style values.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dmstats - collectd read plugin for device-mapper I/O statistics
  * (dm-stats regions), a companion of zvm_monitor.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dmstats - the real library behind struct dms_lib: libdevmapper's
  * dm_stats API (/usr/include/libdevmapper.h), plus the two things it does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dmstats - the counters of a plain @stats_print response.
  *

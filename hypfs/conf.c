@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs - configuration values and name selection (zvm_monitor's UserID
  * semantics: exact names or /regex/, IgnoreSelected inverts).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs - decoder of the kernel's binary hypfs debugfs files.
  *

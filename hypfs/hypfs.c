@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs - collectd read plugin for the hypervisor figures the Linux kernel's
  * hypfs exports on IBM Z: per z/VM guest (DIAG X'2FC') or per LPAR and CPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs - one read pass: source, decoder, selection, per-entity state and
  * the value lists (one per guest, partition, logical and physical CPU).

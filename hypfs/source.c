@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs - the I/O: the kernel's debugfs files (arch/s390/hypfs/hypfs_dbfs.c)
  * and the hypfs tree (arch/s390/hypfs/inode.c, hypfs_vm_fs.c,

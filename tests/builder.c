@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "builder.h"
 
 #include <stdlib.h>

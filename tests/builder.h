@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test-data builder: writes monitor data field by field in big-endian, the
  * way IBM's layouts print them, so tests read like the seed documents.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The number of value-list types the built-in records register (today
  * zvm_useite, zvm_prcsmt, zvm_prcsmt_cpu, zvm_sytprp): every layout of the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The suite's rule for skips (tests/lib.sh, "Skipped tests") holds where it
 # is applied:
 #   - tests/test-wrapper (every make check test): a skip for want of a

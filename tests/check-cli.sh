@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every program of the package behaves like any other command-line tool:
 # -h/--help prints the usage on standard output and exits 0, --version
 # prints "PROG (zvm_monitor) VERSION" (configure.ac's), and a usage error

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Smoke test in the real daemon: zvm_monitor.so loads from the build's
 # .libs, a configuration error stops collectd with a message naming the
 # option, a running daemon dispatches the reader counters through the csv

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The bundled capture (contrib/demo-capture.pcapng) is what
 # contrib/make-demo-capture produces: capture the demo's stream again and
 # compare both as text without arrival times (zvm-monitor-dump -t -x -v:

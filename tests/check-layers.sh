@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The plugin's layers depend one way (README.md, "Layout"):
 #
 #   format <- engine <- appldata <- records <- config <- mapper <- glue

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # collectd dlopen()s plugins with RTLD_NOW: every symbol zvm_monitor.so
 # needs must be exported by the daemon itself or by the C library family.
 # (collectd links e.g. ignorelist_* statically into its own plugins; a

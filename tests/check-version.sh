@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The release's version is configure.ac's (AC_INIT); everything that states
 # it again agrees: debian/changelog's newest entry, NEWS's newest release,
 # the RPM spec configure made, and RELEASING.md's checklist names the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The plugin's options applied one at a time by name, as the tests set
  * them: through the rows of zvm_conf_options() (conf.h), the table the

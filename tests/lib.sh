@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for tests/run, tests/run-s390x, tests/run-fresh and
 # contrib/demo (POSIX sh), and the suite's rule for skipped tests (below).
 

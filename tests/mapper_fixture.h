@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The mapper under test, as the mapper's unit tests share it: a
  * configuration, the mapper made from it (by mapper_fx_start(), after the

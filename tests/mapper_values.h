@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The values of a mapper's pass in one array, for tests and fuzz targets:
  * built from zvm_mapper_next_value() (the public iterator) on every call,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The replay options applied one at a time by name, as the tests set them:
  * through the rows of zvm_replay_options_table() (replay.h), the table the

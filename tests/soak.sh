@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make soak: zvm_monitor in the real collectd daemon against the emulated
 # /dev/monreader with mixed faults for about SOAK_SECONDS (default 300).
 # Passes when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Domain 10 (APPLDATA) decoder: records built byte by byte from the
  * published layouts (kernel arch/s390/appldata/appldata_*.c, s390-tools

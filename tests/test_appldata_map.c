@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * APPLDATA (domain 10) through the record engine and the mapper: data
  * sets built byte by byte (tests/builder.h, layouts from the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Capture files (plugin/io/capture.c): what is written is read back exactly,
  * the bytes are pcapng as the draft specifies, damage is found where it

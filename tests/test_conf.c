@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Configuration values (plugin/config/conf.c): defaults, every option, every
  * error, and UserID selection with collectd's ignorelist semantics.

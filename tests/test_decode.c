@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the pure decoder: big-endian accessors, MCE validation, the
  * set walker (frames, D1R13 padding, bad headers, selection), TOD and EBCDIC

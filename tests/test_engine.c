@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The record engine with descriptors built at run time, as <Record> blocks
  * and later records will build them: the registry (lookup, clashes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device and data-loss episodes (plugin/io/events.c): one WARNING when an
  * episode starts, one OKAY when it ends, nothing in between however often

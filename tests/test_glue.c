@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * collectd glue (plugin/glue/zvm_monitor.c) against a fake daemon and a fake
  * reader: registration, configuration walking and errors, logging, value

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Metric mapper (plugin/mapper/mapper.c): identifiers, values, times and
  * notifications from data sets built byte by byte with tests/builder.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The platform the tests run on. The plugin's real host is big-endian s390x;
  * the s390x stage of tests/run cross compiles and runs every test under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device reader tests: a scripted fake /dev/monreader behind struct
  * zvm_reader_io, a fake clock, and heap accounting through ld --wrap.

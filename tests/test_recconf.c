@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * <Record> blocks (plugin/config/recconf.c): a definition as an admin writes it
  * in collectd.conf becomes the expected run-time descriptor, and every

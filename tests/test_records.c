@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the record descriptor tables: both seed records decoded
  * field by field from bytes written at the seed documents' offsets, with a

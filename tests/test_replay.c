@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Replay of capture files into the set queue (plugin/io/replay.c): the sets
  * arrive with their recorded times and bytes, the reader counters are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Guest logon and logoff (D4R1 MRUSELON, D4R2 MRUSELOF; plugin/
  * hooks_session.c) through the mapper: one notification per logon and per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The hand-over queue between the reader thread and the read callback
  * (plugin/io/setqueue.c): order, contents, the byte bound and back-pressure,

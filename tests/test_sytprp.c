@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * D0R2 MRSYTPRP (processor data) and records defined in collectd.conf,
  * decoded by the record engine and mapped to value lists: values checked

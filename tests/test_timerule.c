@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Time rules (plugin/mapper/timerule.c): TOD -> Unix time across the 2042 wrap,
  * the leap-second offset (configured, from two clocks, estimated from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A guest's values summed over its VMDBKs (plugin/records/vmdbk.c): the sum of
  * each VMDBK's latest value, VMDBKs that skip a transaction, shorter

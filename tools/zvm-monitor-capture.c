@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm-monitor-capture - keep what /dev/monreader delivers: every complete
  * data set and every reader event, with its arrival time, in pcapng files

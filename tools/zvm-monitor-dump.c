@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm-monitor-dump - print a capture file (zvm-monitor-capture) or the live
  * /dev/monreader as text, like tcpdump: per data set its MCEs and records,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write the zvm_monitor Grafana dashboards, one per datasource kind.
 
     contrib/grafana/make-dashboards.py [OUTDIR]   (default: this directory)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libmonreader-emu.so - an emulated /dev/monreader for LD_PRELOAD.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * monreader-cat - read /dev/monreader (real or emulated) and report what
  * the driver delivers: per data set its size, read sizes, MCEs, checksum,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * monreader-emu - scenario file parsing, writing and fault specifications.
  */

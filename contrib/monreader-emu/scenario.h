@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * monreader-emu - scenario files: the format shared by zvm-stream-gen (the
  * writer), libmonreader-emu.so (the emulated /dev/monreader) and the tests.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end checks of the command-line tools: zvm-stream-gen writes a
 # scenario, libmonreader-emu.so (LD_PRELOAD) serves it as /dev/monreader,
 # monreader-cat reads it. Run from the top build directory (make check).

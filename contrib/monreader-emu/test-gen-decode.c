@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm-stream-gen output through the project's decoder (libzvmdecode):
  * exact record counts, user IDs, counter values, D1R13/padding handling,

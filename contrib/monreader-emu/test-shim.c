@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libmonreader-emu.so at the system-call level: this program re-executes
  * itself with LD_PRELOAD set to the shim of the build tree and checks the

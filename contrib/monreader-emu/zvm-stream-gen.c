@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm-stream-gen - generate a realistic, deterministic z/VM *MONITOR stream
  * as /dev/monreader would deliver it, as a scenario file for the emulated

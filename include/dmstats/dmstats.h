@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dmstats - device-mapper I/O statistics for collectd: the core.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dmstats - the real libdevmapper behind struct dms_lib (dmstats/libdm.c).
  */

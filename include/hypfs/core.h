@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs - configuration, sources (debugfs files, the hypfs tree), per-guest
  * state and the values of one read pass. No collectd headers: the glue

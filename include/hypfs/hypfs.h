@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs - per-guest (z/VM, DIAG X'2FC') and per-partition (LPAR, DIAG
  * X'204') figures the Linux kernel's hypfs exports: the data model and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the built-in records (one file per record under
  * plugin/records/ and plugin/appldata/aplsdt.c, listed in

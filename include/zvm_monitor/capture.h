@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - capture files: complete data sets from /dev/monreader and
  * the reader's events, with their arrival times, in pcapng.

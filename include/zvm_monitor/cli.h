@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command-line conventions every zvm_monitor program follows (the GNU
  * coding standards' --help and --version): usage on standard output and
  * exit 0 for -h/--help, "PROG (zvm_monitor) VERSION" for --version, and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - pure decoder for data sets read from /dev/monreader.
  *

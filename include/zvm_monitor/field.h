@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - reading a descriptor's fields from the bytes of a record
  * (or an array entry): the one set of readers; every length checked.

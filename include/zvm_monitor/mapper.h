@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - metric mapper: decoded records -> collectd identifiers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the one option system: a table of rows, each an option's
  * name, the kind of value it takes and its handler. The plugin's options

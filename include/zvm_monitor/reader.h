@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - /dev/monreader reader: device I/O and data-set assembly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - monitor records defined in collectd.conf (<Record> blocks).
  *

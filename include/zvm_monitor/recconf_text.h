@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - <Record> blocks from collectd.conf text into the
  * zvm_recconf builder, the way the glue feeds it from collectd's oconfig

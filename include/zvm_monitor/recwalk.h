@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - walking a complete data set with a registry's descriptors:
  * every selected record that has a table is handed to cb. Unknown records

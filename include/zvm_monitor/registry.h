@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the registry: built-in and user-defined descriptors, O(1) by
  * (domain, record). Not thread-safe; built at configuration time, then

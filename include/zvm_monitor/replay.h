@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - replay of capture files (zvm_monitor/capture.h) into the
  * set queue, instead of the device: the sets enter where the reader's do

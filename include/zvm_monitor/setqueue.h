@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the hand-over of complete data sets from the reader thread
  * (one producer) to the read callback (one consumer): a FIFO protected by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - time rules of the mapping layer: a record's TOD as UTC and
  * the time a value is dispatched at. Pure functions over integers: no

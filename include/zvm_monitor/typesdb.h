@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the data sources of a layout's value list
  * (plugin_register_data_set, the generated types.db).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the two helpers every layer shares: growing an array and
  * writing a one-line error.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the words the core and its front ends share: a value's
  * kind and one value of a list, and the kinds and severities of

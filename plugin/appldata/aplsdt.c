@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - D10R2 MRAPLSDT, Application Data Sample (sample record,
  * domain 10 APPLDATA, record 2): the descriptor and its hooks.

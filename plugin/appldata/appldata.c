@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - domain 10 (APPLDATA) decoder; see appldata.h.
  *

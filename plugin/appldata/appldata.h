@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - pure decoder for domain 10 (APPLDATA) records: what Linux
  * guests write into the *MONITOR stream.

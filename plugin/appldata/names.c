@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - APPLDATA records as collectd's own plugins name their
  * values on a Linux guest (collectd 5.12.0, src/cpu.c, memory.c, swap.c,

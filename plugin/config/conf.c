@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - configuration values: validation and UserID selection.
  * No collectd headers (see conf.h).

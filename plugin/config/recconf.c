@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - <Record> blocks: parsing and checking into run-time
  * descriptors. No collectd headers (see recconf.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - collectd.conf text -> zvm_recconf builder (see the header).
  */

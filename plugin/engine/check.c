@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - checking a descriptor (built-in tables, <Record> blocks)
  * before the registry takes it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - checking a descriptor before it is used: the registry
  * checks every descriptor it is given (built-in tables, <Record> blocks at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - reading a descriptor's fields from a record's bytes: every
  * offset and length checked against the bytes there are.

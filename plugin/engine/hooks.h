@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - record hooks: behaviour of a record that is not a field.
  *

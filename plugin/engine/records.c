@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the descriptor model's few functions: CPU type names, which
  * fields are dispatched, an element's data source name. The descriptors

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the registry: per domain a table indexed by record number,
  * grown to the largest number added (record numbers are small in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - writing a built-in record's table: one ZVM_FIELD row per
  * field (records.h's struct zvm_field), indexed by the record file's enum.

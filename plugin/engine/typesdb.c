@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - a layout's data sources and its types.db line (the
  * plugin's data sets, contrib/zvm_monitor.types.db).

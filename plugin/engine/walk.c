@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - walking a data set with a registry's descriptors.
  */

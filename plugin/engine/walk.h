@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the check the walk applies to every record, for the
  * walkers inside the plugin (the catalogue's, the mapper's).

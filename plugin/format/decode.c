@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - pure decoder: MCE validation, set walking, 4 KB frames and
  * end-of-frame records, TOD conversion. No I/O, no collectd.

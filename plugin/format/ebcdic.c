@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - EBCDIC (code page 037) names from monitor records, made safe
  * for collectd identifiers.

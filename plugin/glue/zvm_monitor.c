@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - collectd read plugin for the z/VM *MONITOR stream read
  * through Linux's /dev/monreader.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - capture files in pcapng (see zvm_monitor/capture.h).
  *

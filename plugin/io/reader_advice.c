@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - what to tell an admin when /dev/monreader cannot be opened.
  * One text for the log (reader.c) and the device notification (events.c).

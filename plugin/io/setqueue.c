@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - bounded hand-over of data sets from the reader thread to
  * the read callback (see setqueue.h). pthreads only; no collectd.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the mapper's entity table: one entity per record instance
  * (a guest for D4R10, a CPU type or "system" for D5R21, ...), keyed by its

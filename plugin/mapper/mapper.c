@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - metric mapper: a pass over decoded records, generic over
  * the record descriptors of the configuration (see mapper.h for the pass,

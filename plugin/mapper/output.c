@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the mapper's output: the values of a pass, produced one by
  * one from the records the entities kept (not stored: a pass with 10,000

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - time rules: TOD -> UTC (epoch after the 2042 wrap,
  * leap-second offset) and the time a value is dispatched at. See

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the catalogue of built-in records: a record file defines
  * const struct zvm_record_desc zvm_rec_<name>, and <name> is one word in

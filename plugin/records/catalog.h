@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the built-in records' descriptors, inside the plugin: one
  * per record file (plugin/records/, plugin/appldata/aplsdt.c), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - D1R11 MRMTREND, Interval End (domain 1 monitor, record
  * 11): the header only; it closes a sample interval's records.

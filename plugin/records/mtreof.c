@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - D1R13 MRMTREOF, End of Frame Indicator (domain 1 monitor,
  * record 13): the header only; the walk continues at the next 4 KB frame

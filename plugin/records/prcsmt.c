@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - D5R21 MRPRCSMT, Multithreading Configuration Change Event
  * (event record, domain 5 processor, record 21).

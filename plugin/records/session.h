@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - what D4R1 MRUSELON (uselon.c) and D4R2 MRUSELOF (uselof.c)
  * share: offsets 20-30, the only ones IBM's pages agree on across levels

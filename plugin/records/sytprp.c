@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - D0R2 MRSYTPRP, Processor Data (Per Processor) (sample
  * record, domain 0 system, record 2).

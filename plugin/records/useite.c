@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - D4R10 MRUSEITE, User Interaction at Transaction End
  * (event record, domain 4 user, record 10).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - D4R2 MRUSELOF, User Logoff Data (event record, domain 4
  * user, record 2): a notification, no values.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - D4R1 MRUSELON, User Logon (event record, domain 4 user,
  * record 1): a notification, no values.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - a guest's values summed over its VMDBKs (see vmdbk.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - a guest's counters summed over its VMDBKs (mapping layer;
  * no bytes, no collectd).

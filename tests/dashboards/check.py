@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check Grafana dashboards against real back ends, as Grafana would query them.
 
     check.py --graphite URL --influxdb URL --prometheus URL --expect FILE

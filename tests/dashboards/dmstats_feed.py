@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Put dmstats values of two regions into a collectd daemon (unixsock).
 
     dmstats_feed.py --socket PATH [--socket PATH...] [--host zvmtest]

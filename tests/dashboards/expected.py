@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The values the dashboards must show for the test's stream and feed.
 
     expected.py SCENARIO > expected.json

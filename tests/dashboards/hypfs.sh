@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/dashboards/hypfs.sh BUILD_DIR
 #
 # The hypfs plugin's Grafana dashboards (contrib/grafana/hypfs-zvm-*.json,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/dashboards/run.sh BUILD_DIR
 #
 # The Grafana dashboards (contrib/grafana/*.json) against real back ends:

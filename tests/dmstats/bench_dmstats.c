@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Benchmark of the dmstats core's read pass: CPU per read for D devices
  * each with one region of another program of N areas (with an 8-bin

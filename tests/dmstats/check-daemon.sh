@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # dmstats.so in the real daemon on the build machine (which may have no
 # device-mapper; the VM stage, tests/dmstats/vm-run.sh, tests a real one):
 # its symbols resolve, it exports module_register only, configuration

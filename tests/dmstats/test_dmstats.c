@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the dmstats core (dmstats/conf.c, core.c, parse.c) against
  * a fake libdevmapper behind struct dms_lib. The fake keeps, per device,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs inside the dmstats test VM (busybox sh, as root), once before dm-mod
 # is loaded (DMSTATS_PHASE=no-dm) and once after (DMSTATS_PHASE=dm, with
 # /dev/mapper/dmtest = 64 MiB linear over /dev/ram0). Prints one "ok" or

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: MIT
 # /init of the dmstats test VM (see vm-run.sh): a RAM disk under a linear
 # device-mapper device, then vm-check.sh, then power off.
 /bin/busybox --install -s /bin

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # VM stage for dmstats.so: this machine's kernel has no device-mapper, so
 # the plugin is tested in a tiny VM (qemu TCG) on Debian's cloud kernel.
 # Everything the VM runs is copied from this machine: busybox-static, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/e2e/compare.py on small hand-made runs: what legitimately differs
 # between two runs (callback partition, reader counters' wall-clock lines,
 # errors-open while the device is busy) passes; a different value, a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Compare two end-to-end runs, e.g. amd64 and s390x (tests/run's s390x stage).
 
   compare.py DIR_A DIR_B

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for tests that run the real collectd daemon with the
 # built zvm_monitor.so (POSIX sh; source it, then call e2e_init).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent oracle for the zvm_monitor end-to-end tests.
 
 A second implementation of what the plugin must dispatch, written from the

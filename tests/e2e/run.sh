@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end suite: the built zvm_monitor.so in the real collectd daemon,
 # fed by the emulated /dev/monreader (contrib/monreader-emu), its csv output
 # compared exactly with an independent oracle (tests/e2e/oracle.py); then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared by the fuzz targets (tests/fuzz/fuzz_<name>.c). Each target is one
  * LLVMFuzzerTestOneInput(); it is linked either with clang's libFuzzer

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libFuzzer builds and runs of the fuzz targets (GNU make + clang).
 #
 # Needs no configure. From a configured build directory 'make fuzz' (and

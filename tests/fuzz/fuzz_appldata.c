@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: one domain 10 (APPLDATA) record, as a guest can shape it.
  *

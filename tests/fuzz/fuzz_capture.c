@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the capture-file reader (plugin/io/capture.c) on arbitrary
  * bytes, as a damaged or hostile pcapng file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the dmstats plugin's @stats_print parser (dms_parse_print).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the hypfs plugin's DIAG X'204' data (Linux kernel
  * arch/s390/include/asm/diag.h, arch/s390/hypfs/hypfs_diag.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the hypfs plugin's diag_2fc debugfs file (Linux kernel
  * arch/s390/hypfs/hypfs_vm.c: struct dbfs_d2fc_hdr, struct diag2fc_data).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target "mapper": hostile data sets through the record engine -- the
  * built-in tables and a run-time descriptor as a <Record> block would

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: data-set assembly in the device reader, through its fake
  * I/O (struct zvm_reader_io in include/zvm_monitor/reader.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Writes the seed corpora of the fuzz targets from real record layouts,
  * built with the unit tests' builder (tests/builder.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Replays committed fuzz inputs through one fuzz target without libFuzzer,
  * as a cmocka test in 'make check': the seed corpus

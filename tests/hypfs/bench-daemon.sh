@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hypfs.so in the real collectd daemon: CPU per interval at 2,000 and
 # 10,000 guests (Interval 1, values sent by the network plugin to a UDP
 # sink), with the plugin minus without it, and the same figure for

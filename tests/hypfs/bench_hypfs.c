@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs benchmark: the plugin's work per collectd interval on a diag_2fc
  * file of N guests (Linux kernel arch/s390/hypfs/hypfs_vm.c layout),

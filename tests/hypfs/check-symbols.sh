@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hypfs.so loads into the daemon (every symbol it needs is the daemon's or
 # the C library's) and exports module_register only.
 set -eu

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Oracle of the hypfs end-to-end test: the values collectd-hypfs(5)
 promises for a sequence of generated snapshots, compared with what collectd's
 csv plugin wrote.

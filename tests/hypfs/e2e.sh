@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hypfs.so end to end: the real collectd daemon reads files that
 # tests/hypfs/hypfs-gen writes as the kernel's hypfs would (debugfs
 # diag_2fc / diag_204 and the /sys/hypervisor/s390 tree), and every value

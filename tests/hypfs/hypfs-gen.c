@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hypfs-gen - writes what the Linux kernel's hypfs shows on IBM Z: the
  * debugfs files s390_hypfs/diag_2fc (z/VM) or diag_204 (LPAR) and the

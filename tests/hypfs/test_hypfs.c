@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the hypfs plugin's core: the decoder on big-endian byte
  * arrays built here from the kernel's structures (offsets of Linux kernel

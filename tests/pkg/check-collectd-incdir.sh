@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-collectd-incdir.sh [HEADERS]: configure --with-collectd=DIR takes
 # collectd's headers from DIR only. A copy of HEADERS (default
 # /usr/include/collectd) goes to a temporary DIR/collectd; the plugin is

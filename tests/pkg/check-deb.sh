@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-deb.sh BUILD_DIR [OUT_DIR]: the Debian package from the release
 # tarball, as a packager builds it ('make dist', then
 # 'dpkg-buildpackage -us -uc -b' in the unpacked tree), checked by lintian

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-install.sh BUILD_DIR: 'make install DESTDIR=...' of a build
 # configured with the defaults puts zvm_monitor.so into the daemon's own
 # plugin directory (the "Plugin directory" of 'collectd -h') under DESTDIR,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-rpm.sh BUILD_DIR [OUT_DIR]: the binary RPM from the release tarball
 # (rpmbuild -tb: the spec configure made from contrib/rpm/
 # collectd-zvm-monitor.spec.in travels in the tarball; Debian's rpmbuild; the

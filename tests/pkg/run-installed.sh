@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run-installed.sh PLUGIN_DIR BUILD_DIR [CONF_DIR]
 #
 # The stock collectd loads an installed zvm_monitor.so from PLUGIN_DIR and
