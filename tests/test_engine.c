@@ -29,7 +29,7 @@
  * zvm_prcsmt_cpu, zvm_sytprp. */
 #define BUILTIN_TYPES 4
 /* Reader counters in every pass (the man page lists them). */
-#define READER_VALUES 14 /* eleven of the reader, three of APPLDATA */
+#define READER_VALUES 15 /* twelve of the reader, three of APPLDATA */
 #define APPLDATA_COUNTERS 3
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))

@@ -35,8 +35,8 @@
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 /* Reader counters in every read callback (the man page lists them): the
- * reader's eleven and APPLDATA's appldata_torn, _unknown, _dropped. */
-#define READER_VALUES 14
+ * reader's twelve and APPLDATA's appldata_torn, _unknown, _dropped. */
+#define READER_VALUES 15
 
 /* ------------------------------------------------------------------------
  * Fake daemon.
