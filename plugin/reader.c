@@ -105,6 +105,7 @@
 struct zvm_reader {
   struct zvm_reader_io io;
   char *device;
+  const char *device_option; /* "Device", or the caller's static text */
   size_t max_set;
   zvm_reader_log_fn log;
   void *log_ctx;
@@ -414,10 +415,10 @@ static void open_refused(struct zvm_reader *r, int fd, uint64_t now,
   uint64_t delay = schedule_open(r, now);
   if (!r->open_failing || e != r->open_errno)
     say(r, ZVM_LOG_ERR,
-        "%s is %s, not the z/VM monitor device: set Device to the node of "
+        "%s is %s, not the z/VM monitor device: set %s to the node of "
         "the misc device monreader (/dev/monreader; its numbers are in "
         "/sys/class/misc/monreader/dev); retrying in %u s, then less often",
-        r->device, why, secs(delay));
+        r->device, why, r->device_option, secs(delay));
   r->open_failing = true;
   r->open_errno = e;
   r->stats.open_errno = e;
@@ -659,14 +660,15 @@ static void stream_episode(struct zvm_reader *r, const char *what,
   r->episode_logged = true;
 }
 
-static const char not_monitor_todo[] =
-    "check that Device names the z/VM monitor device (the misc device "
-    "monreader: /sys/class/misc/monreader/dev)";
 
 /* After a read: true if the stream is one the driver cannot produce (the
  * reader then is CLOSED). */
 static bool stream_impossible(struct zvm_reader *r) {
-  char what[128];
+  char what[128], not_monitor_todo[160];
+  snprintf(not_monitor_todo, sizeof(not_monitor_todo),
+           "check that %s names the z/VM monitor device (the misc device "
+           "monreader: /sys/class/misc/monreader/dev)",
+           r->device_option);
   if (r->empty_run > MAX_EMPTY_RUN) {
     snprintf(what, sizeof(what), "%u 0-byte reads without data between them",
              r->empty_run);
@@ -730,7 +732,10 @@ struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
     r->log_ctx = cfg->log_ctx;
     r->event = cfg->event;
     r->event_ctx = cfg->event_ctx;
+    r->device_option = cfg->device_option;
   }
+  if (r->device_option == NULL)
+    r->device_option = "Device";
   r->fd = -1;
   r->delay_ms = BACKOFF_MIN_MS;
   return r;

@@ -142,6 +142,9 @@ struct zvm_reader_config {
   void *log_ctx;
   zvm_reader_event_fn event; /* optional; called from zvm_reader_drain() */
   void *event_ctx;
+  /* How the user names the device in messages that say what to change:
+   * default "Device" (collectd.conf); a tool gives its option ("-d"). */
+  const char *device_option;
 };
 
 struct zvm_reader;
