@@ -152,6 +152,7 @@ static struct {
   bool retime;
   unsigned msglim;
   bool verbose;
+  bool ignore_nonblock; /* MONREADER_EMU_BLOCKING: a broken driver */
 
   /* Session: while the device is open. */
   int fd; /* the eventfd handed out, -1 when closed */
@@ -591,7 +592,7 @@ static ssize_t emu_read(int fd, void *buf, size_t count) {
     if (S.qcount > 0)
       break;
     int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0 && (fl & O_NONBLOCK)) {
+    if (fl >= 0 && (fl & O_NONBLOCK) && !S.ignore_nonblock) {
       sync_ready();
       pthread_mutex_unlock(&S.lock);
       return fail_errno(EAGAIN);
@@ -658,6 +659,7 @@ static int emu_open(int flags) {
   S.loops = env_u64("MONREADER_EMU_LOOP", 1, UINT32_MAX);
   S.retime = env_u64("MONREADER_EMU_RETIME", 0, 1) != 0;
   S.msglim = (unsigned)env_u64("MONREADER_EMU_MSGLIM", MSGLIM_MAX, MSGLIM_MAX);
+  S.ignore_nonblock = env_u64("MONREADER_EMU_BLOCKING", 0, 1) != 0;
   if (S.msglim < 2)
     S.msglim = 2;
 

@@ -340,6 +340,26 @@ static void test_eintr(void **state) {
   close(fd);
 }
 
+/* MONREADER_EMU_BLOCKING: a read on an O_NONBLOCK fd waits as a blocking
+ * one (a broken driver), until a signal interrupts it. */
+static void test_blocking_despite_nonblock(void **state) {
+  (void)state;
+  use_scenario((const char *const[]){"-g", "5", "-i", "1", "--fault",
+                                     "delay@0:10000", NULL});
+  setenv("MONREADER_EMU_BLOCKING", "1", 1);
+  struct sigaction sa = {.sa_handler = on_alarm}, old;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, &old);
+  int fd = open(DEV, O_RDONLY | O_NONBLOCK);
+  assert_true(fd >= 0);
+  struct itimerval it = {.it_value = {0, 100000}};
+  setitimer(ITIMER_REAL, &it, NULL);
+  expect_errno(fd, 4096, EINTR); /* not EAGAIN */
+  sigaction(SIGALRM, &old, NULL);
+  close(fd);
+  unsetenv("MONREADER_EMU_BLOCKING");
+}
+
 static void test_fcntl_nonblock(void **state) {
   (void)state;
   use_scenario((const char *const[]){"-g", "5", "-i", "1", "--fault",
@@ -781,6 +801,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_eagain_poll_select, each),
       cmocka_unit_test_setup(test_blocking_wait, each),
       cmocka_unit_test_setup(test_eintr, each),
+      cmocka_unit_test_setup(test_blocking_despite_nonblock, each),
       cmocka_unit_test_setup(test_fcntl_nonblock, each),
       cmocka_unit_test_setup(test_eio, each),
       cmocka_unit_test_setup(test_efault, each),
