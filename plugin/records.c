@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -793,10 +794,22 @@ struct zvm_registry *zvm_registry_create(void) {
   return calloc(1, sizeof(struct zvm_registry));
 }
 
+static int registry_add(struct zvm_registry *r,
+                        const struct zvm_record_desc *d, bool replace,
+                        void (*free_desc)(const struct zvm_record_desc *d),
+                        char *err, size_t err_size, bool checked);
+
 int zvm_registry_add_builtins(struct zvm_registry *r) {
+  /* The built-in tables are constants: zvm_record_check() them once per
+   * process, not for every configuration built (tests and fuzz targets
+   * build thousands). */
+  static atomic_bool checked;
+  bool known_good = atomic_load(&checked);
   for (size_t i = 0; i < zvm_record_table_count; i++)
-    if (zvm_registry_add(r, zvm_record_tables[i], false, NULL, NULL, 0) != 0)
+    if (registry_add(r, zvm_record_tables[i], false, NULL, NULL, 0,
+                     known_good) != 0)
       return -1;
+  atomic_store(&checked, true);
   return 0;
 }
 
@@ -845,7 +858,14 @@ int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
                      bool replace,
                      void (*free_desc)(const struct zvm_record_desc *d),
                      char *err, size_t err_size) {
-  int status = zvm_record_check(d, err, err_size);
+  return registry_add(r, d, replace, free_desc, err, err_size, false);
+}
+
+static int registry_add(struct zvm_registry *r,
+                        const struct zvm_record_desc *d, bool replace,
+                        void (*free_desc)(const struct zvm_record_desc *d),
+                        char *err, size_t err_size, bool checked) {
+  int status = checked ? 0 : zvm_record_check(d, err, err_size);
   const struct zvm_record_desc *old =
       status == 0 ? zvm_registry_find(r, d->domain, d->number) : NULL;
   if (status == 0 && old != NULL && !replace)
