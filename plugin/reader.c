@@ -51,8 +51,9 @@
  *   - more than MAX_EMPTY_RUN 0-byte reads with no byte in between;
  *   - MAX_BAD_RUN sets in a row not starting with such an MCE, or one
  *     such set growing past BAD_SET_MAX bytes;
- *   - MAX_OVERSIZE_RUN sets in a row larger than max_set (the DCSS is
- *     larger than MaxSetSize: nothing can be used).
+ *   - MAX_OVERSIZE_RUN sets in a row larger than max_set, or one set
+ *     growing past twice max_set and ENDLESS_SET_MIN (the DCSS is larger
+ *     than MaxSetSize: nothing can be used; or the data never ends).
  *
  * "discarded" counts partial sets thrown away with at least one byte read
  * (or being skipped); an oversize set cut off by EIO is discarded, not
@@ -98,6 +99,7 @@
 #define MAX_BAD_RUN 16u
 #define BAD_SET_MAX ((uint64_t)1024 * 1024)
 #define MAX_OVERSIZE_RUN 8u
+#define ENDLESS_SET_MIN ((uint64_t)64 * 1024 * 1024)
 #define MCE_LEN 12
 #define MAX_POLL_EINTR 16
 #define MSG_MAX 512
@@ -682,10 +684,17 @@ static bool stream_impossible(struct zvm_reader *r) {
                    not_monitor_todo);
     return true;
   }
-  if (r->oversize_run >= MAX_OVERSIZE_RUN) {
-    snprintf(what, sizeof(what),
-             "%u data sets in a row larger than MaxSetSize (%zu bytes)",
-             r->oversize_run, r->max_set);
+  bool endless = r->skipping && !r->faulted && r->set_bytes / 2 > r->max_set &&
+                 r->set_bytes > ENDLESS_SET_MIN;
+  if (r->oversize_run >= MAX_OVERSIZE_RUN || endless) {
+    if (endless)
+      snprintf(what, sizeof(what),
+               "a data set larger than twice MaxSetSize (%zu bytes)",
+               r->max_set);
+    else
+      snprintf(what, sizeof(what),
+               "%u data sets in a row larger than MaxSetSize (%zu bytes)",
+               r->oversize_run, r->max_set);
     stream_episode(r, what,
                    "raise MaxSetSize to the size of the monitor DCSS (CP "
                    "Q NSS MAP; the driver logs it when loaded)");

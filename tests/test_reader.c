@@ -1602,6 +1602,25 @@ static void oversize_sets_in_a_row_are_an_episode(void **s) {
                    1);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "raise MaxSetSize"), 1);
   zvm_reader_destroy(r);
+
+  /* Data that starts like a set and never ends: past 64 MiB (and twice
+   * max_set), a few drains of 16 MiB. */
+  setup(NULL);
+  r = mk(4096);
+  push(ST_FLOOD);
+  for (int i = 0; i < 8 && F.is_open + (i == 0) > 0; i++)
+    drain(r);
+  assert_int_equal(st(r)->stream_errors, 1);
+  assert_true(st(r)->bytes_read > 64u * 1024 * 1024);
+  assert_true(st(r)->bytes_read <= 64u * 1024 * 1024 + 4096);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(G.n, 0);
+  assert_false(F.is_open);
+  assert_int_equal(count_logs(ZVM_LOG_ERR,
+                              "returned a data set larger than twice "
+                              "MaxSetSize (4096 bytes)"),
+                   1);
+  zvm_reader_destroy(r);
 }
 
 /* A device that always has data: a drain ends after about 16 MiB. */
