@@ -64,6 +64,7 @@
  * and by a successful open.
  */
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/be.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -528,13 +529,12 @@ static bool next_target(struct zvm_reader *r, uint8_t **dst, size_t *want) {
   return true;
 }
 
-/* The driver's mon_check_mca() for the MCE a set starts with. */
+/* The driver's mon_check_mca() for the MCE a set starts with (type,
+ * domain mask bytes, start and end address; drivers/s390/char/monreader.c):
+ * mce holds MCE_LEN bytes. */
 static bool mce_valid(const uint8_t *mce) {
-  uint32_t start = ((uint32_t)mce[4] << 24) | ((uint32_t)mce[5] << 16) |
-                   ((uint32_t)mce[6] << 8) | mce[7];
-  uint32_t end = ((uint32_t)mce[8] << 24) | ((uint32_t)mce[9] << 16) |
-                 ((uint32_t)mce[10] << 8) | mce[11];
-  return mce[0] != 0 && (mce[1] | mce[2]) != 0 && end > start;
+  return mce[0] != 0 && (mce[1] | mce[2]) != 0 &&
+         zvm_load_be32(mce + 8) > zvm_load_be32(mce + 4);
 }
 
 static void took(struct zvm_reader *r, const uint8_t *dst, size_t n) {
@@ -662,10 +662,15 @@ static void stream_episode(struct zvm_reader *r, const char *what,
   r->episode_logged = true;
 }
 
-
 /* After a read: true if the stream is one the driver cannot produce (the
  * reader then is CLOSED). */
 static bool stream_impossible(struct zvm_reader *r) {
+  bool endless = r->skipping && !r->faulted && r->set_bytes / 2 > r->max_set &&
+                 r->set_bytes > ENDLESS_SET_MIN;
+  if (r->empty_run <= MAX_EMPTY_RUN && r->bad_run < MAX_BAD_RUN &&
+      !(r->bad_set && r->set_bytes > BAD_SET_MAX) &&
+      r->oversize_run < MAX_OVERSIZE_RUN && !endless)
+    return false; /* the common case: nothing to format */
   char what[128], not_monitor_todo[160];
   snprintf(not_monitor_todo, sizeof(not_monitor_todo),
            "check that %s names the z/VM monitor device (the misc device "
@@ -684,8 +689,6 @@ static bool stream_impossible(struct zvm_reader *r) {
                    not_monitor_todo);
     return true;
   }
-  bool endless = r->skipping && !r->faulted && r->set_bytes / 2 > r->max_set &&
-                 r->set_bytes > ENDLESS_SET_MIN;
   if (r->oversize_run >= MAX_OVERSIZE_RUN || endless) {
     if (endless)
       snprintf(what, sizeof(what),
