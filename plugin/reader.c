@@ -368,8 +368,7 @@ bool zvm_reader_identify(const struct stat *st, const char *uevent,
         strcmp(name, "monreader") == 0)
       return true;
     if (uevent_value(uevent, "DEVNAME", name, sizeof(name)))
-      snprintf(why, why_len, "the character device %u:%u (%s)", maj, min,
-               name);
+      snprintf(why, why_len, "the character device %u:%u (%s)", maj, min, name);
     else
       snprintf(why, why_len, "the character device %u:%u", maj, min);
     return false;
@@ -397,8 +396,7 @@ static bool check_identity(struct zvm_reader *r, int fd, char *why,
   if (S_ISCHR(st.st_mode)) {
     snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/uevent",
              (unsigned)major(st.st_rdev), (unsigned)minor(st.st_rdev));
-    have_uevent =
-        r->io.read_text(path, uevent, sizeof(uevent), r->io.ctx) >= 0;
+    have_uevent = r->io.read_text(path, uevent, sizeof(uevent), r->io.ctx) >= 0;
     if (!have_uevent)
       have_misc = r->io.read_text("/sys/class/misc/monreader/dev", misc,
                                   sizeof(misc), r->io.ctx) >= 0;
@@ -682,10 +680,10 @@ static bool stream_impossible(struct zvm_reader *r) {
     stream_episode(r, what, not_monitor_todo);
     return true;
   }
-  if (r->bad_run >= MAX_BAD_RUN ||
-      (r->bad_set && r->set_bytes > BAD_SET_MAX)) {
-    stream_episode(r, "data that does not start with a monitor control "
-                      "element (MCE)",
+  if (r->bad_run >= MAX_BAD_RUN || (r->bad_set && r->set_bytes > BAD_SET_MAX)) {
+    stream_episode(r,
+                   "data that does not start with a monitor control "
+                   "element (MCE)",
                    not_monitor_todo);
     return true;
   }

@@ -794,8 +794,8 @@ struct zvm_registry *zvm_registry_create(void) {
   return calloc(1, sizeof(struct zvm_registry));
 }
 
-static int registry_add(struct zvm_registry *r,
-                        const struct zvm_record_desc *d, bool replace,
+static int registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
+                        bool replace,
                         void (*free_desc)(const struct zvm_record_desc *d),
                         char *err, size_t err_size, bool checked);
 
@@ -861,8 +861,8 @@ int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
   return registry_add(r, d, replace, free_desc, err, err_size, false);
 }
 
-static int registry_add(struct zvm_registry *r,
-                        const struct zvm_record_desc *d, bool replace,
+static int registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
+                        bool replace,
                         void (*free_desc)(const struct zvm_record_desc *d),
                         char *err, size_t err_size, bool checked) {
   int status = checked ? 0 : zvm_record_check(d, err, err_size);

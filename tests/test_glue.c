@@ -292,9 +292,9 @@ static struct zvm_reader_stats script_stats;
 static unsigned long drains, waits;
 static long first_drain_delay_ms; /* a slow first drain (device open) */
 static bool draining_after_shutdown;
-static int reader_stops;      /* zvm_reader_stop() calls */
-static bool drain_blocks;     /* a drain waits until this is false again */
-static bool drain_blocked;    /* ... and is waiting now */
+static int reader_stops;   /* zvm_reader_stop() calls */
+static bool drain_blocks;  /* a drain waits until this is false again */
+static bool drain_blocked; /* ... and is waiting now */
 
 struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
   reader_cfg = *cfg;

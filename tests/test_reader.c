@@ -123,7 +123,7 @@ struct fake {
   int wait_fd, wait_ms;  /* arguments of the last wait() */
   int wait_errno;        /* != 0: the next wait() fails with it */
   uint64_t flood_bytes;  /* bytes served by ST_FLOOD */
-  unsigned stop_after_reads;          /* > 0: zvm_reader_stop() at that read */
+  unsigned stop_after_reads; /* > 0: zvm_reader_stop() at that read */
   struct zvm_reader *stop_reader;
   /* identity (fstat, sysfs): used by mk_checked() readers */
   mode_t mode;
@@ -1397,8 +1397,8 @@ static void identify_rules(void **s) {
   assert_false(zvm_reader_identify(&st, "MAJOR=1\nMINOR=5\nDEVNAME=zero\n",
                                    "10:63\n", why, sizeof(why)));
   assert_string_equal(why, "the character device 1:5 (zero)");
-  assert_false(zvm_reader_identify(&st, "MAJOR=1\nMINOR=5\n", NULL, why,
-                                   sizeof(why)));
+  assert_false(
+      zvm_reader_identify(&st, "MAJOR=1\nMINOR=5\n", NULL, why, sizeof(why)));
   assert_string_equal(why, "the character device 1:5");
   /* DEVNAME must be the whole name, not a prefix or a longer key. */
   assert_false(zvm_reader_identify(&st, "XDEVNAME=monreader\nDEVNAME=mon\n",

@@ -10,11 +10,12 @@
  * one second later), byte 1 = Domain mask high byte (0: all), the rest one
  * data set (seeds: the decoder's corpus with four option bytes each,
  * runtime-d0r2-* for the run-time descriptor, appldata-* a sample set of
- * zvm-stream-gen --linux-guests 2 --appldata all --appldata-faults). Invariants: nothing crashes or
- * reads outside the set (ASan), every name is non-empty only where it may be,
- * shorter than ZVM_ID_MAX and made of safe characters, a value list carries
- * exactly its type's data sources, no identifier twice in a pass (every
- * pair, through a hash table), times never go back.
+ * zvm-stream-gen --linux-guests 2 --appldata all --appldata-faults).
+ * Invariants: nothing crashes or reads outside the set (ASan), every name is
+ * non-empty only where it may be, shorter than ZVM_ID_MAX and made of safe
+ * characters, a value list carries exactly its type's data sources, no
+ * identifier twice in a pass (every pair, through a hash table), times never go
+ * back.
  */
 #include "fuzz.h"
 
