@@ -612,6 +612,11 @@ int zvm_format_error(char *err, size_t err_size, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err, err_size, fmt, ap);
     va_end(ap);
+    /* A reason quotes the configuration's text, which may hold control
+     * characters: the log line stays one line. */
+    for (char *p = err; *p != '\0'; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        *p = '?';
   }
   return -1;
 }

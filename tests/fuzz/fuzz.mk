@@ -81,8 +81,12 @@ fuzz_records_SRC = $(DECODER_SRC) plugin/conf.c plugin/entity.c \
 	plugin/recconf_text.c
 records_MAX_LEN = 8192
 
+# The options (plugin/conf.c), any order, kind and value.
+fuzz_conf_SRC = $(DECODER_SRC) plugin/conf.c
+conf_MAX_LEN = 2048
+
 FUZZ_TARGETS ?= decode names mapper records appldata \
-	$(if $(wildcard $(top)/plugin/reader.c),reader) capture
+	$(if $(wildcard $(top)/plugin/reader.c),reader) capture conf
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
