@@ -426,6 +426,7 @@ static int memory_run(const char *gen, unsigned guests, unsigned intervals) {
         .eoverflow = rs->eoverflow,
         .open_errors = rs->open_errors,
         .oversize = rs->oversize,
+        .stream_errors = rs->stream_errors,
     };
     if (zvm_mapper_finish(m, now_us, &health) != 0)
       die("out of memory");

@@ -158,6 +158,23 @@ static void test_device_episode_named_by_its_start(void **state) {
   assert_non_null(strstr(out[0].message, "severed"));
 }
 
+/* A stream episode (the reader closed a device that returned what the
+ * driver never returns): the notification says to check Device, not to
+ * look for an IPUSER SEVER code. */
+static void test_stream_episode_names_the_device(void **state) {
+  (void)state;
+  rs.faults = 1;
+  rs.stream_errors = 1;
+  rs.open = 0;
+  assert_int_equal(pass(1), 1);
+  assert_int_equal(out[0].kind, ZVM_EVENT_DEVICE);
+  assert_string_equal(out[0].message,
+                      DEV " returned data /dev/monreader never returns (see "
+                          "the log): check that Device names the z/VM "
+                          "monitor device; no monitor data until it is "
+                          "re-opened");
+}
+
 static void test_kinds_are_independent_and_can_be_off(void **state) {
   (void)state;
   ev.enabled[ZVM_EVENT_OVERFLOW] = false;
@@ -205,6 +222,7 @@ int main(void) {
       cmocka_unit_test_setup(test_device_open_errors_and_advice, setup),
       cmocka_unit_test_setup(test_sever_flapping_is_one_episode, setup),
       cmocka_unit_test_setup(test_device_episode_named_by_its_start, setup),
+      cmocka_unit_test_setup(test_stream_episode_names_the_device, setup),
       cmocka_unit_test_setup(test_kinds_are_independent_and_can_be_off, setup),
       cmocka_unit_test(test_open_advice_texts),
   };

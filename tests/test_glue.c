@@ -37,8 +37,8 @@
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 /* Reader counters in every read callback (the man page lists them): the
- * reader's eleven and APPLDATA's appldata_torn, _unknown, _dropped. */
-#define READER_VALUES 14
+ * reader's twelve and APPLDATA's appldata_torn, _unknown, _dropped. */
+#define READER_VALUES 15
 
 /* ------------------------------------------------------------------------
  * Fake daemon.
@@ -294,6 +294,9 @@ static struct zvm_reader_stats script_stats;
 static unsigned long drains, waits;
 static long first_drain_delay_ms; /* a slow first drain (device open) */
 static bool draining_after_shutdown;
+static int reader_stops;   /* zvm_reader_stop() calls */
+static bool drain_blocks;  /* a drain waits until this is false again */
+static bool drain_blocked; /* ... and is waiting now */
 
 struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
   reader_cfg = *cfg;
@@ -309,6 +312,13 @@ void zvm_reader_destroy(struct zvm_reader *r) {
   if (!thread_done && threads_created > 0)
     draining_after_shutdown = true;
   reader_destroyed++;
+  pthread_mutex_unlock(&fake_lock);
+}
+
+void zvm_reader_stop(struct zvm_reader *r) {
+  assert_ptr_equal(r, &the_reader);
+  pthread_mutex_lock(&fake_lock);
+  reader_stops++;
   pthread_mutex_unlock(&fake_lock);
 }
 
@@ -334,6 +344,13 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
     nanosleep(&ts, NULL);
   }
   pthread_mutex_lock(&fake_lock);
+  /* A read() that blocks although the device is non-blocking. */
+  while (drain_blocks) {
+    drain_blocked = true;
+    pthread_cond_broadcast(&fake_cond);
+    pthread_cond_wait(&fake_cond, &fake_lock);
+  }
+  drain_blocked = false;
   if (reader_destroyed > 0 && reader_destroyed >= reader_created)
     draining_after_shutdown = true;
   size_t n = script_nsets;
@@ -434,6 +451,8 @@ static int setup(void **state) {
   threads_created = 0;
   thread_done = false;
   draining_after_shutdown = false;
+  reader_stops = 0;
+  drain_blocks = drain_blocked = false;
   fake_now = TIME_T_TO_CDTIME_T(SEC + 1000);
   module_register();
   return 0;
@@ -1166,6 +1185,52 @@ static void test_shutdown_and_restart(void **state) {
   /* Shutdown twice is harmless (teardown calls it again). */
 }
 
+static bool is_blocked(void *arg) {
+  (void)arg;
+  return drain_blocked;
+}
+
+static bool is_done(void *arg) {
+  (void)arg;
+  return thread_done;
+}
+
+/* Shutdown stops the reader between reads; a thread blocked in a read()
+ * of a device that ignores O_NONBLOCK is left behind (with the reader and
+ * the queue it uses), so the daemon can still exit. */
+static void test_shutdown_leaves_blocked_thread(void **state) {
+  (void)state;
+  struct cfg c;
+  cfg_init(&c);
+  cfg_string(&c, "Device", "/run/stuck");
+  assert_int_equal(cb_config(&c.root), 0);
+  pthread_mutex_lock(&fake_lock);
+  drain_blocks = true;
+  pthread_mutex_unlock(&fake_lock);
+  assert_int_equal(cb_init(), 0);
+  if (!wait_cond(is_blocked, NULL))
+    fail_msg("the reader thread did not reach its drain");
+
+  assert_int_equal(cb_shutdown(), 0); /* returns although it is blocked */
+  pthread_mutex_lock(&fake_lock);
+  assert_false(thread_done);
+  assert_int_equal(reader_stops, 1);
+  assert_int_equal(reader_destroyed, 0); /* the thread still has it */
+  pthread_mutex_unlock(&fake_lock);
+  assert_true(logged(LOG_WARNING, "zvm_monitor plugin: the reader thread did "
+                                  "not stop within 500 ms (a read() of "
+                                  "/run/stuck that blocks"));
+
+  /* The read returns at last: the thread sees the stop and ends. */
+  pthread_mutex_lock(&fake_lock);
+  drain_blocks = false;
+  pthread_cond_broadcast(&fake_cond);
+  pthread_mutex_unlock(&fake_lock);
+  if (!wait_cond(is_done, NULL))
+    fail_msg("the reader thread did not end");
+  /* teardown's shutdown frees what was left */
+}
+
 /* ReplayFile: a capture feeds the read callback instead of the device (no
  * reader is created); "fast" hands over one set per read callback, so both
  * of LINUX01's values are dispatched; the counters come from the capture. */
@@ -1320,6 +1385,7 @@ int main(void) {
       T(test_config_errors),
       T(test_reader_log_and_failure),
       T(test_dispatch_failure_rate_limited),
+      T(test_shutdown_leaves_blocked_thread),
       T(test_shutdown_and_restart),
       T(test_reader_thread),
       T(test_queue_full_waits),

@@ -32,10 +32,10 @@
 #define NOW US(SEC + 100, 0)
 #define DCSS_ADDR 0x00400000u
 /* Reader counters (plugin_instance "reader"): errors-{eoverflow,eio,efault,
- * open,malformed}, total_objects-{sets,records,skipped,restamped,
+ * open,malformed,stream}, total_objects-{sets,records,skipped,restamped,
  * short_records}, total_bytes-read, and APPLDATA's
  * total_objects-appldata_{torn,unknown,dropped}. */
-#define READER_VALUES 14
+#define READER_VALUES 15
 /* D5R21 values per CPU type: six thread counts and three _is_max flags;
  * system: mt_config_seq, mt_max_threads, statement_all, set_all, their two
  * _is_max flags and set_initial. */
@@ -1228,6 +1228,7 @@ static void test_reader_counters(void **state) {
       .eoverflow = 5,
       .open_errors = 6,
       .oversize = 2,
+      .stream_errors = 8,
   };
   finish(f, &rs);
 
@@ -1236,6 +1237,7 @@ static void test_reader_counters(void **state) {
   assert_int_equal(reader_value(f, "errors", "eio"), 3);
   assert_int_equal(reader_value(f, "errors", "efault"), 4);
   assert_int_equal(reader_value(f, "errors", "open"), 6);
+  assert_int_equal(reader_value(f, "errors", "stream"), 8);
   /* bad MRHDRLEN + rejected MCE + array outside + 2 oversize sets */
   assert_int_equal(reader_value(f, "errors", "malformed"), 5);
   assert_int_equal(reader_value(f, "total_objects", "sets"), 7);

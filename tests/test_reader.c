@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define DEV "/dev/test-monreader"
@@ -85,7 +86,15 @@ void __wrap_free(void *p) {
 
 /* ---- fake device --------------------------------------------------------- */
 
-enum step_kind { ST_DATA, ST_ZERO, ST_ERR, ST_FOREVER, ST_POLL, ST_OPEN_FAIL };
+enum step_kind {
+  ST_DATA,
+  ST_ZERO,
+  ST_ERR,
+  ST_FOREVER,
+  ST_POLL,
+  ST_OPEN_FAIL,
+  ST_FLOOD, /* forever: every read filled with MCE-like bytes */
+};
 
 struct step {
   enum step_kind kind;
@@ -114,6 +123,15 @@ struct fake {
   unsigned n_wait;
   int wait_fd, wait_ms;  /* arguments of the last wait() */
   int wait_errno;        /* != 0: the next wait() fails with it */
+  uint64_t flood_bytes;  /* bytes served by ST_FLOOD */
+  unsigned stop_after_reads; /* > 0: zvm_reader_stop() at that read */
+  struct zvm_reader *stop_reader;
+  /* identity (fstat, sysfs): used by mk_checked() readers */
+  mode_t mode;
+  dev_t rdev;
+  const char *uevent; /* NULL: unreadable */
+  const char *misc;   /* NULL: unreadable */
+  unsigned n_fstat;
 };
 
 /* What the callback received. */
@@ -139,8 +157,13 @@ static struct logs L;
 
 static bool is_read_step(const struct step *s) {
   return s->kind == ST_DATA || s->kind == ST_ZERO || s->kind == ST_ERR ||
-         s->kind == ST_FOREVER;
+         s->kind == ST_FOREVER || s->kind == ST_FLOOD;
 }
+
+/* An MCE the driver's mon_check_mca() passes: sample data, domain 0,
+ * record set 0x1000-0x1FFF. */
+static const uint8_t good_mce[12] = {0xE2, 0x80, 0x00, 0x00, 0x00, 0x00,
+                                     0x10, 0x00, 0x00, 0x00, 0x1F, 0xFF};
 
 static int fake_open(const char *path, int flags, void *ctx) {
   struct fake *f = ctx;
@@ -192,8 +215,17 @@ static ssize_t fake_read(int fd, void *buf, size_t count, void *ctx) {
     f->next++;
     errno = s->e;
     return -1;
+  case ST_FLOOD:
+    for (size_t i = 0; i < count; i++)
+      ((uint8_t *)buf)[i] = good_mce[i % sizeof(good_mce)];
+    f->flood_bytes += count;
+    if (f->stop_after_reads > 0 && f->n_read == f->stop_after_reads)
+      zvm_reader_stop(f->stop_reader);
+    return (ssize_t)count;
   default: /* ST_FOREVER */
     ((uint8_t *)buf)[0] = 0xAB;
+    if (f->stop_after_reads > 0 && f->n_read == f->stop_after_reads)
+      zvm_reader_stop(f->stop_reader);
     return 1;
   }
 }
@@ -249,6 +281,33 @@ static int fake_wait(int fd, int timeout_ms, void *ctx) {
   return rev;
 }
 
+static int fake_fstat(int fd, struct stat *st, void *ctx) {
+  struct fake *f = ctx;
+  f->n_fstat++;
+  if (!f->is_open || fd != FAKE_FD)
+    f->bad_calls++;
+  memset(st, 0, sizeof(*st));
+  st->st_mode = f->mode | 0600;
+  st->st_rdev = f->rdev;
+  return 0;
+}
+
+static ssize_t fake_read_text(const char *path, char *buf, size_t len,
+                              void *ctx) {
+  struct fake *f = ctx;
+  char want[64];
+  snprintf(want, sizeof(want), "/sys/dev/char/%u:%u/uevent",
+           (unsigned)major(f->rdev), (unsigned)minor(f->rdev));
+  const char *text = NULL;
+  if (strcmp(path, want) == 0)
+    text = f->uevent;
+  else if (strcmp(path, "/sys/class/misc/monreader/dev") == 0)
+    text = f->misc;
+  if (text == NULL)
+    return -1;
+  return snprintf(buf, len, "%s", text);
+}
+
 static void on_set(const uint8_t *set, size_t len, void *ctx) {
   struct got *g = ctx;
   assert_non_null(set);
@@ -302,6 +361,20 @@ static size_t push_data_chunked(size_t n, size_t chunk) {
 }
 
 static size_t push_data(size_t n) { return push_data_chunked(n, 0); }
+
+/* n stream bytes starting with a valid MCE (n >= 12). */
+static size_t push_set_data(size_t n) {
+  size_t off = push_data(n);
+  memcpy(F.stream + off, good_mce, sizeof(good_mce));
+  return off;
+}
+
+/* n stream bytes whose first MCE the driver would have rejected. */
+static size_t push_bad_set_data(size_t n) {
+  size_t off = push_data(n);
+  F.stream[off] = 0; /* type byte 0 */
+  return off;
+}
 static void push_zero(void) { push(ST_ZERO); }
 static void push_err(int e) { push(ST_ERR)->e = e; }
 static void push_poll(int revents) { push(ST_POLL)->revents = revents; }
@@ -323,8 +396,13 @@ static int setup(void **state) {
 
 /* The io struct lives on this stack frame only: the reader must copy it. */
 static struct zvm_reader *mk_dev(const char *device, size_t max_set) {
-  struct zvm_reader_io io = {fake_open, fake_read, fake_poll, fake_close,
-                             fake_now,  &F,        fake_wait};
+  struct zvm_reader_io io = {.open = fake_open,
+                             .read = fake_read,
+                             .poll = fake_poll,
+                             .close = fake_close,
+                             .now_ms = fake_now,
+                             .ctx = &F,
+                             .wait = fake_wait};
   struct zvm_reader_config cfg = {.device = device,
                                   .max_set_size = max_set,
                                   .io = &io,
@@ -336,6 +414,27 @@ static struct zvm_reader *mk_dev(const char *device, size_t max_set) {
 }
 
 static struct zvm_reader *mk(size_t max_set) { return mk_dev(DEV, max_set); }
+
+/* A reader that checks what it opened (fake fstat and sysfs). */
+static struct zvm_reader *mk_checked(size_t max_set) {
+  struct zvm_reader_io io = {.open = fake_open,
+                             .read = fake_read,
+                             .poll = fake_poll,
+                             .close = fake_close,
+                             .now_ms = fake_now,
+                             .ctx = &F,
+                             .wait = fake_wait,
+                             .fstat = fake_fstat,
+                             .read_text = fake_read_text};
+  struct zvm_reader_config cfg = {.device = DEV,
+                                  .max_set_size = max_set,
+                                  .io = &io,
+                                  .log = on_log,
+                                  .log_ctx = &L};
+  struct zvm_reader *r = zvm_reader_create(&cfg);
+  assert_non_null(r);
+  return r;
+}
 
 static const struct zvm_reader_stats *st(const struct zvm_reader *r) {
   return zvm_reader_get_stats(r);
@@ -1051,13 +1150,14 @@ static void bytes_read_counts_discarded(void **s) {
 static void read_cap_bounds_one_drain(void **s) {
   (void)s;
   struct zvm_reader *r = mk(0);
+  push_set_data(12); /* a set as the driver starts one, that never ends */
   push(ST_FOREVER);
 
   drain(r);
   unsigned reads = F.n_read;
   assert_true(reads >= 100000);
   assert_true(reads <= (1u << 20));
-  assert_int_equal(st(r)->bytes_read, reads);
+  assert_int_equal(st(r)->bytes_read, reads - 1 + 12);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "still had data"), 1);
 
   drain(r);
@@ -1109,8 +1209,11 @@ static void destroy_frees_and_closes(void **s) {
 static void create_rejects_bad_config(void **s) {
   (void)s;
   long before = heap.live;
-  struct zvm_reader_io io = {fake_open, fake_read, NULL, fake_close,
-                             fake_now,  &F,        NULL};
+  struct zvm_reader_io io = {.open = fake_open,
+                             .read = fake_read,
+                             .close = fake_close,
+                             .now_ms = fake_now,
+                             .ctx = &F};
   struct zvm_reader_config cfg = {.device = DEV, .io = &io};
   assert_null(zvm_reader_create(&cfg));
   io.poll = fake_poll;
@@ -1190,8 +1293,12 @@ static void wait_errors(void **s) {
   zvm_reader_destroy(r);
 
   /* Without a wait function there is nothing to block on. */
-  struct zvm_reader_io io = {fake_open, fake_read, fake_poll, fake_close,
-                             fake_now,  &F,        NULL};
+  struct zvm_reader_io io = {.open = fake_open,
+                             .read = fake_read,
+                             .poll = fake_poll,
+                             .close = fake_close,
+                             .now_ms = fake_now,
+                             .ctx = &F};
   struct zvm_reader_config cfg = {.device = DEV, .io = &io};
   F.is_open = false;
   r = zvm_reader_create(&cfg);
@@ -1221,6 +1328,35 @@ static void sysio_smoke(void **s) {
 
   snprintf(path, sizeof(path), "%s/fifo", dir);
   assert_int_equal(mkfifo(path, 0600), 0);
+  /* The real fstat: a FIFO is not the monitor device. */
+  r = zvm_reader_create(&cfg);
+  assert_non_null(r);
+  assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
+  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(st(r)->open, 0);
+  assert_int_equal(st(r)->open_errno, ZVM_READER_NOT_MONREADER);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "fifo is a FIFO, not the z/VM "
+                                           "monitor device: set Device"),
+                   1);
+  zvm_reader_destroy(r);
+  /* /dev/null: a character device, but not monreader (sysfs says so). */
+  cfg.device = "/dev/null";
+  r = zvm_reader_create(&cfg);
+  assert_non_null(r);
+  assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
+  assert_int_equal(st(r)->open_errors, 1);
+  if (access("/sys/dev/char/1:3/uevent", R_OK) == 0)
+    assert_int_equal(count_logs(ZVM_LOG_ERR, "/dev/null is the character "
+                                             "device 1:3 (null), not"),
+                     1);
+  zvm_reader_destroy(r);
+
+  /* The rest through the real calls, without the identity check. */
+  struct zvm_reader_io io = zvm_reader_sysio;
+  io.fstat = NULL;
+  io.read_text = NULL;
+  cfg.io = &io;
+  cfg.device = path;
   r = zvm_reader_create(&cfg);
   assert_non_null(r);
   assert_int_equal(zvm_reader_drain(r, on_set, &G), 0); /* opens */
@@ -1240,6 +1376,290 @@ static void sysio_smoke(void **s) {
   zvm_reader_destroy(r);
   unlink(path);
   rmdir(dir);
+}
+
+/* ---- what cannot be the monitor device ----------------------------------- */
+
+static void identify_rules(void **s) {
+  (void)s;
+  struct stat st;
+  char why[160];
+  memset(&st, 0, sizeof(st));
+
+  st.st_mode = S_IFREG | 0644;
+  assert_false(zvm_reader_identify(&st, NULL, NULL, why, sizeof(why)));
+  assert_string_equal(why, "a regular file");
+  st.st_mode = S_IFDIR | 0755;
+  assert_false(zvm_reader_identify(&st, NULL, NULL, why, sizeof(why)));
+  assert_string_equal(why, "a directory");
+
+  st.st_mode = S_IFCHR | 0666;
+  st.st_rdev = makedev(1, 5);
+  assert_false(zvm_reader_identify(&st, "MAJOR=1\nMINOR=5\nDEVNAME=zero\n",
+                                   "10:63\n", why, sizeof(why)));
+  assert_string_equal(why, "the character device 1:5 (zero)");
+  assert_false(
+      zvm_reader_identify(&st, "MAJOR=1\nMINOR=5\n", NULL, why, sizeof(why)));
+  assert_string_equal(why, "the character device 1:5");
+  /* DEVNAME must be the whole name, not a prefix or a longer key. */
+  assert_false(zvm_reader_identify(&st, "XDEVNAME=monreader\nDEVNAME=mon\n",
+                                   NULL, why, sizeof(why)));
+  assert_string_equal(why, "the character device 1:5 (mon)");
+
+  st.st_rdev = makedev(10, 63);
+  assert_true(zvm_reader_identify(&st, "MAJOR=10\nMINOR=63\nDEVNAME=monreader",
+                                  NULL, why, sizeof(why)));
+  /* No uevent: the misc class's numbers decide. */
+  assert_true(zvm_reader_identify(&st, NULL, "10:63\n", why, sizeof(why)));
+  st.st_rdev = makedev(10, 62);
+  assert_false(zvm_reader_identify(&st, NULL, "10:63\n", why, sizeof(why)));
+  assert_string_equal(why, "the character device 10:62 (monreader is 10:63)");
+  /* sysfs cannot tell: accepted (the stream checks still apply). */
+  assert_true(zvm_reader_identify(&st, NULL, NULL, why, sizeof(why)));
+
+  char advice[300];
+  zvm_reader_open_advice(ZVM_READER_NOT_MONREADER, "/dev/zero", advice,
+                         sizeof(advice));
+  assert_non_null(strstr(advice, "/dev/zero is not the z/VM monitor device: "
+                                 "set Device to"));
+}
+
+static void open_refuses_other_devices(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk_checked(0);
+  F.mode = S_IFCHR;
+  F.rdev = makedev(1, 5);
+  F.uevent = "MAJOR=1\nMINOR=5\nDEVNAME=zero\n";
+  F.misc = "10:63\n";
+  push_set_data(20);
+  push_zero();
+
+  drain(r);
+  assert_int_equal(F.n_open, 1);
+  assert_int_equal(F.n_close, 1);
+  assert_false(F.is_open);
+  assert_int_equal(F.n_read, 0); /* not one byte read from it */
+  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(st(r)->open, 0);
+  assert_int_equal(st(r)->open_errno, ZVM_READER_NOT_MONREADER);
+  assert_int_equal(count_logs(ZVM_LOG_ERR,
+                              DEV " is the character device 1:5 (zero), not "
+                                  "the z/VM monitor device: set Device to"),
+                   1);
+  /* Back-off as for a failed open; logged once. */
+  F.now += 999;
+  drain(r);
+  assert_int_equal(F.n_open, 1);
+  F.now += 1;
+  drain(r);
+  assert_int_equal(F.n_open, 2);
+  assert_int_equal(st(r)->open_errors, 2);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "not the z/VM monitor device"), 1);
+
+  /* The module is loaded and the node is right now. */
+  F.rdev = makedev(10, 63);
+  F.uevent = "MAJOR=10\nMINOR=63\nDEVNAME=monreader\n";
+  F.now += 2000;
+  drain(r);
+  assert_int_equal(st(r)->open, 1);
+  assert_int_equal(G.n, 1);
+  assert_int_equal(count_logs(ZVM_LOG_INFO, "opened"), 1);
+  assert_int_equal(F.bad_calls, 0);
+  zvm_reader_destroy(r);
+
+  /* A regular file. */
+  setup(NULL);
+  r = mk_checked(0);
+  F.mode = S_IFREG;
+  drain(r);
+  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "is a regular file, not the z/VM "
+                                           "monitor device"),
+                   1);
+  zvm_reader_destroy(r);
+}
+
+/* /dev/null as a device that passed the check: 0-byte reads, nothing in
+ * between. The driver answers at most 255 pending messages. */
+static void drain_uncollected(struct zvm_reader *r) {
+  assert_int_equal(zvm_reader_drain(r, NULL, NULL), 0);
+}
+
+static void empty_reads_are_an_episode(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  for (int i = 0; i < 300; i++)
+    push_zero();
+
+  drain_uncollected(r);
+  assert_int_equal(st(r)->sets, 256);
+  assert_int_equal(st(r)->stream_errors, 1);
+  assert_int_equal(st(r)->faults, 1);
+  assert_false(F.is_open);
+  assert_int_equal(count_logs(ZVM_LOG_ERR,
+                              DEV " returned 256 0-byte reads without data "
+                                  "between them, which /dev/monreader never "
+                                  "does: closed it, will re-open in 1 s"),
+                   1);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "check that Device names"), 1);
+
+  F.now += 999;
+  drain_uncollected(r);
+  assert_int_equal(F.n_open, 1);
+  F.now += 1;
+  drain_uncollected(r); /* the 44 left, then EAGAIN: time passes, no episode */
+  assert_int_equal(F.n_open, 2);
+  assert_int_equal(st(r)->sets, 300);
+  assert_int_equal(st(r)->stream_errors, 1);
+
+  /* Again: the back-off goes on doubling (no good set since), not logged. */
+  for (int i = 0; i < 256; i++)
+    push_zero();
+  drain_uncollected(r);
+  assert_int_equal(st(r)->stream_errors, 2);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "0-byte reads"), 1);
+  F.now += 1999;
+  drain_uncollected(r);
+  assert_int_equal(F.n_open, 2);
+  F.now += 1;
+  size_t a = push_set_data(40);
+  push_zero();
+  drain(r);
+  assert_int_equal(F.n_open, 3);
+  assert_set(0, a, 40);
+
+  /* A good set: the device works; the next episode is logged, 1 s. */
+  for (int i = 0; i < 256; i++)
+    push_zero();
+  drain_uncollected(r);
+  assert_int_equal(st(r)->stream_errors, 3);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "re-open in 1 s"), 2);
+  zvm_reader_destroy(r);
+}
+
+static void sets_without_mce_are_an_episode(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  /* 15 bad ones, a good one, 15 bad ones: a device that works. */
+  for (int i = 0; i < 31; i++) {
+    if (i == 15)
+      push_set_data(30);
+    else
+      push_bad_set_data(30);
+    push_zero();
+  }
+  drain(r);
+  assert_int_equal(G.n, 31);
+  assert_int_equal(st(r)->stream_errors, 0);
+  /* The 16th in a row. */
+  push_bad_set_data(30);
+  push_zero();
+  drain(r);
+  assert_int_equal(G.n, 32);
+  assert_int_equal(st(r)->stream_errors, 1);
+  assert_false(F.is_open);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "returned data that does not start "
+                                           "with a monitor control element"),
+                   1);
+  zvm_reader_destroy(r);
+
+  /* /dev/zero as a device that passed the check: one set, never ending,
+   * whose first MCE the driver would have rejected. */
+  setup(NULL);
+  r = mk(0);
+  push_bad_set_data(12);
+  push(ST_FOREVER);
+  drain(r);
+  assert_int_equal(st(r)->stream_errors, 1);
+  assert_int_equal(st(r)->bytes_read, 1024 * 1024 + 1);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(G.n, 0);
+  assert_false(F.is_open);
+  zvm_reader_destroy(r);
+}
+
+static void oversize_sets_in_a_row_are_an_episode(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(4096);
+  for (int i = 0; i < 8; i++) {
+    push_set_data(i == 3 ? 100 : 5000); /* one fits: the run starts again */
+    push_zero();
+  }
+  drain(r);
+  assert_int_equal(st(r)->oversize, 7);
+  assert_int_equal(st(r)->stream_errors, 0);
+  for (int i = 0; i < 4; i++) {
+    push_set_data(5000);
+    push_zero();
+  }
+  drain(r);
+  assert_int_equal(st(r)->oversize, 11);
+  assert_int_equal(st(r)->stream_errors, 1);
+  assert_false(F.is_open);
+  assert_int_equal(count_logs(ZVM_LOG_ERR,
+                              "returned 8 data sets in a row larger than "
+                              "MaxSetSize (4096 bytes), which /dev/monreader "
+                              "never does"),
+                   1);
+  assert_int_equal(count_logs(ZVM_LOG_ERR, "raise MaxSetSize"), 1);
+  zvm_reader_destroy(r);
+
+  /* Data that starts like a set and never ends: past 64 MiB (and twice
+   * max_set), a few drains of 16 MiB. */
+  setup(NULL);
+  r = mk(4096);
+  push(ST_FLOOD);
+  for (int i = 0; i < 8 && F.is_open + (i == 0) > 0; i++)
+    drain(r);
+  assert_int_equal(st(r)->stream_errors, 1);
+  assert_true(st(r)->bytes_read > 64u * 1024 * 1024);
+  assert_true(st(r)->bytes_read <= 64u * 1024 * 1024 + 4096);
+  assert_int_equal(st(r)->discarded, 1);
+  assert_int_equal(G.n, 0);
+  assert_false(F.is_open);
+  assert_int_equal(count_logs(ZVM_LOG_ERR,
+                              "returned a data set larger than twice "
+                              "MaxSetSize (4096 bytes)"),
+                   1);
+  zvm_reader_destroy(r);
+}
+
+/* A device that always has data: a drain ends after about 16 MiB. */
+static void drain_bounded_in_bytes(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push(ST_FLOOD);
+  drain(r);
+  uint64_t first = st(r)->bytes_read;
+  assert_true(first >= 16u * 1024 * 1024);
+  assert_true(first < 17u * 1024 * 1024);
+  assert_true(F.n_read < 1000);
+  drain(r);
+  assert_true(st(r)->bytes_read >= 2 * first);
+  assert_true(st(r)->bytes_read < 2 * first + 1024 * 1024);
+  assert_int_equal(G.n, 0);
+  assert_int_equal(st(r)->stream_errors, 0);
+  zvm_reader_destroy(r);
+}
+
+/* zvm_reader_stop() from another thread: the drain returns after the read
+ * under way, and later drains and waits return at once. */
+static void stop_ends_drain_between_reads(void **s) {
+  (void)s;
+  struct zvm_reader *r = mk(0);
+  push_set_data(12);
+  push(ST_FOREVER);
+  F.stop_after_reads = 1000;
+  F.stop_reader = r;
+  drain(r);
+  assert_int_equal(F.n_read, 1000);
+  drain(r);
+  assert_int_equal(F.n_read, 1000);
+  unsigned waits = F.n_wait;
+  assert_int_equal(zvm_reader_wait(r, 100), 0);
+  assert_int_equal(F.n_wait, waits);
+  zvm_reader_stop(NULL);
+  zvm_reader_destroy(r);
 }
 
 /* ---- events (zvm-monitor-capture records them) --------------------------- */
@@ -1272,8 +1692,13 @@ static void events_in_order(void **s) {
   (void)s;
   static struct evlog l;
   memset(&l, 0, sizeof(l));
-  struct zvm_reader_io io = {fake_open, fake_read, fake_poll, fake_close,
-                             fake_now,  &F,        fake_wait};
+  struct zvm_reader_io io = {.open = fake_open,
+                             .read = fake_read,
+                             .poll = fake_poll,
+                             .close = fake_close,
+                             .now_ms = fake_now,
+                             .ctx = &F,
+                             .wait = fake_wait};
   struct zvm_reader_config cfg = {
       .device = DEV, .io = &io, .event = ev_on_event, .event_ctx = &l};
   struct zvm_reader *r = zvm_reader_create(&cfg);
@@ -1353,6 +1778,13 @@ int main(void) {
       cmocka_unit_test_setup(wait_on_open_device, setup),
       cmocka_unit_test_setup(wait_errors, setup),
       cmocka_unit_test_setup(sysio_smoke, setup),
+      cmocka_unit_test_setup(identify_rules, setup),
+      cmocka_unit_test_setup(open_refuses_other_devices, setup),
+      cmocka_unit_test_setup(empty_reads_are_an_episode, setup),
+      cmocka_unit_test_setup(sets_without_mce_are_an_episode, setup),
+      cmocka_unit_test_setup(oversize_sets_in_a_row_are_an_episode, setup),
+      cmocka_unit_test_setup(drain_bounded_in_bytes, setup),
+      cmocka_unit_test_setup(stop_ends_drain_between_reads, setup),
   };
   return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
 }

@@ -31,8 +31,15 @@
 #define WAIT_MS 100
 
 static volatile sig_atomic_t stop_signal;
+/* The reader a signal stops between two reads (a drain is bounded, but a
+ * device that never runs dry would keep it going until then). */
+static struct zvm_reader *volatile signal_reader;
 
-static void on_signal(int sig) { stop_signal = sig; }
+static void on_signal(int sig) {
+  stop_signal = sig;
+  if (signal_reader != NULL)
+    zvm_reader_stop(signal_reader); /* one atomic store */
+}
 
 struct opts {
   const char *device;
@@ -59,6 +66,7 @@ struct capture {
   uint64_t file_sets;
   uint64_t sets, events, bytes;
   bool opened_once;   /* the device was open at least once */
+  bool say_next_error; /* the reader's next error is the one to show */
   int fatal;          /* exit status once something cannot go on */
   uint64_t last_data; /* monotonic ms of the last set or event */
 };
@@ -244,6 +252,9 @@ static void on_event(const struct zvm_reader_event *ev, void *ctx) {
                    "it\n",
               c->o.device);
       break;
+    case ZVM_READER_NOT_MONREADER:
+      c->say_next_error = true; /* the reader's message says what it is */
+      break;
     case EIO:
       fprintf(stderr,
               PROG ": %s: the IUCV connection to *MONITOR failed: check "
@@ -274,7 +285,9 @@ static void on_event(const struct zvm_reader_event *ev, void *ctx) {
 static void on_log(enum zvm_log_level level, const char *msg, void *ctx) {
   struct capture *c = ctx;
   /* The first open failure has its own message (on_event). */
-  if (!c->opened_once && !c->o.retry && level == ZVM_LOG_ERR)
+  if (c->say_next_error)
+    c->say_next_error = false;
+  else if (!c->opened_once && !c->o.retry && level == ZVM_LOG_ERR)
     return;
   if (c->o.quiet && level >= ZVM_LOG_NOTICE)
     return;
@@ -460,12 +473,16 @@ int main(int argc, char **argv) {
                                  .log = on_log,
                                  .log_ctx = &c,
                                  .event = on_event,
-                                 .event_ctx = &c};
+                                 .event_ctx = &c,
+                                 .device_option = "-d"};
   c.reader = zvm_reader_create(&rc);
   if (c.reader == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return 1;
   }
+  signal_reader = c.reader;
+  if (stop_signal)
+    zvm_reader_stop(c.reader);
   if (open_file(&c) != 0) {
     zvm_reader_destroy(c.reader);
     free(c.path);
@@ -490,6 +507,7 @@ int main(int argc, char **argv) {
   }
 
   close_file(&c);
+  signal_reader = NULL;
   zvm_reader_destroy(c.reader);
   bool nothing = c.sets == 0 && c.events == 0;
   if ((!o->quiet || c.fatal) && !(c.fatal == 2 && nothing))

@@ -16,6 +16,10 @@
  *     limit, EIO/EFAULT/sever as injected, POLLERR after a sever.
  * poll()/ppoll() are intercepted only to report POLLERR (no real fd type
  * can report POLLERR alone) and to hide the eventfd's POLLOUT.
+ * fstat() of the fd and stat() of the path say "character device" with the
+ * emulated numbers (MONREADER_EMU_RDEV, default 10:63), and the sysfs files
+ * a reader checks them against (/sys/dev/char/MAJ:MIN/uevent with
+ * DEVNAME=monreader, /sys/class/misc/monreader/dev) are served from here.
  *
  * Configuration: environment variables, see README.md.
  */
@@ -38,6 +42,8 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,9 +65,15 @@ static int (*real_close)(int);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
 static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *,
                          const sigset_t *);
+static int (*real_fstat)(int, struct stat *);
+static int (*real_fstat64)(int, struct stat64 *);
+static int (*real_stat)(const char *, struct stat *);
+static int (*real_stat64)(const char *, struct stat64 *);
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static char *device_path; /* MONREADER_EMU_DEVICE, read once */
+static unsigned emu_major = 10, emu_minor = 63; /* MONREADER_EMU_RDEV */
+static char sysfs_uevent[64];                   /* its uevent path */
 
 #define RESOLVE(name)                                                          \
   do {                                                                         \
@@ -86,6 +98,10 @@ static void init(void) {
   RESOLVE(close);
   RESOLVE(poll);
   RESOLVE(ppoll);
+  RESOLVE(fstat);
+  RESOLVE(fstat64);
+  RESOLVE(stat);
+  RESOLVE(stat64);
   /* Fall back to the plain variants where a libc lacks the others. */
   if (real_open64 == NULL)
     real_open64 = real_open;
@@ -93,6 +109,14 @@ static void init(void) {
     real_openat64 = real_openat;
   const char *dev = getenv("MONREADER_EMU_DEVICE");
   device_path = strdup(dev != NULL && dev[0] != '\0' ? dev : "/dev/monreader");
+  const char *rdev = getenv("MONREADER_EMU_RDEV");
+  unsigned ma, mi;
+  if (rdev != NULL && sscanf(rdev, "%u:%u", &ma, &mi) == 2) {
+    emu_major = ma;
+    emu_minor = mi;
+  }
+  snprintf(sysfs_uevent, sizeof(sysfs_uevent), "/sys/dev/char/%u:%u/uevent",
+           emu_major, emu_minor);
   pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
@@ -129,6 +153,7 @@ static struct {
   bool retime;
   unsigned msglim;
   bool verbose;
+  bool ignore_nonblock; /* MONREADER_EMU_BLOCKING: a broken driver */
 
   /* Session: while the device is open. */
   int fd; /* the eventfd handed out, -1 when closed */
@@ -568,7 +593,7 @@ static ssize_t emu_read(int fd, void *buf, size_t count) {
     if (S.qcount > 0)
       break;
     int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0 && (fl & O_NONBLOCK)) {
+    if (fl >= 0 && (fl & O_NONBLOCK) && !S.ignore_nonblock) {
       sync_ready();
       pthread_mutex_unlock(&S.lock);
       return fail_errno(EAGAIN);
@@ -635,6 +660,7 @@ static int emu_open(int flags) {
   S.loops = env_u64("MONREADER_EMU_LOOP", 1, UINT32_MAX);
   S.retime = env_u64("MONREADER_EMU_RETIME", 0, 1) != 0;
   S.msglim = (unsigned)env_u64("MONREADER_EMU_MSGLIM", MSGLIM_MAX, MSGLIM_MAX);
+  S.ignore_nonblock = env_u64("MONREADER_EMU_BLOCKING", 0, 1) != 0;
   if (S.msglim < 2)
     S.msglim = 2;
 
@@ -823,6 +849,85 @@ static bool is_device(const char *path) {
   return path != NULL && device_path != NULL && strcmp(path, device_path) == 0;
 }
 
+/* The sysfs files of the emulated misc device: a pipe holding the text the
+ * kernel would show (read, then end of file). -2: not such a path. */
+static int sysfs_open(const char *path, int flags) {
+  char text[128];
+  ensure_init();
+  if (path == NULL)
+    return -2;
+  if (strcmp(path, sysfs_uevent) == 0)
+    snprintf(text, sizeof(text), "MAJOR=%u\nMINOR=%u\nDEVNAME=monreader\n",
+             emu_major, emu_minor);
+  else if (strcmp(path, "/sys/class/misc/monreader/dev") == 0)
+    snprintf(text, sizeof(text), "%u:%u\n", emu_major, emu_minor);
+  else
+    return -2;
+  int p[2];
+  if (pipe2(p, (flags & O_CLOEXEC) ? O_CLOEXEC : 0) != 0)
+    return -1;
+  size_t len = strlen(text);
+  if (write(p[1], text, len) != (ssize_t)len) {
+    real_close(p[0]);
+    real_close(p[1]);
+    errno = EIO;
+    return -1;
+  }
+  real_close(p[1]);
+  return p[0];
+}
+
+#define SYSFS_OR(path, flags)                                                  \
+  do {                                                                         \
+    int sfd_ = sysfs_open(path, flags);                                        \
+    if (sfd_ != -2)                                                            \
+      return sfd_;                                                             \
+  } while (0)
+
+/* A character device with the emulated numbers. */
+#define AS_CHARDEV(st)                                                         \
+  do {                                                                         \
+    (st)->st_mode = S_IFCHR | ((st)->st_mode & 07777);                         \
+    (st)->st_rdev = makedev(emu_major, emu_minor);                             \
+    (st)->st_size = 0;                                                         \
+  } while (0)
+
+EXPORT int fstat(int fd, struct stat *st) {
+  ensure_init();
+  int rc = real_fstat(fd, st);
+  if (rc == 0 && fd >= 0 && fd == atomic_load(&emu_fd))
+    AS_CHARDEV(st);
+  return rc;
+}
+
+EXPORT int fstat64(int fd, struct stat64 *st) {
+  ensure_init();
+  int rc = real_fstat64 != NULL ? real_fstat64(fd, st) : -1;
+  if (rc == 0 && fd >= 0 && fd == atomic_load(&emu_fd))
+    AS_CHARDEV(st);
+  return rc;
+}
+
+EXPORT int stat(const char *path, struct stat *st) {
+  if (!is_device(path))
+    return real_stat(path, st);
+  memset(st, 0, sizeof(*st));
+  st->st_mode = 0600;
+  st->st_nlink = 1;
+  AS_CHARDEV(st);
+  return 0;
+}
+
+EXPORT int stat64(const char *path, struct stat64 *st) {
+  if (!is_device(path))
+    return real_stat64 != NULL ? real_stat64(path, st) : -1;
+  memset(st, 0, sizeof(*st));
+  st->st_mode = 0600;
+  st->st_nlink = 1;
+  AS_CHARDEV(st);
+  return 0;
+}
+
 static bool needs_mode(int flags) {
   return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
 }
@@ -852,6 +957,7 @@ EXPORT int open(const char *path, int flags, ...) {
   MODE_ARG(flags, mode);
   if (is_device(path))
     return emu_open(flags);
+  SYSFS_OR(path, flags);
   return real_open(path, flags, mode);
 }
 
@@ -860,6 +966,7 @@ EXPORT int open64(const char *path, int flags, ...) {
   MODE_ARG(flags, mode);
   if (is_device(path))
     return emu_open(flags);
+  SYSFS_OR(path, flags);
   return real_open64(path, flags, mode);
 }
 
@@ -872,6 +979,8 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...) {
   MODE_ARG(flags, mode);
   if (at_device(dirfd, path))
     return emu_open(flags);
+  if (path[0] == '/')
+    SYSFS_OR(path, flags);
   return real_openat(dirfd, path, flags, mode);
 }
 
@@ -880,12 +989,15 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...) {
   MODE_ARG(flags, mode);
   if (at_device(dirfd, path))
     return emu_open(flags);
+  if (path[0] == '/')
+    SYSFS_OR(path, flags);
   return real_openat64(dirfd, path, flags, mode);
 }
 
 EXPORT int __open_2(const char *path, int flags) {
   if (is_device(path))
     return emu_open(flags);
+  SYSFS_OR(path, flags);
   return real___open_2 != NULL ? real___open_2(path, flags)
                                : real_open(path, flags);
 }
@@ -893,6 +1005,7 @@ EXPORT int __open_2(const char *path, int flags) {
 EXPORT int __open64_2(const char *path, int flags) {
   if (is_device(path))
     return emu_open(flags);
+  SYSFS_OR(path, flags);
   return real___open64_2 != NULL ? real___open64_2(path, flags)
                                  : real_open64(path, flags);
 }

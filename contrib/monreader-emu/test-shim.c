@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -337,6 +339,26 @@ static void test_eintr(void **state) {
   assert_true(mono_ms() - t0 < 5000);
   sigaction(SIGALRM, &old, NULL);
   close(fd);
+}
+
+/* MONREADER_EMU_BLOCKING: a read on an O_NONBLOCK fd waits as a blocking
+ * one (a broken driver), until a signal interrupts it. */
+static void test_blocking_despite_nonblock(void **state) {
+  (void)state;
+  use_scenario((const char *const[]){"-g", "5", "-i", "1", "--fault",
+                                     "delay@0:10000", NULL});
+  setenv("MONREADER_EMU_BLOCKING", "1", 1);
+  struct sigaction sa = {.sa_handler = on_alarm}, old;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, &old);
+  int fd = open(DEV, O_RDONLY | O_NONBLOCK);
+  assert_true(fd >= 0);
+  struct itimerval it = {.it_value = {0, 100000}};
+  setitimer(ITIMER_REAL, &it, NULL);
+  expect_errno(fd, 4096, EINTR); /* not EAGAIN */
+  sigaction(SIGALRM, &old, NULL);
+  close(fd);
+  unsetenv("MONREADER_EMU_BLOCKING");
 }
 
 static void test_fcntl_nonblock(void **state) {
@@ -690,6 +712,47 @@ static void test_lock_file(void **state) {
   close(down[1]);
 }
 
+/* What a reader checks to tell the monitor device from others. */
+static void test_device_identity(void **state) {
+  (void)state;
+  use_scenario(SMALL);
+  struct stat st;
+  assert_int_equal(stat(DEV, &st), 0);
+  assert_true(S_ISCHR(st.st_mode));
+  assert_int_equal(major(st.st_rdev), 10);
+  assert_int_equal(minor(st.st_rdev), 63);
+  int fd = open(DEV, O_RDONLY | O_NONBLOCK);
+  assert_true(fd >= 0);
+  memset(&st, 0, sizeof(st));
+  assert_int_equal(fstat(fd, &st), 0);
+  assert_true(S_ISCHR(st.st_mode));
+  assert_int_equal(st.st_rdev, makedev(10, 63));
+  char text[128];
+  int u = open("/sys/dev/char/10:63/uevent", O_RDONLY | O_CLOEXEC);
+  assert_true(u >= 0);
+  ssize_t n = read(u, text, sizeof(text) - 1);
+  assert_true(n > 0);
+  text[n] = '\0';
+  assert_string_equal(text, "MAJOR=10\nMINOR=63\nDEVNAME=monreader\n");
+  assert_int_equal(read(u, text, sizeof(text)), 0);
+  close(u);
+  u = openat(AT_FDCWD, "/sys/class/misc/monreader/dev", O_RDONLY);
+  assert_true(u >= 0);
+  n = read(u, text, sizeof(text) - 1);
+  assert_true(n > 0);
+  text[n] = '\0';
+  assert_string_equal(text, "10:63\n");
+  close(u);
+  close(fd);
+  /* Other files are what they are. */
+  assert_int_equal(stat("/dev/null", &st), 0);
+  assert_int_equal(st.st_rdev, makedev(1, 3));
+  int other = open("/dev/null", O_RDONLY);
+  assert_int_equal(fstat(other, &st), 0);
+  assert_int_equal(st.st_rdev, makedev(1, 3));
+  close(other);
+}
+
 static void test_no_scenario(void **state) {
   (void)state;
   unsetenv("MONREADER_EMU_SCENARIO");
@@ -741,6 +804,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_eagain_poll_select, each),
       cmocka_unit_test_setup(test_blocking_wait, each),
       cmocka_unit_test_setup(test_eintr, each),
+      cmocka_unit_test_setup(test_blocking_despite_nonblock, each),
       cmocka_unit_test_setup(test_fcntl_nonblock, each),
       cmocka_unit_test_setup(test_eio, each),
       cmocka_unit_test_setup(test_efault, each),
@@ -754,6 +818,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup(test_threads, each),
       cmocka_unit_test_setup(test_close_wakes_blocked, each),
       cmocka_unit_test_setup(test_lock_file, each),
+      cmocka_unit_test_setup(test_device_identity, each),
       cmocka_unit_test_setup(test_no_scenario, each),
   };
   return cmocka_run_group_tests_name("libmonreader-emu", tests, setup,

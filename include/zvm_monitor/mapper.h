@@ -166,13 +166,14 @@ const struct zvm_layout *zvm_mapper_type_at(const struct zvm_mapper *m,
  * reader, a replay): plain counters, dispatched with plugin instance
  * "reader" (the man page lists them). */
 struct zvm_source_health {
-  uint64_t bytes_read;  /* every byte any read() returned */
-  uint64_t sets;        /* data sets completed by a 0-byte read */
-  uint64_t eio;         /* read() failed with EIO */
-  uint64_t efault;      /* read() failed with EFAULT */
-  uint64_t eoverflow;   /* read() failed with EOVERFLOW */
-  uint64_t open_errors; /* failed open() attempts */
-  uint64_t oversize;    /* sets discarded for exceeding their maximum size */
+  uint64_t bytes_read;    /* every byte any read() returned */
+  uint64_t sets;          /* data sets completed by a 0-byte read */
+  uint64_t eio;           /* read() failed with EIO */
+  uint64_t efault;        /* read() failed with EFAULT */
+  uint64_t eoverflow;     /* read() failed with EOVERFLOW */
+  uint64_t open_errors;   /* failed open() attempts */
+  uint64_t oversize;      /* sets discarded for exceeding their maximum size */
+  uint64_t stream_errors; /* episodes of a stream the driver cannot produce */
 };
 
 /* End the pass: build the values to dispatch. now_us is the wall clock

@@ -22,9 +22,11 @@
 #ifndef ZVM_MONITOR_READER_H
 #define ZVM_MONITOR_READER_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* System calls, replaceable by tests (a scripted fake device). */
@@ -42,6 +44,13 @@ struct zvm_reader_io {
    * timeout_ms for fd to become ready, as poll(): returns revents, 0 on
    * timeout, -1 with errno. fd < 0: just sleep timeout_ms, return 0. */
   int (*wait)(int fd, int timeout_ms, void *ctx);
+  /* Optional, both or neither (NULL: what was opened is not checked).
+   * fstat of the opened fd, as fstat(); and up to len - 1 bytes of a
+   * (sysfs) file as NUL-terminated text: returns the length, -1 if it
+   * cannot be read. The reader uses them to refuse what cannot be the
+   * misc device "monreader" (see zvm_reader_identify()). */
+  int (*fstat)(int fd, struct stat *st, void *ctx);
+  ssize_t (*read_text)(const char *path, char *buf, size_t len, void *ctx);
 };
 
 /* Real system calls. */
@@ -72,6 +81,8 @@ struct zvm_reader_stats {
   uint64_t reopens;     /* successful re-opens after a severed path */
   uint64_t faults;      /* open device closed for a re-open: a severed path
                            (POLLERR/POLLHUP) or an unexpected read error */
+  uint64_t stream_errors; /* episodes of a stream the driver cannot produce
+                             (closed, re-opened with back-off) */
   /* The device's state when the counters were taken (not counters). */
   int open;       /* 1 while the device is open */
   int open_errno; /* errno of the most recent failed open() (0: none) */
@@ -82,6 +93,19 @@ struct zvm_reader_stats {
  * Writes a NUL-terminated line into buf. */
 void zvm_reader_open_advice(int err, const char *device, char *buf,
                             size_t size);
+/* open() refused by the reader: what was opened is not the monreader
+ * device (zvm_reader_identify()). Linux's "wrong medium type". */
+#define ZVM_READER_NOT_MONREADER EMEDIUMTYPE
+
+/* Is the opened file the misc device "monreader"? st: its fstat; uevent:
+ * the text of /sys/dev/char/MAJOR:MINOR/uevent (NULL: unreadable);
+ * misc_dev: the text of /sys/class/misc/monreader/dev, "MAJOR:MINOR"
+ * (NULL: unreadable). Returns true if it is, or if sysfs cannot tell
+ * (neither file readable); else false with the reason ("a regular file",
+ * "the character device 1:5 (zero)") in why. */
+bool zvm_reader_identify(const struct stat *st, const char *uevent,
+                         const char *misc_dev, char *why, size_t why_len);
+
 /* strerror(), thread-safe: the text of errno e, in buf or static. */
 const char *zvm_reader_strerror(int e, char *buf, size_t len);
 
@@ -119,6 +143,9 @@ struct zvm_reader_config {
   void *log_ctx;
   zvm_reader_event_fn event; /* optional; called from zvm_reader_drain() */
   void *event_ctx;
+  /* How the user names the device in messages that say what to change:
+   * default "Device" (collectd.conf); a tool gives its option ("-d"). */
+  const char *device_option;
 };
 
 struct zvm_reader;
@@ -129,9 +156,17 @@ void zvm_reader_destroy(struct zvm_reader *r);
 typedef void (*zvm_set_fn)(const uint8_t *set, size_t len, void *ctx);
 
 /* Open if needed (honouring back-off), then read until EAGAIN; call fn for
- * each complete set in arrival order. Never blocks. Returns 0 normally,
- * -1 only if the reader cannot be used at all (allocation failure). */
+ * each complete set in arrival order. Never blocks. A drain reads at most
+ * a bounded number of bytes and reads (the rest waits for the next drain)
+ * and returns between two reads once zvm_reader_stop() was called.
+ * Returns 0 normally, -1 only if the reader cannot be used at all
+ * (allocation failure). */
 int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx);
+
+/* Ask a drain or wait running in another thread to return soon (between
+ * two reads); later drains return at once. The only call that may come
+ * from another thread. */
+void zvm_reader_stop(struct zvm_reader *r);
 
 /* Block until a drain has something to do, or timeout_ms (>= 0) passed:
  * the open device is readable or reports an error (a severed path), or,

@@ -20,4 +20,11 @@
 int zvm_record_check(const struct zvm_record_desc *d, char *err,
                      size_t err_size);
 
+struct zvm_registry;
+/* zvm_registry_add() of a descriptor already checked (the built-in tables
+ * are constants, checked once per process: tests and fuzz targets build
+ * thousands of configurations). */
+int zvm_registry_add_checked(struct zvm_registry *r,
+                             const struct zvm_record_desc *d);
+
 #endif /* ZVM_ENGINE_CHECK_H */

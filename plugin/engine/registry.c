@@ -69,11 +69,28 @@ static const char *clashing_type(const struct zvm_registry *r,
   return NULL;
 }
 
+static int registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
+                        bool replace,
+                        void (*free_desc)(const struct zvm_record_desc *d),
+                        char *err, size_t err_size, bool checked);
+
 int zvm_registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
                      bool replace,
                      void (*free_desc)(const struct zvm_record_desc *d),
                      char *err, size_t err_size) {
-  int status = zvm_record_check(d, err, err_size);
+  return registry_add(r, d, replace, free_desc, err, err_size, false);
+}
+
+int zvm_registry_add_checked(struct zvm_registry *r,
+                             const struct zvm_record_desc *d) {
+  return registry_add(r, d, false, NULL, NULL, 0, true);
+}
+
+static int registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
+                        bool replace,
+                        void (*free_desc)(const struct zvm_record_desc *d),
+                        char *err, size_t err_size, bool checked) {
+  int status = checked ? 0 : zvm_record_check(d, err, err_size);
   const struct zvm_record_desc *old =
       status == 0 ? zvm_registry_find(r, d->domain, d->number) : NULL;
   if (status == 0 && old != NULL && !replace)

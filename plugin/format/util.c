@@ -30,8 +30,14 @@ bool zvm_grow_to(void *arrayp, size_t *cap, size_t n, size_t size,
 }
 
 int zvm_vformat_error(char *err, size_t err_size, const char *fmt, va_list ap) {
-  if (err != NULL && err_size > 0)
+  if (err != NULL && err_size > 0) {
     vsnprintf(err, err_size, fmt, ap);
+    /* A reason quotes the configuration's text, which may hold control
+     * characters: the log line stays one line. */
+    for (char *p = err; *p != '\0'; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        *p = '?';
+  }
   return -1;
 }
 

@@ -7,6 +7,9 @@
  * reader and the mapper, and turns the mapper's output into value lists
  * and notifications. Everything but module_register() is static.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_timedjoin_np() */
+#endif
 #include "collectd/core/daemon/collectd.h"
 
 #include "collectd/core/daemon/plugin.h"
@@ -35,6 +38,10 @@
 #define READER_WAIT_MS 100
 /* After a drain that could not go on (out of memory), try again after: */
 #define READER_RETRY_MS 1000
+/* Shutdown waits this long for the thread (it sees the stop between two
+ * reads, a drain is bounded); a thread still inside a read() then is
+ * blocked in a device that ignores O_NONBLOCK: it is left behind. */
+#define SHUTDOWN_JOIN_MS 500
 
 static struct zvm_conf conf;
 static bool conf_ready;
@@ -522,6 +529,7 @@ static int zvm_read(user_data_t *ud) {
       .eoverflow = rs.eoverflow,
       .open_errors = rs.open_errors,
       .oversize = rs.oversize,
+      .stream_errors = rs.stream_errors,
   };
   if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &health) != 0)
     c_complain(LOG_ERR, &oom_complaint,
@@ -748,25 +756,51 @@ static int zvm_init(void) {
   return 0;
 }
 
+/* Join the feeder thread within SHUTDOWN_JOIN_MS. false: it is still
+ * running (detached now; what it uses must not be freed). */
+static bool join_feeder(void) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += (long)(SHUTDOWN_JOIN_MS % 1000) * 1000000L;
+  until.tv_sec += SHUTDOWN_JOIN_MS / 1000 + until.tv_nsec / 1000000000L;
+  until.tv_nsec %= 1000000000L;
+  int status = pthread_timedjoin_np(reader_thread, NULL, &until);
+  if (status == 0)
+    return true;
+  WARNING(LOG_PREFIX "the %s thread did not stop within %d ms (a read() of "
+                     "%s that blocks although the device was opened "
+                     "O_NONBLOCK?): leaving it behind",
+          replay != NULL ? "replay" : "reader", SHUTDOWN_JOIN_MS, conf.device);
+  pthread_detach(reader_thread);
+  return false;
+}
+
 static int zvm_shutdown(void) {
-  /* The thread sees the closed queue within READER_WAIT_MS (a push waiting
-   * for room returns at once). Closing the device then severs the IUCV
-   * path at once; nothing blocks. */
+  /* The thread sees the stop between two reads and the closed queue
+   * within READER_WAIT_MS (a push waiting for room returns at once).
+   * Closing the device then severs the IUCV path at once. */
+  bool joined = true;
+  if (reader != NULL)
+    zvm_reader_stop(reader);
   if (queue != NULL)
     zvm_setq_close(queue);
   if (reader_thread_running)
-    pthread_join(reader_thread, NULL);
+    joined = join_feeder();
   reader_thread_running = false;
   queue_full_logged = queue_nomem_logged = false;
   first_read_done = false;
-  if (reader != NULL)
-    zvm_reader_destroy(reader);
-  reader = NULL;
-  zvm_replay_destroy(replay);
-  replay = NULL;
+  /* A thread left behind still uses the reader (or replay) and the queue
+   * (closed: it takes nothing more); the process is about to exit. */
+  if (joined) {
+    if (reader != NULL)
+      zvm_reader_destroy(reader);
+    reader = NULL;
+    zvm_replay_destroy(replay);
+    replay = NULL;
+    zvm_setq_destroy(queue);
+    queue = NULL;
+  }
   zvm_replay_options_free(&replay_opts);
-  zvm_setq_destroy(queue);
-  queue = NULL;
   zvm_mapper_destroy(mapper);
   mapper = NULL;
   if (conf_ready) {

@@ -66,6 +66,12 @@ static void start_message(const struct zvm_events *ev, enum zvm_event_kind k,
      * the message does not depend on how the pass fell. */
     if (d->faults == 0 && rs->open_errno != 0)
       zvm_reader_open_advice(rs->open_errno, ev->device, buf, size);
+    else if (d->stream_errors > 0)
+      snprintf(buf, size,
+               "%s returned data /dev/monreader never returns (see the log): "
+               "check that Device names the z/VM monitor device; no monitor "
+               "data until it is re-opened",
+               ev->device);
     else
       snprintf(buf, size,
                "the *MONITOR path of %s was severed or failed (see syslog for "
@@ -116,6 +122,7 @@ size_t zvm_events_update(struct zvm_events *ev,
       .oversize = grew(rs->oversize, before->oversize),
       .discarded = grew(rs->discarded, before->discarded),
       .faults = grew(rs->faults, before->faults),
+      .stream_errors = grew(rs->stream_errors, before->stream_errors),
   };
   uint64_t trouble[ZVM_EVENT_KINDS] = {
       [ZVM_EVENT_OVERFLOW] = d.eoverflow,

@@ -9,7 +9,11 @@
  *
  * CLOSED, drain:
  *   now < next_open            -> stay CLOSED, no open() call
- *   open() ok                  -> OPEN/ASSEMBLING, delay = 1 s, log INFO;
+ *   open() ok, not monreader   -> closed again, counted and logged as a
+ *                                 failed open (ZVM_READER_NOT_MONREADER)
+ *   open() ok                  -> OPEN/ASSEMBLING, delay = 1 s (unless a
+ *                                 stream episode closed it: then after
+ *                                 its first good set), log INFO;
  *                                 reopens++ if closed by a fault
  *   open() fails               -> open_errors++, next_open = now + delay,
  *                                 delay = min(2 * delay, 60 s); logged when
@@ -17,7 +21,8 @@
  * OPEN, drain: poll(0) first
  *   POLLERR/POLLHUP/POLLNVAL   -> FAULT (the driver's sign of a sever)
  *   nothing ready              -> return
- *   else read until EAGAIN (at most MAX_READS_PER_DRAIN reads):
+ *   else read until EAGAIN (at most MAX_READS_PER_DRAIN reads and about
+ *   MAX_BYTES_PER_DRAIN bytes; returns between reads once stopped):
  *   n > 0       bytes_read += n; append (ASSEMBLING) or drop (SKIPPING);
  *               an append beyond max_set -> SKIPPING, log once
  *   n == 0      sets++; ASSEMBLING: deliver buf[0..len) (even len 0: the
@@ -37,6 +42,20 @@
  * FAULT: discard the partial set, close, CLOSED with next_open = now + delay,
  *   delay doubled (max 60 s), reopen pending, log WARNING/ERR.
  *
+ * STREAM EPISODE: the driver never returns what follows, so a device that
+ * does is not (working as) monreader: stream_errors++, FAULT, logged once
+ * until a good set arrives. The driver answers each pending message (at
+ * most 255) with its data and one 0-byte read, and an MCA it rejects with
+ * a 0-byte read alone; every set it returns starts with an MCE that passed
+ * its mon_check_mca() (type byte and domain mask not zero, end address
+ * after the start address).
+ *   - more than MAX_EMPTY_RUN 0-byte reads with no byte in between;
+ *   - MAX_BAD_RUN sets in a row not starting with such an MCE, or one
+ *     such set growing past BAD_SET_MAX bytes;
+ *   - MAX_OVERSIZE_RUN sets in a row larger than max_set, or one set
+ *     growing past twice max_set and ENDLESS_SET_MIN (the DCSS is larger
+ *     than MaxSetSize: nothing can be used; or the data never ends).
+ *
  * "discarded" counts partial sets thrown away with at least one byte read
  * (or being skipped); an oversize set cut off by EIO is discarded, not
  * oversize. So sets == delivered + oversize.
@@ -46,16 +65,21 @@
  * and by a successful open.
  */
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/be.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,15 +91,25 @@
 #define BACKOFF_MIN_MS UINT64_C(1000)
 #define BACKOFF_MAX_MS UINT64_C(60000)
 /* At most 255 messages are pending, each needing a few reads (MCE, records,
- * per MCE; one 0-byte read): a few thousand reads in practice. The cap only
- * stops a device that never says EAGAIN; what is unread stays for later. */
+ * per MCE; one 0-byte read): a few thousand reads in practice. The caps
+ * keep a drain short (the thread sees a shutdown between drains and
+ * between reads); what is unread stays for the next drain. */
 #define MAX_READS_PER_DRAIN (UINT32_C(1) << 20)
+#define MAX_BYTES_PER_DRAIN ((uint64_t)16 * 1024 * 1024)
+/* Stream episodes (see above). */
+#define MAX_EMPTY_RUN 255u
+#define MAX_BAD_RUN 16u
+#define BAD_SET_MAX ((uint64_t)1024 * 1024)
+#define MAX_OVERSIZE_RUN 8u
+#define ENDLESS_SET_MIN ((uint64_t)64 * 1024 * 1024)
+#define MCE_LEN 12
 #define MAX_POLL_EINTR 16
 #define MSG_MAX 512
 
 struct zvm_reader {
   struct zvm_reader_io io;
   char *device;
+  const char *device_option; /* "Device", or the caller's static text */
   size_t max_set;
   zvm_reader_log_fn log;
   void *log_ctx;
@@ -99,6 +133,18 @@ struct zvm_reader {
   bool oversize_logged;
   bool read_cap_logged;
   bool alloc_logged;
+
+  /* Stream watch (see STREAM EPISODE). */
+  unsigned empty_run;    /* 0-byte reads since the last byte read */
+  unsigned bad_run;      /* sets in a row without a valid first MCE */
+  unsigned oversize_run; /* sets in a row larger than max_set */
+  bool mce_checked;      /* the current set's first MCE was looked at */
+  bool bad_set;          /* ... and it is not one the driver passes */
+  uint64_t set_bytes;    /* bytes of the current set, skipped ones too */
+  bool suspect;          /* closed by an episode: no good set since */
+  bool episode_logged;
+
+  atomic_bool stop;
 
   struct zvm_reader_stats stats;
   /* Target of a read when buf holds max_set bytes: any byte read here
@@ -149,6 +195,33 @@ static uint64_t sys_now_ms(void *ctx) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+static int sys_fstat(int fd, struct stat *st, void *ctx) {
+  (void)ctx;
+  return fstat(fd, st);
+}
+
+static ssize_t sys_read_text(const char *path, char *buf, size_t len,
+                             void *ctx) {
+  (void)ctx;
+  if (len == 0)
+    return -1;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  size_t got = 0;
+  while (got < len - 1) {
+    ssize_t n = read(fd, buf + got, len - 1 - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fd);
+  buf[got] = '\0';
+  return (ssize_t)got;
+}
+
 const struct zvm_reader_io zvm_reader_sysio = {
     .open = sys_open,
     .read = sys_read,
@@ -157,6 +230,8 @@ const struct zvm_reader_io zvm_reader_sysio = {
     .now_ms = sys_now_ms,
     .ctx = NULL,
     .wait = sys_wait,
+    .fstat = sys_fstat,
+    .read_text = sys_read_text,
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -207,12 +282,19 @@ static void emit(const struct zvm_reader *r, enum zvm_reader_event_type type,
   r->event(&ev, r->event_ctx);
 }
 
+static void new_set(struct zvm_reader *r) {
+  r->set_bytes = 0;
+  r->mce_checked = false;
+  r->bad_set = false;
+}
+
 static void discard_set(struct zvm_reader *r) {
   if ((r->len > 0 || r->skipping) && !r->faulted)
     r->stats.discarded++;
   r->len = 0;
   r->skipping = false;
   r->faulted = false;
+  new_set(r);
 }
 
 /* FAULT: the fd is unusable (severed path or unexpected error). */
@@ -243,6 +325,107 @@ static void log_open_error(const struct zvm_reader *r, int e) {
   say(r, ZVM_LOG_ERR, "%s", msg);
 }
 
+/* The value of KEY= in a uevent text, into out. */
+static bool uevent_value(const char *text, const char *key, char *out,
+                         size_t size) {
+  size_t klen = strlen(key);
+  for (const char *p = text; p != NULL && *p != '\0';) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol != NULL ? (size_t)(eol - p) : strlen(p);
+    if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
+      snprintf(out, size, "%.*s", (int)(len - klen - 1), p + klen + 1);
+      return true;
+    }
+    p = eol != NULL ? eol + 1 : NULL;
+  }
+  return false;
+}
+
+static const char *file_kind(mode_t mode) {
+  if (S_ISREG(mode))
+    return "a regular file";
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISBLK(mode))
+    return "a block device";
+  return "not a character device";
+}
+
+bool zvm_reader_identify(const struct stat *st, const char *uevent,
+                         const char *misc_dev, char *why, size_t why_len) {
+  if (!S_ISCHR(st->st_mode)) {
+    snprintf(why, why_len, "%s", file_kind(st->st_mode));
+    return false;
+  }
+  unsigned maj = major(st->st_rdev), min = minor(st->st_rdev);
+  if (uevent != NULL) {
+    /* The kernel names a misc device's node after the device. */
+    char name[64];
+    if (uevent_value(uevent, "DEVNAME", name, sizeof(name)) &&
+        strcmp(name, "monreader") == 0)
+      return true;
+    if (uevent_value(uevent, "DEVNAME", name, sizeof(name)))
+      snprintf(why, why_len, "the character device %u:%u (%s)", maj, min, name);
+    else
+      snprintf(why, why_len, "the character device %u:%u", maj, min);
+    return false;
+  }
+  unsigned mmaj, mmin;
+  if (misc_dev != NULL && sscanf(misc_dev, "%u:%u", &mmaj, &mmin) == 2) {
+    if (mmaj == maj && mmin == min)
+      return true;
+    snprintf(why, why_len, "the character device %u:%u (monreader is %u:%u)",
+             maj, min, mmaj, mmin);
+    return false;
+  }
+  return true; /* sysfs cannot tell: the stream checks still apply */
+}
+
+/* Is fd the misc device monreader? false: why says what it is. */
+static bool check_identity(struct zvm_reader *r, int fd, char *why,
+                           size_t why_len) {
+  struct stat st;
+  if (r->io.fstat == NULL || r->io.read_text == NULL ||
+      r->io.fstat(fd, &st, r->io.ctx) != 0)
+    return true;
+  char path[64], uevent[512], misc[32];
+  bool have_uevent = false, have_misc = false;
+  if (S_ISCHR(st.st_mode)) {
+    snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/uevent",
+             (unsigned)major(st.st_rdev), (unsigned)minor(st.st_rdev));
+    have_uevent = r->io.read_text(path, uevent, sizeof(uevent), r->io.ctx) >= 0;
+    if (!have_uevent)
+      have_misc = r->io.read_text("/sys/class/misc/monreader/dev", misc,
+                                  sizeof(misc), r->io.ctx) >= 0;
+  }
+  return zvm_reader_identify(&st, have_uevent ? uevent : NULL,
+                             have_misc ? misc : NULL, why, why_len);
+}
+
+/* Opened, but not monreader: a failed open, retried with back-off (a
+ * udev rule or module may still put the right device there). */
+static void open_refused(struct zvm_reader *r, int fd, uint64_t now,
+                         const char *why) {
+  int e = ZVM_READER_NOT_MONREADER;
+  r->io.close(fd, r->io.ctx);
+  r->stats.open_errors++;
+  emit(r, ZVM_READER_EV_OPEN_ERROR, e);
+  uint64_t delay = schedule_open(r, now);
+  if (!r->open_failing || e != r->open_errno)
+    say(r, ZVM_LOG_ERR,
+        "%s is %s, not the z/VM monitor device: set %s to the node of "
+        "the misc device monreader (/dev/monreader; its numbers are in "
+        "/sys/class/misc/monreader/dev); retrying in %u s, then less often",
+        r->device, why, r->device_option, secs(delay));
+  r->open_failing = true;
+  r->open_errno = e;
+  r->stats.open_errno = e;
+}
+
 static bool try_open(struct zvm_reader *r) {
   uint64_t now = r->io.now_ms(r->io.ctx);
 
@@ -262,9 +445,15 @@ static bool try_open(struct zvm_reader *r) {
     r->stats.open_errno = e;
     return false;
   }
+  char why[160];
+  if (!check_identity(r, fd, why, sizeof(why))) {
+    open_refused(r, fd, now, why);
+    return false;
+  }
   r->fd = fd;
   r->stats.open = 1;
-  r->delay_ms = BACKOFF_MIN_MS;
+  if (!r->suspect)
+    r->delay_ms = BACKOFF_MIN_MS;
   r->next_open_ms = 0;
   r->open_failing = false;
   r->read_errno_logged = 0;
@@ -339,11 +528,25 @@ static bool next_target(struct zvm_reader *r, uint8_t **dst, size_t *want) {
   return true;
 }
 
+/* The driver's mon_check_mca() for the MCE a set starts with (type,
+ * domain mask bytes, start and end address; drivers/s390/char/monreader.c):
+ * mce holds MCE_LEN bytes. */
+static bool mce_valid(const uint8_t *mce) {
+  return mce[0] != 0 && (mce[1] | mce[2]) != 0 &&
+         zvm_load_be32(mce + 8) > zvm_load_be32(mce + 4);
+}
+
 static void took(struct zvm_reader *r, const uint8_t *dst, size_t n) {
+  r->set_bytes += n;
+  r->empty_run = 0;
   if (r->skipping)
     return;
   if (dst != r->probe) {
     r->len += n;
+    if (!r->mce_checked && r->len >= MCE_LEN) {
+      r->mce_checked = true;
+      r->bad_set = !mce_valid(r->buf);
+    }
     return;
   }
   /* Bytes beyond max_set: drop the set, keep memory where it is. */
@@ -359,6 +562,28 @@ static void took(struct zvm_reader *r, const uint8_t *dst, size_t n) {
 
 static const uint8_t empty_set[1];
 
+static void watch_set(struct zvm_reader *r, size_t len) {
+  if (r->set_bytes == 0) {
+    r->empty_run++;
+    return;
+  }
+  if (r->skipping)
+    r->oversize_run++;
+  else
+    r->oversize_run = 0;
+  if (r->bad_set || (!r->skipping && len < MCE_LEN)) {
+    r->bad_run++;
+  } else if (!r->skipping) {
+    /* A set as the driver returns them: the device works. */
+    r->bad_run = 0;
+    r->episode_logged = false;
+    if (r->suspect) {
+      r->suspect = false;
+      r->delay_ms = BACKOFF_MIN_MS;
+    }
+  }
+}
+
 static void complete_set(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   size_t len = r->len;
 
@@ -367,8 +592,11 @@ static void complete_set(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
     /* The end of a message cut by EFAULT: already discarded, not a set. */
     r->faulted = false;
     r->skipping = false;
+    new_set(r);
     return;
   }
+  watch_set(r, len);
+  new_set(r);
   r->stats.sets++;
   if (r->skipping) {
     r->skipping = false;
@@ -416,6 +644,67 @@ static void unexpected_read_error(struct zvm_reader *r, int e,
       r->device, what, secs(delay));
 }
 
+/* A stream the driver cannot produce: close, back off (the delay keeps
+ * doubling until a good set arrives), log once per run of episodes. */
+static void stream_episode(struct zvm_reader *r, const char *what,
+                           const char *todo) {
+  r->stats.stream_errors++;
+  emit(r, ZVM_READER_EV_SEVER, EPROTO);
+  uint64_t delay = close_faulted(r);
+  r->suspect = true;
+  r->empty_run = r->bad_run = r->oversize_run = 0;
+  if (!r->episode_logged)
+    say(r, ZVM_LOG_ERR,
+        "%s returned %s, which /dev/monreader never does: closed it, will "
+        "re-open in %u s, then less often; %s",
+        r->device, what, secs(delay), todo);
+  r->episode_logged = true;
+}
+
+/* After a read: true if the stream is one the driver cannot produce (the
+ * reader then is CLOSED). */
+static bool stream_impossible(struct zvm_reader *r) {
+  bool endless = r->skipping && !r->faulted && r->set_bytes / 2 > r->max_set &&
+                 r->set_bytes > ENDLESS_SET_MIN;
+  if (r->empty_run <= MAX_EMPTY_RUN && r->bad_run < MAX_BAD_RUN &&
+      !(r->bad_set && r->set_bytes > BAD_SET_MAX) &&
+      r->oversize_run < MAX_OVERSIZE_RUN && !endless)
+    return false; /* the common case: nothing to format */
+  char what[128], not_monitor_todo[160];
+  snprintf(not_monitor_todo, sizeof(not_monitor_todo),
+           "check that %s names the z/VM monitor device (the misc device "
+           "monreader: /sys/class/misc/monreader/dev)",
+           r->device_option);
+  if (r->empty_run > MAX_EMPTY_RUN) {
+    snprintf(what, sizeof(what), "%u 0-byte reads without data between them",
+             r->empty_run);
+    stream_episode(r, what, not_monitor_todo);
+    return true;
+  }
+  if (r->bad_run >= MAX_BAD_RUN || (r->bad_set && r->set_bytes > BAD_SET_MAX)) {
+    stream_episode(r,
+                   "data that does not start with a monitor control "
+                   "element (MCE)",
+                   not_monitor_todo);
+    return true;
+  }
+  if (r->oversize_run >= MAX_OVERSIZE_RUN || endless) {
+    if (endless)
+      snprintf(what, sizeof(what),
+               "a data set larger than twice MaxSetSize (%zu bytes)",
+               r->max_set);
+    else
+      snprintf(what, sizeof(what),
+               "%u data sets in a row larger than MaxSetSize (%zu bytes)",
+               r->oversize_run, r->max_set);
+    stream_episode(r, what,
+                   "raise MaxSetSize to the size of the monitor DCSS (CP "
+                   "Q NSS MAP; the driver logs it when loaded)");
+    return true;
+  }
+  return false;
+}
+
 /* ---- API ---------------------------------------------------------------- */
 
 struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
@@ -454,7 +743,10 @@ struct zvm_reader *zvm_reader_create(const struct zvm_reader_config *cfg) {
     r->log_ctx = cfg->log_ctx;
     r->event = cfg->event;
     r->event_ctx = cfg->event_ctx;
+    r->device_option = cfg->device_option;
   }
+  if (r->device_option == NULL)
+    r->device_option = "Device";
   r->fd = -1;
   r->delay_ms = BACKOFF_MIN_MS;
   return r;
@@ -475,9 +767,20 @@ zvm_reader_get_stats(const struct zvm_reader *r) {
   return r != NULL ? &r->stats : NULL;
 }
 
+void zvm_reader_stop(struct zvm_reader *r) {
+  if (r != NULL)
+    atomic_store(&r->stop, true);
+}
+
+static bool stopped(struct zvm_reader *r) {
+  return atomic_load_explicit(&r->stop, memory_order_relaxed);
+}
+
 int zvm_reader_wait(struct zvm_reader *r, int timeout_ms) {
   if (r == NULL)
     return -1;
+  if (stopped(r))
+    return 0;
   if (timeout_ms < 0)
     timeout_ms = 0;
   if (r->fd < 0) {
@@ -506,7 +809,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
 
   if (r == NULL)
     return -1;
-  if (r->fd < 0 && !try_open(r))
+  if (stopped(r) || (r->fd < 0 && !try_open(r)))
     return 0;
 
   int rev = poll_dev(r);
@@ -520,10 +823,13 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   }
   /* rev < 0: poll failed; the non-blocking read below still tells. */
 
+  uint64_t drained = 0;
   for (uint32_t n = 0; n < MAX_READS_PER_DRAIN; n++) {
     uint8_t *dst;
     size_t want;
 
+    if (stopped(r))
+      return 0;
     if (!next_target(r, &dst, &want))
       return -1;
     errno = 0;
@@ -535,10 +841,17 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
         return 0;
       }
       took(r, dst, (size_t)got);
+      if (stream_impossible(r))
+        return 0;
+      drained += (uint64_t)got;
+      if (drained >= MAX_BYTES_PER_DRAIN)
+        return 0; /* the rest at the next drain */
       continue;
     }
     if (got == 0) {
       complete_set(r, fn, ctx);
+      if (stream_impossible(r))
+        return 0;
       continue;
     }
 
@@ -546,6 +859,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
     if (e == EINTR)
       continue;
     if (e == EAGAIN || e == EWOULDBLOCK) {
+      r->empty_run = 0; /* time passes: rejected MCAs may keep coming */
       if (!read_error)
         r->read_errno_logged = 0;
       r->read_cap_logged = false;

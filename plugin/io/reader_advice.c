@@ -40,6 +40,13 @@ void zvm_reader_open_advice(int err, const char *device, char *buf,
              "the IPUSER SEVER code",
              device);
     break;
+  case ZVM_READER_NOT_MONREADER:
+    snprintf(buf, size,
+             "%s is not the z/VM monitor device: set Device to the node of "
+             "the misc device monreader (/dev/monreader; its numbers are in "
+             "/sys/class/misc/monreader/dev)",
+             device);
+    break;
   case ENOENT:
     snprintf(buf, size,
              "%s does not exist: load the monreader module (modprobe "

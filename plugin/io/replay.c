@@ -185,6 +185,8 @@ void zvm_replay_count_event(struct zvm_reader_stats *rs,
   case ZVM_READER_EV_SEVER:
     rs->faults++;
     rs->open = 0;
+    if (ev->err == EPROTO) /* a stream episode (reader.c) */
+      rs->stream_errors++;
     break;
   case ZVM_READER_EV_EOVERFLOW:
     rs->eoverflow++;

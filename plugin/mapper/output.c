@@ -100,6 +100,7 @@ void zvm_output_reader(struct zvm_mapper *m,
   emit_counter(m, "errors", "efault", rs->efault);
   emit_counter(m, "errors", "open", rs->open_errors);
   emit_counter(m, "errors", "malformed", malformed);
+  emit_counter(m, "errors", "stream", rs->stream_errors);
   emit_counter(m, "total_objects", "sets", rs->sets);
   emit_counter(m, "total_objects", "records", d->walk.records);
   emit_counter(m, "total_objects", "skipped", skipped);

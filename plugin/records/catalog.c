@@ -7,9 +7,13 @@
 #include "zvm_monitor/builtin.h"
 
 #include "appldata/appldata.h"
+#include "engine/check.h"
 #include "engine/walk.h"
 #include "records/catalog.h"
 #include "zvm_monitor/registry.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
 
 #define ZVM_BUILTIN_RECORDS(X)                                                 \
   X(mtrend)                                                                    \
@@ -36,9 +40,16 @@ const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number) {
 }
 
 int zvm_registry_add_builtins(struct zvm_registry *r) {
+  /* The built-in tables are constants: zvm_record_check() them once per
+   * process, not for every configuration built. */
+  static atomic_bool checked;
+  bool known_good = atomic_load(&checked);
   for (size_t i = 0; i < zvm_record_table_count; i++)
-    if (zvm_registry_add(r, zvm_record_tables[i], false, NULL, NULL, 0) != 0)
+    if ((known_good ? zvm_registry_add_checked(r, zvm_record_tables[i])
+                    : zvm_registry_add(r, zvm_record_tables[i], false, NULL,
+                                       NULL, 0)) != 0)
       return -1;
+  atomic_store(&checked, true);
   return 0;
 }
 

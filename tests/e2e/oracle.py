@@ -319,7 +319,7 @@ DOMAINS = {
 
 READER_COUNTERS = [
     "errors-eoverflow", "errors-eio", "errors-efault", "errors-open",
-    "errors-malformed", "total_objects-sets", "total_objects-records",
+    "errors-malformed", "errors-stream", "total_objects-sets", "total_objects-records",
     "total_objects-skipped", "total_bytes-read", "total_objects-restamped",
     "total_objects-short_records",
     # APPLDATA (domain 10) records not used: torn ones, unknown products

@@ -1141,12 +1141,167 @@ CONF
 }
 
 # ---------------------------------------------------------------------------
+# A wrong Device, and shutdown whatever the device does.
+
+# cpu_ticks PID: user + system CPU time of a process in clock ticks
+# (/proc/PID/stat fields 14 and 15). Under qemu-user the emulator is the
+# process: its time is the daemon's, emulation included.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+
+# stop_within PID NAME: SIGTERM; fail unless gone within 2 s.
+stop_within() {
+  _sw_t0=$(date +%s%N)
+  e2e_stop "$1" 2 || fail "$2: still running 2 s after SIGTERM" || return 1
+  say "  $2: gone $((($(date +%s%N) - _sw_t0) / 1000000)) ms after SIGTERM"
+}
+
+# Logs and csv files whose contents depend on the wall clock (retries,
+# back-off, how fast a stream was read) are kept, but not under the names
+# tests/e2e/compare.py compares between the amd64 and s390x runs.
+set_aside() {
+  for _d in "$@"; do
+    [ ! -d "$_d/csv" ] || mv "$_d/csv" "$_d/csv.wallclock"
+    [ ! -f "$_d/collectd.log" ] || mv "$_d/collectd.log" "$_d/collectd.log.wallclock"
+  done
+}
+
+# A Device that is not the monitor device: /dev/zero (endless data),
+# /dev/null (endless 0-byte reads), a regular file, another character
+# device (/dev/urandom). Each daemon is refused at open with a line that
+# says what to set, logged once, retried with back-off, and uses hardly
+# more CPU than an idle daemon (Device missing) measured over the same 5 s;
+# each stops within 2 s of SIGTERM.
+sc_wrong_device() {
+  kinds="idle zero null file urandom"
+  for k in $kinds; do mkdir -p "$D/$k"; done
+  ln -s /dev/zero "$D/zero/monreader"
+  ln -s /dev/null "$D/null/monreader"
+  cp /etc/passwd "$D/file/monreader"
+  ln -s /dev/urandom "$D/urandom/monreader"
+  for k in $kinds; do
+    e2e_conf "$D/$k"
+    # the emulated device is elsewhere: these paths are what they are
+    e2e_collectd "$D/$k" "$D/none.scn" MONREADER_EMU_DEVICE="$D/emulated-elsewhere"
+    eval "pid_$k=\$E2E_PID"
+  done
+  for k in $kinds; do
+    e2e_wait 60 grep -q "Initialization complete" "$D/$k/collectd.log" ||
+      fail "$k: the daemon did not start" || return 1
+  done
+  sleep 1
+  for k in $kinds; do eval "t0_$k=\$(cpu_ticks \$pid_$k)"; done
+  sleep 5
+  for k in $kinds; do eval "t1_$k=\$(cpu_ticks \$pid_$k)"; done
+  hz=$(getconf CLK_TCK)
+  idle=$((t1_idle - t0_idle))
+  # Twice the idle daemon, plus 3 % of one CPU over the 5 s.
+  limit=$((2 * idle + hz * 5 * 3 / 100))
+  say "CPU over 5 s (ticks of 1/$hz s): idle $idle, limit $limit"
+  for k in zero null file urandom; do
+    eval "used=\$((t1_$k - t0_$k))"
+    say "  $k: $used"
+    [ "$used" -le "$limit" ] || fail "$k: $used ticks in 5 s, idle $idle (limit $limit)" || return 1
+  done
+  p="zvm_monitor plugin: $D"
+  what="not the z/VM monitor device: set Device to the node of the misc device monreader"
+  grep -q "$p/file/monreader is a regular file, $what" "$D/file/collectd.log" ||
+    fail "the regular file: no line saying what it is and what to set" || return 1
+  refused="zero null urandom"
+  if [ ! -r /sys/dev/char/1:5/uevent ]; then
+    # No sysfs to tell the devices apart: their streams give them away.
+    refused=
+    grep -q "$p/zero/monreader returned data that does not start with a monitor control element (MCE), which /dev/monreader never does: closed it, will re-open in 1 s, then less often; check that Device names" "$D/zero/collectd.log" &&
+      grep -q "$p/null/monreader returned 256 0-byte reads without data between them, which /dev/monreader never does" "$D/null/collectd.log" ||
+      fail "without sysfs: /dev/zero or /dev/null not caught by its stream" || return 1
+  else
+    grep -q "$p/zero/monreader is the character device 1:5 (zero), $what" "$D/zero/collectd.log" &&
+      grep -q "$p/null/monreader is the character device 1:3 (null), $what" "$D/null/collectd.log" &&
+      grep -q "$p/urandom/monreader is the character device 1:9 (urandom), $what" "$D/urandom/collectd.log" ||
+      fail "a refusal does not say what the device is and what to set" || return 1
+  fi
+  for k in file $refused; do
+    [ "$(grep -c "zvm_monitor plugin: .*not the z/VM monitor device" "$D/$k/collectd.log")" -eq 1 ] ||
+      fail "$k: the refusal is not logged exactly once" || return 1
+    opens=$(tail -n 1 "$D/$k"/csv/zvmtest/zvm_monitor-reader/errors-open-* 2>/dev/null | cut -d, -f2)
+    [ "${opens:-0}" -ge 2 ] || fail "$k: errors-open ${opens:-none}, want the refusals counted" || return 1
+  done
+  for k in $kinds; do
+    eval "stop_within \$pid_$k $k" || return 1
+  done
+  set_aside "$D"/*
+}
+
+# SIGTERM in every state of the device: the emulated device at its highest
+# rate (no pause between messages, looping forever), a read() that blocks
+# although the device was opened O_NONBLOCK, a ReplayFile replayed as fast
+# as possible in a loop; and zvm-monitor-capture reading the device at its
+# highest rate, and refusing /dev/zero. Each ends within 2 s.
+sc_shutdown() {
+  gen -g 200 -i 4 --smt-every 0 -o "$D/s.scn" || return 1
+  mkdir -p "$D/fast" "$D/blocked" "$D/replay" "$D/capture"
+  # collectd waits for a running read callback before the plugins' shutdown,
+  # and the callback takes every queued set (MaxQueueSize, 64 MiB by
+  # default: over 1 s of work under qemu at this rate): a small queue keeps
+  # that wait short, so what is measured is the reader's stop.
+  e2e_conf "$D/fast" "MaxQueueSize 4194304"
+  e2e_collectd "$D/fast" "$D/s.scn" MONREADER_EMU_LOOP=0 MONREADER_EMU_PACE_MS=0
+  pid_fast=$E2E_PID
+  e2e_conf "$D/blocked"
+  e2e_collectd "$D/blocked" "$D/s.scn" MONREADER_EMU_BLOCKING=1 MONREADER_EMU_PACE_MS=600000
+  pid_blocked=$E2E_PID
+  e2e_conf "$D/replay" "ReplayFile \"$top/contrib/demo-capture.pcapng\"" \
+    "ReplaySpeed fast" "ReplayLoop true"
+  rr_pre=
+  [ -z "${ZVM_ASAN_RUNTIME:-}" ] || rr_pre="LD_PRELOAD=$ZVM_ASAN_RUNTIME"
+  # shellcheck disable=SC2086
+  e2e_bg "$D/replay/collectd.out" e2e_exec TZ=UTC ASAN_OPTIONS=detect_leaks=0 $rr_pre \
+    "$E2E_DAEMON" -f -C "$D/replay/collectd.conf"
+  pid_replay=$E2E_PID
+  e2e_bg "$D/capture/tool.err" e2e_exec LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
+    MONREADER_EMU_DEVICE="$D/capture/monreader" MONREADER_EMU_SCENARIO="$D/s.scn" \
+    MONREADER_EMU_LOOP=0 MONREADER_EMU_PACE_MS=0 \
+    "$CAPTURE_TOOL" -d "$D/capture/monreader" -w /dev/null -q
+  pid_capture=$E2E_PID
+
+  # data flows (the blocked one: its first message was read)
+  for k in fast:20 replay:3 blocked:1; do
+    e2e_wait 60 sh -c "v=\$(tail -n 1 $D/${k%:*}/csv/zvmtest/zvm_monitor-reader/total_objects-sets-* 2>/dev/null | cut -d, -f2); [ \"\${v:-0}\" -ge ${k#*:} ]" ||
+      fail "${k%:*}: fewer than ${k#*:} data sets read" || return 1
+  done
+  sleep 1 # the capture tool reads meanwhile
+  for k in fast blocked replay capture; do
+    eval "stop_within \$pid_$k $k" || return 1
+  done
+  grep -q "Exiting normally" "$D/fast/collectd.log" ||
+    fail "fast: collectd did not exit normally" || return 1
+  ! grep -q "did not stop within" "$D/fast/collectd.log" ||
+    fail "fast: the reader did not stop between reads" || return 1
+  grep -q "zvm_monitor plugin: the reader thread did not stop within 500 ms (a read() of $D/blocked/monreader that blocks" \
+    "$D/blocked/collectd.log" || fail "blocked: no warning about the blocked read" || return 1
+
+  # The capture tool refuses /dev/zero at once, saying what to give -d.
+  e2e_run -t 20 "$CAPTURE_TOOL" -d /dev/zero -w "$D/capture/zero.pcapng" 2>"$D/capture/zero.err"
+  rc=$?
+  [ $rc -eq 2 ] || fail "capture -d /dev/zero: exit status $rc, want 2" || return 1
+  grep -q "zvm-monitor-capture: /dev/zero is the character device 1:5 (zero), not the z/VM monitor device: set -d to" \
+    "$D/capture/zero.err" || fail "capture -d /dev/zero: $(cat "$D/capture/zero.err")" || return 1
+  [ ! -e "$D/capture/zero.pcapng" ] || fail "capture -d /dev/zero left a file" || return 1
+  # With -r it waits for the right device, at little cost, until SIGTERM.
+  e2e_bg "$D/capture/retry.err" e2e_exec "$CAPTURE_TOOL" -r -d /dev/zero -w /dev/null
+  pid_retry=$E2E_PID
+  sleep 2
+  stop_within "$pid_retry" "capture -r -d /dev/zero" || return 1
+  set_aside "$D/fast" "$D/blocked" "$D/replay"
+}
+
+# ---------------------------------------------------------------------------
 
 ALL="decode discarded read_errors sever_reopen ebusy_injected ebusy_holder
 userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_list
 episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
 appldata appldata_naming graphite influxdb prometheus capture_replay replay_damaged capture_tool"
 ALL="$ALL d0r2 d0r2_short user_records user_records_guests user_record_error"
+ALL="$ALL wrong_device shutdown"
 [ $# -gt 0 ] && ALL="$*"
 
 t_all=$(date +%s)

@@ -12,9 +12,21 @@
 #   fuzz         run every target for FUZZ_SECONDS seconds (default 60) and
 #                fail on any finding; 'make -j2 fuzz' runs two at once
 #   fuzz-NAME    run one target (fuzz-decode, fuzz-names, ...)
-#   fuzz-merge   minimise the accumulated corpora into $(FUZZ_OUT)/merged/
-#   fuzz-coverage  line/branch coverage of the code under test by the corpora
-#                (needs llvm-14 for llvm-profdata-14 and llvm-cov-14)
+#   fuzz-merge   minimise the committed and the accumulated corpus of each
+#                target into tests/fuzz/corpus/NAME (named seeds stay;
+#                commit what it changed)
+#   fuzz-long    a campaign: every target FUZZ_LONG_SECONDS (default 3600)
+#                with FUZZ_JOBS (default 2) libFuzzer jobs, then fuzz-merge
+#                and fuzz-totals
+#   fuzz-totals  executions, time and last coverage per target over every
+#                run into this FUZZ_OUT ($(FUZZ_OUT)/ledger)
+#   fuzz-speed   executions per CPU second of each target (FUZZ_SPEED_RUNS
+#                runs from the committed corpus, fixed seed): a measure
+#                that does not depend on the machine's load
+#   fuzz-coverage  line/branch coverage of the code under test by the corpora,
+#                and $(FUZZ_OUT)/cov/unreached.txt: per file, the functions
+#                and lines no input reaches (needs llvm-14 for
+#                llvm-profdata-14 and llvm-cov-14)
 #   fuzz-seeds   regenerate the committed seeds in tests/fuzz/corpus/
 #
 # A run resumes from its corpus in $(FUZZ_OUT)/corpus/NAME (so long
@@ -80,9 +92,13 @@ hypfs_2fc_MAX_LEN = 65536
 fuzz_hypfs_204_SRC = $(HYPFS_SRC)
 hypfs_204_MAX_LEN = 16384
 
+# The options (plugin/config/conf.c), any order, kind and value.
+fuzz_conf_SRC = $(DECODER_SRC) plugin/config/conf.c
+conf_MAX_LEN = 2048
+
 FUZZ_TARGETS ?= decode names mapper records appldata \
 	$(if $(wildcard $(top)/plugin/io/reader.c),reader) capture dmstats_print \
-	hypfs_2fc hypfs_204
+	hypfs_2fc hypfs_204 conf
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
@@ -91,7 +107,8 @@ FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h) \
 	$(wildcard $(top)/include/dmstats/*.h $(top)/include/hypfs/*.h) \
 	$(top)/tests/fuzz/fuzz.h $(top)/tests/fuzz/coverage-ignore.txt
 
-.PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds $(FUZZ_RUNS)
+.PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds fuzz-long fuzz-totals fuzz-speed \
+	$(FUZZ_RUNS)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -116,11 +133,38 @@ FUZZ_MERGES = $(addprefix fuzz-merge-,$(FUZZ_TARGETS))
 fuzz-merge: $(FUZZ_MERGES)
 
 $(FUZZ_MERGES): fuzz-merge-%: $(FUZZ_OUT)/bin/fuzz_%
+	@rm -rf $(FUZZ_OUT)/merged/$*
 	@mkdir -p $(FUZZ_OUT)/merged/$* $(FUZZ_OUT)/corpus/$*
 	@$< -merge=1 -max_len=$($*_MAX_LEN) $(FUZZ_OUT)/merged/$* \
 		$(top)/tests/fuzz/corpus/$* $(FUZZ_OUT)/corpus/$* \
 		>$(FUZZ_OUT)/merge_$*.log 2>&1 || { tail -n 30 $(FUZZ_OUT)/merge_$*.log; exit 1; }
-	@echo "fuzz_$*: `ls $(FUZZ_OUT)/merged/$* | wc -l` inputs in $(FUZZ_OUT)/merged/$*"
+	@$(SHELL) $(top)/tests/fuzz/sync-corpus $(FUZZ_OUT)/merged/$* \
+		$(top)/tests/fuzz/corpus/$*
+
+FUZZ_LONG_SECONDS ?= 3600
+FUZZ_JOBS ?= 2
+fuzz-long:
+	@$(MAKE) --no-print-directory -f $(top)/tests/fuzz/fuzz.mk \
+		FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) \
+		FUZZ_FLAGS="-fork=$(FUZZ_JOBS) $(FUZZ_FLAGS)" fuzz
+	@$(MAKE) --no-print-directory -f $(top)/tests/fuzz/fuzz.mk \
+		FUZZ_OUT=$(FUZZ_OUT) fuzz-merge fuzz-totals
+
+fuzz-totals:
+	@touch $(FUZZ_OUT)/ledger
+	@for t in $(FUZZ_TARGETS); do \
+	  awk -v t=$$t '$$2 == t { runs += $$3; secs += $$4; n++; cov = $$5 } \
+	    END { printf "fuzz_%s: %d executions in %d runs, %d s; last coverage %s\n", \
+	      t, runs, n, secs, cov == "" ? "-" : cov }' $(FUZZ_OUT)/ledger; \
+	done
+
+FUZZ_SPEED_RUNS ?= 20000
+FUZZ_SPEEDS = $(addprefix fuzz-speed-,$(FUZZ_TARGETS))
+.PHONY: $(FUZZ_SPEEDS)
+fuzz-speed: $(FUZZ_SPEEDS)
+$(FUZZ_SPEEDS): fuzz-speed-%: $(FUZZ_OUT)/bin/fuzz_%
+	@$(SHELL) $(top)/tests/fuzz/speed-target $(top) $(FUZZ_OUT) $* \
+		$(FUZZ_SPEED_RUNS) -max_len=$($*_MAX_LEN) -timeout=$(FUZZ_TIMEOUT)
 
 FUZZ_LLVM_SUFFIX ?= -14
 FUZZ_COVS = $(addprefix $(FUZZ_OUT)/cov/fuzz_,$(FUZZ_TARGETS))
@@ -140,6 +184,14 @@ fuzz-coverage: $(FUZZ_COVS)
 		-instr-profile=$(FUZZ_OUT)/cov/all.profdata \
 		$(sort $(addprefix $(top)/,$(foreach t,$(FUZZ_TARGETS),$(fuzz_$(t)_SRC)))) \
 		$(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h)
+	@llvm-cov$(FUZZ_LLVM_SUFFIX) export -format=lcov $(firstword $(FUZZ_COVS)) \
+		$(addprefix -object ,$(wordlist 2,99,$(FUZZ_COVS))) \
+		-instr-profile=$(FUZZ_OUT)/cov/all.profdata \
+		$(sort $(addprefix $(top)/,$(foreach t,$(FUZZ_TARGETS),$(fuzz_$(t)_SRC)))) \
+		>$(FUZZ_OUT)/cov/all.lcov
+	@awk -f $(top)/tests/fuzz/unreached.awk $(FUZZ_OUT)/cov/all.lcov \
+		>$(FUZZ_OUT)/cov/unreached.txt
+	@echo "what no corpus input reaches: $(FUZZ_OUT)/cov/unreached.txt (`grep -c 'functions no input' $(FUZZ_OUT)/cov/unreached.txt` files with functions never entered)"
 	@echo "line by line: llvm-cov$(FUZZ_LLVM_SUFFIX) show $(FUZZ_OUT)/cov/fuzz_NAME -instr-profile=$(FUZZ_OUT)/cov/all.profdata FILE"
 
 $(FUZZ_COVS): $(FUZZ_OUT)/cov/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \

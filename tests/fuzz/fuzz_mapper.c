@@ -15,7 +15,8 @@
  * Invariants: nothing crashes or reads outside the set (ASan), every name is
  * non-empty only where it may be, shorter than ZVM_ID_MAX and made of safe
  * characters, a value list carries exactly its type's data sources, no
- * identifier twice in a pass, times never go back.
+ * identifier twice in a pass (every pair, through a hash table), times never go
+ * back.
  */
 #include "fuzz.h"
 
@@ -27,6 +28,8 @@
 #include "zvm_monitor/registry.h"
 #include "zvm_monitor/typesdb.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,10 +150,72 @@ static void check_name(const char *s, bool may_be_empty) {
   }
 }
 
+/* A value's identifier, hashed (FNV-1a over its parts, each ended by a
+ * byte no name holds); equal hashes are compared in full. */
+static uint64_t ident_hash(const struct zvm_value *v) {
+  const char *parts[5] = {v->host, v->plugin != NULL ? v->plugin : "",
+                          v->plugin_instance, v->type, v->type_instance};
+  uint64_t h = UINT64_C(0xcbf29ce484222325);
+  for (size_t p = 0; p < 5; p++) {
+    for (const char *c = parts[p]; *c != '\0'; c++)
+      h = (h ^ (uint8_t)*c) * UINT64_C(0x100000001b3);
+    h = (h ^ 0xFF) * UINT64_C(0x100000001b3);
+  }
+  return h;
+}
+
+static bool same_ident(const struct zvm_value *a, const struct zvm_value *b) {
+  return strcmp(a->host, b->host) == 0 &&
+         strcmp(a->plugin != NULL ? a->plugin : "",
+                b->plugin != NULL ? b->plugin : "") == 0 &&
+         strcmp(a->plugin_instance, b->plugin_instance) == 0 &&
+         strcmp(a->type, b->type) == 0 &&
+         strcmp(a->type_instance, b->type_instance) == 0;
+}
+
+/* The identifiers of a pass in an open-addressing table (power-of-two
+ * size, at most half full) of value indexes + 1 (0: empty). */
+struct idset {
+  const struct zvm_value *v;
+  size_t *slot;
+  size_t mask;
+};
+
+static void idset_init(struct idset *t, const struct zvm_value *v, size_t n) {
+  size_t size = 16;
+  while (size < 2 * n)
+    size *= 2;
+  t->v = v;
+  t->mask = size - 1;
+  t->slot = calloc(size, sizeof(*t->slot));
+  FUZZ_CHECK(t->slot != NULL);
+}
+
+/* The index of a value with w's identifier, or SIZE_MAX; with add, w
+ * (index i) is entered if it is not there. */
+static size_t idset_find(struct idset *t, const struct zvm_value *w, bool add,
+                         size_t i) {
+  for (size_t k = ident_hash(w) & t->mask;; k = (k + 1) & t->mask) {
+    if (t->slot[k] == 0) {
+      if (add)
+        t->slot[k] = i + 1;
+      return SIZE_MAX;
+    }
+    if (same_ident(&t->v[t->slot[k] - 1], w))
+      return t->slot[k] - 1;
+  }
+}
+
 static void check_pass(struct zvm_mapper *m, uint64_t *last_time) {
   size_t n;
   const struct zvm_value *v = mapper_values(m, &n);
   FUZZ_CHECK(v != NULL || n == 0);
+  /* no identifier twice in a pass */
+  struct idset ids;
+  idset_init(&ids, v, n);
+  for (size_t i = 0; i < n; i++)
+    FUZZ_CHECK(idset_find(&ids, &v[i], true, i) == SIZE_MAX);
+  free(ids.slot);
   for (size_t i = 0; i < n; i++) {
     check_name(v[i].host, true);
     check_name(v[i].plugin_instance, true);
@@ -175,13 +240,6 @@ static void check_pass(struct zvm_mapper *m, uint64_t *last_time) {
     }
     if (v[i].time_us != 0 && v[i].time_us > *last_time)
       *last_time = v[i].time_us;
-    /* no identifier twice (bounded: inputs are small) */
-    for (size_t j = i + 1; j < n && j < i + 512; j++)
-      FUZZ_CHECK(!(strcmp(v[i].host, v[j].host) == 0 &&
-                   strcmp(v[i].plugin_instance, v[j].plugin_instance) == 0 &&
-                   strcmp(v[i].type, v[j].type) == 0 &&
-                   strcmp(v[i].type_instance, v[j].type_instance) == 0 &&
-                   (v[i].plugin == v[j].plugin)));
   }
   size_t nn;
   const struct zvm_notification *no = zvm_mapper_notifications(m, &nn);
@@ -227,17 +285,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * nothing is dispatched twice for a time. */
     size_t n1;
     const struct zvm_value *v1 = mapper_values(m, &n1);
-    struct seen {
-      char id[4 * ZVM_ID_MAX + 16];
-      uint64_t time_us;
-    } *seen = calloc(n1 ? n1 : 1, sizeof(*seen));
-    FUZZ_CHECK(seen != NULL);
+    /* The first pass's identifiers outlive its output: copied. */
+    struct zvm_value *first = malloc((n1 ? n1 : 1) * sizeof(*first));
+    size_t text = 1;
+    for (size_t i = 0; i < n1; i++)
+      text += strlen(v1[i].host) + strlen(v1[i].plugin ? v1[i].plugin : "") +
+              strlen(v1[i].plugin_instance) + strlen(v1[i].type) +
+              strlen(v1[i].type_instance) + 5;
+    char *arena = malloc(text), *at = arena;
+    FUZZ_CHECK(first != NULL && arena != NULL);
     for (size_t i = 0; i < n1; i++) {
-      snprintf(seen[i].id, sizeof(seen[i].id), "%s/%s/%s/%s/%s", v1[i].host,
-               v1[i].plugin ? v1[i].plugin : "", v1[i].plugin_instance,
-               v1[i].type, v1[i].type_instance);
-      seen[i].time_us = v1[i].time_us;
+      const char *parts[5] = {v1[i].host, v1[i].plugin ? v1[i].plugin : "",
+                              v1[i].plugin_instance, v1[i].type,
+                              v1[i].type_instance};
+      const char *copy[5];
+      for (size_t p = 0; p < 5; p++) {
+        size_t plen = strlen(parts[p]) + 1;
+        memcpy(at, parts[p], plen);
+        copy[p] = at;
+        at += plen;
+      }
+      first[i] = (struct zvm_value){.host = copy[0],
+                                    .plugin = copy[1],
+                                    .plugin_instance = copy[2],
+                                    .type = copy[3],
+                                    .type_instance = copy[4],
+                                    .time_us = v1[i].time_us};
     }
+    struct idset ids1;
+    idset_init(&ids1, first, n1);
+    for (size_t i = 0; i < n1; i++)
+      (void)idset_find(&ids1, &first[i], true, i);
     zvm_mapper_add_set(m, set, len);
     FUZZ_CHECK(zvm_mapper_finish(m, 1700000001000000u, NULL) == 0);
     size_t n;
@@ -245,15 +323,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < n; i++) {
       if (v[i].time_us == 0)
         continue; /* reader counters */
-      char id[sizeof(seen[0].id)];
-      snprintf(id, sizeof(id), "%s/%s/%s/%s/%s", v[i].host,
-               v[i].plugin ? v[i].plugin : "", v[i].plugin_instance, v[i].type,
-               v[i].type_instance);
-      for (size_t j = 0; j < n1; j++)
-        if (strcmp(seen[j].id, id) == 0)
-          FUZZ_CHECK(v[i].time_us > seen[j].time_us);
+      size_t j = idset_find(&ids1, &v[i], false, 0);
+      if (j != SIZE_MAX)
+        FUZZ_CHECK(v[i].time_us > first[j].time_us);
     }
-    free(seen);
+    free(ids1.slot);
+    free(arena);
+    free(first);
     check_pass(m, &last_time);
   }
   free(set);
