@@ -59,7 +59,7 @@ struct zvm_event_episode {
 };
 
 struct zvm_events {
-  char device[64]; /* for messages (a longer path is cut) */
+  char device[256]; /* for messages: a path as long as a notification */
   uint64_t settle_us;
   bool enabled[ZVM_EVENT_KINDS];
   bool have_last;
