@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/util.h"
 
 const char *hypfs_error_name(enum hypfs_error e) {
   switch (e) {
@@ -119,20 +120,6 @@ static const struct hypfs_field d2fc_fields[] = {
     F(100, 4, struct hypfs_guest, total_samp),
 };
 
-static bool grow(void **arr, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap)
-    return true;
-  size_t n = *cap ? *cap : 16;
-  while (n < need)
-    n *= 2;
-  void *p = realloc(*arr, n * elem);
-  if (p == NULL)
-    return false;
-  *arr = p;
-  *cap = n;
-  return true;
-}
-
 enum hypfs_error hypfs_decode_d2fc_entries(const uint8_t *buf, size_t len,
                                            struct hypfs_d2fc *out) {
   out->guests_num = 0;
@@ -143,7 +130,8 @@ enum hypfs_error hypfs_decode_d2fc_entries(const uint8_t *buf, size_t len,
   size_t n = len / HYPFS_D2FC_DATA_SIZE;
   if (n > HYPFS_MAX_ENTRIES)
     return HYPFS_E_TOO_MANY;
-  if (!grow((void **)&out->guests, &out->guests_cap, n, sizeof(*out->guests)))
+  if (n > 0 && !zvm_grow(&out->guests, &out->guests_cap, n - 1,
+                         sizeof(*out->guests), 16))
     return HYPFS_E_NOMEM;
   for (size_t i = 0; i < n; i++) {
     const uint8_t *e = buf + i * HYPFS_D2FC_DATA_SIZE;
@@ -299,8 +287,8 @@ enum hypfs_error hypfs_decode_d204_data(const uint8_t *buf, size_t len,
   off += info_size[fmt];
   /* npar and the CPU counts are single bytes: at most 255 partitions of
    * 255 CPUs, so no count can overflow the arrays' sizes. */
-  if (!grow((void **)&out->lpars, &out->lpars_cap, npar ? npar : 1,
-            sizeof(*out->lpars)))
+  if (!zvm_grow(&out->lpars, &out->lpars_cap, npar ? npar - 1u : 0,
+                sizeof(*out->lpars), 16))
     return HYPFS_E_NOMEM;
   for (unsigned i = 0; i < npar; i++) {
     if (!zvm_in_bounds(len, off, part_size[fmt]))
@@ -317,8 +305,8 @@ enum hypfs_error hypfs_decode_d204_data(const uint8_t *buf, size_t len,
     size_t n = l.rcpus;
     if (n > (len - off) / cpu_size[fmt])
       return HYPFS_E_TRUNC;
-    if (!grow((void **)&out->cpus, &out->cpus_cap, out->cpus_num + n,
-              sizeof(*out->cpus)))
+    if (n > 0 && !zvm_grow(&out->cpus, &out->cpus_cap, out->cpus_num + n - 1,
+                           sizeof(*out->cpus), 16))
       return HYPFS_E_NOMEM;
     l.cpu_first = out->cpus_num;
     for (size_t c = 0; c < n; c++) {
@@ -347,8 +335,8 @@ enum hypfs_error hypfs_decode_d204_data(const uint8_t *buf, size_t len,
     off += phys_hdr_size[fmt];
     if (n > (len - off) / phys_cpu_size[fmt])
       return HYPFS_E_TRUNC;
-    if (!grow((void **)&out->phys, &out->phys_cap, n ? n : 1,
-              sizeof(*out->phys)))
+    if (!zvm_grow(&out->phys, &out->phys_cap, n ? n - 1 : 0, sizeof(*out->phys),
+                  16))
       return HYPFS_E_NOMEM;
     for (size_t c = 0; c < n; c++) {
       struct hypfs_phys_cpu *pc = &out->phys[c];

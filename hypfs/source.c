@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/util.h"
 
 /* Upper bound for a debugfs file: DIAG 204 data is at most some hundred
  * pages, DIAG 2FC 112 bytes per guest; 64 MiB is far above both. */
@@ -150,20 +151,6 @@ int hypfs_tree_update(const char *dir) {
   return n < 0 ? -err : 0;
 }
 
-static bool grow(void **arr, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap)
-    return true;
-  size_t n = *cap ? *cap : 16;
-  while (n < need)
-    n *= 2;
-  void *p = realloc(*arr, n * elem);
-  if (p == NULL)
-    return false;
-  *arr = p;
-  *cap = n;
-  return true;
-}
-
 struct u64_file {
   const char *name;
   size_t off; /* in struct hypfs_guest */
@@ -246,8 +233,8 @@ int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
   while ((de = readdir(dh)) != NULL) {
     if (!is_entry(de))
       continue;
-    if (!grow((void **)&d->guests, &d->guests_cap, d->guests_num + 1,
-              sizeof(*d->guests))) {
+    if (!zvm_grow(&d->guests, &d->guests_cap, d->guests_num, sizeof(*d->guests),
+                  16)) {
       closedir(dh);
       return -ENOMEM;
     }
@@ -316,8 +303,8 @@ int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
   while ((de = readdir(dh)) != NULL) {
     if (!is_entry(de))
       continue;
-    if (!grow((void **)&d->lpars, &d->lpars_cap, d->lpars_num + 1,
-              sizeof(*d->lpars))) {
+    if (!zvm_grow(&d->lpars, &d->lpars_cap, d->lpars_num, sizeof(*d->lpars),
+                  16)) {
       closedir(dh);
       return -ENOMEM;
     }
@@ -361,8 +348,8 @@ int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
         saw_online = true;
       saw_cpu = true;
       tree_cpu_type(one, cpu.type, sizeof(cpu.type), bytes);
-      if (!grow((void **)&d->cpus, &d->cpus_cap, d->cpus_num + 1,
-                sizeof(*d->cpus))) {
+      if (!zvm_grow(&d->cpus, &d->cpus_cap, d->cpus_num, sizeof(*d->cpus),
+                    16)) {
         closedir(ch);
         closedir(dh);
         return -ENOMEM;
@@ -396,8 +383,8 @@ int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
         continue;
       }
       tree_cpu_type(one, pc.type, sizeof(pc.type), bytes);
-      if (!grow((void **)&d->phys, &d->phys_cap, d->phys_num + 1,
-                sizeof(*d->phys))) {
+      if (!zvm_grow(&d->phys, &d->phys_cap, d->phys_num, sizeof(*d->phys),
+                    16)) {
         closedir(dh);
         return -ENOMEM;
       }
