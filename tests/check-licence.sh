@@ -5,8 +5,9 @@
 # names it with an SPDX line ("SPDX-License-Identifier: MIT") in its first
 # five lines, and Debian's licensecheck, where installed, reads MIT from
 # it. LICENSE holds the MIT text, debian/copyright says MIT. The files are
-# git's (a checkout) or, in a release tarball, every file but those that
-# autotools generate.
+# git's (a checkout) or, in a release tarball or where git is not
+# installed, every file but those that autotools generate, build trees and
+# .git.
 #
 #   tests/check-licence.sh [SRCDIR]   (default: abs_top_srcdir, or ..)
 # Before it checks SRCDIR it checks itself on a tree with one file lacking
@@ -20,7 +21,12 @@ source_files() {
     [ "$(git -C "$1" rev-parse --show-toplevel)" = "$(cd "$1" && pwd -P)" ]; then
     git -C "$1" ls-files
   else
-    (cd "$1" && find . -type f ! -path './_build/*' ! -path './_inst/*' | sed 's|^\./||') |
+    # Not git's: a release tarball, or a checkout where git is not
+    # installed. Build trees (a config.status in them, distcheck's _build
+    # and _inst) and .git are not sources.
+    (cd "$1" && find . -mindepth 1 \( -name .git -o -name autom4te.cache -o -name _build -o -name _inst -o \
+      \( -type d -exec test -e '{}/config.status' \; \) \) -prune -o -type f -print |
+      sed 's|^\./||') |
       grep -v -E '^(configure|aclocal\.m4|zvm_config\.h\.in|build-aux/.*|m4/(libtool|lt.*)\.m4|.*Makefile\.in|contrib/rpm/collectd-zvm-monitor\.spec)$'
   fi | while IFS= read -r f; do
     case $f in
