@@ -17,9 +17,11 @@
 #                commit what it changed)
 #   fuzz-long    a campaign: every target FUZZ_LONG_SECONDS (default 3600)
 #                with FUZZ_JOBS (default 2) libFuzzer jobs, then fuzz-merge
-#                and fuzz-totals
+#                and fuzz-totals; its runs go into the committed ledger
+#                tests/fuzz/ledger (commit it with the merged corpus)
 #   fuzz-totals  executions, time and last coverage per target over every
-#                run into this FUZZ_OUT ($(FUZZ_OUT)/ledger)
+#                run in FUZZ_LEDGER (default $(FUZZ_OUT)/ledger; the
+#                project's campaigns: FUZZ_LEDGER=tests/fuzz/ledger)
 #   fuzz-speed   executions per CPU second of each target (FUZZ_SPEED_RUNS
 #                runs from the committed corpus, fixed seed): a measure
 #                that does not depend on the machine's load
@@ -42,6 +44,10 @@ FUZZ_SECONDS ?= 60
 # Per-input time limit (s) and extra libFuzzer options (-fork=N, -dict=...).
 FUZZ_TIMEOUT ?= 10
 FUZZ_FLAGS ?=
+# Where each run adds its line (date, target, executions, seconds, last
+# coverage, commit).
+FUZZ_LEDGER ?= $(FUZZ_OUT)/ledger
+export FUZZ_LEDGER
 FUZZ_CFLAGS ?= -g -O1 -fno-omit-frame-pointer
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fsanitize-coverage-ignorelist=$(top)/tests/fuzz/coverage-ignore.txt
@@ -147,16 +153,18 @@ FUZZ_JOBS ?= 2
 fuzz-long:
 	@$(MAKE) --no-print-directory -f $(top)/tests/fuzz/fuzz.mk \
 		FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) \
+		FUZZ_LEDGER=$(top)/tests/fuzz/ledger \
 		FUZZ_FLAGS="-fork=$(FUZZ_JOBS) $(FUZZ_FLAGS)" fuzz
 	@$(MAKE) --no-print-directory -f $(top)/tests/fuzz/fuzz.mk \
-		FUZZ_OUT=$(FUZZ_OUT) fuzz-merge fuzz-totals
+		FUZZ_OUT=$(FUZZ_OUT) FUZZ_LEDGER=$(top)/tests/fuzz/ledger \
+		fuzz-merge fuzz-totals
 
 fuzz-totals:
-	@touch $(FUZZ_OUT)/ledger
+	@mkdir -p $(dir $(FUZZ_LEDGER)) && touch $(FUZZ_LEDGER)
 	@for t in $(FUZZ_TARGETS); do \
 	  awk -v t=$$t '$$2 == t { runs += $$3; secs += $$4; n++; cov = $$5 } \
 	    END { printf "fuzz_%s: %d executions in %d runs, %d s; last coverage %s\n", \
-	      t, runs, n, secs, cov == "" ? "-" : cov }' $(FUZZ_OUT)/ledger; \
+	      t, runs, n, secs, cov == "" ? "-" : cov }' $(FUZZ_LEDGER); \
 	done
 
 FUZZ_SPEED_RUNS ?= 20000
