@@ -19,6 +19,8 @@
 #                with FUZZ_JOBS (default 2) libFuzzer jobs, then fuzz-merge
 #                and fuzz-totals; its runs go into the committed ledger
 #                tests/fuzz/ledger (commit it with the merged corpus)
+#   fuzz-until   runs of FUZZ_SECONDS per target until the committed ledger
+#                counts FUZZ_UNTIL (default 100 M) executions of it
 #   fuzz-totals  executions, time and last coverage per target over every
 #                run in FUZZ_LEDGER (default $(FUZZ_OUT)/ledger; the
 #                project's campaigns: FUZZ_LEDGER=tests/fuzz/ledger)
@@ -217,3 +219,22 @@ fuzz-seeds:
 		$(top)/tests/fuzz/make-seeds.c $(top)/tests/builder.c
 	mkdir -p $(top)/tests/fuzz/corpus
 	$(FUZZ_OUT)/make-seeds $(top)/tests/fuzz/corpus
+
+# A campaign by executions: each target in runs of FUZZ_SECONDS until the
+# committed ledger (tests/fuzz/ledger) counts FUZZ_UNTIL executions of it;
+# then fuzz-merge. Resumable: a target already there is not run again.
+FUZZ_UNTIL ?= 100000000
+FUZZ_UNTILS = $(addprefix fuzz-until-,$(FUZZ_TARGETS))
+.PHONY: fuzz-until $(FUZZ_UNTILS)
+fuzz-until: $(FUZZ_UNTILS)
+$(FUZZ_UNTILS): fuzz-until-%: $(FUZZ_OUT)/bin/fuzz_%
+	@ledger=$(top)/tests/fuzz/ledger; \
+	while total=$$(awk -v t=$* '$$2 == t { s += $$3 } END { printf "%.0f", s }' $$ledger); \
+	  [ "$$total" -lt $(FUZZ_UNTIL) ]; do \
+	  echo "fuzz_$*: $$total of $(FUZZ_UNTIL) executions"; \
+	  FUZZ_LEDGER=$$ledger $(SHELL) $(top)/tests/fuzz/run-target $(top) $(FUZZ_OUT) \
+	    $* $(FUZZ_SECONDS) -max_len=$($*_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+	    $(FUZZ_FLAGS) || exit 1; \
+	done; echo "fuzz_$*: $$total executions in the ledger"
+	@$(MAKE) --no-print-directory -f $(top)/tests/fuzz/fuzz.mk \
+		FUZZ_OUT=$(FUZZ_OUT) fuzz-merge-$*
