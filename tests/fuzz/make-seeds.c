@@ -650,6 +650,52 @@ static void dmstats_print_seeds(void) {
   dmstats_print_seed("largest-values", 0, 0, 1, top, 1);
 }
 
+/* fuzz_uevent input: flags (bits 0-2 the file type, 0 a character device,
+ * 1 a regular file, 5 a block device; bit 3 no uevent, bit 4 no misc dev
+ * text), major and minor (4 bytes each), the reason buffer's size - 1, the
+ * uevent text's length (2 bytes), the uevent text as Linux
+ * drivers/base/core.c dev_uevent() writes it, then the text of
+ * /sys/class/misc/monreader/dev (print_dev_t(): "MAJOR:MINOR\n"). */
+static void uevent_seed(const char *name, uint8_t flags, uint32_t maj,
+                        uint32_t min, uint8_t why_size, const char *uevent,
+                        const char *misc) {
+  struct tb in;
+  tb_init(&in);
+  tb_u8(&in, flags);
+  tb_u32(&in, maj);
+  tb_u32(&in, min);
+  tb_u8(&in, (uint8_t)(why_size - 1));
+  tb_u16(&in, (uint16_t)strlen(uevent));
+  tb_bytes(&in, uevent, strlen(uevent));
+  tb_bytes(&in, misc, strlen(misc));
+  write_file("uevent", name, in.data, in.len);
+  tb_free(&in);
+}
+
+static void uevent_seeds(void) {
+  enum { CHR = 0, REG = 1, BLK = 5, NO_UEVENT = 8, NO_MISC = 16 };
+  /* monreader is a misc device (major 10) with a dynamic minor */
+  uevent_seed("monreader", CHR, 10, 61, 160,
+              "MAJOR=10\nMINOR=61\nDEVNAME=monreader\n", "10:61\n");
+  uevent_seed("dev-null", CHR, 1, 3, 160,
+              "MAJOR=1\nMINOR=3\nDEVNAME=null\nDEVMODE=0666\n", "10:61\n");
+  uevent_seed("tty1-short-reason", CHR, 4, 1, 24,
+              "MAJOR=4\nMINOR=1\nDEVNAME=tty1\n", "10:61\n");
+  uevent_seed("other-misc-device", CHR, 10, 229, 160,
+              "MAJOR=10\nMINOR=229\nDEVNAME=fuse\n", "10:61\n");
+  uevent_seed("input-subdirectory", CHR, 13, 64, 160,
+              "MAJOR=13\nMINOR=64\nDEVNAME=input/event0\n", "");
+  uevent_seed("no-devname", CHR, 10, 61, 160, "MAJOR=10\nMINOR=61\n", "");
+  uevent_seed("misc-dev-same", CHR | NO_UEVENT, 10, 61, 160, "", "10:61\n");
+  uevent_seed("misc-dev-other", CHR | NO_UEVENT, 1, 5, 160, "", "10:61\n");
+  uevent_seed("sysfs-unreadable", CHR | NO_UEVENT | NO_MISC, 10, 61, 160, "",
+              "");
+  uevent_seed("regular-file", REG | NO_UEVENT | NO_MISC, 0, 0, 160, "", "");
+  uevent_seed("block-device", BLK, 8, 0, 160,
+              "MAJOR=8\nMINOR=0\nDEVNAME=sda\nDEVTYPE=disk\nDISKSEQ=9\n",
+              "10:61\n");
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
