@@ -41,7 +41,23 @@ static void write_file(const char *target, const char *name, const void *p,
   }
 }
 
-/* fuzz_decode input: 2-byte selection mask, then the data set. */
+/* fuzz_mapper input: 1 option byte, 1 Domain mask byte (0: all), then the
+ * data set. */
+static void mapper_seed(const char *name, uint8_t opt, const struct tb *set) {
+  struct tb in;
+  char file[256];
+  tb_init(&in);
+  tb_u8(&in, opt);
+  tb_u8(&in, 0);
+  tb_bytes(&in, set->data, set->len);
+  snprintf(file, sizeof(file), "%s-o%02x", name, opt);
+  write_file("mapper", file, in.data, in.len);
+  tb_free(&in);
+}
+
+/* fuzz_decode input: 2-byte selection mask, then the data set; the same
+ * set is a seed of fuzz_mapper with four option bytes (one value list per
+ * type or per value, GuestsAsHosts, a second pass). */
 static void decode_seed(const char *name, uint16_t mask, const struct tb *set) {
   struct tb in;
   tb_init(&in);
@@ -49,6 +65,9 @@ static void decode_seed(const char *name, uint16_t mask, const struct tb *set) {
   tb_bytes(&in, set->data, set->len);
   write_file("decode", name, in.data, in.len);
   tb_free(&in);
+  static const uint8_t opts[] = {0x00, 0x05, 0x0E, 0x0F};
+  for (size_t i = 0; i < sizeof(opts); i++)
+    mapper_seed(name, opts[i], set);
 }
 
 /* fuzz_names input: 1-byte output size, then the name bytes. */
@@ -97,6 +116,31 @@ static void prcsmt(struct tb *b, uint8_t status, unsigned cnt, uint16_t aesz,
     for (unsigned k = 0; k < aesz && e + k < r + len; k++)
       tb_put_u8(b, e + k, k == 0 ? types[i % 6] : (uint8_t)(i * 16 + k));
   }
+}
+
+/* D4R10 of one VMDBK (IBM MRUSEITE, z/VM V6R2.0): 28 USEITE_VMDCPUAD
+ * (Unsigned 2), 47 USEITE_CALFLAG1 (X'80' CALBASE: the base VMDBK's);
+ * us: microseconds after TOD. */
+static void useite_vmdbk(struct tb *b, const char *user, uint16_t cpuad,
+                         int base, uint64_t us) {
+  size_t r = b->len;
+  useite(b, user, 200);
+  tb_put_u64(b, r + 8, TOD + (us << 12)); /* MRHDRTOD */
+  tb_put_u16(b, r + 28, cpuad);
+  tb_put_u8(b, r + 47, base ? 0x80 : 0x00);
+}
+
+/* D4R1 MRUSELON (IBM, z/VM V7R3.0: 180 bytes) or D4R2 MRUSELOF (z/VM
+ * V6R2.0: 496 bytes): 20 VMDUSER (Character 8), 28 VMDCPUAD (Unsigned 2),
+ * the rest differs between levels and is not decoded. */
+static void session(struct tb *b, int logon, const char *user, uint16_t cpuad,
+                    uint64_t us) {
+  uint16_t len = logon ? 180 : 496;
+  size_t r = tb_record(b, len, 4, logon ? 1 : 2, TOD + (us << 12));
+  tb_put_ebcdic(b, r + 20, user, 8);
+  tb_put_u16(b, r + 28, cpuad);
+  for (size_t off = 32; off + 4 <= len; off += 4)
+    tb_put_u32(b, r + off, 0xC5000000u + (uint32_t)off);
 }
 
 static void one_set(const char *name, uint16_t mask, uint8_t type,
@@ -236,6 +280,42 @@ static void decode_seeds(void) {
     set.len -= mce[i].cut;
     decode_seed(mce[i].name, ALL, &set);
   }
+
+  /* Logon and logoff (D4R1, D4R2) as z/VM writes them in the user
+   * domain's event data: a logon before the guest's D4R10; a logoff of a
+   * 3-CPU guest, one D4R2 per VMDBK within microseconds; a guest whose
+   * logon came before the reader started; a logon and logoff again. */
+  tb_reset(&rs);
+  session(&rs, 1, "LINUX07", 0, 1000000);
+  useite_vmdbk(&rs, "LINUX07", 0, 1, 2000000);
+  for (uint16_t v = 0; v < 3; v++)
+    session(&rs, 0, "LINUX07", v, 3000000 + v);
+  session(&rs, 0, "LINUX08", 1, 3500000);
+  session(&rs, 1, "LINUX07", 0, 10000000);
+  useite_vmdbk(&rs, "LINUX07", 0, 1, 11000000);
+  session(&rs, 0, "LINUX07", 0, 20000000);
+  one_set("d4r1-d4r2-logon-logoff", ALL, EVENT, TB_DOM(4), &rs);
+
+  /* Two logoffs of one guest with no logon seen between them (the logon
+   * was lost): 5 s apart, and a D4R2 stamped before the last logoff. */
+  tb_reset(&rs);
+  session(&rs, 0, "TCPIP", 0, 1000000);
+  session(&rs, 0, "TCPIP", 0, 6000000);
+  session(&rs, 0, "TCPIP", 0, 5000000);
+  one_set("d4r2-logoffs-apart", ALL, EVENT, TB_DOM(4), &rs);
+
+  /* A virtual MP guest (one D4R10 per VMDBK: the base one first, then two
+   * more, then the base again), then its logoff in the same interval. */
+  tb_reset(&rs);
+  useite_vmdbk(&rs, "LINUXMP", 0, 1, 1000000);
+  useite_vmdbk(&rs, "LINUXMP", 1, 0, 1000010);
+  useite_vmdbk(&rs, "LINUXMP", 2, 0, 1000020);
+  useite_vmdbk(&rs, "LINUXMP", 0, 1, 1000030);
+  useite_vmdbk(&rs, "LINUX01", 0, 1, 1000040);
+  one_set("d4r10-mp-guest", ALL, EVENT, TB_DOM(4), &rs);
+  for (uint16_t v = 0; v < 3; v++)
+    session(&rs, 0, "LINUXMP", v, 2000000 + v);
+  one_set("d4r10-mp-guest-logoff", ALL, EVENT, TB_DOM(4), &rs);
 
   tb_reset(&set);
   decode_seed("empty", ALL, &set);
@@ -559,6 +639,21 @@ static void records_seeds(void) {
   tb_free(&set);
   tb_free(&rs);
 
+  /* Logon and logoff with the built-in tables, and with D4R10 replaced by
+   * a <Record> block (a logon restarts the guest's D4R10 state). */
+  tb_init(&rs);
+  session(&rs, 1, "LINUX001", 0, 1000000);
+  useite(&rs, "LINUX001", 200);
+  session(&rs, 0, "LINUX001", 0, 3000000);
+  session(&rs, 0, "LINUX001", 1, 3000001);
+  session(&rs, 1, "LINUX002", 0, 4000000);
+  tb_init(&set);
+  tb_record_set(&set, EVENT, TB_DOM(4), DCSS + 0x40, &rs);
+  records_seed("d4r1-d4r2-builtin", "", &set);
+  records_seed("d4r1-d4r2-user-d4r10", d4r10, &set);
+  tb_free(&set);
+  tb_free(&rs);
+
   records_seed("error-offset-in-header",
                "<Record \"0/9\">\nName \"x\"\n<Field \"a\">\nOffset 8\n"
                "</Field>\n</Record>\n",
@@ -708,5 +803,6 @@ int main(int argc, char **argv) {
   records_seeds();
   appldata_seeds();
   dmstats_print_seeds();
+  uevent_seeds();
   return 0;
 }
