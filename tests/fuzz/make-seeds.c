@@ -524,6 +524,7 @@ static void appldata_seeds(void) {
     tb_u64(&d, 4096u * (unsigned)(9 - i));
   tb_apl_tool_product(prod, 1, 0, 0);
   apl_seed("fsstat", 0x80 | 20, prod, &d);
+  apl_seed("fsstat-all-kinds", 0x40 | 20, prod, &d);
   /* mon_procd summary (166 bytes) and one task */
   tb_reset(&d);
   tb_u64(&d, 1700000000);
@@ -554,6 +555,9 @@ static void appldata_seeds(void) {
   apl_str(&d, "httpd -X");
   tb_apl_tool_product(prod, 2, 1, 0);
   apl_seed("procd-task", 40, prod, &d);
+  /* X'40': through the mapper with every kind (procd_task is not
+   * dispatched by default) and ApplDataNaming zvm_monitor */
+  apl_seed("procd-task-all-kinds", 0x40 | 40, prod, &d);
   tb_free(&d);
 }
 
@@ -653,6 +657,102 @@ static void records_seeds(void) {
   records_seed("d4r1-d4r2-user-d4r10", d4r10, &set);
   tb_free(&set);
   tb_free(&rs);
+
+  /* Mistakes a user makes in <Record> blocks (each refused with its own
+   * one-line reason), around IBM's D0R2 layout as above. */
+#define PFXCPUAD_KEY                                                           \
+  " <Field \"pfxcpuad\">\n  Offset 20\n  Length 2\n  Type \"unsigned\"\n"      \
+  "  Kind \"instance\"\n </Field>\n"
+#define PLSCUHAF                                                               \
+  " <Field \"plscuhaf\">\n  Offset 22\n  Length 2\n  Type \"unsigned\"\n"      \
+  "  Kind \"counter\"\n </Field>\n"
+  static const struct {
+    const char *name, *text;
+  } mistakes[] = {
+      {"error-defined-twice",
+       "<Record \"0/2\">\n Name \"prp\"\n Replace true\n" PLSCUHAF
+       "</Record>\n<Record \"0/2\">\n Name \"prp2\"\n Replace true\n" PLSCUHAF
+       "</Record>\n"},
+      {"error-builtin-without-replace",
+       "<Record \"0/2\">\n Name \"prp\"\n" PLSCUHAF "</Record>\n"},
+      {"error-replace-not-builtin",
+       "<Record \"0/9\">\n Name \"x\"\n Replace true\n" PLSCUHAF "</Record>\n"},
+      {"error-record-the-plugin-needs",
+       "<Record \"1/13\">\n Name \"eof\"\n Replace true\n" PLSCUHAF
+       "</Record>\n"},
+      {"error-builtin-type-name",
+       "<Record \"0/9\">\n Name \"useite\"\n" PLSCUHAF "</Record>\n"},
+      {"error-same-name-twice",
+       "<Record \"0/8\">\n Name \"x\"\n" PLSCUHAF
+       "</Record>\n<Record \"0/9\">\n Name \"x\"\n" PLSCUHAF "</Record>\n"},
+      {"error-no-name", "<Record \"0/9\">\n" PLSCUHAF "</Record>\n"},
+      {"error-nothing-to-dispatch",
+       "<Record \"0/9\">\n Name \"x\"\n" PFXCPUAD_KEY "</Record>\n"},
+      {"error-prefix-without-instance",
+       "<Record \"0/9\">\n Name \"x\"\n InstancePrefix \"cpu\"\n" PLSCUHAF
+       "</Record>\n"},
+      {"error-fields-overlap",
+       "<Record \"0/9\">\n Name \"x\"\n" PLSCUHAF
+       " <Field \"pfxprbtm\">\n  Offset 21\n  Length 8\n"
+       "  Type \"cputimer\"\n  Kind \"counter\"\n </Field>\n</Record>\n"},
+      {"error-tod-as-counter",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"stamp\">\n  Offset 24\n"
+       "  Length 8\n  Type \"tod\"\n  Kind \"counter\"\n </Field>\n"
+       "</Record>\n"},
+      {"error-text-as-gauge",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"user\">\n  Offset 20\n"
+       "  Length 8\n  Type \"ebcdic\"\n  Kind \"gauge\"\n </Field>\n"
+       "</Record>\n"},
+      {"error-countsdown-4-bytes",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"down\">\n  Offset 24\n"
+       "  Length 4\n  Type \"unsigned\"\n  Kind \"counter\"\n"
+       "  CountsDown true\n </Field>\n</Record>\n"},
+      {"error-countsdown-gauge",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"down\">\n  Offset 24\n"
+       "  Length 8\n  Type \"cputimer\"\n  Kind \"gauge\"\n"
+       "  CountsDown true\n </Field>\n</Record>\n"},
+      {"error-instance-with-count",
+       "<Record \"0/9\">\n Name \"x\"\n" PLSCUHAF
+       " <Field \"cpu\">\n  Offset 24\n  Length 2\n  Count 4\n"
+       "  Type \"unsigned\"\n  Kind \"instance\"\n </Field>\n</Record>\n"},
+      {"error-userid-and-another-key",
+       "<Record \"4/9\">\n Name \"x\"\n" PFXCPUAD_KEY
+       " <Field \"user\">\n  Offset 24\n  Length 8\n  Type \"userid\"\n"
+       "  Kind \"instance\"\n </Field>\n" PLSCUHAF "</Record>\n"},
+      {"error-past-largest-record",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"q\">\n  Offset 4000\n"
+       "  Length 4\n  Count 30\n  Type \"unsigned\"\n  Kind \"counter\"\n"
+       " </Field>\n</Record>\n"},
+      {"error-scale-zero",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"g\">\n  Offset 24\n"
+       "  Length 4\n  Type \"unsigned\"\n  Kind \"gauge\"\n  Scale 0\n"
+       " </Field>\n</Record>\n"},
+      {"error-field-outside-record",
+       PLSCUHAF "<Record \"0/9\">\n Name \"x\"\n</Record>\n"},
+      {"error-field-in-field",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"a\">\n" PLSCUHAF
+       " </Field>\n</Record>\n"},
+      {"error-bad-field-name",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"9lives\">\n  Offset 24\n"
+       "  Length 4\n  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+       "</Record>\n"},
+      {"error-array-name-too-long",
+       "<Record \"0/9\">\n Name \"x\"\n"
+       " <Field \"abcdefghijklmnopq\">\n  Offset 24\n  Length 4\n"
+       "  Count 12\n  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+       "</Record>\n"},
+      {"error-array-meets-field",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"q_1\">\n  Offset 20\n"
+       "  Length 4\n  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+       " <Field \"q\">\n  Offset 24\n  Length 4\n  Count 3\n"
+       "  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n</Record>\n"},
+      {"error-record-id",
+       "<Record \"16/1\">\n Name \"x\"\n" PLSCUHAF "</Record>\n"},
+  };
+#undef PFXCPUAD_KEY
+#undef PLSCUHAF
+  for (size_t i = 0; i < sizeof(mistakes) / sizeof(mistakes[0]); i++)
+    records_seed(mistakes[i].name, mistakes[i].text, NULL);
 
   records_seed("error-offset-in-header",
                "<Record \"0/9\">\nName \"x\"\n<Field \"a\">\nOffset 8\n"
