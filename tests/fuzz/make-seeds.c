@@ -543,7 +543,9 @@ static void appldata_seeds(void) {
   apl_seed("procd-sum", 64, prod, &d);
   tb_reset(&d);
   tb_u64(&d, 1700000000);
-  tb_u16(&d, 111 + 12 + 4 + 4 + 4 + 1 + 5 + 9);
+  /* task_t, then six strings (a 2-byte length each): "root" three times,
+   * "-", "httpd", "httpd -X" */
+  tb_u16(&d, 111 + 6 * 2 + 4 + 4 + 4 + 1 + 5 + 8);
   tb_u16(&d, 12);
   for (int i = 0; i < 111; i++)
     tb_u8(&d, (uint8_t)(i * 7));
