@@ -1416,6 +1416,19 @@ static void identify_rules(void **s) {
   assert_string_equal(why, "the character device 10:62 (monreader is 10:63)");
   /* sysfs cannot tell: accepted (the stream checks still apply). */
   assert_true(zvm_reader_identify(&st, NULL, NULL, why, sizeof(why)));
+  /* A misc text not as the kernel prints a dev_t ("%u:%u\n") tells
+   * nothing: a sign, a blank, a number past an unsigned int. */
+  assert_true(
+      zvm_reader_identify(&st, NULL, "-4294967286:63\n", why, sizeof(why)));
+  assert_true(zvm_reader_identify(&st, NULL, " 10:63\n", why, sizeof(why)));
+  assert_true(
+      zvm_reader_identify(&st, NULL, "4294967306:63", why, sizeof(why)));
+  assert_true(zvm_reader_identify(&st, NULL, "10:63x", why, sizeof(why)));
+  /* A name from sysfs goes into a log line: printable ASCII only. */
+  assert_false(zvm_reader_identify(
+      &st, "MAJOR=10\nMINOR=62\nDEVNAME=mon\x1b[2J\rreader\xff\n", NULL, why,
+      sizeof(why)));
+  assert_string_equal(why, "the character device 10:62 (mon?[2J?reader?)");
 
   char advice[300];
   zvm_reader_open_advice(ZVM_READER_NOT_MONREADER, "/dev/zero", advice,

@@ -101,8 +101,9 @@ void zvm_reader_open_advice(int err, const char *device, char *buf,
  * the text of /sys/dev/char/MAJOR:MINOR/uevent (NULL: unreadable);
  * misc_dev: the text of /sys/class/misc/monreader/dev, "MAJOR:MINOR"
  * (NULL: unreadable). Returns true if it is, or if sysfs cannot tell
- * (neither file readable); else false with the reason ("a regular file",
- * "the character device 1:5 (zero)") in why. */
+ * (neither file readable, or the misc text not "MAJOR:MINOR"); else false
+ * with the reason ("a regular file", "the character device 1:5 (zero)";
+ * a name from sysfs with anything but printable ASCII as '?') in why. */
 bool zvm_reader_identify(const struct stat *st, const char *uevent,
                          const char *misc_dev, char *why, size_t why_len);
 

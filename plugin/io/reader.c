@@ -341,6 +341,34 @@ static bool uevent_value(const char *text, const char *key, char *out,
   return false;
 }
 
+/* sysfs text is only as trustworthy as the kernel: a name from it goes
+ * into a log line with anything but printable ASCII as '?'. */
+static void printable(char *s) {
+  for (; *s != '\0'; s++)
+    if (*s < 0x20 || *s > 0x7E)
+      *s = '?';
+}
+
+/* "MAJOR:MINOR" as the kernel prints a dev_t (print_dev_t(): "%u:%u\n"):
+ * decimal numbers that fit, then the end of the text or its newline. */
+static bool parse_dev(const char *s, unsigned *maj, unsigned *min) {
+  unsigned *out[2] = {maj, min};
+  for (int k = 0; k < 2; k++) {
+    if (!(*s >= '0' && *s <= '9'))
+      return false;
+    unsigned long long v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+      v = v * 10 + (unsigned)(*s - '0');
+      if (v > UINT_MAX)
+        return false;
+    }
+    *out[k] = (unsigned)v;
+    if (k == 0 && *s++ != ':')
+      return false;
+  }
+  return *s == '\0' || *s == '\n';
+}
+
 static const char *file_kind(mode_t mode) {
   if (S_ISREG(mode))
     return "a regular file";
@@ -368,14 +396,16 @@ bool zvm_reader_identify(const struct stat *st, const char *uevent,
     if (uevent_value(uevent, "DEVNAME", name, sizeof(name)) &&
         strcmp(name, "monreader") == 0)
       return true;
-    if (uevent_value(uevent, "DEVNAME", name, sizeof(name)))
+    if (uevent_value(uevent, "DEVNAME", name, sizeof(name))) {
+      printable(name);
       snprintf(why, why_len, "the character device %u:%u (%s)", maj, min, name);
-    else
+    } else {
       snprintf(why, why_len, "the character device %u:%u", maj, min);
+    }
     return false;
   }
   unsigned mmaj, mmin;
-  if (misc_dev != NULL && sscanf(misc_dev, "%u:%u", &mmaj, &mmin) == 2) {
+  if (misc_dev != NULL && parse_dev(misc_dev, &mmaj, &mmin)) {
     if (mmaj == maj && mmin == min)
       return true;
     snprintf(why, why_len, "the character device %u:%u (monreader is %u:%u)",

@@ -105,9 +105,15 @@ hypfs_204_MAX_LEN = 16384
 fuzz_conf_SRC = $(DECODER_SRC) plugin/config/conf.c
 conf_MAX_LEN = 2048
 
+# The reader's device identification (zvm_reader_identify): fstat, the
+# sysfs uevent and misc dev texts, hostile.
+fuzz_uevent_SRC = plugin/io/reader.c plugin/io/reader_advice.c
+uevent_MAX_LEN = 1024
+
 FUZZ_TARGETS ?= decode names mapper records appldata \
 	$(if $(wildcard $(top)/plugin/io/reader.c),reader) capture dmstats_print \
 	hypfs_2fc hypfs_204 conf
+FUZZ_TARGETS += $(if $(wildcard $(top)/plugin/io/reader.c),uevent)
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))

@@ -41,7 +41,23 @@ static void write_file(const char *target, const char *name, const void *p,
   }
 }
 
-/* fuzz_decode input: 2-byte selection mask, then the data set. */
+/* fuzz_mapper input: 1 option byte, 1 Domain mask byte (0: all), then the
+ * data set. */
+static void mapper_seed(const char *name, uint8_t opt, const struct tb *set) {
+  struct tb in;
+  char file[256];
+  tb_init(&in);
+  tb_u8(&in, opt);
+  tb_u8(&in, 0);
+  tb_bytes(&in, set->data, set->len);
+  snprintf(file, sizeof(file), "%s-o%02x", name, opt);
+  write_file("mapper", file, in.data, in.len);
+  tb_free(&in);
+}
+
+/* fuzz_decode input: 2-byte selection mask, then the data set; the same
+ * set is a seed of fuzz_mapper with four option bytes (one value list per
+ * type or per value, GuestsAsHosts, a second pass). */
 static void decode_seed(const char *name, uint16_t mask, const struct tb *set) {
   struct tb in;
   tb_init(&in);
@@ -49,6 +65,9 @@ static void decode_seed(const char *name, uint16_t mask, const struct tb *set) {
   tb_bytes(&in, set->data, set->len);
   write_file("decode", name, in.data, in.len);
   tb_free(&in);
+  static const uint8_t opts[] = {0x00, 0x05, 0x0E, 0x0F};
+  for (size_t i = 0; i < sizeof(opts); i++)
+    mapper_seed(name, opts[i], set);
 }
 
 /* fuzz_names input: 1-byte output size, then the name bytes. */
@@ -97,6 +116,31 @@ static void prcsmt(struct tb *b, uint8_t status, unsigned cnt, uint16_t aesz,
     for (unsigned k = 0; k < aesz && e + k < r + len; k++)
       tb_put_u8(b, e + k, k == 0 ? types[i % 6] : (uint8_t)(i * 16 + k));
   }
+}
+
+/* D4R10 of one VMDBK (IBM MRUSEITE, z/VM V6R2.0): 28 USEITE_VMDCPUAD
+ * (Unsigned 2), 47 USEITE_CALFLAG1 (X'80' CALBASE: the base VMDBK's);
+ * us: microseconds after TOD. */
+static void useite_vmdbk(struct tb *b, const char *user, uint16_t cpuad,
+                         int base, uint64_t us) {
+  size_t r = b->len;
+  useite(b, user, 200);
+  tb_put_u64(b, r + 8, TOD + (us << 12)); /* MRHDRTOD */
+  tb_put_u16(b, r + 28, cpuad);
+  tb_put_u8(b, r + 47, base ? 0x80 : 0x00);
+}
+
+/* D4R1 MRUSELON (IBM, z/VM V7R3.0: 180 bytes) or D4R2 MRUSELOF (z/VM
+ * V6R2.0: 496 bytes): 20 VMDUSER (Character 8), 28 VMDCPUAD (Unsigned 2),
+ * the rest differs between levels and is not decoded. */
+static void session(struct tb *b, int logon, const char *user, uint16_t cpuad,
+                    uint64_t us) {
+  uint16_t len = logon ? 180 : 496;
+  size_t r = tb_record(b, len, 4, logon ? 1 : 2, TOD + (us << 12));
+  tb_put_ebcdic(b, r + 20, user, 8);
+  tb_put_u16(b, r + 28, cpuad);
+  for (size_t off = 32; off + 4 <= len; off += 4)
+    tb_put_u32(b, r + off, 0xC5000000u + (uint32_t)off);
 }
 
 static void one_set(const char *name, uint16_t mask, uint8_t type,
@@ -236,6 +280,42 @@ static void decode_seeds(void) {
     set.len -= mce[i].cut;
     decode_seed(mce[i].name, ALL, &set);
   }
+
+  /* Logon and logoff (D4R1, D4R2) as z/VM writes them in the user
+   * domain's event data: a logon before the guest's D4R10; a logoff of a
+   * 3-CPU guest, one D4R2 per VMDBK within microseconds; a guest whose
+   * logon came before the reader started; a logon and logoff again. */
+  tb_reset(&rs);
+  session(&rs, 1, "LINUX07", 0, 1000000);
+  useite_vmdbk(&rs, "LINUX07", 0, 1, 2000000);
+  for (uint16_t v = 0; v < 3; v++)
+    session(&rs, 0, "LINUX07", v, 3000000 + v);
+  session(&rs, 0, "LINUX08", 1, 3500000);
+  session(&rs, 1, "LINUX07", 0, 10000000);
+  useite_vmdbk(&rs, "LINUX07", 0, 1, 11000000);
+  session(&rs, 0, "LINUX07", 0, 20000000);
+  one_set("d4r1-d4r2-logon-logoff", ALL, EVENT, TB_DOM(4), &rs);
+
+  /* Two logoffs of one guest with no logon seen between them (the logon
+   * was lost): 5 s apart, and a D4R2 stamped before the last logoff. */
+  tb_reset(&rs);
+  session(&rs, 0, "TCPIP", 0, 1000000);
+  session(&rs, 0, "TCPIP", 0, 6000000);
+  session(&rs, 0, "TCPIP", 0, 5000000);
+  one_set("d4r2-logoffs-apart", ALL, EVENT, TB_DOM(4), &rs);
+
+  /* A virtual MP guest (one D4R10 per VMDBK: the base one first, then two
+   * more, then the base again), then its logoff in the same interval. */
+  tb_reset(&rs);
+  useite_vmdbk(&rs, "LINUXMP", 0, 1, 1000000);
+  useite_vmdbk(&rs, "LINUXMP", 1, 0, 1000010);
+  useite_vmdbk(&rs, "LINUXMP", 2, 0, 1000020);
+  useite_vmdbk(&rs, "LINUXMP", 0, 1, 1000030);
+  useite_vmdbk(&rs, "LINUX01", 0, 1, 1000040);
+  one_set("d4r10-mp-guest", ALL, EVENT, TB_DOM(4), &rs);
+  for (uint16_t v = 0; v < 3; v++)
+    session(&rs, 0, "LINUXMP", v, 2000000 + v);
+  one_set("d4r10-mp-guest-logoff", ALL, EVENT, TB_DOM(4), &rs);
 
   tb_reset(&set);
   decode_seed("empty", ALL, &set);
@@ -444,6 +524,7 @@ static void appldata_seeds(void) {
     tb_u64(&d, 4096u * (unsigned)(9 - i));
   tb_apl_tool_product(prod, 1, 0, 0);
   apl_seed("fsstat", 0x80 | 20, prod, &d);
+  apl_seed("fsstat-all-kinds", 0x40 | 20, prod, &d);
   /* mon_procd summary (166 bytes) and one task */
   tb_reset(&d);
   tb_u64(&d, 1700000000);
@@ -462,7 +543,9 @@ static void appldata_seeds(void) {
   apl_seed("procd-sum", 64, prod, &d);
   tb_reset(&d);
   tb_u64(&d, 1700000000);
-  tb_u16(&d, 111 + 12 + 4 + 4 + 4 + 1 + 5 + 9);
+  /* task_t, then six strings (a 2-byte length each): "root" three times,
+   * "-", "httpd", "httpd -X" */
+  tb_u16(&d, 111 + 6 * 2 + 4 + 4 + 4 + 1 + 5 + 8);
   tb_u16(&d, 12);
   for (int i = 0; i < 111; i++)
     tb_u8(&d, (uint8_t)(i * 7));
@@ -474,6 +557,9 @@ static void appldata_seeds(void) {
   apl_str(&d, "httpd -X");
   tb_apl_tool_product(prod, 2, 1, 0);
   apl_seed("procd-task", 40, prod, &d);
+  /* X'40': through the mapper with every kind (procd_task is not
+   * dispatched by default) and ApplDataNaming zvm_monitor */
+  apl_seed("procd-task-all-kinds", 0x40 | 40, prod, &d);
   tb_free(&d);
 }
 
@@ -558,6 +644,117 @@ static void records_seeds(void) {
                &set);
   tb_free(&set);
   tb_free(&rs);
+
+  /* Logon and logoff with the built-in tables, and with D4R10 replaced by
+   * a <Record> block (a logon restarts the guest's D4R10 state). */
+  tb_init(&rs);
+  session(&rs, 1, "LINUX001", 0, 1000000);
+  useite(&rs, "LINUX001", 200);
+  session(&rs, 0, "LINUX001", 0, 3000000);
+  session(&rs, 0, "LINUX001", 1, 3000001);
+  session(&rs, 1, "LINUX002", 0, 4000000);
+  tb_init(&set);
+  tb_record_set(&set, EVENT, TB_DOM(4), DCSS + 0x40, &rs);
+  records_seed("d4r1-d4r2-builtin", "", &set);
+  records_seed("d4r1-d4r2-user-d4r10", d4r10, &set);
+  tb_free(&set);
+  tb_free(&rs);
+
+  /* Mistakes a user makes in <Record> blocks (each refused with its own
+   * one-line reason), around IBM's D0R2 layout as above. */
+#define PFXCPUAD_KEY                                                           \
+  " <Field \"pfxcpuad\">\n  Offset 20\n  Length 2\n  Type \"unsigned\"\n"      \
+  "  Kind \"instance\"\n </Field>\n"
+#define PLSCUHAF                                                               \
+  " <Field \"plscuhaf\">\n  Offset 22\n  Length 2\n  Type \"unsigned\"\n"      \
+  "  Kind \"counter\"\n </Field>\n"
+  static const struct {
+    const char *name, *text;
+  } mistakes[] = {
+      {"error-defined-twice",
+       "<Record \"0/2\">\n Name \"prp\"\n Replace true\n" PLSCUHAF
+       "</Record>\n<Record \"0/2\">\n Name \"prp2\"\n Replace true\n" PLSCUHAF
+       "</Record>\n"},
+      {"error-builtin-without-replace",
+       "<Record \"0/2\">\n Name \"prp\"\n" PLSCUHAF "</Record>\n"},
+      {"error-replace-not-builtin",
+       "<Record \"0/9\">\n Name \"x\"\n Replace true\n" PLSCUHAF "</Record>\n"},
+      {"error-record-the-plugin-needs",
+       "<Record \"1/13\">\n Name \"eof\"\n Replace true\n" PLSCUHAF
+       "</Record>\n"},
+      {"error-builtin-type-name",
+       "<Record \"0/9\">\n Name \"useite\"\n" PLSCUHAF "</Record>\n"},
+      {"error-same-name-twice",
+       "<Record \"0/8\">\n Name \"x\"\n" PLSCUHAF
+       "</Record>\n<Record \"0/9\">\n Name \"x\"\n" PLSCUHAF "</Record>\n"},
+      {"error-no-name", "<Record \"0/9\">\n" PLSCUHAF "</Record>\n"},
+      {"error-nothing-to-dispatch",
+       "<Record \"0/9\">\n Name \"x\"\n" PFXCPUAD_KEY "</Record>\n"},
+      {"error-prefix-without-instance",
+       "<Record \"0/9\">\n Name \"x\"\n InstancePrefix \"cpu\"\n" PLSCUHAF
+       "</Record>\n"},
+      {"error-fields-overlap",
+       "<Record \"0/9\">\n Name \"x\"\n" PLSCUHAF
+       " <Field \"pfxprbtm\">\n  Offset 21\n  Length 8\n"
+       "  Type \"cputimer\"\n  Kind \"counter\"\n </Field>\n</Record>\n"},
+      {"error-tod-as-counter",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"stamp\">\n  Offset 24\n"
+       "  Length 8\n  Type \"tod\"\n  Kind \"counter\"\n </Field>\n"
+       "</Record>\n"},
+      {"error-text-as-gauge",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"user\">\n  Offset 20\n"
+       "  Length 8\n  Type \"ebcdic\"\n  Kind \"gauge\"\n </Field>\n"
+       "</Record>\n"},
+      {"error-countsdown-4-bytes",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"down\">\n  Offset 24\n"
+       "  Length 4\n  Type \"unsigned\"\n  Kind \"counter\"\n"
+       "  CountsDown true\n </Field>\n</Record>\n"},
+      {"error-countsdown-gauge",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"down\">\n  Offset 24\n"
+       "  Length 8\n  Type \"cputimer\"\n  Kind \"gauge\"\n"
+       "  CountsDown true\n </Field>\n</Record>\n"},
+      {"error-instance-with-count",
+       "<Record \"0/9\">\n Name \"x\"\n" PLSCUHAF
+       " <Field \"cpu\">\n  Offset 24\n  Length 2\n  Count 4\n"
+       "  Type \"unsigned\"\n  Kind \"instance\"\n </Field>\n</Record>\n"},
+      {"error-userid-and-another-key",
+       "<Record \"4/9\">\n Name \"x\"\n" PFXCPUAD_KEY
+       " <Field \"user\">\n  Offset 24\n  Length 8\n  Type \"userid\"\n"
+       "  Kind \"instance\"\n </Field>\n" PLSCUHAF "</Record>\n"},
+      {"error-past-largest-record",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"q\">\n  Offset 4000\n"
+       "  Length 4\n  Count 30\n  Type \"unsigned\"\n  Kind \"counter\"\n"
+       " </Field>\n</Record>\n"},
+      {"error-scale-zero",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"g\">\n  Offset 24\n"
+       "  Length 4\n  Type \"unsigned\"\n  Kind \"gauge\"\n  Scale 0\n"
+       " </Field>\n</Record>\n"},
+      {"error-field-outside-record",
+       PLSCUHAF "<Record \"0/9\">\n Name \"x\"\n</Record>\n"},
+      {"error-field-in-field",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"a\">\n" PLSCUHAF
+       " </Field>\n</Record>\n"},
+      {"error-bad-field-name",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"9lives\">\n  Offset 24\n"
+       "  Length 4\n  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+       "</Record>\n"},
+      {"error-array-name-too-long",
+       "<Record \"0/9\">\n Name \"x\"\n"
+       " <Field \"abcdefghijklmnopq\">\n  Offset 24\n  Length 4\n"
+       "  Count 12\n  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+       "</Record>\n"},
+      {"error-array-meets-field",
+       "<Record \"0/9\">\n Name \"x\"\n <Field \"q_1\">\n  Offset 20\n"
+       "  Length 4\n  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+       " <Field \"q\">\n  Offset 24\n  Length 4\n  Count 3\n"
+       "  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n</Record>\n"},
+      {"error-record-id",
+       "<Record \"16/1\">\n Name \"x\"\n" PLSCUHAF "</Record>\n"},
+  };
+#undef PFXCPUAD_KEY
+#undef PLSCUHAF
+  for (size_t i = 0; i < sizeof(mistakes) / sizeof(mistakes[0]); i++)
+    records_seed(mistakes[i].name, mistakes[i].text, NULL);
 
   records_seed("error-offset-in-header",
                "<Record \"0/9\">\nName \"x\"\n<Field \"a\">\nOffset 8\n"
@@ -650,6 +847,52 @@ static void dmstats_print_seeds(void) {
   dmstats_print_seed("largest-values", 0, 0, 1, top, 1);
 }
 
+/* fuzz_uevent input: flags (bits 0-2 the file type, 0 a character device,
+ * 1 a regular file, 5 a block device; bit 3 no uevent, bit 4 no misc dev
+ * text), major and minor (4 bytes each), the reason buffer's size - 1, the
+ * uevent text's length (2 bytes), the uevent text as Linux
+ * drivers/base/core.c dev_uevent() writes it, then the text of
+ * /sys/class/misc/monreader/dev (print_dev_t(): "MAJOR:MINOR\n"). */
+static void uevent_seed(const char *name, uint8_t flags, uint32_t maj,
+                        uint32_t min, uint8_t why_size, const char *uevent,
+                        const char *misc) {
+  struct tb in;
+  tb_init(&in);
+  tb_u8(&in, flags);
+  tb_u32(&in, maj);
+  tb_u32(&in, min);
+  tb_u8(&in, (uint8_t)(why_size - 1));
+  tb_u16(&in, (uint16_t)strlen(uevent));
+  tb_bytes(&in, uevent, strlen(uevent));
+  tb_bytes(&in, misc, strlen(misc));
+  write_file("uevent", name, in.data, in.len);
+  tb_free(&in);
+}
+
+static void uevent_seeds(void) {
+  enum { CHR = 0, REG = 1, BLK = 5, NO_UEVENT = 8, NO_MISC = 16 };
+  /* monreader is a misc device (major 10) with a dynamic minor */
+  uevent_seed("monreader", CHR, 10, 61, 160,
+              "MAJOR=10\nMINOR=61\nDEVNAME=monreader\n", "10:61\n");
+  uevent_seed("dev-null", CHR, 1, 3, 160,
+              "MAJOR=1\nMINOR=3\nDEVNAME=null\nDEVMODE=0666\n", "10:61\n");
+  uevent_seed("tty1-short-reason", CHR, 4, 1, 24,
+              "MAJOR=4\nMINOR=1\nDEVNAME=tty1\n", "10:61\n");
+  uevent_seed("other-misc-device", CHR, 10, 229, 160,
+              "MAJOR=10\nMINOR=229\nDEVNAME=fuse\n", "10:61\n");
+  uevent_seed("input-subdirectory", CHR, 13, 64, 160,
+              "MAJOR=13\nMINOR=64\nDEVNAME=input/event0\n", "");
+  uevent_seed("no-devname", CHR, 10, 61, 160, "MAJOR=10\nMINOR=61\n", "");
+  uevent_seed("misc-dev-same", CHR | NO_UEVENT, 10, 61, 160, "", "10:61\n");
+  uevent_seed("misc-dev-other", CHR | NO_UEVENT, 1, 5, 160, "", "10:61\n");
+  uevent_seed("sysfs-unreadable", CHR | NO_UEVENT | NO_MISC, 10, 61, 160, "",
+              "");
+  uevent_seed("regular-file", REG | NO_UEVENT | NO_MISC, 0, 0, 160, "", "");
+  uevent_seed("block-device", BLK, 8, 0, 160,
+              "MAJOR=8\nMINOR=0\nDEVNAME=sda\nDEVTYPE=disk\nDISKSEQ=9\n",
+              "10:61\n");
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -662,5 +905,6 @@ int main(int argc, char **argv) {
   records_seeds();
   appldata_seeds();
   dmstats_print_seeds();
+  uevent_seeds();
   return 0;
 }
