@@ -121,16 +121,17 @@ e2e_stop() {
   return 0
 }
 
-# e2e_conf DIR [PLUGIN-BLOCK-LINE...]: write DIR/collectd.conf: logfile
-# (notifications too) to DIR/collectd.log, csv to DIR/csv, the lines in
-# $E2E_EXTRA_PLUGINS (stock plugins), then zvm_monitor from the build
-# reading DIR/monreader, with the given lines in its <Plugin> block.
-e2e_conf() {
+# e2e_collectd_conf DIR HOST PLUGIN [PLUGIN-BLOCK-LINE...]: write
+# DIR/collectd.conf for a daemon named HOST: logfile (notifications too)
+# to DIR/collectd.log, csv to DIR/csv, the lines in $E2E_EXTRA_PLUGINS
+# (stock plugins), then PLUGIN from the build with the given lines in its
+# <Plugin> block.
+e2e_collectd_conf() {
   _e2e_dir=$1
-  shift
+  _e2e_plugin=$3
   mkdir -p "$_e2e_dir"
   cat >"$_e2e_dir/collectd.conf" <<CONF
-Hostname "zvmtest"
+Hostname "$2"
 FQDNLookup false
 BaseDir "$_e2e_dir"
 PIDFile "$_e2e_dir/collectd.pid"
@@ -151,12 +152,20 @@ LoadPlugin csv
 </Plugin>
 ${E2E_EXTRA_PLUGINS:-}
 PluginDir "$E2E_LIBS"
-LoadPlugin zvm_monitor
-<Plugin zvm_monitor>
-  Device "$_e2e_dir/monreader"
+LoadPlugin $_e2e_plugin
+<Plugin $_e2e_plugin>
 CONF
+  shift 3
   for _e2e_line in "$@"; do echo "  $_e2e_line" >>"$_e2e_dir/collectd.conf"; done
   echo "</Plugin>" >>"$_e2e_dir/collectd.conf"
+}
+
+# e2e_conf DIR [PLUGIN-BLOCK-LINE...]: e2e_collectd_conf for zvm_monitor
+# (host zvmtest) reading DIR/monreader.
+e2e_conf() {
+  _e2e_dir=$1
+  shift
+  e2e_collectd_conf "$_e2e_dir" zvmtest zvm_monitor "Device \"$_e2e_dir/monreader\"" "$@"
 }
 
 # e2e_preload: LD_PRELOAD value for the daemon (ASan runtime first when the
@@ -428,3 +437,4 @@ e2e_network_conf() {
 </Plugin>
 CONF
 }
+

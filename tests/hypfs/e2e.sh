@@ -39,35 +39,8 @@ fail() {
 conf() {
   d=$1
   shift
-  cat >"$d/collectd.conf" <<CONF
-Hostname "$HOST"
-FQDNLookup false
-BaseDir "$d"
-PIDFile "$d/collectd.pid"
-Interval 1
-TypesDB "$E2E_TYPESDB"
-PluginDir "$E2E_STOCK"
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$d/collectd.log"
-  Timestamp true
-  PrintSeverity true
-</Plugin>
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$d/csv"
-  StoreRates false
-</Plugin>
-${EXTRA_PLUGINS:-}
-PluginDir "$E2E_LIBS"
-LoadPlugin hypfs
-<Plugin hypfs>
-  DebugfsPath "$d/cur/debugfs"
-  HypfsPath "$d/cur/hypfs"
-CONF
-  for line in "$@"; do echo "  $line" >>"$d/collectd.conf"; done
-  echo "</Plugin>" >>"$d/collectd.conf"
+  e2e_collectd_conf "$d" "$HOST" hypfs "DebugfsPath \"$d/cur/debugfs\"" \
+    "HypfsPath \"$d/cur/hypfs\"" "$@"
 }
 
 start() {
@@ -296,7 +269,7 @@ sc_influxdb() {
   influx=$E2E_INFLUX_PID
   EXPS=
   snapshot "$D" 1 --guests 3 || return 1
-  EXTRA_PLUGINS=$(e2e_network_conf "$E2E_INFLUX_UDP") conf "$D" && start "$D"
+  E2E_EXTRA_PLUGINS=$(e2e_network_conf "$E2E_INFLUX_UDP") conf "$D" && start "$D"
   seen vm || return 1
   st=0
   for pair in cpu_time_us:200001 mem_used_bytes:135266304 samples_total:37; do
