@@ -7,8 +7,10 @@
 # tests/hypfs/check.py (the man page's rules, computed independently).
 #
 # usage: tests/hypfs/e2e.sh BUILD-DIR [SCENARIO...]
-# One line per scenario (PASS/FAIL/SKIP), then "N passed, N failed, N
-# skipped". Under CI=true a skipped scenario fails the run.
+# One line per scenario (PASS/FAIL/SKIP), its time, then "N passed, N
+# failed, N skipped" (e2e_scenarios, tests/e2e/lib.sh). Under CI=true a
+# scenario skipped for want of a package fails (tests/lib.sh, "Skipped
+# tests").
 # Environment as tests/e2e/lib.sh (COLLECTD_DAEMON, E2E_EXEC_WRAPPER for
 # the s390x build, E2E_KEEP, ZVM_ASAN_RUNTIME).
 set -u
@@ -17,22 +19,14 @@ set -u
 E2E_BUILD=$(cd "$1" && pwd) || exit 2
 shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source=../e2e/lib.sh
+# shellcheck source=tests/lib.sh
 . "$src/tests/lib.sh"
+# shellcheck source=tests/e2e/lib.sh
 . "$src/tests/e2e/lib.sh"
 e2e_init
 GEN=$E2E_BUILD/tests/hypfs/hypfs-gen
 CHECK="python3 $src/tests/hypfs/check.py"
 HOST=hypfstest
-passed=0
-failed=0
-skipped=0
-
-say() { echo "$*" >>"$SC_LOG"; }
-fail() {
-  say "FAIL: $*"
-  return 1
-}
 
 # conf DIR [PLUGIN-BLOCK-LINE...]: DIR/collectd.conf, the plugin reading
 # DIR/cur (the generated snapshot the test switches atomically).
@@ -300,42 +294,10 @@ for f in "$E2E_DAEMON" "$E2E_STOCK/csv.so" "$E2E_TYPESDB" "$E2E_LIBS/hypfs.so" "
     for name in $ALL; do echo "SKIP: hypfs $name ($f not found)"; done
     n=$(echo $ALL | wc -w)
     echo "0 passed, 0 failed, $n skipped"
-    [ "${CI:-}" = true ] && exit 1
+    zvm_ci && exit 1
     exit 77
   fi
 done
 
-for name in $ALL; do
-  D=$E2E_TMP/$name
-  mkdir -p "$D"
-  SC_LOG=$D/scenario.log
-  : >"$SC_LOG"
-  before=$E2E_PIDS
-  t0=$(date +%s)
-  "sc_$name"
-  rc=$?
-  for p in $E2E_PIDS; do
-    case " $before " in *" $p "*) ;; *) e2e_stop "$p" 5 || true ;; esac
-  done
-  dt=$(($(date +%s) - t0))
-  if [ $rc -eq 0 ]; then
-    passed=$((passed + 1))
-    echo "PASS: hypfs $name (${dt} s)"
-    [ -z "${E2E_VERBOSE:-}" ] || sed 's/^/    /' "$SC_LOG"
-  elif [ $rc -eq 77 ]; then
-    skipped=$((skipped + 1))
-    echo "SKIP: hypfs $name: $(grep '^SKIP' "$SC_LOG")"
-  else
-    failed=$((failed + 1))
-    echo "FAIL: hypfs $name (${dt} s)"
-    sed 's/^/    /' "$SC_LOG"
-    [ -z "${E2E_KEEP:-}${E2E_DIR:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
-  fi
-done
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ] || exit 1
-if [ $skipped -gt 0 ] && zvm_ci; then
-  echo "hypfs e2e: skipped scenarios fail under CI (tests/lib.sh)"
-  exit 1
-fi
-exit 0
+# shellcheck disable=SC2086
+e2e_scenarios hypfs $ALL
