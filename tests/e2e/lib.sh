@@ -454,6 +454,29 @@ fail() {
   return 1
 }
 
+# e2e_scenario_influxdb DIR TYPES-FILE...: a scenario's InfluxDB under DIR
+# (e2e_start_influxdb), its collectd listener knowing collectd's types.db
+# and the TYPES-FILEs. Returns 77 after a SKIP line when influxd or curl is
+# not installed, 1 after a FAIL line when it does not answer.
+e2e_scenario_influxdb() {
+  _e2e_idir=$1
+  shift
+  for _e2e_cmd in influxd curl; do
+    command -v "$_e2e_cmd" >/dev/null 2>&1 || {
+      say "SKIP: influxd/curl not installed (influxdb influxdb-client curl)"
+      return 77
+    }
+  done
+  mkdir -p "$_e2e_idir/typesdb"
+  cp "$E2E_TYPESDB" "$_e2e_idir/typesdb/types.db"
+  for _e2e_types in "$@"; do cp "$_e2e_types" "$_e2e_idir/typesdb/"; done
+  e2e_start_influxdb "$_e2e_idir" "$_e2e_idir/typesdb" || {
+    tail -n 20 "$_e2e_idir/influxd.out" >>"$SC_LOG"
+    fail "influxd not answering on 127.0.0.1:$E2E_INFLUX_HTTP"
+    return 1
+  }
+}
+
 # e2e_scenarios LABEL NAME...: sc_NAME for each NAME, in $D ($E2E_TMP/NAME)
 # with its log $SC_LOG; what it started and left running is stopped. One
 # line a scenario, PASS/FAIL/SKIP and "LABEL NAME" (NAME alone where LABEL

@@ -520,17 +520,9 @@ zvmtest/zvm_monitor-ifl/threads-activated" "--one-value-per-list" || st=1
 }
 
 sc_influxdb() {
-  if ! have_pkgs influxd curl; then
-    say "SKIP: influxd/curl not installed (influxdb influxdb-client curl)"
-    return 77
-  fi
   idir=$D/influx
-  mkdir -p "$idir/typesdb"
   # the listener needs collectd's types and the plugin's shipped ones
-  cp "$E2E_TYPESDB" "$idir/typesdb/types.db"
-  cp "$top/contrib/zvm_monitor.types.db" "$idir/typesdb/zvm_monitor.types.db"
-  e2e_start_influxdb "$idir" "$idir/typesdb" ||
-    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$E2E_INFLUX_HTTP"; return 1; }
+  e2e_scenario_influxdb "$idir" "$top/contrib/zvm_monitor.types.db" || return $?
   influx=$E2E_INFLUX_PID
   hport=$E2E_INFLUX_HTTP
   uport=$E2E_INFLUX_UDP

@@ -250,16 +250,8 @@ sc_many_guests() {
 # Through InfluxDB (collectd's network plugin, the shipped types.db): a
 # guest's values arrive under the plugin's data source names.
 sc_influxdb() {
-  if ! command -v influxd >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
-    say "SKIP: influxd/curl not installed (influxdb curl)"
-    return 77
-  fi
   idir=$D/influx
-  mkdir -p "$idir/typesdb"
-  cp "$E2E_TYPESDB" "$idir/typesdb/types.db"
-  cp "$src/contrib/hypfs.types.db" "$idir/typesdb/hypfs.types.db"
-  e2e_start_influxdb "$idir" "$idir/typesdb" ||
-    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering"; return 1; }
+  e2e_scenario_influxdb "$idir" "$src/contrib/hypfs.types.db" || return $?
   influx=$E2E_INFLUX_PID
   EXPS=
   snapshot "$D" 1 --guests 3 || return 1
