@@ -214,6 +214,93 @@ static int read_guest(const char *gdir, struct hypfs_guest *g,
 
 static bool is_entry(const struct dirent *de) { return de->d_name[0] != '.'; }
 
+/* ---- systems/<name>: the walk both trees share ----------------------- */
+
+/* The caller's array a walk of systems/ appends to: records of item_size
+ * bytes, each with a name of name_size bytes at name_off. */
+struct system_array {
+  void *items; /* the array pointer's address (T **), as zvm_grow takes it */
+  size_t *cap;
+  size_t *num;
+  size_t item_size;
+  size_t name_off;
+  size_t name_size;
+};
+
+/* The system_array of records of type T in array, with cap and num. */
+#define SYSTEM_ARRAY(T, array, cap, num)                                       \
+  {                                                                            \
+    &(array), &(cap), &(num), sizeof(T), offsetof(T, name),                    \
+        sizeof(((T *)0)->name)                                                 \
+  }
+
+/* Fills the rest of item (zeroed, its name set) from the system's
+ * directory sdir: 0 keeps it, 1 skips it (counted), -errno ends the walk. */
+typedef int (*system_read_fn)(void *arg, void *item, const char *sdir);
+
+/*
+ * <dir>/systems/<name>, one per guest (hypfs_vm_fs.c) or partition
+ * (hypfs_diag_fs.c): a zeroed record at the end of the array per entry, its
+ * name converted, the rest left to read_one. A name that does not convert
+ * and a record read_one skips are counted in *skipped, and the slot is used
+ * again. 0, or -errno.
+ */
+static int walk_systems(const char *dir, const struct system_array *a,
+                        system_read_fn read_one, void *arg, uint64_t *skipped) {
+  char path[4096];
+  join(path, sizeof(path), dir, "systems");
+  DIR *dh = opendir(path);
+  if (dh == NULL)
+    return -errno;
+  int rc = 0;
+  struct dirent *de;
+  while ((de = readdir(dh)) != NULL) {
+    if (!is_entry(de))
+      continue;
+    if (!zvm_grow(a->items, a->cap, *a->num, a->item_size, 16)) {
+      rc = -ENOMEM;
+      break;
+    }
+    uint8_t *items;
+    memcpy(&items, a->items, sizeof(items));
+    uint8_t *item = items + *a->num * a->item_size;
+    memset(item, 0, a->item_size);
+    if (hypfs_name_from_ascii(de->d_name, (char *)item + a->name_off,
+                              a->name_size) < 0) {
+      (*skipped)++;
+      continue;
+    }
+    char sdir[4096];
+    snprintf(sdir, sizeof(sdir), "%s/systems/%s", dir, de->d_name);
+    int r = read_one(arg, item, sdir);
+    if (r < 0) {
+      rc = r;
+      break;
+    }
+    if (r > 0) {
+      (*skipped)++;
+      continue;
+    }
+    (*a->num)++;
+  }
+  closedir(dh);
+  return rc;
+}
+
+struct vm_walk {
+  const struct hypfs_d2fc *d;
+  uint64_t *bytes;
+};
+
+static int read_vm_system(void *arg, void *item, const char *gdir) {
+  const struct vm_walk *w = arg;
+  struct hypfs_guest *g = item;
+  if (read_guest(gdir, g, w->bytes) < 0)
+    return 1; /* vanished while the tree was read, or damaged */
+  g->lcpus = w->d->lcpus;
+  return 0;
+}
+
 int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
                        uint64_t *skipped) {
   char path[4096];
@@ -225,36 +312,10 @@ int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
   if (rc < 0)
     return rc;
   d->lcpus = (uint32_t)lcpus;
-  join(path, sizeof(path), dir, "systems");
-  DIR *dh = opendir(path);
-  if (dh == NULL)
-    return -errno;
-  struct dirent *de;
-  while ((de = readdir(dh)) != NULL) {
-    if (!is_entry(de))
-      continue;
-    if (!zvm_grow(&d->guests, &d->guests_cap, d->guests_num, sizeof(*d->guests),
-                  16)) {
-      closedir(dh);
-      return -ENOMEM;
-    }
-    struct hypfs_guest *g = &d->guests[d->guests_num];
-    memset(g, 0, sizeof(*g));
-    if (hypfs_name_from_ascii(de->d_name, g->name, sizeof(g->name)) < 0) {
-      (*skipped)++;
-      continue;
-    }
-    char gdir[4096];
-    snprintf(gdir, sizeof(gdir), "%s/systems/%s", dir, de->d_name);
-    if (read_guest(gdir, g, bytes) < 0) {
-      (*skipped)++; /* vanished while the tree was read, or damaged */
-      continue;
-    }
-    g->lcpus = d->lcpus;
-    d->guests_num++;
-  }
-  closedir(dh);
-  return 0;
+  const struct system_array guests =
+      SYSTEM_ARRAY(struct hypfs_guest, d->guests, d->guests_cap, d->guests_num);
+  struct vm_walk w = {d, bytes};
+  return walk_systems(dir, &guests, read_vm_system, &w, skipped);
 }
 
 /* A type file of the LPAR tree (DIAG X'224' name, e.g. "IFL"), as the
@@ -287,6 +348,64 @@ static int cpu_addr(const char *name, uint16_t *addr) {
   return 0;
 }
 
+struct lpar_walk {
+  struct hypfs_d204 *d;
+  uint64_t *bytes;
+  uint64_t *skipped;
+  bool saw_cpu, saw_online;
+};
+
+/* A partition's logical CPUs: systems/<lpar>/cpus/<addr>/..., appended to
+ * d->cpus; one with a missing time file is skipped and counted. */
+static int read_lpar_system(void *arg, void *item, const char *sdir) {
+  struct lpar_walk *w = arg;
+  struct hypfs_d204 *d = w->d;
+  struct hypfs_lpar *l = item;
+  char path[4096];
+  l->cpu_first = d->cpus_num;
+  char cdir[4096];
+  snprintf(cdir, sizeof(cdir), "%s/cpus", sdir);
+  DIR *ch = opendir(cdir);
+  if (ch == NULL)
+    return 1;
+  struct dirent *ce;
+  while ((ce = readdir(ch)) != NULL) {
+    struct hypfs_lpar_cpu cpu;
+    memset(&cpu, 0, sizeof(cpu));
+    if (!is_entry(ce) || cpu_addr(ce->d_name, &cpu.cpu_addr) < 0)
+      continue;
+    char one[4096];
+    join(one, sizeof(one), cdir, ce->d_name);
+    uint64_t mgm, cpu_time;
+    join(path, sizeof(path), one, "mgmtime");
+    int r1 = read_u64(path, &mgm, w->bytes);
+    join(path, sizeof(path), one, "cputime");
+    int r2 = read_u64(path, &cpu_time, w->bytes);
+    if (r1 < 0 || r2 < 0) {
+      (*w->skipped)++;
+      continue;
+    }
+    /* The tree holds mgmtime = acc_time - lp_time (hypfs_diag_fs.c),
+     * unsigned: a wrapped difference shows as a huge number. */
+    cpu.lp_time = cpu_time;
+    cpu.acc_time = mgm > UINT64_MAX - cpu_time ? cpu_time : cpu_time + mgm;
+    join(path, sizeof(path), one, "onlinetime");
+    if (read_u64(path, &cpu.online_time, w->bytes) == 0)
+      w->saw_online = true;
+    w->saw_cpu = true;
+    tree_cpu_type(one, cpu.type, sizeof(cpu.type), w->bytes);
+    if (!zvm_grow(&d->cpus, &d->cpus_cap, d->cpus_num, sizeof(*d->cpus), 16)) {
+      closedir(ch);
+      return -ENOMEM;
+    }
+    d->cpus[d->cpus_num++] = cpu;
+  }
+  closedir(ch);
+  l->cpu_num = d->cpus_num - l->cpu_first;
+  l->cpus = l->rcpus = (uint8_t)(l->cpu_num > 255 ? 255 : l->cpu_num);
+  return 0;
+}
+
 int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
                          uint64_t *skipped) {
   char path[4096];
@@ -294,82 +413,21 @@ int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
   d->skipped_names = 0;
   d->format = HYPFS_D204_EXT;
   d->has_phys = false;
-  bool saw_cpu = false, saw_online = false;
-  join(path, sizeof(path), dir, "systems");
-  DIR *dh = opendir(path);
-  if (dh == NULL)
-    return -errno;
-  struct dirent *de;
-  while ((de = readdir(dh)) != NULL) {
-    if (!is_entry(de))
-      continue;
-    if (!zvm_grow(&d->lpars, &d->lpars_cap, d->lpars_num, sizeof(*d->lpars),
-                  16)) {
-      closedir(dh);
-      return -ENOMEM;
-    }
-    struct hypfs_lpar *l = &d->lpars[d->lpars_num];
-    memset(l, 0, sizeof(*l));
-    if (hypfs_name_from_ascii(de->d_name, l->name, sizeof(l->name)) < 0) {
-      (*skipped)++;
-      continue;
-    }
-    l->cpu_first = d->cpus_num;
-    char cdir[4096];
-    snprintf(cdir, sizeof(cdir), "%s/systems/%s/cpus", dir, de->d_name);
-    DIR *ch = opendir(cdir);
-    if (ch == NULL) {
-      (*skipped)++;
-      continue;
-    }
-    struct dirent *ce;
-    while ((ce = readdir(ch)) != NULL) {
-      struct hypfs_lpar_cpu cpu;
-      memset(&cpu, 0, sizeof(cpu));
-      if (!is_entry(ce) || cpu_addr(ce->d_name, &cpu.cpu_addr) < 0)
-        continue;
-      char one[4096];
-      join(one, sizeof(one), cdir, ce->d_name);
-      uint64_t mgm, cpu_time;
-      join(path, sizeof(path), one, "mgmtime");
-      int r1 = read_u64(path, &mgm, bytes);
-      join(path, sizeof(path), one, "cputime");
-      int r2 = read_u64(path, &cpu_time, bytes);
-      if (r1 < 0 || r2 < 0) {
-        (*skipped)++;
-        continue;
-      }
-      /* The tree holds mgmtime = acc_time - lp_time (hypfs_diag_fs.c),
-       * unsigned: a wrapped difference shows as a huge number. */
-      cpu.lp_time = cpu_time;
-      cpu.acc_time = mgm > UINT64_MAX - cpu_time ? cpu_time : cpu_time + mgm;
-      join(path, sizeof(path), one, "onlinetime");
-      if (read_u64(path, &cpu.online_time, bytes) == 0)
-        saw_online = true;
-      saw_cpu = true;
-      tree_cpu_type(one, cpu.type, sizeof(cpu.type), bytes);
-      if (!zvm_grow(&d->cpus, &d->cpus_cap, d->cpus_num, sizeof(*d->cpus),
-                    16)) {
-        closedir(ch);
-        closedir(dh);
-        return -ENOMEM;
-      }
-      d->cpus[d->cpus_num++] = cpu;
-    }
-    closedir(ch);
-    l->cpu_num = d->cpus_num - l->cpu_first;
-    l->cpus = l->rcpus = (uint8_t)(l->cpu_num > 255 ? 255 : l->cpu_num);
-    d->lpars_num++;
-  }
-  closedir(dh);
-  if (saw_cpu && !saw_online)
+  const struct system_array lpars =
+      SYSTEM_ARRAY(struct hypfs_lpar, d->lpars, d->lpars_cap, d->lpars_num);
+  struct lpar_walk w = {d, bytes, skipped, false, false};
+  int rc = walk_systems(dir, &lpars, read_lpar_system, &w, skipped);
+  if (rc < 0)
+    return rc;
+  if (w.saw_cpu && !w.saw_online)
     d->format = HYPFS_D204_SIMPLE;
   /* Physical CPUs: <dir>/cpus/<addr>/{mgmtime,type}, if the hypervisor
    * gave them (DIAG204_LPAR_PHYS_FLG). */
   join(path, sizeof(path), dir, "cpus");
-  dh = opendir(path);
+  DIR *dh = opendir(path);
   if (dh != NULL) {
     d->has_phys = true;
+    struct dirent *de;
     while ((de = readdir(dh)) != NULL) {
       struct hypfs_phys_cpu pc;
       memset(&pc, 0, sizeof(pc));

@@ -67,8 +67,9 @@ ZVM_PACKAGES_FRESH="mmdebstrap"
 # without a SKIP(not-applicable) line, any "SKIP:" line and a cmocka
 # "[  SKIPPED ] NAME" without a SKIP(not-applicable) line naming NAME are
 # skips for want of something (zvm_unexplained_skips). tests/test-wrapper
-# applies this to every make check test; tests/e2e/run.sh to every
-# scenario; both count skips in their closing line.
+# applies this to every make check test; tests/e2e/run.sh and
+# tests/hypfs/e2e.sh to every scenario (e2e_scenarios, tests/e2e/lib.sh);
+# both count skips in their closing line.
 
 # zvm_ci: true under CI.
 zvm_ci() {

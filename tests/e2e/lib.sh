@@ -121,16 +121,17 @@ e2e_stop() {
   return 0
 }
 
-# e2e_conf DIR [PLUGIN-BLOCK-LINE...]: write DIR/collectd.conf: logfile
-# (notifications too) to DIR/collectd.log, csv to DIR/csv, the lines in
-# $E2E_EXTRA_PLUGINS (stock plugins), then zvm_monitor from the build
-# reading DIR/monreader, with the given lines in its <Plugin> block.
-e2e_conf() {
+# e2e_collectd_conf DIR HOST PLUGIN [PLUGIN-BLOCK-LINE...]: write
+# DIR/collectd.conf for a daemon named HOST: logfile (notifications too)
+# to DIR/collectd.log, csv to DIR/csv, the lines in $E2E_EXTRA_PLUGINS
+# (stock plugins), then PLUGIN from the build with the given lines in its
+# <Plugin> block.
+e2e_collectd_conf() {
   _e2e_dir=$1
-  shift
+  _e2e_plugin=$3
   mkdir -p "$_e2e_dir"
   cat >"$_e2e_dir/collectd.conf" <<CONF
-Hostname "zvmtest"
+Hostname "$2"
 FQDNLookup false
 BaseDir "$_e2e_dir"
 PIDFile "$_e2e_dir/collectd.pid"
@@ -151,12 +152,20 @@ LoadPlugin csv
 </Plugin>
 ${E2E_EXTRA_PLUGINS:-}
 PluginDir "$E2E_LIBS"
-LoadPlugin zvm_monitor
-<Plugin zvm_monitor>
-  Device "$_e2e_dir/monreader"
+LoadPlugin $_e2e_plugin
+<Plugin $_e2e_plugin>
 CONF
+  shift 3
   for _e2e_line in "$@"; do echo "  $_e2e_line" >>"$_e2e_dir/collectd.conf"; done
   echo "</Plugin>" >>"$_e2e_dir/collectd.conf"
+}
+
+# e2e_conf DIR [PLUGIN-BLOCK-LINE...]: e2e_collectd_conf for zvm_monitor
+# (host zvmtest) reading DIR/monreader.
+e2e_conf() {
+  _e2e_dir=$1
+  shift
+  e2e_collectd_conf "$_e2e_dir" zvmtest zvm_monitor "Device \"$_e2e_dir/monreader\"" "$@"
 }
 
 # e2e_preload: LD_PRELOAD value for the daemon (ASan runtime first when the
@@ -427,4 +436,112 @@ e2e_network_conf() {
   Server "127.0.0.1" "$1"
 </Plugin>
 CONF
+}
+
+# ---------------------------------------------------------------------------
+# Scenarios. A driver (tests/e2e/run.sh, tests/hypfs/e2e.sh) sources
+# tests/lib.sh too (zvm_ci, zvm_unexplained_skips) and defines sc_NAME
+# functions: each writes what it checked into $SC_LOG (say, fail) and
+# returns 0 (passed), 77 (skipped, with a "SKIP: ... (PACKAGE)" or
+# "SKIP(not-applicable): REASON" line: tests/lib.sh, "Skipped tests") or
+# anything else (failed).
+
+# say LINE: a line in the scenario's log.
+say() { echo "$*" >>"$SC_LOG"; }
+# fail MESSAGE: note why the scenario failed (the scenario then returns 1).
+fail() {
+  say "FAIL: $*"
+  return 1
+}
+
+# e2e_scenario_influxdb DIR TYPES-FILE...: a scenario's InfluxDB under DIR
+# (e2e_start_influxdb), its collectd listener knowing collectd's types.db
+# and the TYPES-FILEs. Returns 77 after a SKIP line when influxd or curl is
+# not installed, 1 after a FAIL line when it does not answer.
+e2e_scenario_influxdb() {
+  _e2e_idir=$1
+  shift
+  for _e2e_cmd in influxd curl; do
+    command -v "$_e2e_cmd" >/dev/null 2>&1 || {
+      say "SKIP: influxd/curl not installed (influxdb influxdb-client curl)"
+      return 77
+    }
+  done
+  mkdir -p "$_e2e_idir/typesdb"
+  cp "$E2E_TYPESDB" "$_e2e_idir/typesdb/types.db"
+  for _e2e_types in "$@"; do cp "$_e2e_types" "$_e2e_idir/typesdb/"; done
+  e2e_start_influxdb "$_e2e_idir" "$_e2e_idir/typesdb" || {
+    tail -n 20 "$_e2e_idir/influxd.out" >>"$SC_LOG"
+    fail "influxd not answering on 127.0.0.1:$E2E_INFLUX_HTTP"
+    return 1
+  }
+}
+
+# e2e_scenarios LABEL NAME...: sc_NAME for each NAME, in $D ($E2E_TMP/NAME)
+# with its log $SC_LOG; what it started and left running is stopped. One
+# line a scenario, PASS/FAIL/SKIP and "LABEL NAME" (NAME alone where LABEL
+# is empty), with its log after a failure (every log with E2E_VERBOSE=1);
+# then "LABEL e2e: N s" and the line tests/run and CI read, "N passed, N
+# failed, N skipped". A skip for want of a package fails under CI and is a
+# loud SKIP elsewhere. Returns 0 when none failed.
+e2e_scenarios() {
+  _e2e_label=${1:+$1 }
+  shift
+  _e2e_passed=0
+  _e2e_failed=0
+  _e2e_skipped=0
+  _e2e_t_all=$(date +%s)
+  for _e2e_name in "$@"; do
+    _e2e_what=$_e2e_label$_e2e_name
+    D=$E2E_TMP/$_e2e_name
+    mkdir -p "$D"
+    SC_LOG=$D/scenario.log
+    : >"$SC_LOG"
+    _e2e_before=$E2E_PIDS
+    _e2e_t0=$(date +%s)
+    "sc_$_e2e_name"
+    _e2e_rc=$?
+    # anything the scenario started and did not stop
+    for _e2e_left in $E2E_PIDS; do
+      case " $_e2e_before " in *" $_e2e_left "*) ;; *) e2e_stop "$_e2e_left" 5 || true ;; esac
+    done
+    _e2e_dt=$(($(date +%s) - _e2e_t0))
+    # skips for want of a package (a "SKIP:" line, or 77 without a
+    # "SKIP(not-applicable):" line): failures under CI
+    _e2e_unexplained=
+    [ $_e2e_rc -ne 0 ] && [ $_e2e_rc -ne 77 ] ||
+      _e2e_unexplained=$(zvm_unexplained_skips "$SC_LOG" "$_e2e_rc")
+    if [ -n "$_e2e_unexplained" ] && zvm_ci; then
+      _e2e_failed=$((_e2e_failed + 1))
+      echo "FAIL: $_e2e_what (${_e2e_dt} s): skipped under CI, where every stage installs what it uses (tests/lib.sh):"
+      echo "$_e2e_unexplained" | sed 's/^/    /'
+    elif [ $_e2e_rc -eq 77 ]; then
+      _e2e_skipped=$((_e2e_skipped + 1))
+      if [ -n "$_e2e_unexplained" ]; then
+        echo "SKIP: $_e2e_what"
+        echo "!!!!!!!! $_e2e_what SKIPPED (a failure under CI=true): $(echo "$_e2e_unexplained" | tr '\n' ' ')!!!!!!!!"
+      else
+        echo "SKIP: $_e2e_what ($(zvm_not_applicable "$SC_LOG" | head -n 1))"
+      fi
+    elif [ $_e2e_rc -eq 0 ]; then
+      _e2e_passed=$((_e2e_passed + 1))
+      echo "PASS: $_e2e_what (${_e2e_dt} s)"
+      [ -z "$_e2e_unexplained" ] ||
+        echo "!!!!!!!! $_e2e_what partly SKIPPED (a failure under CI=true): $(echo "$_e2e_unexplained" | tr '\n' ' ')!!!!!!!!"
+      zvm_not_applicable "$SC_LOG" | sed 's/^/    /'
+      [ -z "${E2E_VERBOSE:-}" ] || sed 's/^/    /' "$SC_LOG"
+    else
+      _e2e_failed=$((_e2e_failed + 1))
+      echo "FAIL: $_e2e_what (${_e2e_dt} s)"
+      sed 's/^/    /' "$SC_LOG"
+      [ -z "${E2E_KEEP:-}${E2E_DIR:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
+    fi
+  done
+  if [ $_e2e_skipped -gt 0 ]; then
+    echo "${_e2e_label}e2e: $(($(date +%s) - _e2e_t_all)) s, $_e2e_skipped scenario(s) SKIPPED (see above)"
+  else
+    echo "${_e2e_label}e2e: $(($(date +%s) - _e2e_t_all)) s"
+  fi
+  echo "$_e2e_passed passed, $_e2e_failed failed, $_e2e_skipped skipped"
+  [ $_e2e_failed -eq 0 ]
 }

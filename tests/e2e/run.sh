@@ -38,18 +38,6 @@ for f in "$E2E_DAEMON" "$E2E_STOCK/csv.so" "$E2E_STOCK/logfile.so" "$E2E_TYPESDB
 done
 command -v "$PY" >/dev/null 2>&1 || { echo "e2e: $PY not found (python3)"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
-passed=0
-failed=0
-skipped=0
-SC_LOG=
-
-say() { echo "$*" >>"$SC_LOG"; }
-# fail MESSAGE: note why the scenario failed (the scenario then returns 1)
-fail() {
-  say "FAIL: $*"
-  return 1
-}
-
 # run_case DIR SCENARIO-FILE "ORACLE-ARGS" [PLUGIN-LINE...]
 # The daemon plays SCENARIO-FILE once; waits (bounded) until every reader
 # counter has its final value in two successive read callbacks (or none
@@ -532,17 +520,9 @@ zvmtest/zvm_monitor-ifl/threads-activated" "--one-value-per-list" || st=1
 }
 
 sc_influxdb() {
-  if ! have_pkgs influxd curl; then
-    say "SKIP: influxd/curl not installed (influxdb influxdb-client curl)"
-    return 77
-  fi
   idir=$D/influx
-  mkdir -p "$idir/typesdb"
   # the listener needs collectd's types and the plugin's shipped ones
-  cp "$E2E_TYPESDB" "$idir/typesdb/types.db"
-  cp "$top/contrib/zvm_monitor.types.db" "$idir/typesdb/zvm_monitor.types.db"
-  e2e_start_influxdb "$idir" "$idir/typesdb" ||
-    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering on 127.0.0.1:$E2E_INFLUX_HTTP"; return 1; }
+  e2e_scenario_influxdb "$idir" "$top/contrib/zvm_monitor.types.db" || return $?
   influx=$E2E_INFLUX_PID
   hport=$E2E_INFLUX_HTTP
   uport=$E2E_INFLUX_UDP
@@ -1304,55 +1284,5 @@ ALL="$ALL d0r2 d0r2_short user_records user_records_guests user_record_error"
 ALL="$ALL wrong_device shutdown"
 [ $# -gt 0 ] && ALL="$*"
 
-t_all=$(date +%s)
-for name in $ALL; do
-  D=$E2E_TMP/$name
-  mkdir -p "$D"
-  SC_LOG=$D/scenario.log
-  : >"$SC_LOG"
-  before=$E2E_PIDS
-  t0=$(date +%s)
-  "sc_$name"
-  rc=$?
-  # anything the scenario started and did not stop
-  for p in $E2E_PIDS; do
-    case " $before " in *" $p "*) ;; *) e2e_stop "$p" 5 || true ;; esac
-  done
-  dt=$(($(date +%s) - t0))
-  # skips for want of a package (a "SKIP:" line, or 77 without a
-  # "SKIP(not-applicable):" line): failures under CI
-  unexplained=
-  [ $rc -ne 0 ] && [ $rc -ne 77 ] || unexplained=$(zvm_unexplained_skips "$SC_LOG" "$rc")
-  if [ -n "$unexplained" ] && zvm_ci; then
-    failed=$((failed + 1))
-    echo "FAIL: $name (${dt} s): skipped under CI, where every stage installs what it uses (tests/lib.sh):"
-    echo "$unexplained" | sed 's/^/    /'
-  elif [ $rc -eq 77 ]; then
-    skipped=$((skipped + 1))
-    if [ -n "$unexplained" ]; then
-      echo "SKIP: $name"
-      echo "!!!!!!!! $name SKIPPED (a failure under CI=true): $(echo "$unexplained" | tr '\n' ' ')!!!!!!!!"
-    else
-      echo "SKIP: $name ($(zvm_not_applicable "$SC_LOG" | head -n 1))"
-    fi
-  elif [ $rc -eq 0 ]; then
-    passed=$((passed + 1))
-    echo "PASS: $name (${dt} s)"
-    [ -z "$unexplained" ] ||
-      echo "!!!!!!!! $name partly SKIPPED (a failure under CI=true): $(echo "$unexplained" | tr '\n' ' ')!!!!!!!!"
-    zvm_not_applicable "$SC_LOG" | sed 's/^/    /'
-    [ -z "${E2E_VERBOSE:-}" ] || sed 's/^/    /' "$SC_LOG"
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (${dt} s)"
-    sed 's/^/    /' "$SC_LOG"
-    [ -z "${E2E_KEEP:-}${E2E_DIR:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
-  fi
-done
-if [ $skipped -gt 0 ]; then
-  echo "e2e: $(($(date +%s) - t_all)) s, $skipped scenario(s) SKIPPED (see above)"
-else
-  echo "e2e: $(($(date +%s) - t_all)) s"
-fi
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+# shellcheck disable=SC2086
+e2e_scenarios "" $ALL

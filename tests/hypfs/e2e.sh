@@ -7,8 +7,10 @@
 # tests/hypfs/check.py (the man page's rules, computed independently).
 #
 # usage: tests/hypfs/e2e.sh BUILD-DIR [SCENARIO...]
-# One line per scenario (PASS/FAIL/SKIP), then "N passed, N failed, N
-# skipped". Under CI=true a skipped scenario fails the run.
+# One line per scenario (PASS/FAIL/SKIP), its time, then "N passed, N
+# failed, N skipped" (e2e_scenarios, tests/e2e/lib.sh). Under CI=true a
+# scenario skipped for want of a package fails (tests/lib.sh, "Skipped
+# tests").
 # Environment as tests/e2e/lib.sh (COLLECTD_DAEMON, E2E_EXEC_WRAPPER for
 # the s390x build, E2E_KEEP, ZVM_ASAN_RUNTIME).
 set -u
@@ -17,57 +19,22 @@ set -u
 E2E_BUILD=$(cd "$1" && pwd) || exit 2
 shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source=../e2e/lib.sh
+# shellcheck source=tests/lib.sh
 . "$src/tests/lib.sh"
+# shellcheck source=tests/e2e/lib.sh
 . "$src/tests/e2e/lib.sh"
 e2e_init
 GEN=$E2E_BUILD/tests/hypfs/hypfs-gen
 CHECK="python3 $src/tests/hypfs/check.py"
 HOST=hypfstest
-passed=0
-failed=0
-skipped=0
-
-say() { echo "$*" >>"$SC_LOG"; }
-fail() {
-  say "FAIL: $*"
-  return 1
-}
 
 # conf DIR [PLUGIN-BLOCK-LINE...]: DIR/collectd.conf, the plugin reading
 # DIR/cur (the generated snapshot the test switches atomically).
 conf() {
   d=$1
   shift
-  cat >"$d/collectd.conf" <<CONF
-Hostname "$HOST"
-FQDNLookup false
-BaseDir "$d"
-PIDFile "$d/collectd.pid"
-Interval 1
-TypesDB "$E2E_TYPESDB"
-PluginDir "$E2E_STOCK"
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$d/collectd.log"
-  Timestamp true
-  PrintSeverity true
-</Plugin>
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$d/csv"
-  StoreRates false
-</Plugin>
-${EXTRA_PLUGINS:-}
-PluginDir "$E2E_LIBS"
-LoadPlugin hypfs
-<Plugin hypfs>
-  DebugfsPath "$d/cur/debugfs"
-  HypfsPath "$d/cur/hypfs"
-CONF
-  for line in "$@"; do echo "  $line" >>"$d/collectd.conf"; done
-  echo "</Plugin>" >>"$d/collectd.conf"
+  e2e_collectd_conf "$d" "$HOST" hypfs "DebugfsPath \"$d/cur/debugfs\"" \
+    "HypfsPath \"$d/cur/hypfs\"" "$@"
 }
 
 start() {
@@ -283,20 +250,12 @@ sc_many_guests() {
 # Through InfluxDB (collectd's network plugin, the shipped types.db): a
 # guest's values arrive under the plugin's data source names.
 sc_influxdb() {
-  if ! command -v influxd >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
-    say "SKIP: influxd/curl not installed (influxdb curl)"
-    return 77
-  fi
   idir=$D/influx
-  mkdir -p "$idir/typesdb"
-  cp "$E2E_TYPESDB" "$idir/typesdb/types.db"
-  cp "$src/contrib/hypfs.types.db" "$idir/typesdb/hypfs.types.db"
-  e2e_start_influxdb "$idir" "$idir/typesdb" ||
-    { tail -n 20 "$idir/influxd.out" >>"$SC_LOG"; fail "influxd not answering"; return 1; }
+  e2e_scenario_influxdb "$idir" "$src/contrib/hypfs.types.db" || return $?
   influx=$E2E_INFLUX_PID
   EXPS=
   snapshot "$D" 1 --guests 3 || return 1
-  EXTRA_PLUGINS=$(e2e_network_conf "$E2E_INFLUX_UDP") conf "$D" && start "$D"
+  E2E_EXTRA_PLUGINS=$(e2e_network_conf "$E2E_INFLUX_UDP") conf "$D" && start "$D"
   seen vm || return 1
   st=0
   for pair in cpu_time_us:200001 mem_used_bytes:135266304 samples_total:37; do
@@ -327,42 +286,10 @@ for f in "$E2E_DAEMON" "$E2E_STOCK/csv.so" "$E2E_TYPESDB" "$E2E_LIBS/hypfs.so" "
     for name in $ALL; do echo "SKIP: hypfs $name ($f not found)"; done
     n=$(echo $ALL | wc -w)
     echo "0 passed, 0 failed, $n skipped"
-    [ "${CI:-}" = true ] && exit 1
+    zvm_ci && exit 1
     exit 77
   fi
 done
 
-for name in $ALL; do
-  D=$E2E_TMP/$name
-  mkdir -p "$D"
-  SC_LOG=$D/scenario.log
-  : >"$SC_LOG"
-  before=$E2E_PIDS
-  t0=$(date +%s)
-  "sc_$name"
-  rc=$?
-  for p in $E2E_PIDS; do
-    case " $before " in *" $p "*) ;; *) e2e_stop "$p" 5 || true ;; esac
-  done
-  dt=$(($(date +%s) - t0))
-  if [ $rc -eq 0 ]; then
-    passed=$((passed + 1))
-    echo "PASS: hypfs $name (${dt} s)"
-    [ -z "${E2E_VERBOSE:-}" ] || sed 's/^/    /' "$SC_LOG"
-  elif [ $rc -eq 77 ]; then
-    skipped=$((skipped + 1))
-    echo "SKIP: hypfs $name: $(grep '^SKIP' "$SC_LOG")"
-  else
-    failed=$((failed + 1))
-    echo "FAIL: hypfs $name (${dt} s)"
-    sed 's/^/    /' "$SC_LOG"
-    [ -z "${E2E_KEEP:-}${E2E_DIR:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
-  fi
-done
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ] || exit 1
-if [ $skipped -gt 0 ] && zvm_ci; then
-  echo "hypfs e2e: skipped scenarios fail under CI (tests/lib.sh)"
-  exit 1
-fi
-exit 0
+# shellcheck disable=SC2086
+e2e_scenarios hypfs $ALL
