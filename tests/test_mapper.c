@@ -1172,6 +1172,158 @@ static void test_prcsmt_end_without_start(void **state) {
 }
 
 /* ------------------------------------------------------------------------
+ * zvm_mapper_reset().
+ */
+
+/* The same value from two mappers: every name, kind, number and time. */
+static void assert_same_value(const struct zvm_value *a,
+                              const struct zvm_value *b) {
+  assert_ptr_equal(a->record, b->record);
+  assert_ptr_equal(a->layout, b->layout);
+  assert_string_equal(a->host, b->host);
+  assert_string_equal(a->plugin != NULL ? a->plugin : "zvm_monitor",
+                      b->plugin != NULL ? b->plugin : "zvm_monitor");
+  assert_string_equal(a->plugin_instance, b->plugin_instance);
+  assert_string_equal(a->type, b->type);
+  assert_string_equal(a->type_instance, b->type_instance);
+  assert_int_equal(a->time_us, b->time_us);
+  assert_int_equal(a->nitems, b->nitems);
+  if (a->nitems == 0) {
+    assert_int_equal(a->kind, b->kind);
+    assert_int_equal(a->derive, b->derive);
+    assert_true(a->gauge == b->gauge);
+  }
+  for (size_t i = 0; i < a->nitems; i++) {
+    assert_int_equal(a->items[i].kind, b->items[i].kind);
+    assert_int_equal(a->items[i].derive, b->items[i].derive);
+    assert_true(a->items[i].gauge == b->items[i].gauge);
+  }
+}
+
+/* The records after the reset: LINUX07 at 20 s (salt 3), a D5R21 end of
+ * change whose start was not seen. */
+static void add_after_reset(struct fx *f) {
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC + 20, 0), 3, 200);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC + 20, 0), 3, 0x40, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
+}
+
+/* A reset mapper maps what follows as a new one does: nothing of its
+ * past (a guest's transactions, its last time, a D5R21 change under way,
+ * the counters, the leap-second estimate) shows. */
+static void test_reset_is_new(void **state) {
+  struct fx *f = *state;
+  mapper_fx_start(&f->mf);
+  /* A past: two passes of LINUX07 at 50 and 51 s (UTC), its records 27 s
+   * ahead of UTC (a leap-second estimate from the sets' arrival), a
+   * D5R21 start of change and a truncated set. */
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC + 27 + 50, 0), 1, 200);
+  add_useite(&f->mf.rs, "LINUX09", tb_tod(SEC + 27 + 50, 0), 2, 200);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC + 27 + 50, 0), 3, 0x80, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 1, 1}}, 1);
+  pass_at(f, TB_DOM(4) | TB_DOM(5), US(SEC + 50, 200000));
+  assert_int_equal(f->nn, 1); /* the start of change 2 */
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC + 27 + 51, 0), 2, 200);
+  /* LINUX09 at its old time again: restamped; a blank user ID: skipped */
+  add_useite(&f->mf.rs, "LINUX09", tb_tod(SEC + 27 + 50, 0), 3, 200);
+  add_useite(&f->mf.rs, "", tb_tod(SEC + 27 + 51, 0), 4, 200);
+  make_set(&f->mf.set, TB_DOM(4), &f->mf.rs);
+  zvm_mapper_add_set_at(f->mf.m, f->mf.set.data, f->mf.set.len - 1,
+                        US(SEC + 51, 200000));
+  pass_at(f, TB_DOM(4), US(SEC + 51, 200000));
+  expect_user(f, "", "LINUX07", 2, 2, US(SEC + 51, 0));
+  assert_int_equal(restamped(f), 1);
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 1);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->leap_us, 27000000);
+  assert_int_equal(zvm_mapper_get_stats(f->mf.m)->users_tracked, 2);
+  zvm_mapper_set_clock_leap(f->mf.m, true, 5000000);
+  /* A pass under way when the mapper is reset. */
+  add_useite(&f->mf.rs, "LINUX08", tb_tod(SEC + 60, 0), 4, 200);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC + 60, 0), 5, 0x80, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
+  make_set(&f->mf.set, TB_DOM(4) | TB_DOM(5), &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  tb_reset(&f->mf.rs);
+
+  zvm_mapper_reset(f->mf.m);
+  f->nseen = 0; /* a new history of times */
+  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->mf.m);
+  assert_int_equal(ms->users_tracked, 0);
+  assert_int_equal(ms->restamped, 0);
+  assert_int_equal(zvm_mapper_decode_stats(f->mf.m)->walk.records, 0);
+  size_t nn;
+  (void)zvm_mapper_notifications(f->mf.m, &nn);
+  assert_int_equal(nn, 0);
+
+  /* The same sets into the reset mapper and into a new one. */
+  struct zvm_mapper *fresh = zvm_mapper_create(&f->mf.conf);
+  assert_non_null(fresh);
+  add_after_reset(f);
+  make_set(&f->mf.set, TB_DOM(4) | TB_DOM(5), &f->mf.rs);
+  zvm_mapper_add_set_at(fresh, f->mf.set.data, f->mf.set.len, US(SEC + 21, 0));
+  assert_int_equal(zvm_mapper_finish(fresh, NOW, NULL), 0);
+  pass_at(f, TB_DOM(4) | TB_DOM(5), US(SEC + 21, 0));
+
+  /* Decoded from the bytes: LINUX07's first transaction, stamped with its
+   * record's time (not after its past 51 s), no leap-second offset; the
+   * change's end without its start; nothing of LINUX08 or LINUX09. */
+  expect_user(f, "", "LINUX07", 3, 1, US(SEC + 20, 0));
+  expect_gauge(f, "", "ifl", "threads", "activated", 2, US(SEC + 20, 0));
+  expect_gauge(f, "", "system", "gauge", "mt_config_seq", 3, US(SEC + 20, 0));
+  assert_int_equal(count_pi(f, "", "LINUX08"), 0);
+  assert_int_equal(count_pi(f, "", "LINUX09"), 0);
+  assert_int_equal(reader_value(f, "total_objects", "records"), 2);
+  assert_int_equal(reader_value(f, "errors", "malformed"), 0);
+  assert_int_equal(reader_value(f, "total_objects", "skipped"), 0);
+  assert_int_equal(restamped(f), 0);
+  assert_int_equal(f->nn, 1);
+  assert_string_equal(f->n[0].message,
+                      "multithreading configuration change 2 ended "
+                      "(RCCSMTSQ 3); activated threads per core: ifl ? -> 2; "
+                      "the start of this change was not seen");
+  assert_int_equal(ms->leap_method, ZVM_LEAP_ARRIVAL);
+  assert_int_equal(ms->leap_us, 0);
+  assert_int_equal(ms->users_tracked, 1);
+
+  /* Value by value, the same as the new mapper's. */
+  struct zvm_value_iter ia = ZVM_VALUE_ITER_INIT, ib = ZVM_VALUE_ITER_INIT;
+  struct zvm_value a, b;
+  size_t n = 0;
+  for (;;) {
+    bool more = zvm_mapper_next_value(f->mf.m, &ia, &a);
+    assert_int_equal(more, zvm_mapper_next_value(fresh, &ib, &b));
+    if (!more)
+      break;
+    assert_same_value(&a, &b);
+    n++;
+  }
+  assert_int_equal(n, f->nv);
+  const struct zvm_notification *nb = zvm_mapper_notifications(fresh, &nn);
+  assert_int_equal(nn, f->nn);
+  assert_int_equal(nb[0].time_us, f->n[0].time_us);
+  assert_string_equal(nb[0].message, f->n[0].message);
+  const struct zvm_mapper_stats *fs = zvm_mapper_get_stats(fresh);
+  assert_int_equal(fs->users_tracked, ms->users_tracked);
+  assert_int_equal(fs->users_dropped, ms->users_dropped);
+  assert_int_equal(fs->users_expired, ms->users_expired);
+  assert_int_equal(fs->no_userid, ms->no_userid);
+  assert_int_equal(fs->restamped, ms->restamped);
+  assert_int_equal(fs->pass_timed, ms->pass_timed);
+  assert_int_equal(fs->pass_restamped, ms->pass_restamped);
+  assert_int_equal(fs->leap_us, ms->leap_us);
+  assert_int_equal(fs->leap_method, ms->leap_method);
+  const struct zvm_decode_stats *da = zvm_mapper_decode_stats(f->mf.m),
+                                *db = zvm_mapper_decode_stats(fresh);
+  assert_int_equal(da->walk.records, db->walk.records);
+  assert_int_equal(da->walk.malformed, db->walk.malformed);
+  assert_int_equal(da->unknown, db->unknown);
+  assert_int_equal(da->array_rejected, db->array_rejected);
+  assert_int_equal(zvm_mapper_type_count(fresh),
+                   zvm_mapper_type_count(f->mf.m));
+  zvm_mapper_destroy(fresh);
+}
+
+/* ------------------------------------------------------------------------
  * Reader counters.
  */
 static void test_reader_counters(void **state) {
@@ -1330,6 +1482,7 @@ int main(void) {
       T(test_prcsmt_one_pass),
       T(test_prcsmt_end_without_start),
       T(test_prcsmt_every_field),
+      T(test_reset_is_new),
       T(test_reader_counters),
       T(test_reader_counters_off),
 #undef T

@@ -137,6 +137,18 @@ struct zvm_mapper;
 /* conf must outlive the mapper. NULL if out of memory. */
 struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf);
 void zvm_mapper_destroy(struct zvm_mapper *m);
+/* Back to the state zvm_mapper_create() left it in, its memory kept (the
+ * entity table's buckets, the output's arrays and text): no instance
+ * tracked, no pass under way, no notification, every counter, statistic,
+ * hook state and the leap-second estimate at zero; a clock leap set with
+ * zvm_mapper_set_clock_leap() is forgotten. For whoever maps independent
+ * streams one after another (capture files, test inputs) with one
+ * configuration. What create built from the configuration (the layouts of
+ * the records: Records, OneValuePerList, UserField, ReportByVirtualCPU)
+ * stays as built; the options a pass reads (Domain, UserID,
+ * GuestsAsHosts, LeapSecondOffset, Notify*, ReportReaderStats) are read
+ * afresh, as by a new mapper. */
+void zvm_mapper_reset(struct zvm_mapper *m);
 
 /* Decode a complete data set (bytes up to its 0-byte read) with the
  * configured Domain mask and remember what it contributes to this pass.

@@ -190,12 +190,14 @@ static int add_userid(struct zvm_conf *c, const char *value, char *err,
 
 /* Calls fn with every field of the layouts keyed by a user ID (name =
  * its metric) and every element of an array field (name = the element's
- * data source): what UserField may name. Stops when fn returns true, and
- * returns that. */
+ * data source): what UserField may name. An element's name starts with
+ * its field's metric (zvm_field_element_name): elements are only named for
+ * fields whose metric starts elements_of (case-insensitive; NULL: none).
+ * Stops when fn returns true, and returns that. */
 static bool each_user_value(const struct zvm_conf *c,
                             bool (*fn)(const struct zvm_field *f,
                                        const char *name, void *ctx),
-                            void *ctx) {
+                            void *ctx, const char *elements_of) {
   for (size_t r = 0; r < zvm_registry_count(c->records); r++) {
     const struct zvm_layout *l = &zvm_registry_at(c->records, r)->main;
     bool user = false;
@@ -207,7 +209,10 @@ static bool each_user_value(const struct zvm_conf *c,
         continue;
       if (fn(f, f->metric, ctx))
         return true;
-      for (unsigned e = 0; f->count > 1 && e < f->count; e++) {
+      if (f->count <= 1 || elements_of == NULL ||
+          strncasecmp(elements_of, f->metric, strlen(f->metric)) != 0)
+        continue;
+      for (unsigned e = 0; e < f->count; e++) {
         char ds[64];
         if (zvm_field_element_name(f, e, ds, sizeof(ds)) >= 0 && fn(f, ds, ctx))
           return true;
@@ -226,7 +231,7 @@ static bool name_equal(const struct zvm_field *f, const char *name, void *ctx) {
 static bool name_list(const struct zvm_field *f, const char *name, void *ctx) {
   char *buf = ctx;
   size_t len = strlen(buf);
-  if (name != f->metric || len + 1 >= NAME_LIST_SIZE)
+  if (len + 1 >= NAME_LIST_SIZE)
     return false;
   /* An array as its first element's name with the index as "N". */
   char ds[64];
@@ -242,14 +247,14 @@ static bool name_list(const struct zvm_field *f, const char *name, void *ctx) {
  * as "transactions", "hfcpurn", "vmdcprmd_q0", case-insensitive) or one
  * of its fields ("vmdcprmd": all its elements): what UserField may name. */
 static bool is_user_value(const struct zvm_conf *c, const char *name) {
-  return name != NULL && each_user_value(c, name_equal, (void *)name);
+  return name != NULL && each_user_value(c, name_equal, (void *)name, name);
 }
 
 static int add_userfield(struct zvm_conf *c, const char *value, char *err,
                          size_t err_size) {
   if (!is_user_value(c, value)) {
     char names[NAME_LIST_SIZE] = "";
-    each_user_value(c, name_list, names);
+    each_user_value(c, name_list, names, NULL);
     return zvm_format_error(err, err_size,
                             "UserField \"%s\": not a value of a guest's record "
                             "(use one of %s)",

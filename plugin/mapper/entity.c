@@ -168,7 +168,7 @@ static void entity_free(struct zvm_mapper *m, struct entity *e) {
   free(e);
 }
 
-void zvm_entity_table_free(struct zvm_mapper *m) {
+void zvm_entity_table_clear(struct zvm_mapper *m) {
   for (size_t i = 0; i < m->nbuckets; i++) {
     struct entity *e = m->buckets[i];
     while (e != NULL) {
@@ -176,7 +176,13 @@ void zvm_entity_table_free(struct zvm_mapper *m) {
       entity_free(m, e);
       e = next;
     }
+    m->buckets[i] = NULL;
   }
+  m->touched = NULL;
+}
+
+void zvm_entity_table_free(struct zvm_mapper *m) {
+  zvm_entity_table_clear(m);
   free(m->buckets);
   m->buckets = NULL;
   m->nbuckets = 0;

@@ -579,6 +579,10 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
       ok = mrec_of(m, d->hooks->layouts[j], &bad) != NULL;
     }
   }
+  m->created_mrecs = m->mrecs;
+  m->created_nlays = m->nlays;
+  m->created_ntypes = m->ntypes;
+  m->created_max_slots = m->max_slots;
   if (ok) {
     m->items = calloc(m->max_slots + 1, sizeof(*m->items));
     m->present = calloc(m->max_slots + 1, sizeof(*m->present));
@@ -605,6 +609,37 @@ void zvm_mapper_destroy(struct zvm_mapper *m) {
   free(m->types);
   zvm_output_free(m);
   free(m);
+}
+
+void zvm_mapper_reset(struct zvm_mapper *m) {
+  zvm_entity_table_clear(m); /* first: entities point to their layouts */
+  while (m->mrecs != m->created_mrecs) {
+    struct mrec *next = m->mrecs->next;
+    mrec_free(m->mrecs);
+    m->mrecs = next;
+  }
+  m->nlays = m->created_nlays;
+  m->ntypes = m->created_ntypes;
+  m->max_slots = m->created_max_slots;
+  for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
+    r->ctx.arrival_us = 0;
+    r->ctx.now_us = 0;
+    if (r->ctx.record_state != NULL)
+      memset(r->ctx.record_state, 0, r->hooks->record_state_size);
+  }
+  zvm_output_reset(m);
+  m->arrival_us = 0;
+  m->set_newest_us = 0;
+  m->leap_est = (struct zvm_leap_est){0};
+  m->clock_leap_known = false;
+  m->clock_leap_us = 0;
+  m->decode = (struct zvm_decode_stats){0};
+  m->userid_filtered = 0;
+  m->hook_skipped = 0;
+  m->hook_malformed = 0;
+  m->short_records = 0;
+  m->last_sweep_us = 0;
+  m->stats = (struct zvm_mapper_stats){0};
 }
 
 size_t zvm_mapper_type_count(const struct zvm_mapper *m) { return m->ntypes; }

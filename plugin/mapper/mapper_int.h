@@ -132,6 +132,11 @@ struct zvm_mapper {
   size_t nby_num[ZVM_DOMAIN_COUNT];
   struct mrec *mrecs;
   unsigned nlays;
+  /* What create built, for zvm_mapper_reset(): descriptors a select hook
+   * hands out later are added in front of created_mrecs. */
+  struct mrec *created_mrecs;
+  unsigned created_nlays;
+  size_t created_ntypes, created_max_slots;
   struct zvm_hook_ops ops;
   uint64_t arrival_us; /* of the set being added */
   /* Record-time rules (timerule.h): the newest record of the set being
@@ -192,6 +197,8 @@ struct zvm_mapper {
 
 bool zvm_entity_table_init(struct zvm_mapper *m);
 void zvm_entity_table_free(struct zvm_mapper *m);
+/* Every entity freed, the buckets kept (empty). */
+void zvm_entity_table_clear(struct zvm_mapper *m);
 /* The key of an instance in data; false if it has none (blank user ID,
  * field absent). */
 bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
@@ -228,6 +235,8 @@ void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
 
 /* output.c */
 void zvm_output_begin(struct zvm_mapper *m);
+/* No output and no notification, the arrays and text chunks kept. */
+void zvm_output_reset(struct zvm_mapper *m);
 /* Room for element n (of size bytes) in *array of *cap (util.h; output
  * arrays start at 64 elements): false if out of memory. */
 static inline bool zvm_output_grow(void *array, size_t *cap, size_t n,

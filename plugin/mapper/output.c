@@ -42,6 +42,15 @@ void zvm_output_begin(struct zvm_mapper *m) {
   m->output_done = false;
 }
 
+void zvm_output_reset(struct zvm_mapper *m) {
+  m->output_done = true;
+  zvm_output_begin(m);
+  m->nhlists = 0;
+  m->items_ok = false;
+  m->nitems_present = 0;
+  m->oom = false;
+}
+
 void zvm_output_free(struct zvm_mapper *m) {
   for (struct text_chunk *c = m->chunks, *next; c != NULL; c = next) {
     next = c->next;

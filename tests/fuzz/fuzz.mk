@@ -24,9 +24,11 @@
 #   fuzz-totals  executions, time and last coverage per target over every
 #                run in FUZZ_LEDGER (default $(FUZZ_OUT)/ledger; the
 #                project's campaigns: FUZZ_LEDGER=tests/fuzz/ledger)
-#   fuzz-speed   executions per CPU second of each target (FUZZ_SPEED_RUNS
-#                runs from the committed corpus, fixed seed): a measure
-#                that does not depend on the machine's load
+#   fuzz-speed   steady-state executions per CPU second of each target
+#                (FUZZ_SPEED_RUNS runs after the committed corpus's first
+#                pass, whose CPU time a -runs=0 pass measures and takes
+#                off; fixed seed): a measure that does not depend on the
+#                machine's load
 #   fuzz-coverage  line/branch coverage of the code under test by the corpora,
 #                and $(FUZZ_OUT)/cov/unreached.txt: per file, the functions
 #                and lines no input reaches (needs llvm-14 for
@@ -175,7 +177,7 @@ fuzz-totals:
 	      t, runs, n, secs, cov == "" ? "-" : cov }' $(FUZZ_LEDGER); \
 	done
 
-FUZZ_SPEED_RUNS ?= 20000
+FUZZ_SPEED_RUNS ?= 50000
 FUZZ_SPEEDS = $(addprefix fuzz-speed-,$(FUZZ_TARGETS))
 .PHONY: $(FUZZ_SPEEDS)
 fuzz-speed: $(FUZZ_SPEEDS)

@@ -78,13 +78,16 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The record as a D10R2 in a data set, twice, through a new mapper. */
+/* The record as a D10R2 in a data set, twice, through a mapper as new
+ * (reset after each record: as new, its unit test). */
 static void through_mapper(const uint8_t *rec, size_t len, bool all) {
   if (len < 20 || len > 4096 - 12)
     return;
-  /* Two configurations, built once (the mapper only reads them): the
-   * default, and every kind with ApplDataNaming zvm_monitor. */
+  /* Two configurations and their mappers, built once (the mapper only
+   * reads them): the default, and every kind with ApplDataNaming
+   * zvm_monitor. */
   static struct zvm_conf confs[2];
+  static struct zvm_mapper *mappers[2];
   static bool ready;
   if (!ready) {
     char err[256];
@@ -97,10 +100,11 @@ static void through_mapper(const uint8_t *rec, size_t len, bool all) {
                                      sizeof(err)) == 0);
     FUZZ_CHECK(zvm_conf_set_string(&confs[1], "ApplDataNaming", "zvm_monitor",
                                    err, sizeof(err)) == 0);
+    for (size_t i = 0; i < 2; i++)
+      FUZZ_CHECK((mappers[i] = zvm_mapper_create(&confs[i])) != NULL);
     ready = true;
   }
-  struct zvm_mapper *m = zvm_mapper_create(&confs[all ? 1 : 0]);
-  FUZZ_CHECK(m != NULL);
+  struct zvm_mapper *m = mappers[all ? 1 : 0];
   uint8_t *set = malloc(12 + len);
   FUZZ_CHECK(set != NULL);
   const uint32_t start = 0x00400000;
@@ -158,7 +162,7 @@ static void through_mapper(const uint8_t *rec, size_t len, bool all) {
     free(ids[i]);
   free(ids);
   free(set);
-  zvm_mapper_destroy(m);
+  zvm_mapper_reset(m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -83,10 +83,16 @@ static enum zvm_cap_kind read_all(const uint8_t *data, size_t size,
 static struct seen a, b;
 
 /* Write what was read (sets and events, with their times) as a capture of
- * our own and read it back: the same items, byte for byte. */
+ * our own and read it back: the same items, byte for byte. The file is
+ * one memfd of the target's, emptied for each input (a new one would cost
+ * more than the round trip). */
 static void round_trip(const uint8_t *data, size_t size) {
-  int fd = memfd_create("fuzz_capture", 0), err = 0;
+  static int fd = -1;
+  int err = 0;
+  if (fd < 0)
+    fd = memfd_create("fuzz_capture", 0);
   FUZZ_CHECK(fd >= 0);
+  FUZZ_CHECK(ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0);
   struct zvm_cap_writer *w = zvm_cap_writer_start(fd, "fuzz", "dev", &err);
   FUZZ_CHECK(w != NULL);
   struct zvm_cap_reader *r = zvm_cap_reader_mem(data, size, 1 << 16);
@@ -106,7 +112,6 @@ static void round_trip(const uint8_t *data, size_t size) {
   zvm_cap_writer_free(w);
   uint8_t *copy = malloc(len);
   FUZZ_CHECK(copy != NULL && pread(fd, copy, len, 0) == (ssize_t)len);
-  close(fd);
   uint64_t err_b;
   FUZZ_CHECK(read_all(copy, len, &b, &err_b) == ZVM_CAP_END);
   FUZZ_CHECK(b.n == (n < MAX_ITEMS ? n : MAX_ITEMS));

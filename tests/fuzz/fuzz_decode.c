@@ -335,13 +335,19 @@ struct walked {
   struct zvm_walk_stats stats;
 };
 
+/* out->recs: a buffer of the target's, grown to the largest set so far
+ * (*room records), not allocated per input. */
 static void walk(const uint8_t *set, size_t len, zvm_domain_mask_t select,
-                 struct walked *out) {
+                 struct walked *out, size_t *room) {
   /* A record takes at least 20 bytes of the set. */
   size_t cap = len / ZVM_MRHDR_LEN + 1;
-  out->recs = calloc(cap, sizeof(*out->recs));
+  if (cap > *room) {
+    free(out->recs);
+    out->recs = malloc(cap * sizeof(*out->recs));
+    FUZZ_CHECK(out->recs != NULL);
+    *room = cap;
+  }
   out->n = 0;
-  FUZZ_CHECK(out->recs != NULL);
 
   struct zvm_walk w;
   struct zvm_record rec;
@@ -477,9 +483,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_mce_parse(set, len);
   check_be_accessors(set, len);
 
-  struct walked all, sel;
-  walk(set, len, ZVM_DOMAINS_ALL, &all);
-  walk(set, len, select, &sel);
+  static struct walked all, sel;
+  static size_t all_room, sel_room;
+  walk(set, len, ZVM_DOMAINS_ALL, &all, &all_room);
+  walk(set, len, select, &sel, &sel_room);
 
   /* With every domain selected only domains > 15 are filtered. */
   size_t eof = 0, ivl = 0;
@@ -519,8 +526,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              total.filtered == all.stats.filtered + sel.stats.filtered &&
              total.record_sets == 2 * all.stats.record_sets);
 
-  free(all.recs);
-  free(sel.recs);
   free(set);
   return 0;
 }

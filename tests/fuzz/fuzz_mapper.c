@@ -206,10 +206,65 @@ static size_t idset_find(struct idset *t, const struct zvm_value *w, bool add,
   }
 }
 
-static void check_pass(struct zvm_mapper *m, uint64_t *last_time) {
+/* The value-list types a mapper registers, by name (sorted), each with its
+ * number of data sources: SIZE_MAX where two layouts of one name differ
+ * (no list can then have every data source of each). Built once per
+ * mapper, again if its types change (a hook's layout first used). */
+struct type_ds {
+  const char *name;
+  size_t nds;
+};
+
+struct types {
+  struct type_ds *t;
   size_t n;
-  const struct zvm_value *v = mapper_values(m, &n);
+  size_t count; /* zvm_mapper_type_count() when built */
+};
+
+static int type_cmp(const void *a, const void *b) {
+  return strcmp(((const struct type_ds *)a)->name,
+                ((const struct type_ds *)b)->name);
+}
+
+static void types_init(struct types *ts, const struct zvm_mapper *m) {
+  size_t n = zvm_mapper_type_count(m);
+  free(ts->t);
+  ts->count = n;
+  ts->t = calloc(n ? n : 1, sizeof(*ts->t));
+  FUZZ_CHECK(ts->t != NULL);
+  ts->n = 0;
+  for (size_t i = 0; i < n; i++) {
+    const struct zvm_layout *l = zvm_mapper_type_at(m, i);
+    ts->t[ts->n++] = (struct type_ds){
+        .name = l->type_name, .nds = zvm_layout_data_sources(l, NULL, 0)};
+  }
+  qsort(ts->t, ts->n, sizeof(*ts->t), type_cmp);
+  size_t k = 0;
+  for (size_t i = 0; i < ts->n; i++) {
+    if (k > 0 && strcmp(ts->t[k - 1].name, ts->t[i].name) == 0) {
+      if (ts->t[k - 1].nds != ts->t[i].nds)
+        ts->t[k - 1].nds = SIZE_MAX;
+      continue;
+    }
+    ts->t[k++] = ts->t[i];
+  }
+  ts->n = k;
+}
+
+/* Its data sources, or NULL if no registered type has that name. */
+static const struct type_ds *types_find(const struct types *ts,
+                                        const char *name) {
+  struct type_ds key = {.name = name};
+  return bsearch(&key, ts->t, ts->n, sizeof(*ts->t), type_cmp);
+}
+
+/* The checks of one pass, over its values v[0..n) (iterated once). */
+static void check_pass(struct zvm_mapper *m, struct types *ts,
+                       const struct zvm_value *v, size_t n,
+                       uint64_t *last_time) {
   FUZZ_CHECK(v != NULL || n == 0);
+  if (zvm_mapper_type_count(m) != ts->count)
+    types_init(ts, m);
   /* no identifier twice in a pass */
   struct idset ids;
   idset_init(&ids, v, n);
@@ -223,15 +278,9 @@ static void check_pass(struct zvm_mapper *m, uint64_t *last_time) {
     check_name(v[i].type_instance, true);
     if (v[i].nitems > 0) {
       /* a list of one of the registered types, every data source */
-      bool found = false;
-      for (size_t t = 0; t < zvm_mapper_type_count(m); t++) {
-        const struct zvm_layout *l = zvm_mapper_type_at(m, t);
-        if (strcmp(l->type_name, v[i].type) == 0) {
-          FUZZ_CHECK(zvm_layout_data_sources(l, NULL, 0) == v[i].nitems);
-          found = true;
-        }
-      }
-      if (found) {
+      const struct type_ds *t = types_find(ts, v[i].type);
+      if (t != NULL) {
+        FUZZ_CHECK(t->nds == v[i].nitems);
         FUZZ_CHECK(v[i].type_instance[0] == '\0');
       } else {
         /* APPLDATA's lists of collectd's own types (load, if_octets...) */
@@ -251,40 +300,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 2)
     return 0;
   uint8_t opt = data[0];
-  /* Two configurations built once (their registries are read-only for the
-   * mapper): the built-in tables, and those plus the run-time record. */
-  static struct zvm_conf confs[2];
-  static bool ready;
-  if (!ready) {
+  /* Four configurations and their mappers, built once (a registry is
+   * read-only for a mapper): the built-in tables, and those plus the
+   * run-time record; each with OneValuePerList off and on (a mapper's
+   * layouts follow it). A mapper is reset after each input (as new: its
+   * unit test), GuestsAsHosts and the Domain mask are read per pass. */
+  static struct zvm_conf confs[2][2];
+  static struct zvm_mapper *mappers[2][2];
+  static struct types types[2][2];
+  unsigned rt = (opt >> 2) & 1, ovpl = opt & 1;
+  struct zvm_conf *c = &confs[rt][ovpl];
+  if (mappers[rt][ovpl] == NULL) {
     char err[256];
-    FUZZ_CHECK(zvm_conf_init(&confs[0]) == 0);
-    FUZZ_CHECK(zvm_conf_init(&confs[1]) == 0);
+    FUZZ_CHECK(zvm_conf_init(c) == 0);
     /* D0R2 is built in: the run-time record replaces it (the first
      * configuration keeps the built-in table). */
-    FUZZ_CHECK(zvm_registry_add(confs[1].records, &rt_desc, true, NULL, err,
-                                sizeof(err)) == 0);
-    ready = true;
+    if (rt)
+      FUZZ_CHECK(zvm_registry_add(c->records, &rt_desc, true, NULL, err,
+                                  sizeof(err)) == 0);
+    c->one_value_per_list = ovpl;
+    mappers[rt][ovpl] = zvm_mapper_create(c);
+    FUZZ_CHECK(mappers[rt][ovpl] != NULL);
+    types_init(&types[rt][ovpl], mappers[rt][ovpl]);
   }
-  struct zvm_conf *c = &confs[(opt >> 2) & 1];
-  c->one_value_per_list = opt & 1;
+  struct types *ts = &types[rt][ovpl];
   c->guests_as_hosts = (opt >> 1) & 1;
   c->domains = data[1] != 0 ? (zvm_domain_mask_t)(data[1] << 8 | 0x00FF)
                             : ZVM_DOMAINS_ALL;
-  struct zvm_mapper *m = zvm_mapper_create(c);
-  FUZZ_CHECK(m != NULL);
+  struct zvm_mapper *m = mappers[rt][ovpl];
 
   size_t len = size - 2;
   uint8_t *set = fuzz_dup(data + 2, len);
   uint64_t last_time = 0;
   zvm_mapper_add_set_at(m, set, len, 1);
   FUZZ_CHECK(zvm_mapper_finish(m, 1700000000000000u, NULL) == 0);
-  check_pass(m, &last_time);
+  size_t n1;
+  const struct zvm_value *v1 = mapper_values(m, &n1);
+  check_pass(m, ts, v1, n1, &last_time);
   if (opt & 8) {
     /* The same set again: its values come again (the time rule: nothing is
      * dropped for its time stamp), each strictly after its first time, so
      * nothing is dispatched twice for a time. */
-    size_t n1;
-    const struct zvm_value *v1 = mapper_values(m, &n1);
     /* The first pass's identifiers outlive its output: copied. */
     struct zvm_value *first = malloc((n1 ? n1 : 1) * sizeof(*first));
     size_t text = 1;
@@ -330,9 +386,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(ids1.slot);
     free(arena);
     free(first);
-    check_pass(m, &last_time);
+    check_pass(m, ts, v, n, &last_time);
   }
   free(set);
-  zvm_mapper_destroy(m);
+  zvm_mapper_reset(m);
   return 0;
 }

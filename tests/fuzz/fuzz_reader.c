@@ -331,23 +331,23 @@ static bool set_ends_at(const struct fake *f, const struct set *s, size_t ei) {
  * ends in which every unmatched end is droppable. */
 static void check_sets(const struct fake *f) {
   size_t S = f->nsets, E = f->nends;
-  /* reach[i * (E + 1) + j]: the first i sets match within the first j
-   * ends. */
-  bool *reach = calloc((S + 1) * (E + 1), sizeof(*reach));
-  FUZZ_CHECK(reach != NULL);
-  reach[0] = true;
+  /* reach[i] after j ends: the first i sets match within the first j ends
+   * (one column of the (S + 1) x (E + 1) table at a time; S <= MAX_ENDS). */
+  bool reach[MAX_ENDS + 1] = {true}, next[MAX_ENDS + 1];
+  FUZZ_CHECK(S <= MAX_ENDS);
   for (size_t j = 0; j < E; j++) {
+    memset(next, 0, (S + 1) * sizeof(*next));
     for (size_t i = 0; i <= S; i++) {
-      if (!reach[i * (E + 1) + j])
+      if (!reach[i])
         continue;
       if (droppable(f, &f->ends[j]))
-        reach[i * (E + 1) + j + 1] = true;
+        next[i] = true;
       if (i < S && set_ends_at(f, &f->sets[i], j))
-        reach[(i + 1) * (E + 1) + j + 1] = true;
+        next[i + 1] = true;
     }
+    memcpy(reach, next, (S + 1) * sizeof(*reach));
   }
-  FUZZ_CHECK(reach[S * (E + 1) + E]);
-  free(reach);
+  FUZZ_CHECK(reach[S]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
