@@ -21,18 +21,18 @@
 #include <string.h>
 
 #include "builder.h"
-#include "engine/hooks.h"
 #include "builtin_types.h"
+#include "engine/check.h"
+#include "engine/hooks.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
 #include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/mapper.h"
 #include "zvm_monitor/field.h"
+#include "zvm_monitor/mapper.h"
 #include "zvm_monitor/registry.h"
 #include "zvm_monitor/typesdb.h"
-#include "engine/check.h"
 
 /* Value-list types of the built-in records (builtin_types.h). */
 #define BUILTIN_TYPES builtin_types()
@@ -626,6 +626,96 @@ static void test_hooks(void **state) {
   assert_int_equal(released, 4); /* every instance's state */
 }
 
+/* A select hook may hand out a layout it did not declare: the mapper
+ * creates its view during the pass. One wider than every layout so far
+ * (250 values in one list) must get room for its values. */
+#define WIDE_N 250
+static const struct zvm_field wide_fields[] = {
+    {.ibm_name = "W_V",
+     .metric = "w",
+     .offset = 0,
+     .width = 1,
+     .count = WIDE_N,
+     .kind = ZVM_FIELD_GAUGE},
+    {.ibm_name = "W_USER",
+     .metric = "user",
+     .offset = WIDE_N,
+     .width = 8,
+     .count = 1,
+     .type = ZVM_TYPE_EBCDIC,
+     .kind = ZVM_FIELD_TEXT},
+};
+
+static const struct zvm_record_desc wide_desc = {
+    .domain = 10,
+    .number = 2,
+    .ibm_name = "TWIDE",
+    .title = "test wide layout",
+    .zvm_level = "test",
+    .source = "tests/test_engine.c",
+    .main = {.type_name = "zvm_twide",
+             .plugin = "tplugin",
+             .host = ZVM_HOST_GUEST,
+             .key = {.nparts = 1,
+                     .part = {{.kind = ZVM_KEY_USERID, .field = 1}}},
+             .fields = wide_fields,
+             .nfields = 2},
+    .window = true,
+};
+
+/* The outer record's bytes 40.. are the wide layout's values. */
+static bool wide_select(struct zvm_hook_ctx *ctx,
+                        struct zvm_record_view *view) {
+  (void)ctx;
+  const uint8_t *d = view->rec->data;
+  if (view->rec->len < 40 + WIDE_N)
+    return false;
+  view->desc = &wide_desc;
+  view->data = d + 40;
+  view->len = WIDE_N;
+  view->key_given = true;
+  view->key.v[0] = 0;
+  for (unsigned i = 0; i < 8; i++)
+    view->key.v[0] = view->key.v[0] << 8 | d[20 + i];
+  view->key.v[1] = 0;
+  return true;
+}
+
+static const struct zvm_record_hooks wide_outer_hooks = {.select = wide_select};
+
+static const struct zvm_record_desc wide_outer_desc = {
+    .domain = 10,
+    .number = 2,
+    .ibm_name = "TOUTERW",
+    .title = "test outer record, undeclared layout",
+    .zvm_level = "test",
+    .source = "tests/test_engine.c",
+    .main = {.key = {.nparts = 0}},
+    .hooks = &wide_outer_hooks,
+};
+
+static void test_hook_undeclared_wide_layout(void **state) {
+  struct fx *f = *state;
+  if (zvm_registry_add(f->mf.conf.records, &wide_outer_desc, true, NULL, f->err,
+                       sizeof(f->err)) != 0)
+    fail_msg("%s", f->err);
+  mapper_fx_start(&f->mf);
+  for (unsigned k = 0; k < 2; k++) {
+    size_t r = tb_record(&f->mf.rs, 40 + WIDE_N, 10, 2, tb_tod(SEC, 1 + k));
+    tb_put_ebcdic(&f->mf.rs, r + 20, k == 0 ? "LNX1" : "LNX2", 8);
+    for (unsigned i = 0; i < WIDE_N; i++)
+      tb_put_u8(&f->mf.rs, r + 40 + i, (uint8_t)(i + k));
+  }
+  pass(f, TB_DOM(10));
+  for (unsigned k = 0; k < 2; k++) {
+    const struct zvm_value *v =
+        find(f, k == 0 ? "lnx1" : "lnx2", "", "zvm_twide", "");
+    assert_int_equal(v->nitems, WIDE_N);
+    for (unsigned i = 0; i < WIDE_N; i++)
+      assert_true(v->items[i].gauge == (double)(uint8_t)(i + k));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -633,6 +723,7 @@ int main(void) {
       T(test_record_check),
       T(test_runtime_record),
       T(test_hooks),
+      T(test_hook_undeclared_wide_layout),
 #undef T
   };
   return cmocka_run_group_tests_name("engine", tests, NULL, NULL);

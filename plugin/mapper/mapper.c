@@ -307,6 +307,28 @@ static void mrec_free(struct mrec *r) {
   free(r);
 }
 
+/* One entity's value arrays hold the widest layout's slots: grown when a
+ * layout a select hook handed out (created during a pass) is wider than
+ * every layout so far. */
+static bool slots_fit(struct zvm_mapper *m) {
+  size_t want = m->max_slots + 1;
+  if (want <= m->items_cap)
+    return true;
+  struct zvm_value_item *items = realloc(m->items, want * sizeof(*items));
+  if (items != NULL)
+    m->items = items;
+  bool *present = realloc(m->present, want * sizeof(*present));
+  if (present != NULL)
+    m->present = present;
+  if (items == NULL || present == NULL)
+    return false;
+  memset(m->items + m->items_cap, 0, (want - m->items_cap) * sizeof(*items));
+  memset(m->present + m->items_cap, 0,
+         (want - m->items_cap) * sizeof(*present));
+  m->items_cap = want;
+  return true;
+}
+
 /* The mapper's view of a descriptor: the registry's by number; one a
  * select hook handed out by pointer (created when first used). */
 static struct mrec *mrec_of(struct zvm_mapper *m,
@@ -434,6 +456,10 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
                                 zvm_record_check(): a bug, counted */
       else
         m->oom = true;
+      return;
+    }
+    if (!slots_fit(m)) {
+      m->oom = true;
       return;
     }
   }
@@ -583,11 +609,7 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
   m->created_nlays = m->nlays;
   m->created_ntypes = m->ntypes;
   m->created_max_slots = m->max_slots;
-  if (ok) {
-    m->items = calloc(m->max_slots + 1, sizeof(*m->items));
-    m->present = calloc(m->max_slots + 1, sizeof(*m->present));
-    ok = m->items != NULL && m->present != NULL;
-  }
+  ok = ok && slots_fit(m);
   if (!ok) {
     zvm_mapper_destroy(m);
     return NULL;

@@ -167,6 +167,7 @@ struct zvm_mapper {
   struct zvm_value_item *items; /* one entity's values */
   bool *present;
   size_t max_slots;
+  size_t items_cap; /* entries of items and present (> max_slots) */
   size_t items_for; /* emit index the items belong to + 1; 0: none */
   bool items_ok;    /* every item present */
   size_t nitems_present;
