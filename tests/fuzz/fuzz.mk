@@ -52,6 +52,8 @@ FUZZ_FLAGS ?=
 # coverage, commit).
 FUZZ_LEDGER ?= $(FUZZ_OUT)/ledger
 export FUZZ_LEDGER
+# The project's campaigns (fuzz-long, fuzz-until): committed.
+FUZZ_CAMPAIGN_LEDGER = $(top)/tests/fuzz/ledger
 FUZZ_CFLAGS ?= -g -O1 -fno-omit-frame-pointer
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fsanitize-coverage-ignorelist=$(top)/tests/fuzz/coverage-ignore.txt
@@ -140,10 +142,12 @@ $(FUZZ_BINS): $(FUZZ_OUT)/bin/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
 
 fuzz: $(FUZZ_RUNS)
 
+# run_target NAME: one run of fuzz_NAME for FUZZ_SECONDS (tests/fuzz/run-target).
+run_target = $(SHELL) $(top)/tests/fuzz/run-target $(top) $(FUZZ_OUT) $(1) \
+	$(FUZZ_SECONDS) -max_len=$($(1)_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) $(FUZZ_FLAGS)
+
 $(FUZZ_RUNS): fuzz-%: $(FUZZ_OUT)/bin/fuzz_%
-	@$(SHELL) $(top)/tests/fuzz/run-target $(top) $(FUZZ_OUT) $* \
-		$(FUZZ_SECONDS) -max_len=$($*_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
-		$(FUZZ_FLAGS)
+	@$(call run_target,$*)
 
 FUZZ_MERGES = $(addprefix fuzz-merge-,$(FUZZ_TARGETS))
 .PHONY: $(FUZZ_MERGES)
@@ -163,10 +167,10 @@ FUZZ_JOBS ?= 2
 fuzz-long:
 	@$(MAKE) --no-print-directory -f $(top)/tests/fuzz/fuzz.mk \
 		FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) \
-		FUZZ_LEDGER=$(top)/tests/fuzz/ledger \
+		FUZZ_LEDGER=$(FUZZ_CAMPAIGN_LEDGER) \
 		FUZZ_FLAGS="-fork=$(FUZZ_JOBS) $(FUZZ_FLAGS)" fuzz
 	@$(MAKE) --no-print-directory -f $(top)/tests/fuzz/fuzz.mk \
-		FUZZ_OUT=$(FUZZ_OUT) FUZZ_LEDGER=$(top)/tests/fuzz/ledger \
+		FUZZ_OUT=$(FUZZ_OUT) FUZZ_LEDGER=$(FUZZ_CAMPAIGN_LEDGER) \
 		fuzz-merge fuzz-totals
 
 fuzz-totals:
@@ -236,13 +240,10 @@ FUZZ_UNTILS = $(addprefix fuzz-until-,$(FUZZ_TARGETS))
 .PHONY: fuzz-until $(FUZZ_UNTILS)
 fuzz-until: $(FUZZ_UNTILS)
 $(FUZZ_UNTILS): fuzz-until-%: $(FUZZ_OUT)/bin/fuzz_%
-	@ledger=$(top)/tests/fuzz/ledger; \
-	while total=$$(awk -v t=$* '$$2 == t { s += $$3 } END { printf "%.0f", s }' $$ledger); \
-	  [ "$$total" -lt $(FUZZ_UNTIL) ]; do \
+	@while total=$$(awk -v t=$* '$$2 == t { s += $$3 } END { printf "%.0f", s }' \
+	    $(FUZZ_CAMPAIGN_LEDGER)); [ "$$total" -lt $(FUZZ_UNTIL) ]; do \
 	  echo "fuzz_$*: $$total of $(FUZZ_UNTIL) executions"; \
-	  FUZZ_LEDGER=$$ledger $(SHELL) $(top)/tests/fuzz/run-target $(top) $(FUZZ_OUT) \
-	    $* $(FUZZ_SECONDS) -max_len=$($*_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
-	    $(FUZZ_FLAGS) || exit 1; \
+	  FUZZ_LEDGER=$(FUZZ_CAMPAIGN_LEDGER) $(call run_target,$*) || exit 1; \
 	done; echo "fuzz_$*: $$total executions in the ledger"
 	@$(MAKE) --no-print-directory -f $(top)/tests/fuzz/fuzz.mk \
 		FUZZ_OUT=$(FUZZ_OUT) fuzz-merge-$*
