@@ -49,7 +49,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TIMEOUT ?= 10
 FUZZ_FLAGS ?=
 # Where each run adds its line (date, target, executions, seconds, last
-# coverage, commit).
+# coverage, commit, build).
 FUZZ_LEDGER ?= $(FUZZ_OUT)/ledger
 export FUZZ_LEDGER
 # The project's campaigns (fuzz-long, fuzz-until): committed.
@@ -57,6 +57,20 @@ FUZZ_CAMPAIGN_LEDGER = $(top)/tests/fuzz/ledger
 FUZZ_CFLAGS ?= -g -O1 -fno-omit-frame-pointer
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fsanitize-coverage-ignorelist=$(top)/tests/fuzz/coverage-ignore.txt
+# FUZZ_BUILD=campaign: fuzz-NAME, fuzz-long and fuzz-until run the targets
+# built at -O2 without ASan/UBSan ($(FUZZ_OUT)/bin-campaign): 3 to 6 times
+# the executions per CPU second (fuzz-speed), so that campaigns reach their
+# 100 M executions on two cores. The targets' own oracles still run; what
+# the sanitizers would catch is caught by fuzz-merge, which first replays
+# every input the campaigns kept through the checked build ($(FUZZ_OUT)/bin,
+# ASan + UBSan) and fails on a finding. The smoke run (tests/run, 'make
+# fuzz') stays on the checked build.
+FUZZ_BUILD ?= checked
+export FUZZ_BUILD
+FUZZ_CAMPAIGN_CFLAGS = -g -O2
+FUZZ_CAMPAIGN_SANITIZE = -fsanitize=fuzzer \
+	-fsanitize-coverage-ignorelist=$(top)/tests/fuzz/coverage-ignore.txt
+FUZZ_RUN_DIR = $(FUZZ_OUT)/$(if $(filter campaign,$(FUZZ_BUILD)),bin-campaign,bin)
 FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wvla
 
@@ -121,6 +135,7 @@ FUZZ_TARGETS += $(if $(wildcard $(top)/plugin/io/reader.c),uevent)
 # ---------------------------------------------------------------------------
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
+FUZZ_CAMPAIGN_BINS = $(addprefix $(FUZZ_OUT)/bin-campaign/fuzz_,$(FUZZ_TARGETS))
 FUZZ_RUNS = $(addprefix fuzz-,$(FUZZ_TARGETS))
 FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h) \
 	$(wildcard $(top)/include/dmstats/*.h $(top)/include/hypfs/*.h) \
@@ -129,7 +144,7 @@ FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h) \
 .PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds fuzz-long fuzz-totals fuzz-speed \
 	$(FUZZ_RUNS)
 
-fuzz-build: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS) $(if $(filter campaign,$(FUZZ_BUILD)),$(FUZZ_CAMPAIGN_BINS))
 
 .SECONDEXPANSION:
 $(FUZZ_BINS): $(FUZZ_OUT)/bin/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
@@ -140,13 +155,21 @@ $(FUZZ_BINS): $(FUZZ_OUT)/bin/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
 		-I$(top)/include -I$(top)/plugin -I$(top)/tests -o $@ $< \
 		$(addprefix $(top)/,$(fuzz_$*_SRC))
 
+$(FUZZ_CAMPAIGN_BINS): $(FUZZ_OUT)/bin-campaign/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
+		$$(addprefix $(top)/,$$(fuzz_$$*_SRC)) $(FUZZ_HEADERS)
+	@mkdir -p $(@D)
+	@echo "  FUZZCC   $@ (campaign build)"
+	@$(FUZZ_CC) $(FUZZ_CAMPAIGN_CFLAGS) $(FUZZ_CAMPAIGN_SANITIZE) $(FUZZ_WARN) \
+		-I$(top)/include -I$(top)/plugin -I$(top)/tests -o $@ $< \
+		$(addprefix $(top)/,$(fuzz_$*_SRC))
+
 fuzz: $(FUZZ_RUNS)
 
 # run_target NAME: one run of fuzz_NAME for FUZZ_SECONDS (tests/fuzz/run-target).
 run_target = $(SHELL) $(top)/tests/fuzz/run-target $(top) $(FUZZ_OUT) $(1) \
 	$(FUZZ_SECONDS) -max_len=$($(1)_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) $(FUZZ_FLAGS)
 
-$(FUZZ_RUNS): fuzz-%: $(FUZZ_OUT)/bin/fuzz_%
+$(FUZZ_RUNS): fuzz-%: $(FUZZ_RUN_DIR)/fuzz_%
 	@$(call run_target,$*)
 
 FUZZ_MERGES = $(addprefix fuzz-merge-,$(FUZZ_TARGETS))
@@ -155,7 +178,13 @@ fuzz-merge: $(FUZZ_MERGES)
 
 $(FUZZ_MERGES): fuzz-merge-%: $(FUZZ_OUT)/bin/fuzz_%
 	@rm -rf $(FUZZ_OUT)/merged/$*
-	@mkdir -p $(FUZZ_OUT)/merged/$* $(FUZZ_OUT)/corpus/$*
+	@mkdir -p $(FUZZ_OUT)/merged/$* $(FUZZ_OUT)/corpus/$* $(FUZZ_OUT)/artifacts/$*
+	@# every input once through the checked build (-runs=0 stops at the
+	@# first finding; -merge=1 would step over it)
+	@$< -runs=0 -max_len=$($*_MAX_LEN) -artifact_prefix=$(FUZZ_OUT)/artifacts/$*/ \
+		$(FUZZ_OUT)/corpus/$* $(top)/tests/fuzz/corpus/$* \
+		>$(FUZZ_OUT)/replay_$*.log 2>&1 || { tail -n 40 $(FUZZ_OUT)/replay_$*.log; \
+		echo "fuzz_$*: FINDING in the checked build (ASan/UBSan); reproducer in $(FUZZ_OUT)/artifacts/$*/"; exit 1; }
 	@$< -merge=1 -max_len=$($*_MAX_LEN) $(FUZZ_OUT)/merged/$* \
 		$(top)/tests/fuzz/corpus/$* $(FUZZ_OUT)/corpus/$* \
 		>$(FUZZ_OUT)/merge_$*.log 2>&1 || { tail -n 30 $(FUZZ_OUT)/merge_$*.log; exit 1; }
@@ -176,16 +205,18 @@ fuzz-long:
 fuzz-totals:
 	@mkdir -p $(dir $(FUZZ_LEDGER)) && touch $(FUZZ_LEDGER)
 	@for t in $(FUZZ_TARGETS); do \
-	  awk -v t=$$t '$$2 == t { runs += $$3; secs += $$4; n++; cov = $$5 } \
-	    END { printf "fuzz_%s: %d executions in %d runs, %d s; last coverage %s\n", \
-	      t, runs, n, secs, cov == "" ? "-" : cov }' $(FUZZ_LEDGER); \
+	  awk -v t=$$t '$$2 == t { b = NF >= 7 ? $$7 : "checked"; \
+	      runs += $$3; secs += $$4; n++; by[b] += $$3; cov[b] = $$5 } \
+	    END { printf "fuzz_%s: %d executions in %d runs, %d s", t, runs, n, secs; \
+	      for (b in by) printf "; %s build %d, last coverage %s", b, by[b], cov[b]; \
+	      printf "\n" }' $(FUZZ_LEDGER); \
 	done
 
 FUZZ_SPEED_RUNS ?= 50000
 FUZZ_SPEEDS = $(addprefix fuzz-speed-,$(FUZZ_TARGETS))
 .PHONY: $(FUZZ_SPEEDS)
 fuzz-speed: $(FUZZ_SPEEDS)
-$(FUZZ_SPEEDS): fuzz-speed-%: $(FUZZ_OUT)/bin/fuzz_%
+$(FUZZ_SPEEDS): fuzz-speed-%: $(FUZZ_RUN_DIR)/fuzz_%
 	@$(SHELL) $(top)/tests/fuzz/speed-target $(top) $(FUZZ_OUT) $* \
 		$(FUZZ_SPEED_RUNS) -max_len=$($*_MAX_LEN) -timeout=$(FUZZ_TIMEOUT)
 
@@ -239,7 +270,7 @@ FUZZ_UNTIL ?= 100000000
 FUZZ_UNTILS = $(addprefix fuzz-until-,$(FUZZ_TARGETS))
 .PHONY: fuzz-until $(FUZZ_UNTILS)
 fuzz-until: $(FUZZ_UNTILS)
-$(FUZZ_UNTILS): fuzz-until-%: $(FUZZ_OUT)/bin/fuzz_%
+$(FUZZ_UNTILS): fuzz-until-%: $(FUZZ_RUN_DIR)/fuzz_% $(FUZZ_OUT)/bin/fuzz_%
 	@while total=$$(awk -v t=$* '$$2 == t { s += $$3 } END { printf "%.0f", s }' \
 	    $(FUZZ_CAMPAIGN_LEDGER)); [ "$$total" -lt $(FUZZ_UNTIL) ]; do \
 	  echo "fuzz_$*: $$total of $(FUZZ_UNTIL) executions"; \
