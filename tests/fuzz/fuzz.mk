@@ -71,6 +71,8 @@ FUZZ_CAMPAIGN_CFLAGS = -g -O2
 FUZZ_CAMPAIGN_SANITIZE = -fsanitize=fuzzer \
 	-fsanitize-coverage-ignorelist=$(top)/tests/fuzz/coverage-ignore.txt
 FUZZ_RUN_DIR = $(FUZZ_OUT)/$(if $(filter campaign,$(FUZZ_BUILD)),bin-campaign,bin)
+# run-target and speed-target take their binaries from here
+export FUZZ_BIN_DIR = $(FUZZ_RUN_DIR)
 FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wvla
 
@@ -136,6 +138,7 @@ FUZZ_TARGETS += $(if $(wildcard $(top)/plugin/io/reader.c),uevent)
 
 FUZZ_BINS = $(addprefix $(FUZZ_OUT)/bin/fuzz_,$(FUZZ_TARGETS))
 FUZZ_CAMPAIGN_BINS = $(addprefix $(FUZZ_OUT)/bin-campaign/fuzz_,$(FUZZ_TARGETS))
+FUZZ_RUN_BINS = $(addprefix $(FUZZ_RUN_DIR)/fuzz_,$(FUZZ_TARGETS))
 FUZZ_RUNS = $(addprefix fuzz-,$(FUZZ_TARGETS))
 FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h) \
 	$(wildcard $(top)/include/dmstats/*.h $(top)/include/hypfs/*.h) \
@@ -144,24 +147,26 @@ FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h) \
 .PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds fuzz-long fuzz-totals fuzz-speed \
 	$(FUZZ_RUNS)
 
-fuzz-build: $(FUZZ_BINS) $(if $(filter campaign,$(FUZZ_BUILD)),$(FUZZ_CAMPAIGN_BINS))
+fuzz-build: $(FUZZ_BINS) $(FUZZ_RUN_BINS)
+
+# fuzz_compile FLAGS: the recipe line of the target $@ (fuzz_NAME) from its
+# file $< and what it links, with FLAGS (checked, campaign and coverage
+# builds).
+fuzz_compile = $(FUZZ_CC) $(1) $(FUZZ_WARN) -I$(top)/include -I$(top)/plugin \
+	-I$(top)/tests -o $@ $< $(addprefix $(top)/,$(fuzz_$*_SRC))
 
 .SECONDEXPANSION:
 $(FUZZ_BINS): $(FUZZ_OUT)/bin/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
 		$$(addprefix $(top)/,$$(fuzz_$$*_SRC)) $(FUZZ_HEADERS)
 	@mkdir -p $(@D)
 	@echo "  FUZZCC   $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SANITIZE) $(FUZZ_WARN) \
-		-I$(top)/include -I$(top)/plugin -I$(top)/tests -o $@ $< \
-		$(addprefix $(top)/,$(fuzz_$*_SRC))
+	@$(call fuzz_compile,$(FUZZ_CFLAGS) $(FUZZ_SANITIZE))
 
 $(FUZZ_CAMPAIGN_BINS): $(FUZZ_OUT)/bin-campaign/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
 		$$(addprefix $(top)/,$$(fuzz_$$*_SRC)) $(FUZZ_HEADERS)
 	@mkdir -p $(@D)
 	@echo "  FUZZCC   $@ (campaign build)"
-	@$(FUZZ_CC) $(FUZZ_CAMPAIGN_CFLAGS) $(FUZZ_CAMPAIGN_SANITIZE) $(FUZZ_WARN) \
-		-I$(top)/include -I$(top)/plugin -I$(top)/tests -o $@ $< \
-		$(addprefix $(top)/,$(fuzz_$*_SRC))
+	@$(call fuzz_compile,$(FUZZ_CAMPAIGN_CFLAGS) $(FUZZ_CAMPAIGN_SANITIZE))
 
 fuzz: $(FUZZ_RUNS)
 
@@ -252,9 +257,7 @@ $(FUZZ_COVS): $(FUZZ_OUT)/cov/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
 		$$(addprefix $(top)/,$$(fuzz_$$*_SRC)) $(FUZZ_HEADERS)
 	@mkdir -p $(@D)
 	@echo "  COVCC    $@"
-	@$(FUZZ_CC) -g -O0 -fprofile-instr-generate -fcoverage-mapping \
-		-fsanitize=fuzzer $(FUZZ_WARN) -I$(top)/include -I$(top)/plugin -I$(top)/tests \
-		-o $@ $< $(addprefix $(top)/,$(fuzz_$*_SRC))
+	@$(call fuzz_compile,-g -O0 -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer)
 
 fuzz-seeds:
 	@mkdir -p $(FUZZ_OUT)
