@@ -170,9 +170,12 @@ $(FUZZ_CAMPAIGN_BINS): $(FUZZ_OUT)/bin-campaign/fuzz_%: $(top)/tests/fuzz/fuzz_%
 
 fuzz: $(FUZZ_RUNS)
 
-# run_target NAME: one run of fuzz_NAME for FUZZ_SECONDS (tests/fuzz/run-target).
+# run_target NAME: one run of fuzz_NAME for FUZZ_SECONDS (tests/fuzz/run-target),
+# with tests/fuzz/NAME.dict as its libFuzzer dictionary where there is one
+# (the keywords of a text input).
 run_target = $(SHELL) $(top)/tests/fuzz/run-target $(top) $(FUZZ_OUT) $(1) \
-	$(FUZZ_SECONDS) -max_len=$($(1)_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) $(FUZZ_FLAGS)
+	$(FUZZ_SECONDS) -max_len=$($(1)_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+	$(addprefix -dict=,$(wildcard $(top)/tests/fuzz/$(1).dict)) $(FUZZ_FLAGS)
 
 $(FUZZ_RUNS): fuzz-%: $(FUZZ_RUN_DIR)/fuzz_%
 	@$(call run_target,$*)
