@@ -212,6 +212,36 @@ static void test_data_source_limit(void **state) {
   }
 }
 
+/* At most 64 records defined in all: 64 blocks are fine, the 65th is
+ * refused with the limit in its message. */
+static void test_record_block_limit(void **state) {
+  (void)state;
+  char text[8192];
+  for (int n = 64; n <= 65; n++) {
+    size_t len = 0;
+    for (int i = 1; i <= n; i++)
+      len += (size_t)snprintf(text + len, sizeof(text) - len,
+                              "<Record \"15/%d\">\nName \"r%d\"\n"
+                              "<Field \"c\">\nOffset 20\nLength 4\n"
+                              "Type \"unsigned\"\nKind \"counter\"\n"
+                              "</Field>\n</Record>\n",
+                              i, i);
+    assert_true(len < sizeof(text));
+    struct zvm_recconf rc;
+    int rv = parse(&rc, text);
+    if (n == 64) {
+      assert_int_equal(rv, 0);
+      assert_int_equal(rc.nrecords, 64);
+      assert_non_null(zvm_recconf_find(&rc, 15, 64));
+      assert_non_null(zvm_registry_find(reg, 15, 64));
+    } else {
+      assert_int_equal(rv, -1);
+      assert_string_equal(err, "Record \"15/65\": more than 64 Record blocks");
+    }
+    zvm_recconf_free(&rc);
+  }
+}
+
 #define FIELD(name, body) "<Field \"" name "\">\n" body "</Field>\n"
 #define REC(id, body) "<Record \"" id "\">\nName \"r\"\n" body "</Record>\n"
 #define OK_COUNTER                                                             \
@@ -454,6 +484,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_valid_record, teardown),
       cmocka_unit_test_teardown(test_arrays_gauges_and_two_records, teardown),
       cmocka_unit_test_teardown(test_data_source_limit, teardown),
+      cmocka_unit_test_teardown(test_record_block_limit, teardown),
       cmocka_unit_test_teardown(test_every_error, teardown),
       cmocka_unit_test_teardown(test_domains, teardown),
       cmocka_unit_test_teardown(test_builder_order, teardown),
