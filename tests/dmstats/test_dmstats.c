@@ -574,6 +574,30 @@ static void test_parse_print(void **state) {
   assert_int_equal(dms_parse_print("", false, &c[0][0], 0, NULL, 3), 0);
 }
 
+/* The kernel prints in-flight signed ("%d", Linux
+ * drivers/md/dm-stats.c): a transient negative count is 0, and the
+ * fields after it are read as usual. A sign anywhere else is junk. */
+static void test_parse_print_negative_in_flight(void **state) {
+  (void)state;
+  uint64_t c[2][DM_STATS_NR_COUNTERS];
+  memset(c, 0xff, sizeof(c));
+  assert_int_equal(dms_parse_print("0+8 1 2 3 4 5 6 7 8 -3 10 11 12 13\n"
+                                   "8+8 1 2 3 4 5 6 7 8 4 10 11 12 13\n",
+                                   true, &c[0][0], 0, NULL, 2),
+                   2);
+  assert_int_equal(c[0][DM_STATS_IO_IN_PROGRESS_COUNT], 0);
+  assert_int_equal(c[0][DM_STATS_WRITE_NSECS], 8);
+  assert_int_equal(c[0][DM_STATS_IO_NSECS], 10);
+  assert_int_equal(c[0][DM_STATS_TOTAL_WRITE_NSECS], 13);
+  assert_int_equal(c[1][DM_STATS_IO_IN_PROGRESS_COUNT], 4);
+  assert_int_equal(dms_parse_print("0+8 1 2 3 4 5 6 7 8 - 10 11 12 13\n", true,
+                                   &c[0][0], 0, NULL, 2),
+                   -1);
+  assert_int_equal(dms_parse_print("0+8 1 2 3 4 5 6 7 -8 3 10 11 12 13\n", true,
+                                   &c[0][0], 0, NULL, 2),
+                   -1);
+}
+
 /* ---- the plugin's own regions
  * ------------------------------------------------ */
 
@@ -933,6 +957,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_histogram_refused, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_parse_print, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parse_print_negative_in_flight,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_own_region_created_and_accumulated,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_precise_histogram_names_in_ns, setup,
