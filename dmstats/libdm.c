@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,8 +41,18 @@
  * none during init and shutdown. */
 static int last_errno;
 static bool installed; /* our logger is libdevmapper's now */
-/* This thread is inside dms_libdm_quiet_begin/end. */
-static _Thread_local bool inside;
+/* The thread inside dms_libdm_quiet_begin/end (read by quiet_log in any
+ * thread; no thread-local storage: dmstats.so needs no symbol of ld.so). */
+static pthread_t owner;
+static bool owned;
+
+static bool inside(void) {
+  pthread_t who;
+  if (!__atomic_load_n(&owned, __ATOMIC_ACQUIRE))
+    return false;
+  __atomic_load(&owner, &who, __ATOMIC_ACQUIRE);
+  return pthread_equal(who, pthread_self()) != 0;
+}
 
 static void quiet_log(int level, const char *file, int line,
                       int dm_errno_or_class, const char *f, ...) {
@@ -51,7 +62,7 @@ static void quiet_log(int level, const char *file, int line,
   /* libdevmapper's levels are syslog's; 3 is an error, 4 a warning
    * (libdm/misc). */
   int lvl = level & 0xf;
-  if (!inside) {
+  if (!inside()) {
     /* Another thread's message: as the default logger prints it. */
     if (lvl <= 4) {
       va_list ap;
@@ -73,7 +84,9 @@ static void quiet_log(int level, const char *file, int line,
 }
 
 void dms_libdm_quiet_begin(void) {
-  inside = true;
+  pthread_t self = pthread_self();
+  __atomic_store(&owner, &self, __ATOMIC_RELEASE);
+  __atomic_store_n(&owned, true, __ATOMIC_RELEASE);
   last_errno = 0; /* a failure not asked about is not the next one's */
   if (!installed && !dm_log_is_non_default()) {
     dm_log_with_errno_init(quiet_log);
@@ -86,7 +99,7 @@ void dms_libdm_quiet_end(void) {
     dm_log_with_errno_init(NULL); /* the default, which was there */
     installed = false;
   }
-  inside = false;
+  __atomic_store_n(&owned, false, __ATOMIC_RELEASE);
 }
 
 static int take_last_errno(void) {
