@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Room for element n (elements of size bytes) in the array *arrayp of
  * capacity *cap elements: the capacity doubles, starting at first, until
@@ -31,6 +32,11 @@ __attribute__((format(printf, 3, 4))) int
 zvm_format_error(char *err, size_t err_size, const char *fmt, ...);
 __attribute__((format(printf, 3, 0))) int
 zvm_vformat_error(char *err, size_t err_size, const char *fmt, va_list ap);
+
+/* What a file of this st_mode is, for a message: "a regular file", "a
+ * directory", "a FIFO", "a socket", "a block device", "a character
+ * device", "a symbolic link", or "an unknown kind of file". */
+const char *zvm_file_kind(mode_t mode);
 
 /* A name too long for its collectd field (127 bytes and a NUL) is
  * shortened the same way everywhere: a readable prefix, "~" and 8 hex

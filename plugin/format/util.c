@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 bool zvm_grow_to(void *arrayp, size_t *cap, size_t n, size_t size,
                  size_t first) {
@@ -84,4 +85,22 @@ size_t zvm_name_shorten(char *name, size_t n, size_t size, const void *whole,
     name[n++] = hex[(h >> sh) & 0x0F];
   name[n] = '\0';
   return n;
+}
+
+const char *zvm_file_kind(mode_t mode) {
+  if (S_ISREG(mode))
+    return "a regular file";
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISLNK(mode))
+    return "a symbolic link";
+  return "an unknown kind of file";
 }
