@@ -426,13 +426,14 @@ static void pacing(void **state) {
 /* The slowest pace and a recorded time 2^62 us after the first: the wait
  * is bounded (no out-of-range conversion), so the set waits until the
  * queue closes, and the replay then returns. */
-static struct zvm_setq *far_q;
-static unsigned far_sleeps;
+/* A fake clock that closes close_q at the close_at-th sleep. */
+static struct zvm_setq *close_q;
+static unsigned close_sleeps, close_at;
 
-static void close_after_100(uint64_t us, void *ctx) {
+static void close_after(uint64_t us, void *ctx) {
   fc_sleep(us, ctx);
-  if (++far_sleeps == 100)
-    zvm_setq_close(far_q);
+  if (++close_sleeps == close_at)
+    zvm_setq_close(close_q);
 }
 
 static void pacing_far_future(void **state) {
@@ -450,7 +451,7 @@ static void pacing_far_future(void **state) {
   close(fd);
   const char *pats[] = {p};
   struct fake_clock fc = {.now = 1};
-  struct zvm_replay_clock clock = {fc_now, close_after_100, &fc};
+  struct zvm_replay_clock clock = {fc_now, close_after, &fc};
   struct zvm_replay_config cfg = {.patterns = pats,
                                   .npatterns = 1,
                                   .speed = ZVM_REPLAY_SPEED_MIN,
@@ -458,28 +459,20 @@ static void pacing_far_future(void **state) {
   char e[256];
   struct zvm_replay *rp = zvm_replay_create(&cfg, e, sizeof(e));
   assert_non_null(rp);
-  far_q = zvm_setq_create(1 << 20);
-  far_sleeps = 0;
-  zvm_replay_run(rp, far_q);
-  assert_int_equal(far_sleeps, 100);
-  struct zvm_qset *sets = zvm_setq_take(far_q, NULL, NULL);
+  close_q = zvm_setq_create(1 << 20);
+  close_sleeps = 0;
+  close_at = 100;
+  zvm_replay_run(rp, close_q);
+  assert_int_equal(close_sleeps, 100);
+  struct zvm_qset *sets = zvm_setq_take(close_q, NULL, NULL);
   assert_non_null(sets);
   assert_null(sets->next); /* the second set is still waiting */
   zvm_qset_free(sets);
-  zvm_setq_destroy(far_q);
+  zvm_setq_destroy(close_q);
   zvm_replay_destroy(rp);
 }
 
 /* A loop ends when the queue is closed; later passes arrive later. */
-static struct zvm_setq *loop_q;
-static unsigned loop_sleeps;
-
-static void close_after(uint64_t us, void *ctx) {
-  fc_sleep(us, ctx);
-  if (++loop_sleeps == 25) /* during pass 3 (11 sleeps a pass) */
-    zvm_setq_close(loop_q);
-}
-
 static void loop_until_closed(void **state) {
   (void)state;
   write_capture("l.pcapng", 2, 0);
@@ -495,19 +488,20 @@ static void loop_until_closed(void **state) {
                                   .clock = &clock};
   char err[256];
   struct zvm_replay *rp = zvm_replay_create(&cfg, err, sizeof(err));
-  loop_q = zvm_setq_create(1 << 20);
-  loop_sleeps = 0;
-  zvm_replay_run(rp, loop_q);
+  close_q = zvm_setq_create(1 << 20);
+  close_sleeps = 0;
+  close_at = 25; /* during pass 3 (11 sleeps a pass) */
+  zvm_replay_run(rp, close_q);
   struct zvm_replay_stats st;
   zvm_replay_get_stats(rp, &st, NULL);
   assert_true(st.passes >= 2);
-  struct zvm_qset *sets = zvm_setq_take(loop_q, NULL, NULL);
+  struct zvm_qset *sets = zvm_setq_take(close_q, NULL, NULL);
   /* pass 2 is shifted by the span (1 s) plus 1 s: a second after pass 1 */
   assert_int_equal(sets->arrival_us, T0);
   assert_int_equal(sets->next->arrival_us, T0 + 1000000);
   assert_int_equal(sets->next->next->arrival_us, T0 + 2000000);
   zvm_qset_free(sets);
-  zvm_setq_destroy(loop_q);
+  zvm_setq_destroy(close_q);
   zvm_replay_destroy(rp);
 }
 
