@@ -130,7 +130,9 @@ static int dmstats_init(void) {
   }
   if (ctx != NULL)
     return 0;
+  dms_libdm_quiet_begin();
   ctx = dms_ctx_create(&conf, dms_libdm(), log_line, NULL);
+  dms_libdm_quiet_end();
   if (ctx == NULL) {
     ERROR(LOG_PREFIX "cannot start (see the message above, or out of "
                      "memory)");
@@ -165,12 +167,16 @@ static void emit(void *arg, const char *plugin_instance, const char *type,
 static int dmstats_read(void) {
   if (ctx == NULL)
     return -1;
+  dms_libdm_quiet_begin();
   dms_read(ctx, CDTIME_T_TO_DOUBLE(plugin_get_interval()), emit, NULL);
+  dms_libdm_quiet_end();
   return 0; /* problems are logged; nothing to read is not an error */
 }
 
 static int dmstats_shutdown(void) {
+  dms_libdm_quiet_begin();
   dms_ctx_destroy(ctx); /* deletes the regions the plugin created */
+  dms_libdm_quiet_end();
   ctx = NULL;
   if (conf_initialised)
     dms_conf_free(&conf);

@@ -3,13 +3,32 @@
  * dmstats - the real library behind struct dms_lib: libdevmapper's
  * dm_stats API (/usr/include/libdevmapper.h), plus the two things it does
  * not give: the device list as a callback and the kernel's dm-stats memory
- * use. libdevmapper's own log goes nowhere but into the errno of its last
- * failure (it would otherwise print to collectd's stderr).
+ * use.
+ *
+ * libdevmapper's log. Its logger is one function pointer for the whole
+ * process (dm_log_with_errno_init(), libdevmapper.h), with no way to read
+ * it back: only to ask whether it is the default (dm_log_is_non_default())
+ * and to restore the default (dm_log_with_errno_init(NULL)). Another user
+ * in the daemon (collectd's lvm plugin, through liblvm2app, installs its
+ * own) must keep its logger, and others must not lose their messages to
+ * ours. So the plugin installs its logger only around its own calls
+ * (dms_libdm_quiet_begin/end: the read pass, start and shutdown), only
+ * while the default is in place, and restores the default after; under
+ * another user's logger it leaves that logger alone (our messages then go
+ * there, and a failure's errno comes from the device's state). While ours
+ * is installed, a message from another thread (collectd runs read
+ * callbacks in parallel) is printed as the default would, to stderr; only
+ * the plugin's own thread's are kept out of it, reduced to the errno of
+ * their first error. The check and the install are two calls: another
+ * user installing its logger exactly between them is the one race left,
+ * which no use of this interface can close.
  */
 #include "dmstats/libdm.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,23 +37,69 @@
 #define STATS_BYTES                                                            \
   "/sys/module/dm_mod/parameters/stats_current_allocated_bytes"
 
-/* collectd never runs one plugin's read callback twice at once. */
+/* collectd never runs one plugin's read callback twice at once, and runs
+ * none during init and shutdown. */
 static int last_errno;
+static bool installed; /* our logger is libdevmapper's now */
+/* The thread inside dms_libdm_quiet_begin/end (read by quiet_log in any
+ * thread; no thread-local storage: dmstats.so needs no symbol of ld.so). */
+static pthread_t owner;
+static bool owned;
+
+static bool inside(void) {
+  pthread_t who;
+  if (!__atomic_load_n(&owned, __ATOMIC_ACQUIRE))
+    return false;
+  __atomic_load(&owner, &who, __ATOMIC_ACQUIRE);
+  return pthread_equal(who, pthread_self()) != 0;
+}
 
 static void quiet_log(int level, const char *file, int line,
                       int dm_errno_or_class, const char *f, ...) {
   int err = errno; /* a failed ioctl's, which log_error() does not pass */
   (void)file;
   (void)line;
-  (void)f;
-  /* libdevmapper's levels are syslog's; 3 is an error (libdm/misc). The
-   * first error of an operation is the cause; later ones are follow-ups. */
-  if ((level & 0xf) > 3 || last_errno != 0)
+  /* libdevmapper's levels are syslog's; 3 is an error, 4 a warning
+   * (libdm/misc). */
+  int lvl = level & 0xf;
+  if (!inside()) {
+    /* Another thread's message: as the default logger prints it. */
+    if (lvl <= 4) {
+      va_list ap;
+      va_start(ap, f);
+      vfprintf(stderr, f, ap);
+      va_end(ap);
+      fputc('\n', stderr);
+    }
+    return;
+  }
+  /* The first error of an operation is the cause; later ones are
+   * follow-ups. */
+  if (lvl > 3 || last_errno != 0)
     return;
   if (dm_errno_or_class > 0)
     last_errno = dm_errno_or_class;
   else if (err > 0)
     last_errno = err;
+}
+
+void dms_libdm_quiet_begin(void) {
+  pthread_t self = pthread_self();
+  __atomic_store(&owner, &self, __ATOMIC_RELEASE);
+  __atomic_store_n(&owned, true, __ATOMIC_RELEASE);
+  last_errno = 0; /* a failure not asked about is not the next one's */
+  if (!installed && !dm_log_is_non_default()) {
+    dm_log_with_errno_init(quiet_log);
+    installed = true;
+  }
+}
+
+void dms_libdm_quiet_end(void) {
+  if (installed) {
+    dm_log_with_errno_init(NULL); /* the default, which was there */
+    installed = false;
+  }
+  __atomic_store_n(&owned, false, __ATOMIC_RELEASE);
 }
 
 static int take_last_errno(void) {
@@ -128,7 +193,4 @@ static const struct dms_lib real_lib = {
     .stats_allocated_bytes = stats_allocated_bytes,
 };
 
-const struct dms_lib *dms_libdm(void) {
-  dm_log_with_errno_init(quiet_log);
-  return &real_lib;
-}
+const struct dms_lib *dms_libdm(void) { return &real_lib; }

@@ -37,8 +37,8 @@
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 /* Reader counters in every read callback (the man page lists them): the
- * reader's twelve and APPLDATA's appldata_torn, _unknown, _dropped. */
-#define READER_VALUES 15
+ * reader's thirteen and APPLDATA's appldata_torn, _unknown, _dropped. */
+#define READER_VALUES 16
 
 /* ------------------------------------------------------------------------
  * Fake daemon.
@@ -1010,16 +1010,29 @@ static void test_reader_log_and_failure(void **state) {
   assert_int_equal(cb_read(NULL), 0);
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: another process holds "
                               "/dev/monreader (only one reader is allowed)"));
-  /* The reader cannot go on: the read callback reports it (back-off). */
+  /* The reader is out of memory: the read callback says so once and
+   * returns 0, so that collectd does not back it off (doubling its
+   * interval up to a day) while the thread tries again. */
   script(NULL, -1, NULL);
   sync_reader();
-  assert_int_equal(cb_read(NULL), -1);
+  size_t before = nlogs;
+  assert_int_equal(cb_read(NULL), 0);
+  assert_int_equal(cb_read(NULL), 0);
   assert_true(logged(LOG_ERR, "zvm_monitor plugin: the reader of "
-                              "/dev/monreader cannot continue"));
+                              "/dev/monreader is out of memory: data may be "
+                              "lost"));
+  size_t said = 0;
+  pthread_mutex_lock(&fake_lock);
+  for (size_t i = before; i < nlogs; i++)
+    said += strstr(logs[i].msg, "is out of memory") != NULL;
+  pthread_mutex_unlock(&fake_lock);
+  assert_int_equal(said, 1);
   /* It recovers: the thread kept trying. */
   script(NULL, 0, NULL);
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
+  assert_true(logged(LOG_INFO, "zvm_monitor plugin: the reader of "
+                               "/dev/monreader works again"));
 }
 
 static void test_dispatch_failure_rate_limited(void **state) {
@@ -1066,6 +1079,9 @@ static void test_reader_thread(void **state) {
   assert_int_equal(vl->values[0].derive, 2);
   vl = find_vl("", "reader", "total_objects", "records");
   assert_int_equal(vl->values[0].derive, 5);
+  /* every set reached the queue */
+  vl = find_vl("", "reader", "total_objects", "sets_dropped");
+  assert_int_equal(vl->values[0].derive, 0);
 
   /* Nothing new: the next callback has the reader counters only. */
   nvls = 0;
@@ -1268,8 +1284,7 @@ static void test_replay_fast(void **state) {
   assert_int_equal(reader_created, 0);
   assert_true(logged(LOG_INFO, "replaying 1 capture file(s) instead of "
                                "/dev/monreader"));
-  for (int i = 0; i < 100 && count_vls("LINUX01", "zvm_useite", "") < 2;
-       i++) {
+  for (int i = 0; i < 100 && count_vls("LINUX01", "zvm_useite", "") < 2; i++) {
     assert_int_equal(cb_read(NULL), 0);
     usleep(20000);
   }

@@ -20,9 +20,9 @@
 
 #include "builder.h"
 #include "builtin_types.h"
+#include "conf_options.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
-#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/typesdb.h"
@@ -32,10 +32,10 @@
 #define NOW US(SEC + 100, 0)
 #define DCSS_ADDR 0x00400000u
 /* Reader counters (plugin_instance "reader"): errors-{eoverflow,eio,efault,
- * open,malformed,stream}, total_objects-{sets,records,skipped,restamped,
- * short_records}, total_bytes-read, and APPLDATA's
+ * open,malformed,stream}, total_objects-{sets,sets_dropped,records,skipped,
+ * restamped,short_records}, total_bytes-read, and APPLDATA's
  * total_objects-appldata_{torn,unknown,dropped}. */
-#define READER_VALUES 15
+#define READER_VALUES 16
 /* D5R21 values per CPU type: six thread counts and three _is_max flags;
  * system: mt_config_seq, mt_max_threads, statement_all, set_all, their two
  * _is_max flags and set_initial. */
@@ -1381,6 +1381,7 @@ static void test_reader_counters(void **state) {
       .open_errors = 6,
       .oversize = 2,
       .stream_errors = 8,
+      .sets_dropped = 9,
   };
   finish(f, &rs);
 
@@ -1393,6 +1394,7 @@ static void test_reader_counters(void **state) {
   /* bad MRHDRLEN + rejected MCE + array outside + 2 oversize sets */
   assert_int_equal(reader_value(f, "errors", "malformed"), 5);
   assert_int_equal(reader_value(f, "total_objects", "sets"), 7);
+  assert_int_equal(reader_value(f, "total_objects", "sets_dropped"), 9);
   /* DB2, D0R1, D5R21, D1R99, D1R13, LINUX07 */
   assert_int_equal(reader_value(f, "total_objects", "records"), 6);
   /* DB2 (UserID), D0R1 and D1R99 (unknown) */

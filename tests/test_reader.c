@@ -121,9 +121,9 @@ struct fake {
   char last_path[128];
   unsigned bad_calls; /* read/poll on a closed fd, close twice, ... */
   unsigned n_wait;
-  int wait_fd, wait_ms;  /* arguments of the last wait() */
-  int wait_errno;        /* != 0: the next wait() fails with it */
-  uint64_t flood_bytes;  /* bytes served by ST_FLOOD */
+  int wait_fd, wait_ms;      /* arguments of the last wait() */
+  int wait_errno;            /* != 0: the next wait() fails with it */
+  uint64_t flood_bytes;      /* bytes served by ST_FLOOD */
   unsigned stop_after_reads; /* > 0: zvm_reader_stop() at that read */
   struct zvm_reader *stop_reader;
   /* identity (fstat, sysfs): used by mk_checked() readers */
@@ -1591,6 +1591,54 @@ static void sets_without_mce_are_an_episode(void **s) {
   zvm_reader_destroy(r);
 }
 
+/* Each part of the driver's MCE check (mon_check_mca() in
+ * drivers/s390/char/monreader.c) on its own: a set starting with an MCE
+ * that fails only that part is one the driver never returns, so 16 of
+ * them in a row are an episode, like a zero type byte. */
+static void each_bad_mce_kind_is_an_episode(void **s) {
+  (void)s;
+  static const struct {
+    const char *what;
+    uint8_t mce[12];
+  } bad[] = {
+      {"type byte 0",
+       {0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x1F,
+        0xFF}},
+      {"empty domain mask",
+       {0xE2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x1F,
+        0xFF}},
+      {"end equal to start",
+       {0xE2, 0x80, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x10,
+        0x00}},
+      {"end before start",
+       {0xE2, 0x80, 0x00, 0x00, 0x00, 0x00, 0x1F, 0xFF, 0x00, 0x00, 0x10,
+        0x00}},
+  };
+  for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+    print_message("first MCE: %s\n", bad[k].what);
+    setup(NULL);
+    struct zvm_reader *r = mk(0);
+    /* The second domain-mask byte alone is a domain: not bad. */
+    size_t off = push_set_data(30);
+    F.stream[off + 1] = 0x00;
+    F.stream[off + 2] = 0x01;
+    push_zero();
+    for (int i = 0; i < 16; i++) {
+      off = push_data(30);
+      memcpy(F.stream + off, bad[k].mce, sizeof(bad[k].mce));
+      push_zero();
+    }
+    drain(r);
+    assert_int_equal(G.n, 17);
+    assert_int_equal(st(r)->stream_errors, 1);
+    assert_false(F.is_open);
+    assert_int_equal(count_logs(ZVM_LOG_ERR, "does not start with a monitor "
+                                             "control element"),
+                     1);
+    zvm_reader_destroy(r);
+  }
+}
+
 static void oversize_sets_in_a_row_are_an_episode(void **s) {
   (void)s;
   struct zvm_reader *r = mk(4096);
@@ -1795,6 +1843,7 @@ int main(void) {
       cmocka_unit_test_setup(open_refuses_other_devices, setup),
       cmocka_unit_test_setup(empty_reads_are_an_episode, setup),
       cmocka_unit_test_setup(sets_without_mce_are_an_episode, setup),
+      cmocka_unit_test_setup(each_bad_mce_kind_is_an_episode, setup),
       cmocka_unit_test_setup(oversize_sets_in_a_row_are_an_episode, setup),
       cmocka_unit_test_setup(drain_bounded_in_bytes, setup),
       cmocka_unit_test_setup(stop_ends_drain_between_reads, setup),

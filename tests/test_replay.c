@@ -22,11 +22,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "zvm_monitor/capture.h"
 #include "replay_options.h"
+#include "zvm_monitor/capture.h"
 #include "zvm_monitor/replay.h"
 
 #define T0 UINT64_C(1700000000000000)
+
+/* malloc of exactly this many bytes fails (0: none): the queue's copy of
+ * one set (its size is the set's plus the list header). */
+static size_t malloc_fail_size;
+void *__real_malloc(size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_malloc(size_t n) {
+  if (n != 0 && n == malloc_fail_size)
+    return NULL;
+  return __real_malloc(n);
+}
 
 static char dir[64];
 
@@ -153,7 +164,10 @@ static struct zvm_qset *run(const char *const *patterns, size_t n,
   assert_null(zvm_setq_take(c.q, &published, &status));
   assert_int_equal(status, 0);
   zvm_replay_get_stats(rp, st, rs);
-  /* what the read callback sees is what the replay counted */
+  /* what the read callback sees is what the replay counted, and the
+   * queue's count of the sets it had no memory for */
+  assert_int_equal(published.sets_dropped, st->dropped);
+  rs->sets_dropped = st->dropped;
   assert_memory_equal(&published, rs, sizeof(published));
   zvm_setq_destroy(c.q);
   zvm_replay_destroy(rp);
@@ -260,6 +274,115 @@ static void missing_file_is_a_config_error(void **state) {
   assert_null(zvm_replay_create(&cfg, err, sizeof(err)));
 }
 
+/* What is no capture is refused when the replay is created, with one
+ * line: a FIFO (whose open would block), a symbolic link, a directory. */
+static void non_regular_is_a_config_error(void **state) {
+  (void)state;
+  char p[128], link[128], err[256];
+  write_capture("real.pcapng", 1, 0);
+  path_of(p, sizeof(p), "real.pcapng");
+  path_of(link, sizeof(link), "link.pcapng");
+  assert_int_equal(symlink(p, link), 0);
+  path_of(p, sizeof(p), "fifo.pcapng");
+  assert_int_equal(mkfifo(p, 0600), 0);
+  path_of(p, sizeof(p), "dir.pcapng");
+  assert_int_equal(mkdir(p, 0700), 0);
+  static const struct {
+    const char *name, *want;
+  } bad[] = {
+      {"fifo.pcapng", "fifo.pcapng\" is a FIFO, not a capture file (a "
+                      "regular file written by zvm-monitor-capture)"},
+      {"link.pcapng",
+       "link.pcapng\" is a symbolic link: name the capture file itself"},
+      {"dir.pcapng", "dir.pcapng\" is a directory, not a capture file"},
+      {"*.pcapng", "dir.pcapng\" is a directory"}, /* the first in order */
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    path_of(p, sizeof(p), bad[i].name);
+    const char *pats[] = {p};
+    struct zvm_replay_config cfg = {.patterns = pats, .npatterns = 1};
+    err[0] = '\0';
+    assert_null(zvm_replay_create(&cfg, err, sizeof(err)));
+    print_message("%s\n", err);
+    assert_int_equal(strncmp(err, "ReplayFile \"", 12), 0);
+    assert_non_null(strstr(err, bad[i].want));
+    assert_null(strchr(err, '\n'));
+  }
+}
+
+/* A file that became a FIFO after the configuration was checked: its open
+ * does not block (nor the replay, nor the daemon's shutdown); it is
+ * skipped with one line, and the next file plays. */
+static void fifo_at_replay_time_skipped(void **state) {
+  (void)state;
+  write_capture("a.pcapng", 1, 0);
+  write_capture("b.pcapng", 1, 1);
+  char p[128], p2[128];
+  path_of(p, sizeof(p), "a.pcapng");
+  path_of(p2, sizeof(p2), "b.pcapng");
+  const char *pats[] = {p, p2};
+  struct logs l = {0};
+  struct zvm_replay_config cfg = {.patterns = pats,
+                                  .npatterns = 2,
+                                  .speed = 0,
+                                  .log = on_log,
+                                  .log_ctx = &l};
+  char err[256];
+  struct zvm_replay *rp = zvm_replay_create(&cfg, err, sizeof(err));
+  assert_non_null(rp);
+  assert_int_equal(unlink(p), 0);
+  assert_int_equal(mkfifo(p, 0600), 0);
+  struct zvm_setq *q = zvm_setq_create(1 << 20);
+  alarm(10); /* a blocking open would hang here: fail instead */
+  zvm_replay_run(rp, q);
+  alarm(0);
+  struct zvm_replay_stats st;
+  zvm_replay_get_stats(rp, &st, NULL);
+  assert_int_equal(st.unreadable, 1);
+  assert_int_equal(st.sets, 1);
+  struct zvm_qset *sets = zvm_setq_take(q, NULL, NULL);
+  check_set(sets, 1);
+  assert_null(sets->next);
+  zvm_qset_free(sets);
+  assert_int_equal(l.level[0], ZVM_LOG_ERR);
+  print_message("%s\n", l.msg[0]);
+  assert_non_null(strstr(l.msg[0], "cannot replay the capture "));
+  assert_non_null(strstr(l.msg[0], "a.pcapng: it is a FIFO, not a capture "
+                                   "file"));
+  zvm_setq_destroy(q);
+  zvm_replay_destroy(rp);
+}
+
+/* A set the queue has no memory for is not delivered: the replay counts
+ * it as dropped, not replayed, and the read callback's counters have it
+ * in sets_dropped (and in sets: it was read). Logged once. */
+static void dropped_set_counted(void **state) {
+  (void)state;
+  write_capture("a.pcapng", 3, 0);
+  char p[128];
+  path_of(p, sizeof(p), "a.pcapng");
+  const char *pats[] = {p};
+  struct logs l = {0};
+  struct zvm_reader_stats rs;
+  struct zvm_replay_stats st;
+  malloc_fail_size = sizeof(struct zvm_qset) + 101; /* set 1 */
+  struct zvm_qset *sets = run(pats, 1, &l, &rs, &st);
+  malloc_fail_size = 0;
+  check_set(sets, 0);
+  check_set(sets->next, 2);
+  assert_null(sets->next->next);
+  assert_int_equal(st.sets, 2);
+  assert_int_equal(st.dropped, 1);
+  assert_int_equal(rs.sets, 3);
+  assert_int_equal(rs.sets_dropped, 1);
+  assert_int_equal(l.level[0], ZVM_LOG_ERR);
+  assert_non_null(strstr(l.msg[0], "out of memory: a data set of 101 bytes "
+                                   "from the capture "));
+  assert_non_null(
+      strstr(l.msg[0], "dropped (counted in total_objects-sets_dropped)"));
+  zvm_qset_free(sets);
+}
+
 /* A fake clock: sleeping advances it. */
 struct fake_clock {
   uint64_t now;
@@ -300,16 +423,56 @@ static void pacing(void **state) {
   }
 }
 
-/* A loop ends when the queue is closed; later passes arrive later. */
-static struct zvm_setq *loop_q;
-static unsigned loop_sleeps;
+/* The slowest pace and a recorded time 2^62 us after the first: the wait
+ * is bounded (no out-of-range conversion), so the set waits until the
+ * queue closes, and the replay then returns. */
+/* A fake clock that closes close_q at the close_at-th sleep. */
+static struct zvm_setq *close_q;
+static unsigned close_sleeps, close_at;
 
 static void close_after(uint64_t us, void *ctx) {
   fc_sleep(us, ctx);
-  if (++loop_sleeps == 25) /* during pass 3 (11 sleeps a pass) */
-    zvm_setq_close(loop_q);
+  if (++close_sleeps == close_at)
+    zvm_setq_close(close_q);
 }
 
+static void pacing_far_future(void **state) {
+  (void)state;
+  char p[128];
+  path_of(p, sizeof(p), "far.pcapng");
+  int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644), err = 0;
+  assert_true(fd >= 0);
+  struct zvm_cap_writer *w = zvm_cap_writer_start(fd, "t", "d", &err);
+  assert_non_null(w);
+  uint8_t set[100] = {0};
+  assert_int_equal(zvm_cap_write_set(w, set, 100, T0), 0);
+  assert_int_equal(zvm_cap_write_set(w, set, 100, T0 + (UINT64_C(1) << 62)), 0);
+  zvm_cap_writer_free(w);
+  close(fd);
+  const char *pats[] = {p};
+  struct fake_clock fc = {.now = 1};
+  struct zvm_replay_clock clock = {fc_now, close_after, &fc};
+  struct zvm_replay_config cfg = {.patterns = pats,
+                                  .npatterns = 1,
+                                  .speed = ZVM_REPLAY_SPEED_MIN,
+                                  .clock = &clock};
+  char e[256];
+  struct zvm_replay *rp = zvm_replay_create(&cfg, e, sizeof(e));
+  assert_non_null(rp);
+  close_q = zvm_setq_create(1 << 20);
+  close_sleeps = 0;
+  close_at = 100;
+  zvm_replay_run(rp, close_q);
+  assert_int_equal(close_sleeps, 100);
+  struct zvm_qset *sets = zvm_setq_take(close_q, NULL, NULL);
+  assert_non_null(sets);
+  assert_null(sets->next); /* the second set is still waiting */
+  zvm_qset_free(sets);
+  zvm_setq_destroy(close_q);
+  zvm_replay_destroy(rp);
+}
+
+/* A loop ends when the queue is closed; later passes arrive later. */
 static void loop_until_closed(void **state) {
   (void)state;
   write_capture("l.pcapng", 2, 0);
@@ -325,19 +488,20 @@ static void loop_until_closed(void **state) {
                                   .clock = &clock};
   char err[256];
   struct zvm_replay *rp = zvm_replay_create(&cfg, err, sizeof(err));
-  loop_q = zvm_setq_create(1 << 20);
-  loop_sleeps = 0;
-  zvm_replay_run(rp, loop_q);
+  close_q = zvm_setq_create(1 << 20);
+  close_sleeps = 0;
+  close_at = 25; /* during pass 3 (11 sleeps a pass) */
+  zvm_replay_run(rp, close_q);
   struct zvm_replay_stats st;
   zvm_replay_get_stats(rp, &st, NULL);
   assert_true(st.passes >= 2);
-  struct zvm_qset *sets = zvm_setq_take(loop_q, NULL, NULL);
+  struct zvm_qset *sets = zvm_setq_take(close_q, NULL, NULL);
   /* pass 2 is shifted by the span (1 s) plus 1 s: a second after pass 1 */
   assert_int_equal(sets->arrival_us, T0);
   assert_int_equal(sets->next->arrival_us, T0 + 1000000);
   assert_int_equal(sets->next->next->arrival_us, T0 + 2000000);
   zvm_qset_free(sets);
-  zvm_setq_destroy(loop_q);
+  zvm_setq_destroy(close_q);
   zvm_replay_destroy(rp);
 }
 
@@ -403,6 +567,27 @@ static void options(void **state) {
   assert_true(o.speed == 10);
   assert_int_equal(zvm_replay_option_number(&o, "ReplaySpeed", 0, err, 256),
                    -1);
+  /* A lower bound keeps the pacing arithmetic defined. */
+  assert_int_equal(
+      zvm_replay_option_number(&o, "ReplaySpeed", 1e-300, err, 256), -1);
+  assert_string_equal(err, "ReplaySpeed 1e-300: a factor from 0.001 (a "
+                           "thousand times slower) to 1e+09 is required (or "
+                           "\"fast\")");
+  assert_int_equal(
+      zvm_replay_option_number(&o, "ReplaySpeed", 0.0009, err, 256), -1);
+  assert_int_equal(zvm_replay_option_number(&o, "ReplaySpeed", 0.001, err, 256),
+                   0);
+  assert_true(o.speed == 0.001);
+  assert_int_equal(zvm_replay_option_number(&o, "ReplaySpeed", 1e9, err, 256),
+                   0);
+  assert_int_equal(zvm_replay_option_number(&o, "ReplaySpeed", 1.1e9, err, 256),
+                   -1);
+  /* The library refuses the same when called without the options. */
+  const char *pats[] = {"/nonexistent"};
+  struct zvm_replay_config cfg = {
+      .patterns = pats, .npatterns = 1, .speed = 1e-300};
+  assert_null(zvm_replay_create(&cfg, err, 256));
+  assert_non_null(strstr(err, "ReplaySpeed 1e-300: a factor from 0.001"));
   assert_int_equal(zvm_replay_option_number(&o, "ReplaySpeed", -1, err, 256),
                    -1);
   assert_int_equal(zvm_replay_option_number(&o, "ReplayFile", 1, err, 256), -1);
@@ -453,7 +638,13 @@ int main(void) {
       cmocka_unit_test_setup_teardown(damaged_file, setup, teardown),
       cmocka_unit_test_setup_teardown(missing_file_is_a_config_error, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(non_regular_is_a_config_error, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(fifo_at_replay_time_skipped, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(dropped_set_counted, setup, teardown),
       cmocka_unit_test_setup_teardown(pacing, setup, teardown),
+      cmocka_unit_test_setup_teardown(pacing_far_future, setup, teardown),
       cmocka_unit_test_setup_teardown(loop_until_closed, setup, teardown),
       cmocka_unit_test_setup_teardown(loop_fast_shift, setup, teardown),
       cmocka_unit_test(options),

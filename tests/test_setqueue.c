@@ -72,7 +72,8 @@ void __wrap_free(void *p) {
   __real_free(p);
 }
 
-/* ---- helpers -------------------------------------------------------------- */
+/* ---- helpers --------------------------------------------------------------
+ */
 static void fill(uint8_t *buf, size_t len, uint32_t seed) {
   for (size_t i = 0; i < len; i++)
     buf[i] = (uint8_t)(seed * 31u + i * 7u);
@@ -140,7 +141,8 @@ static int pusher_join(struct pusher *p) {
   return p->result;
 }
 
-/* ---- tests ---------------------------------------------------------------- */
+/* ---- tests ----------------------------------------------------------------
+ */
 static void test_order_and_contents(void **state) {
   (void)state;
   long heap0 = heap_live;
@@ -152,7 +154,8 @@ static void test_order_and_contents(void **state) {
   fill(c, sizeof(c), 3);
   assert_null(zvm_setq_take(q, NULL, NULL)); /* empty */
   assert_int_equal(zvm_setq_push(q, a, sizeof(a), NULL), ZVM_SETQ_QUEUED);
-  assert_int_equal(zvm_setq_push(q, b, 0, NULL), ZVM_SETQ_QUEUED); /* empty set */
+  assert_int_equal(zvm_setq_push(q, b, 0, NULL),
+                   ZVM_SETQ_QUEUED); /* empty set */
   assert_int_equal(zvm_setq_push(q, b, sizeof(b), NULL), ZVM_SETQ_QUEUED);
   assert_int_equal(zvm_setq_push(q, c, sizeof(c), NULL), ZVM_SETQ_QUEUED);
 
@@ -272,9 +275,30 @@ static void test_out_of_memory(void **state) {
   struct zvm_setq_stats st;
   zvm_setq_get_stats(q, &st);
   assert_int_equal(st.dropped, 1);
+  assert_int_equal(st.nomem, 1);
   assert_int_equal(st.bytes, 0); /* the reservation was given back */
   assert_null(zvm_setq_take(q, NULL, NULL));
-  assert_int_equal(zvm_setq_push(q, a, sizeof(a), NULL), ZVM_SETQ_QUEUED);
+  /* The drop reaches the consumer with the producer's counters, which
+   * count the set as read: a set read is one delivered or dropped. */
+  struct zvm_reader_stats rs = {.sets = 2}, got;
+  assert_int_equal(zvm_setq_push(q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
+  malloc_fails = true;
+  rs.sets = 3;
+  assert_int_equal(zvm_setq_push(q, a, sizeof(a), &rs), ZVM_SETQ_NOMEM);
+  malloc_fails = false;
+  struct zvm_qset *list = zvm_setq_take(q, &got, NULL);
+  assert_int_equal(list_len(list), 1);
+  assert_int_equal(got.sets, 3);
+  assert_int_equal(got.sets_dropped, 2);
+  zvm_qset_free(list);
+  /* Closed: not counted as dropped for want of memory. */
+  zvm_setq_close(q);
+  assert_int_equal(zvm_setq_push(q, a, sizeof(a), &rs), ZVM_SETQ_CLOSED);
+  assert_null(zvm_setq_take(q, &got, NULL));
+  assert_int_equal(got.sets_dropped, 2);
+  zvm_setq_get_stats(q, &st);
+  assert_int_equal(st.dropped, 3);
+  assert_int_equal(st.nomem, 2);
   zvm_setq_destroy(q);
 }
 
@@ -452,8 +476,8 @@ static void test_counters_published_with_their_set(void **state) {
   rs = (struct zvm_reader_stats){.sets = 2, .bytes_read = 16};
   malloc_hook = take_during_copy;
   assert_int_equal(zvm_setq_push(race_q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
-  assert_null(malloc_hook); /* the hook ran inside the push */
-  assert_int_equal(race_taken, 1);   /* the first set only ... */
+  assert_null(malloc_hook);           /* the hook ran inside the push */
+  assert_int_equal(race_taken, 1);    /* the first set only ... */
   assert_int_equal(race_got.sets, 1); /* ... and the counters that go with it */
   struct zvm_reader_stats got;
   struct zvm_qset *list = zvm_setq_take(race_q, &got, NULL);

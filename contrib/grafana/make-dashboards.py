@@ -617,10 +617,12 @@ def reader_health():
                    for t in ("eoverflow", "eio", "efault", "malformed")] for k in KINDS}),
         simple("Data sets and records per second", "short",
                "zvm_monitor-reader total_objects-sets (data sets read up to their 0-byte read), "
+               "-sets_dropped (complete sets lost for want of memory to queue them), "
                "-records (records with a valid header), -skipped (unknown or filtered). Unit: "
                "per second.",
-               [reader("sets", "total_objects"), reader("records", "total_objects"),
-                reader("skipped", "total_objects")], None),
+               [reader("sets", "total_objects"), reader("sets_dropped", "total_objects"),
+                reader("records", "total_objects"), reader("skipped", "total_objects")],
+               None),
         simple("Bytes read per second", "Bps",
                "zvm_monitor-reader total_bytes-read: every byte read() returned. Unit: bytes "
                "per second.", [reader("read", "total_bytes")], None),

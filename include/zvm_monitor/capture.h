@@ -110,6 +110,13 @@ struct zvm_cap_reader_stats {
 
 struct zvm_cap_reader;
 
+/* Open the capture file path for reading, never blocking on what is not
+ * one: O_NONBLOCK (a FIFO's open would wait for a writer), O_NOFOLLOW (a
+ * symbolic link is refused: ELOOP), then fstat: a regular file only. The
+ * fd, or -1 with errno set and a one-line reason in why ("is a FIFO, not
+ * a capture file", "is a symbolic link, ...", or strerror's text). */
+int zvm_cap_open(const char *path, char *why, size_t why_len);
+
 /* A reader over fd (not closed by the reader) or over a buffer (not
  * copied; it must outlive the reader). max_block: largest block accepted
  * (0: ZVM_CAP_DEFAULT_MAX_BLOCK). NULL if out of memory. */

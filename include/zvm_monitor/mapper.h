@@ -186,6 +186,8 @@ struct zvm_source_health {
   uint64_t open_errors;   /* failed open() attempts */
   uint64_t oversize;      /* sets discarded for exceeding their maximum size */
   uint64_t stream_errors; /* episodes of a stream the driver cannot produce */
+  uint64_t sets_dropped;  /* complete sets lost before decoding (no memory
+                             to queue them) */
 };
 
 /* End the pass: build the values to dispatch. now_us is the wall clock

@@ -11,6 +11,9 @@
  * Bytes the reader read but never kept (the tail of a message cut by
  * EFAULT, an oversize set) are not in a capture and not counted.
  *
+ * A set the queue has no memory for is dropped and counted (the queue
+ * gives it to the read callback as sets_dropped; replay stats' dropped).
+ *
  * A damaged file (truncated, corrupted) is logged once with its name and
  * the offset where the damage starts; every set before it was replayed,
  * and the replay goes on with the next file. No collectd here.
@@ -25,6 +28,12 @@
 #include "zvm_monitor/reader.h"
 #include "zvm_monitor/setqueue.h"
 
+/* The slowest pace (a factor): a recorded second then takes about 17
+ * minutes; slower is refused (ReplaySpeed). */
+#define ZVM_REPLAY_SPEED_MIN 0.001
+/* The fastest factor accepted (faster is "fast" in all but name). */
+#define ZVM_REPLAY_SPEED_MAX 1e9
+
 struct zvm_replay_clock {
   uint64_t (*now_us)(void *ctx);            /* monotonic microseconds */
   void (*sleep_us)(uint64_t us, void *ctx); /* may return early */
@@ -36,7 +45,8 @@ struct zvm_replay_config {
   size_t npatterns;
   double speed;        /* 0: as fast as the read callback takes them, one
                           set per take (each set a read callback of its
-                          own); 1: the recorded pace; N: N times faster */
+                          own); 1: the recorded pace; N: N times faster
+                          (ZVM_REPLAY_SPEED_MIN <= N) */
   bool loop;           /* start again after the last file, for ever */
   size_t max_set_size; /* larger sets are refused like the reader's (0:
                           64 MiB) */
@@ -47,7 +57,8 @@ struct zvm_replay_config {
 
 struct zvm_replay;
 
-/* Expands the patterns (each must match at least one file; matches of one
+/* Expands the patterns (each must match at least one file, and no match
+ * may be other than a regular file, nor a symbolic link; matches of one
  * pattern in sorted order). NULL with a one-line reason in err. */
 struct zvm_replay *zvm_replay_create(const struct zvm_replay_config *cfg,
                                      char *err, size_t err_size);
@@ -63,7 +74,8 @@ size_t zvm_replay_files(const struct zvm_replay *rp, const char *const **out);
 
 struct zvm_replay_stats {
   uint64_t passes;     /* complete passes over all files */
-  uint64_t sets;       /* sets pushed */
+  uint64_t sets;       /* sets queued */
+  uint64_t dropped;    /* sets the queue had no memory for */
   uint64_t events;     /* events applied */
   uint64_t damaged;    /* files that ended in damage */
   uint64_t unreadable; /* files that could not be opened */

@@ -16,7 +16,9 @@
  *
  * The consumer takes everything queued at once with zvm_setq_take(), in
  * arrival order, together with the latest reader counters the producer
- * published: the counters always include every set taken.
+ * published: the counters always include every set taken. A set the queue
+ * has no memory to copy is dropped (ZVM_SETQ_NOMEM) and counted in those
+ * counters' sets_dropped.
  *
  * zvm_setq_close() ends the hand-over: a waiting push returns at once, and
  * later pushes queue nothing. Sets already queued stay until taken or
@@ -48,6 +50,7 @@ struct zvm_setq_stats {
   uint64_t queued;     /* sets queued since creation */
   uint64_t full_waits; /* pushes that had to wait for room */
   uint64_t dropped;    /* sets not queued: closed, or out of memory */
+  uint64_t nomem;      /* of those, out of memory (the rest: closed) */
   size_t bytes;        /* held now (data + overhead, incl. reservations) */
   size_t peak_bytes;   /* the most ever held */
   size_t sets;         /* sets held now */
@@ -91,8 +94,10 @@ void zvm_setq_publish(struct zvm_setq *q, const struct zvm_reader_stats *rs,
 bool zvm_setq_wait_published(struct zvm_setq *q, unsigned timeout_ms);
 
 /* Take every queued set (oldest first; NULL if none) and, if not NULL, the
- * latest published counters and status. Wakes a waiting push. The caller
- * frees the list with zvm_qset_free(). */
+ * latest published counters and status; their sets_dropped is the queue's
+ * own count of sets it could not take for want of memory (stats.nomem),
+ * which the producer cannot know. Wakes a waiting push. The caller frees
+ * the list with zvm_qset_free(). */
 struct zvm_qset *zvm_setq_take(struct zvm_setq *q, struct zvm_reader_stats *rs,
                                int *reader_status);
 void zvm_qset_free(struct zvm_qset *list);

@@ -20,12 +20,12 @@
 #include "zvm_monitor/events.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
-#include "zvm_monitor/replay.h"
 #include "zvm_monitor/recconf.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/replay.h"
 #include "zvm_monitor/setqueue.h"
 #include "zvm_monitor/timerule.h"
 #include "zvm_monitor/typesdb.h"
-#include "zvm_monitor/registry.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -82,6 +82,7 @@ static struct zvm_replay *replay;
 
 static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
+static c_complain_t reader_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t users_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t restamp_complaint = C_COMPLAIN_INIT_STATIC;
 static uint64_t leap_logged_us = UINT64_MAX;
@@ -176,11 +177,11 @@ static int config_record_item(oconfig_item_t *item, char *err,
     if (status == 0)
       status = zvm_recconf_field_end(&user_records, err, err_size);
   } else if (v.type == ZVM_OPTION_STRING) {
-    status =
-        zvm_recconf_set_string(&user_records, item->key, v.string, err, err_size);
+    status = zvm_recconf_set_string(&user_records, item->key, v.string, err,
+                                    err_size);
   } else if (v.type == ZVM_OPTION_NUMBER) {
-    status =
-        zvm_recconf_set_number(&user_records, item->key, v.number, err, err_size);
+    status = zvm_recconf_set_number(&user_records, item->key, v.number, err,
+                                    err_size);
   } else {
     status = zvm_recconf_set_boolean(&user_records, item->key, v.boolean, err,
                                      err_size);
@@ -279,7 +280,7 @@ static void set_ready(const uint8_t *set, size_t len, void *ctx) {
   case ZVM_SETQ_NOMEM:
     if (!queue_nomem_logged)
       ERROR(LOG_PREFIX "out of memory: a data set of %zu bytes from %s was "
-                       "dropped",
+                       "dropped (counted in total_objects-sets_dropped)",
             len, conf.device);
     queue_nomem_logged = true;
     break;
@@ -530,6 +531,7 @@ static int zvm_read(user_data_t *ud) {
       .open_errors = rs.open_errors,
       .oversize = rs.oversize,
       .stream_errors = rs.stream_errors,
+      .sets_dropped = rs.sets_dropped,
   };
   if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &health) != 0)
     c_complain(LOG_ERR, &oom_complaint,
@@ -558,11 +560,20 @@ static int zvm_read(user_data_t *ud) {
                ZVM_MAPPER_MAX_USERS, ms->users_dropped);
   }
 
-  if (status != 0) {
-    ERROR(LOG_PREFIX "the reader of %s cannot continue (out of memory)",
-          conf.device);
-    return -1;
-  }
+  /* The reader thread retries a failed drain (out of memory) every
+   * READER_RETRY_MS. -1 here would not help it: collectd would back this
+   * callback off, doubling its interval up to a day, while the queue
+   * filled and z/VM dropped messages. So: logged (rate-limited), 0. */
+  if (status != 0)
+    c_complain(LOG_ERR, &reader_complaint,
+               LOG_PREFIX "the reader of %s is out of memory: data may be "
+                          "lost (see errors-eoverflow and "
+                          "total_objects-sets_dropped); it tries again every "
+                          "%d ms",
+               conf.device, READER_RETRY_MS);
+  else
+    c_release(LOG_INFO, &reader_complaint,
+              LOG_PREFIX "the reader of %s works again", conf.device);
   return 0;
 }
 

@@ -14,11 +14,13 @@
 #include "zvm_monitor/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -393,6 +395,38 @@ static struct zvm_cap_reader *reader_new(size_t max_block) {
     r->max_block = 64;
   r->final = ZVM_CAP_SET;
   return r;
+}
+
+int zvm_cap_open(const char *path, char *why, size_t why_len) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    if (e == ELOOP)
+      snprintf(why, why_len,
+               "is a symbolic link: name the capture file itself");
+    else
+      snprintf(why, why_len, "%s", strerror(e));
+    errno = e;
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    snprintf(why, why_len, "%s", strerror(e));
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(why, why_len,
+             "is %s, not a capture file (a regular file written by "
+             "zvm-monitor-capture)",
+             zvm_file_kind(st.st_mode));
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  return fd;
 }
 
 struct zvm_cap_reader *zvm_cap_reader_fd(int fd, size_t max_block) {

@@ -66,6 +66,7 @@
  */
 #include "zvm_monitor/reader.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -369,24 +370,10 @@ static bool parse_dev(const char *s, unsigned *maj, unsigned *min) {
   return *s == '\0' || *s == '\n';
 }
 
-static const char *file_kind(mode_t mode) {
-  if (S_ISREG(mode))
-    return "a regular file";
-  if (S_ISDIR(mode))
-    return "a directory";
-  if (S_ISFIFO(mode))
-    return "a FIFO";
-  if (S_ISSOCK(mode))
-    return "a socket";
-  if (S_ISBLK(mode))
-    return "a block device";
-  return "not a character device";
-}
-
 bool zvm_reader_identify(const struct stat *st, const char *uevent,
                          const char *misc_dev, char *why, size_t why_len) {
   if (!S_ISCHR(st->st_mode)) {
-    snprintf(why, why_len, "%s", file_kind(st->st_mode));
+    snprintf(why, why_len, "%s", zvm_file_kind(st->st_mode));
     return false;
   }
   unsigned maj = major(st->st_rdev), min = minor(st->st_rdev);

@@ -17,10 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define SLICE_US UINT64_C(100000) /* pacing sleeps: a closed queue is seen */
+/* The longest pacing wait (2^62 us, 146,000 years): keeps the arithmetic in
+ * range whatever the recorded times. */
+#define MAX_WAIT_US (UINT64_C(1) << 62)
 /* "fast": how often to look whether the read callback took the last set */
 #define TAKEN_POLL_US UINT64_C(2000)
 #define DEFAULT_MAX_SET ((size_t)64 * 1024 * 1024)
@@ -39,6 +43,7 @@ struct zvm_replay {
   struct zvm_reader_stats rs;
   struct zvm_replay_stats st;
   bool *reported;    /* per file: damage or open failure logged once */
+  bool nomem_logged; /* a set dropped for want of memory was logged */
   uint64_t shift_us; /* added to recorded times from the 2nd pass on */
 };
 
@@ -70,8 +75,7 @@ say(const struct zvm_replay *rp, enum zvm_log_level level, const char *fmt,
 }
 
 static bool add_file(struct zvm_replay *rp, const char *path) {
-  if (!zvm_grow(&rp->files, &rp->cap_files, rp->nfiles, sizeof(*rp->files),
-                4))
+  if (!zvm_grow(&rp->files, &rp->cap_files, rp->nfiles, sizeof(*rp->files), 4))
     return false;
   rp->files[rp->nfiles] = strdup(path);
   if (rp->files[rp->nfiles] == NULL)
@@ -86,8 +90,12 @@ struct zvm_replay *zvm_replay_create(const struct zvm_replay_config *cfg,
     snprintf(err, err_size, "ReplayFile: no file given");
     return NULL;
   }
-  if (!(cfg->speed >= 0)) {
-    snprintf(err, err_size, "ReplaySpeed: must be >= 0");
+  if (!(cfg->speed == 0 || (cfg->speed >= ZVM_REPLAY_SPEED_MIN &&
+                            cfg->speed <= ZVM_REPLAY_SPEED_MAX))) {
+    snprintf(err, err_size,
+             "ReplaySpeed %g: a factor from %g to %g is "
+             "required (or 0: \"fast\")",
+             cfg->speed, ZVM_REPLAY_SPEED_MIN, ZVM_REPLAY_SPEED_MAX);
     return NULL;
   }
   struct zvm_replay *rp = calloc(1, sizeof(*rp));
@@ -126,6 +134,21 @@ struct zvm_replay *zvm_replay_create(const struct zvm_replay_config *cfg,
       return NULL;
     }
     for (size_t k = 0; k < g.gl_pathc; k++) {
+      /* Something that is no capture at all is a configuration error
+       * (lstat: nothing is opened; each open checks again). */
+      struct stat st;
+      if (lstat(g.gl_pathv[k], &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, err_size,
+                 S_ISLNK(st.st_mode)
+                     ? "ReplayFile \"%s\" is a symbolic link: name the "
+                       "capture file itself"
+                     : "ReplayFile \"%s\" is %s, not a capture file (a "
+                       "regular file written by zvm-monitor-capture)",
+                 g.gl_pathv[k], zvm_file_kind(st.st_mode));
+        globfree(&g);
+        zvm_replay_destroy(rp);
+        return NULL;
+      }
       if (!add_file(rp, g.gl_pathv[k])) {
         globfree(&g);
         snprintf(err, err_size, "out of memory");
@@ -229,9 +252,14 @@ static bool pace_wait(struct zvm_replay *rp, struct pace *p, uint64_t rec_us,
     p->first_mono_us = now;
     return !zvm_setq_is_closed(q);
   }
-  /* Out-of-order times (a merged capture) are not waited for. */
+  /* Out-of-order times (a merged capture) are not waited for. The wait is
+   * computed in double and bounded before it becomes an integer (a
+   * conversion out of range is undefined): a recorded time that far
+   * ahead is waited for until the queue closes. */
   uint64_t rel = rec_us > p->first_rec_us ? rec_us - p->first_rec_us : 0;
-  uint64_t due = p->first_mono_us + (uint64_t)((double)rel / rp->speed);
+  double wait = (double)rel / rp->speed;
+  uint64_t wait_us = wait < (double)MAX_WAIT_US ? (uint64_t)wait : MAX_WAIT_US;
+  uint64_t due = p->first_mono_us + wait_us;
   while (!zvm_setq_is_closed(q)) {
     now = rp->clock.now_us(rp->clock.ctx);
     if (now >= due)
@@ -269,13 +297,13 @@ struct span {
 static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
                         struct pace *p, struct span *span) {
   const char *path = rp->files[idx];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  char why[160];
+  int fd = zvm_cap_open(path, why, sizeof(why));
   if (fd < 0) {
-    int e = errno;
     rp->st.unreadable++;
     if (!rp->reported[idx])
-      say(rp, ZVM_LOG_ERR, "cannot open the capture %s: %s: skipped", path,
-          strerror(e));
+      say(rp, ZVM_LOG_ERR, "cannot replay the capture %s: it %s: skipped", path,
+          why);
     rp->reported[idx] = true;
     return !zvm_setq_is_closed(q);
   }
@@ -326,11 +354,19 @@ static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
       open_q = false;
       break;
     }
-    if (s == ZVM_SETQ_NOMEM && !rp->reported[idx])
-      say(rp, ZVM_LOG_ERR,
-          "out of memory: a data set of %zu bytes from the capture %s was "
-          "dropped",
-          it.len, path);
+    if (s == ZVM_SETQ_NOMEM) {
+      /* Not delivered: counted by the queue (sets_dropped), logged once
+       * per episode (until a set is queued again). */
+      if (!rp->nomem_logged)
+        say(rp, ZVM_LOG_ERR,
+            "out of memory: a data set of %zu bytes from the capture %s was "
+            "dropped (counted in total_objects-sets_dropped)",
+            it.len, path);
+      rp->nomem_logged = true;
+      rp->st.dropped++;
+      continue;
+    }
+    rp->nomem_logged = false;
     rp->st.sets++;
   }
   if (k == ZVM_CAP_ERROR) {
@@ -417,11 +453,13 @@ static int opt_replay_speed(void *t, const struct zvm_option *opt,
   (void)opt;
   struct zvm_replay_options *o = t;
   if (v->type == ZVM_OPTION_NUMBER) {
-    if (!(v->number > 0) || v->number > 1e9)
-      return zvm_format_error(
-          err, err_size,
-          "ReplaySpeed %g: a factor > 0 is required (or \"fast\")",
-          v->number);
+    if (!(v->number >= ZVM_REPLAY_SPEED_MIN) ||
+        v->number > ZVM_REPLAY_SPEED_MAX)
+      return zvm_format_error(err, err_size,
+                              "ReplaySpeed %g: a factor from %g (a thousand "
+                              "times slower) to %g is required (or \"fast\")",
+                              v->number, ZVM_REPLAY_SPEED_MIN,
+                              ZVM_REPLAY_SPEED_MAX);
     o->speed = v->number;
     return 0;
   }
@@ -435,8 +473,9 @@ static int opt_replay_speed(void *t, const struct zvm_option *opt,
   }
   return zvm_format_error(err, err_size,
                           "ReplaySpeed \"%s\": use \"recorded\", \"fast\" or a "
-                          "factor > 0 (2: twice the recorded pace)",
-                          v->string);
+                          "factor from %g to %g (2: twice the recorded pace)",
+                          v->string, ZVM_REPLAY_SPEED_MIN,
+                          ZVM_REPLAY_SPEED_MAX);
 }
 
 static int opt_replay_loop(void *t, const struct zvm_option *opt,
@@ -464,4 +503,3 @@ const struct zvm_option *zvm_replay_options_table(size_t *n) {
 bool zvm_replay_option_is(const char *key) {
   return zvm_option_find(replay_options, NREPLAY_OPTIONS, key) != NULL;
 }
-

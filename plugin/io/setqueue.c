@@ -139,6 +139,7 @@ enum zvm_setq_push_status zvm_setq_push_at(struct zvm_setq *q,
     q->rs = *rs;
   if (s == NULL) {
     q->stats.dropped++;
+    q->stats.nomem++;
     account(q);
     pthread_mutex_unlock(&q->lock);
     return ZVM_SETQ_NOMEM;
@@ -193,8 +194,10 @@ struct zvm_qset *zvm_setq_take(struct zvm_setq *q, struct zvm_reader_stats *rs,
   q->held = 0;
   q->stats.sets = 0;
   account(q);
-  if (rs != NULL)
+  if (rs != NULL) {
     *rs = q->rs;
+    rs->sets_dropped = q->stats.nomem;
+  }
   if (reader_status != NULL)
     *reader_status = q->reader_status;
   pthread_cond_broadcast(&q->room);

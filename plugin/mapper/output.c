@@ -111,6 +111,7 @@ void zvm_output_reader(struct zvm_mapper *m,
   emit_counter(m, "errors", "malformed", malformed);
   emit_counter(m, "errors", "stream", rs->stream_errors);
   emit_counter(m, "total_objects", "sets", rs->sets);
+  emit_counter(m, "total_objects", "sets_dropped", rs->sets_dropped);
   emit_counter(m, "total_objects", "records", d->walk.records);
   emit_counter(m, "total_objects", "skipped", skipped);
   emit_counter(m, "total_objects", "short_records", m->short_records);

@@ -294,8 +294,10 @@ static struct vmdbk_copy *copy_for(struct useite_state *st, uint16_t cpuad) {
     return NULL; /* more VMDBKs than a guest can have */
   if (!zvm_grow(&st->copies, &st->cap, st->ncopies, sizeof(*st->copies), 1))
     return NULL;
+  /* A new slot from zvm_grow() is not zeroed: every member is set here,
+   * so no flag of a slot is ever read uninitialised. */
   struct vmdbk_copy *c = &st->copies[st->ncopies++];
-  c->cpuad = cpuad;
+  *c = (struct vmdbk_copy){.cpuad = cpuad};
   return c;
 }
 

@@ -49,7 +49,7 @@ struct fake_region {
 };
 
 struct fake_device {
-  char name[64];
+  char name[128]; /* DM_NAME_LEN */
   bool exists;
   struct fake_region regions[MAX_REGIONS];
   int create_errno; /* make stats_create_region fail with this */
@@ -574,6 +574,30 @@ static void test_parse_print(void **state) {
   assert_int_equal(dms_parse_print("", false, &c[0][0], 0, NULL, 3), 0);
 }
 
+/* The kernel prints in-flight signed ("%d", Linux
+ * drivers/md/dm-stats.c): a transient negative count is 0, and the
+ * fields after it are read as usual. A sign anywhere else is junk. */
+static void test_parse_print_negative_in_flight(void **state) {
+  (void)state;
+  uint64_t c[2][DM_STATS_NR_COUNTERS];
+  memset(c, 0xff, sizeof(c));
+  assert_int_equal(dms_parse_print("0+8 1 2 3 4 5 6 7 8 -3 10 11 12 13\n"
+                                   "8+8 1 2 3 4 5 6 7 8 4 10 11 12 13\n",
+                                   true, &c[0][0], 0, NULL, 2),
+                   2);
+  assert_int_equal(c[0][DM_STATS_IO_IN_PROGRESS_COUNT], 0);
+  assert_int_equal(c[0][DM_STATS_WRITE_NSECS], 8);
+  assert_int_equal(c[0][DM_STATS_IO_NSECS], 10);
+  assert_int_equal(c[0][DM_STATS_TOTAL_WRITE_NSECS], 13);
+  assert_int_equal(c[1][DM_STATS_IO_IN_PROGRESS_COUNT], 4);
+  assert_int_equal(dms_parse_print("0+8 1 2 3 4 5 6 7 8 - 10 11 12 13\n", true,
+                                   &c[0][0], 0, NULL, 2),
+                   -1);
+  assert_int_equal(dms_parse_print("0+8 1 2 3 4 5 6 7 -8 3 10 11 12 13\n", true,
+                                   &c[0][0], 0, NULL, 2),
+                   -1);
+}
+
 /* ---- the plugin's own regions
  * ------------------------------------------------ */
 
@@ -837,6 +861,57 @@ static void test_device_selection_and_names(void **state) {
   assert_int_equal(handles_open, 0);
 }
 
+/* Names too long for collectd's 127 bytes once escaped (device-mapper
+ * allows 127): a readable prefix, "~" and the hash of the whole name,
+ * then the region; two long names differing only at their end stay two
+ * instances, each with its own counters. */
+static void test_long_names_stay_distinct(void **state) {
+  (void)state;
+  char a[96] = "", b[96];
+  for (int i = 0; i < 31; i++)
+    strcat(a, "db.");
+  strcat(a, "xa");
+  assert_int_equal(strlen(a), 95);
+  snprintf(b, sizeof(b), "%s", a);
+  b[94] = 'b';
+  struct fake_device *da = add_fake_device(a), *db = add_fake_device(b);
+  add_fake_region(da, "dmstats", 1, false);
+  add_fake_region(db, "dmstats", 1, false);
+  do_io(da, 0, 0, 6, 0, 1);
+  do_io(db, 0, 0, 3, 0, 1);
+  struct dms_ctx *ctx = start();
+  read_once(ctx, 10.0);
+  const struct emitted *ops[2];
+  size_t n = 0;
+  for (size_t i = 0; i < out_num; i++)
+    if (strcmp(out[i].type, "disk_ops") == 0) {
+      assert_true(n < 2);
+      ops[n++] = &out[i];
+    }
+  assert_int_equal(n, 2);
+  assert_string_not_equal(ops[0]->pi, ops[1]->pi);
+  for (size_t i = 0; i < 2; i++) {
+    const char *pi = ops[i]->pi, *tilde = strchr(pi, '~');
+    print_message("%s\n", pi);
+    assert_true(strlen(pi) <= 127);
+    assert_int_equal(strncmp(pi, "db%2Edb%2Edb%2E", 15), 0);
+    assert_non_null(tilde);
+    /* the prefix ends at an escape's edge, the hash is 8 hex digits */
+    assert_null(memchr(tilde - 2, '%', 2));
+    assert_int_equal(strspn(tilde + 1, "0123456789abcdef"), 8);
+    assert_string_equal(tilde + 9, "_r0");
+  }
+  assert_int_equal(ops[0]->v[0].derive + ops[1]->v[0].derive, 9);
+  assert_int_equal(ops[0]->v[0].derive * ops[1]->v[0].derive, 18);
+  /* the same names on the next read: the same instances */
+  char first[128];
+  snprintf(first, sizeof(first), "%s", ops[0]->pi);
+  int64_t reads = ops[0]->v[0].derive;
+  read_once(ctx, 10.0);
+  assert_int_equal(value(first, "disk_ops", "", 0), reads);
+  dms_ctx_destroy(ctx);
+}
+
 /* ---- errors: clear, and said once
  * ------------------------------------------------ */
 
@@ -933,6 +1008,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_histogram_refused, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_parse_print, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parse_print_negative_in_flight,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_own_region_created_and_accumulated,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_precise_histogram_names_in_ns, setup,
@@ -954,6 +1031,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_program_filter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_selection_and_names, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_long_names_stay_distinct, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_no_device_mapper_said_once, setup,
                                       teardown),
