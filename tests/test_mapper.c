@@ -33,9 +33,9 @@
 #define DCSS_ADDR 0x00400000u
 /* Reader counters (plugin_instance "reader"): errors-{eoverflow,eio,efault,
  * open,malformed,stream}, total_objects-{sets,records,skipped,restamped,
- * short_records}, total_bytes-read, and APPLDATA's
+ * short_records,time_future}, total_bytes-read, and APPLDATA's
  * total_objects-appldata_{torn,unknown,dropped}. */
-#define READER_VALUES 15
+#define READER_VALUES 16
 /* D5R21 values per CPU type: six thread counts and three _is_max flags;
  * system: mt_config_seq, mt_max_threads, statement_all, set_all, their two
  * _is_max flags and set_initial. */

@@ -12,6 +12,7 @@
 
 #include "appldata/appldata.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/decode.h"
 
 /* APHDR (IBM MRAPLSDT z/VM 7.5, MRAPLEDT z/VM 4.3: URLs in appldata.h). */
 #define APHDR_CALDATOF 20 /* signed 2: offset of the data from record start */
@@ -469,18 +470,6 @@ static bool name_char_is_safe(uint8_t c) {
          (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' || c == '-';
 }
 
-/* FNV-1a, 32 bits: the suffix of a cut name. */
-static uint32_t fnv1a(const uint8_t *s, size_t len) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < len; i++) {
-    h ^= s[i];
-    h *= 16777619u;
-  }
-  return h;
-}
-
-#define HASH_SUFFIX_LEN 9 /* "~" + 8 hex digits */
-
 size_t zvm_apl_name(const uint8_t *s, size_t len, bool slash_to_dash, char *out,
                     size_t out_size) {
   static const char hex[] = "0123456789abcdef";
@@ -505,25 +494,7 @@ size_t zvm_apl_name(const uint8_t *s, size_t len, bool slash_to_dash, char *out,
     }
     if (n + w > out_size - 1) {
       /* Too long: keep a prefix and name the whole by its hash. */
-      if (out_size - 1 < HASH_SUFFIX_LEN) {
-        out[0] = '\0';
-        return 0;
-      }
-      size_t keep = out_size - 1 - HASH_SUFFIX_LEN;
-      if (n > keep)
-        n = keep;
-      /* Never end the prefix inside a %XX escape. */
-      for (size_t k = n >= 2 ? n - 2 : 0; k < n; k++)
-        if (out[k] == '%') {
-          n = k;
-          break;
-        }
-      uint32_t hsh = fnv1a(s, len);
-      out[n++] = '~';
-      for (int sh = 28; sh >= 0; sh -= 4)
-        out[n++] = hex[(hsh >> sh) & 0x0F];
-      out[n] = '\0';
-      return n;
+      return zvm_id_shorten(out, n, out_size, s, len);
     }
     memcpy(out + n, buf, w);
     n += w;

@@ -20,12 +20,12 @@
 #include "zvm_monitor/events.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
-#include "zvm_monitor/replay.h"
 #include "zvm_monitor/recconf.h"
+#include "zvm_monitor/registry.h"
+#include "zvm_monitor/replay.h"
 #include "zvm_monitor/setqueue.h"
 #include "zvm_monitor/timerule.h"
 #include "zvm_monitor/typesdb.h"
-#include "zvm_monitor/registry.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -84,6 +84,8 @@ static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t users_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t restamp_complaint = C_COMPLAIN_INIT_STATIC;
+static c_complain_t future_complaint = C_COMPLAIN_INIT_STATIC;
+static c_complain_t guest_complaint = C_COMPLAIN_INIT_STATIC;
 static uint64_t leap_logged_us = UINT64_MAX;
 
 /* Configuration may come in several <Plugin> blocks, or not at all. */
@@ -176,11 +178,11 @@ static int config_record_item(oconfig_item_t *item, char *err,
     if (status == 0)
       status = zvm_recconf_field_end(&user_records, err, err_size);
   } else if (v.type == ZVM_OPTION_STRING) {
-    status =
-        zvm_recconf_set_string(&user_records, item->key, v.string, err, err_size);
+    status = zvm_recconf_set_string(&user_records, item->key, v.string, err,
+                                    err_size);
   } else if (v.type == ZVM_OPTION_NUMBER) {
-    status =
-        zvm_recconf_set_number(&user_records, item->key, v.number, err, err_size);
+    status = zvm_recconf_set_number(&user_records, item->key, v.number, err,
+                                    err_size);
   } else {
     status = zvm_recconf_set_boolean(&user_records, item->key, v.boolean, err,
                                      err_size);
@@ -463,6 +465,21 @@ static void log_times(const struct zvm_mapper_stats *ms) {
            ms->leap_us / 1000000, leap_method_name(ms->leap_method));
     leap_logged_us = ms->leap_us;
   }
+  if (ms->pass_future > 0) {
+    const struct zvm_restamp_note *n = &ms->first_future;
+    c_complain(LOG_WARNING, &future_complaint,
+               LOG_PREFIX "record time %.6f of %s is more than %" PRIu64
+                          " s after its set arrived (a TOD glitch or a "
+                          "damaged record): its values are stamped %.6f and "
+                          "counted in total_objects-time_future (%" PRIu64
+                          " this pass)",
+               (double)n->record_us / 1e6, n->what,
+               ZVM_TIME_AHEAD_MAX_US / 1000000, (double)n->stamped_us / 1e6,
+               ms->pass_future);
+  } else if (ms->pass_timed > 0) {
+    c_release(LOG_INFO, &future_complaint,
+              LOG_PREFIX "record times are near their arrival again");
+  }
   if (ms->pass_restamped > 0) {
     const struct zvm_restamp_note *n = &ms->first_restamp;
     c_complain(
@@ -553,9 +570,32 @@ static int zvm_read(user_data_t *ud) {
   if (ms->users_dropped > users_dropped_logged) {
     users_dropped_logged = ms->users_dropped;
     c_complain(LOG_WARNING, &users_complaint,
-               LOG_PREFIX "more than %d user IDs at once: records of further "
-                          "users are dropped (%" PRIu64 " so far)",
+               LOG_PREFIX "more than %d instances of z/VM's records at once "
+                          "(user IDs, CPU types, <Record> instances): records "
+                          "of further ones are dropped (%" PRIu64 " so far)",
                ZVM_MAPPER_MAX_USERS, ms->users_dropped);
+  }
+  if (ms->pass_guest_dropped > 0) {
+    const struct zvm_guest_note *g = &ms->first_guest_drop;
+    if (g->pool_full)
+      c_complain(LOG_WARNING, &guest_complaint,
+                 LOG_PREFIX "APPLDATA instances of guest %s refused: the "
+                            "guests hold %d instances (%s the most, %" PRIu64
+                            "); counted in total_objects-%s (%" PRIu64
+                            " this pass); lower ApplDataInstancesPerGuest",
+                 g->guest, ZVM_MAPPER_MAX_GUEST_INSTANCES, g->top, g->top_held,
+                 g->counter, ms->pass_guest_dropped);
+    else
+      c_complain(LOG_WARNING, &guest_complaint,
+                 LOG_PREFIX "guest %s writes APPLDATA for more than %" PRIu64
+                            " instances (mount points, processes): records "
+                            "of further ones are dropped and counted in "
+                            "total_objects-%s (%" PRIu64 " this pass); raise "
+                            "ApplDataInstancesPerGuest if that is expected",
+                 g->guest, g->limit, g->counter, ms->pass_guest_dropped);
+  } else if (ms->pass_timed > 0) {
+    c_release(LOG_INFO, &guest_complaint,
+              LOG_PREFIX "no APPLDATA instances refused any more");
   }
 
   if (status != 0) {
