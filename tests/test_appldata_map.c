@@ -362,6 +362,13 @@ static void flood(struct fx *f, const char *guest, unsigned from, unsigned n) {
   tb_free(&d);
 }
 
+static void per_guest(struct fx *f, double n) {
+  char err[256];
+  if (zvm_conf_set_number(&f->mf.conf, "ApplDataInstancesPerGuest", n, err,
+                          sizeof(err)) != 0)
+    fail_msg("%s", err);
+}
+
 static void test_flood_then_new_guest(void **state) {
   struct fx *f = *state;
   flood(f, "LNXFLOOD", 0, FLOOD_MOUNTS);
@@ -401,10 +408,7 @@ static void test_flood_then_new_guest(void **state) {
  * instances. */
 static void test_flood_noted(void **state) {
   struct fx *f = *state;
-  char err[256];
-  assert_int_equal(zvm_conf_set_number(&f->mf.conf, "ApplDataInstancesPerGuest",
-                                       100, err, sizeof(err)),
-                   0);
+  per_guest(f, 100);
   flood(f, "LNX.1", 0, 150);
   const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->mf.m);
   assert_int_equal(ms->pass_guest_dropped, 50);
@@ -425,10 +429,7 @@ static void test_flood_noted(void **state) {
  * the guest holding the most. */
 static void test_pool_reserve(void **state) {
   struct fx *f = *state;
-  char err[256];
-  assert_int_equal(zvm_conf_set_number(&f->mf.conf, "ApplDataInstancesPerGuest",
-                                       8192, err, sizeof(err)),
-                   0);
+  per_guest(f, 8192);
   const unsigned full =
       ZVM_MAPPER_MAX_GUEST_INSTANCES - ZVM_MAPPER_GUEST_RESERVE; /* 57344 */
   char guest[9];
