@@ -15,6 +15,7 @@
  * Every dispatched counter is thus our own running total (DERIVE).
  */
 #include "dmstats/dmstats.h"
+#include "zvm_monitor/decode.h"
 #include "zvm_monitor/util.h"
 
 #include <errno.h>
@@ -395,7 +396,7 @@ static void update_disk_time(struct series *s, double interval_s) {
  * [A-Za-z0-9_+-] are escaped %XX, like zvm_monitor's user IDs (the naming
  * contract, man page "METRICS"). A name that does not fit then (with the
  * region's suffix, in collectd's 127 bytes) is shortened as zvm_monitor
- * shortens its names (zvm_name_shorten: a prefix and a hash of the whole
+ * shortens its names (zvm_id_shorten: a prefix and a hash of the whole
  * name), so two names never share an instance. */
 static void plugin_instance(char *out, size_t outlen, const char *device,
                             uint64_t region, uint64_t area) {
@@ -411,7 +412,7 @@ static void plugin_instance(char *out, size_t outlen, const char *device,
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
               (c >= '0' && c <= '9') || c == '_' || c == '+' || c == '-';
     if (o + (ok ? 1 : 3) > room) {
-      o = zvm_name_shorten(out, o, room + 1, device, strlen(device));
+      o = zvm_id_shorten(out, o, room + 1, device, strlen(device));
       break;
     }
     if (ok)

@@ -186,14 +186,15 @@ f=$(wait_value "$rdir/errors-open-*") ||
 [ "$(last_value "$f")" -ge 1 ] || fail_with "$good" "errors-open should count the failed open"
 echo "ok - reader counters arrive (errors-open $(last_value "$f"))"
 for t in errors-eoverflow errors-eio errors-efault errors-malformed errors-stream \
-  total_objects-sets total_objects-records total_objects-skipped \
-  total_bytes-read total_objects-restamped total_objects-short_records \
+  total_objects-sets total_objects-sets_dropped total_objects-records total_objects-skipped \
+  total_bytes-read total_objects-restamped total_objects-time_future \
+  total_objects-short_records \
   total_objects-appldata_torn total_objects-appldata_unknown \
   total_objects-appldata_dropped; do
   # the daemon's writer threads may write them in any order: wait for each
   wait_value "$rdir/$t-*" >/dev/null || fail_with "$good" "no $t"
 done
-echo "ok - all fifteen reader counters are written"
+echo "ok - all seventeen reader counters are written"
 grep -q "zvm_monitor plugin: reading $tmp/monreader; domains: user,processor; 1 UserID rule(s)" "$good.out" ||
   fail_with "$good" "no start-up line"
 grep "zvm_monitor plugin: " "$good.out" | grep -v "reading " | grep -q "$tmp/monreader" ||

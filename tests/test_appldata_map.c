@@ -18,11 +18,11 @@
 #include <string.h>
 
 #include "builder.h"
-#include "mapper_fixture.h"
 #include "conf_options.h"
+#include "mapper_fixture.h"
+#include "mapper_values.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
-#include "mapper_values.h"
 
 #define SEC 1700000000u
 #define NOW ((uint64_t)(SEC + 1000) * 1000000u)
@@ -332,6 +332,129 @@ static void test_df_name_collision(void **state) {
   tb_free(&d);
 }
 
+/* One guest writing 70,000 distinct mount points (mon_fsstatd through
+ * /dev/monwriter: the guest chooses every name), then a guest that logs
+ * on later: its D4R10 values and its own APPLDATA still go out. The
+ * flooding guest holds ApplDataInstancesPerGuest (4096) instances; the
+ * records of the others are counted in appldata_dropped, and the monitor's
+ * own records (D4R10) never compete with them. */
+#define FLOOD_MOUNTS 70000
+#define FLOOD_PER_SET 1000
+
+static void flood(struct fx *f, const char *guest, unsigned from, unsigned n) {
+  struct tb d;
+  tb_init(&d);
+  if (f->mf.m == NULL)
+    mapper_fx_start(&f->mf);
+  for (unsigned k = from; k < from + n; k += FLOOD_PER_SET) {
+    for (unsigned i = k; i < k + FLOOD_PER_SET && i < from + n; i++) {
+      char dir[32];
+      snprintf(dir, sizeof(dir), "/overlay/%08x", i);
+      fs_data(&d, dir);
+      add_tool(f, SEC + 10, guest, 1, 0, &d);
+    }
+    tb_reset(&f->mf.set);
+    tb_record_set(&f->mf.set, 0xE2, TB_DOM(10), DCSS_ADDR, &f->mf.rs);
+    zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+    tb_reset(&f->mf.rs);
+  }
+  assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
+  tb_free(&d);
+}
+
+static void per_guest(struct fx *f, double n) {
+  char err[256];
+  if (zvm_conf_set_number(&f->mf.conf, "ApplDataInstancesPerGuest", n, err,
+                          sizeof(err)) != 0)
+    fail_msg("%s", err);
+}
+
+static void test_flood_then_new_guest(void **state) {
+  struct fx *f = *state;
+  flood(f, "LNXFLOOD", 0, FLOOD_MOUNTS);
+  f->v = mapper_values(f->mf.m, &f->nv);
+  assert_int_equal(reader(f, "appldata_dropped"), FLOOD_MOUNTS - 4096);
+  assert_int_equal(reader(f, "skipped"), 0);
+
+  /* LINUX99 logs on: a D4R10 record and its kernel's mem record. */
+  struct tb d;
+  tb_init(&d);
+  size_t r = tb_record(&f->mf.rs, 200, 4, 10, tb_tod(SEC + 20, 0));
+  tb_put_ebcdic(&f->mf.rs, r + 20, "LINUX99", 8);
+  tb_put_u8(&f->mf.rs, r + 47, 0x80); /* CALBASE */
+  mem_data(&d, 123);
+  add(f, SEC + 20, "LINUX99", 1, "00", &d);
+  fs_data(&d, "/");
+  add_tool(f, SEC + 20, "LINUX99", 1, 0, &d);
+  tb_reset(&f->mf.set);
+  tb_record_set(&f->mf.set, 0xE2, TB_DOM(4) | TB_DOM(10), DCSS_ADDR, &f->mf.rs);
+  zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  tb_reset(&f->mf.rs);
+  assert_int_equal(zvm_mapper_finish(f->mf.m, NOW, NULL), 0);
+  f->v = mapper_values(f->mf.m, &f->nv);
+  size_t d4r10 = 0;
+  for (size_t i = 0; i < f->nv; i++)
+    d4r10 += strcmp(f->v[i].plugin_instance, "LINUX99") == 0;
+  assert_true(d4r10 > 0);
+  assert_true(gauge_of(f, "linux99/memory/memory-free") == 123 * 1024.0);
+  assert_true(gauge_of(f, "linux99/df-root/df_complex-used") == 60 * 4096.0);
+  assert_int_equal(reader(f, "appldata_dropped"), FLOOD_MOUNTS - 4096);
+  tb_free(&d);
+}
+
+/* The guest responsible is named for the log (escaped as in identifiers),
+ * once per pass; a lower ApplDataInstancesPerGuest is the guest's cap; a
+ * pool full of capped guests keeps its reserve for a guest with few
+ * instances. */
+static void test_flood_noted(void **state) {
+  struct fx *f = *state;
+  per_guest(f, 100);
+  flood(f, "LNX.1", 0, 150);
+  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->mf.m);
+  assert_int_equal(ms->pass_guest_dropped, 50);
+  assert_int_equal(ms->guest_tracked, 100);
+  assert_string_equal(ms->first_guest_drop.guest, "LNX%4B1");
+  assert_int_equal(ms->first_guest_drop.held, 100);
+  assert_int_equal(ms->first_guest_drop.limit, 100);
+  assert_false(ms->first_guest_drop.pool_full);
+  assert_string_equal(ms->first_guest_drop.counter, "appldata_dropped");
+  /* The next pass without new instances: nothing refused. */
+  flood(f, "LNX.1", 0, 100);
+  assert_int_equal(ms->pass_guest_dropped, 0);
+  assert_int_equal(ms->guest_dropped, 50);
+}
+
+/* Many guests at their cap fill the pool up to its reserve; a guest with
+ * few instances still gets in, one with many does not, and the note names
+ * the guest holding the most. */
+static void test_pool_reserve(void **state) {
+  struct fx *f = *state;
+  per_guest(f, 8192);
+  const unsigned full =
+      ZVM_MAPPER_MAX_GUEST_INSTANCES - ZVM_MAPPER_GUEST_RESERVE; /* 57344 */
+  char guest[9];
+  for (unsigned g = 0; g < 7; g++) {
+    snprintf(guest, sizeof(guest), "LNXBIG%u", g);
+    flood(f, guest, 0, 8192);
+  }
+  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->mf.m);
+  assert_int_equal(ms->guest_tracked, full);
+  assert_int_equal(ms->guest_dropped, 0);
+  /* Within the reserve: a guest with few instances gets in. */
+  flood(f, "LNXSMALL", 0, ZVM_MAPPER_GUEST_RESERVE_BELOW);
+  assert_int_equal(ms->pass_guest_dropped, 0);
+  /* ...but not beyond ZVM_MAPPER_GUEST_RESERVE_BELOW, nor a big one. */
+  flood(f, "LNXSMALL", ZVM_MAPPER_GUEST_RESERVE_BELOW, 1);
+  assert_int_equal(ms->pass_guest_dropped, 1);
+  assert_true(ms->first_guest_drop.pool_full);
+  assert_string_equal(ms->first_guest_drop.guest, "LNXSMALL");
+  assert_int_equal(ms->first_guest_drop.top_held, 8192);
+  assert_memory_equal(ms->first_guest_drop.top, "LNXBIG", 6);
+  flood(f, "LNXBIG0", 8192, 1);
+  assert_int_equal(ms->pass_guest_dropped, 1);
+  assert_int_equal(ms->guest_tracked, full + ZVM_MAPPER_GUEST_RESERVE_BELOW);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_kernel_records, setup, teardown),
@@ -339,6 +462,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_counted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_options, setup, teardown),
       cmocka_unit_test_setup_teardown(test_df_name_collision, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_flood_then_new_guest, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_flood_noted, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pool_reserve, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

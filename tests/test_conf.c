@@ -379,6 +379,44 @@ static void test_max_queue_size(void **state) {
   assert_int_equal(f->c.max_queue_size, 4096);
 }
 
+/* ApplDataInstancesPerGuest: what one guest's APPLDATA may hold in the
+ * mapper; whole numbers from 1 to the guests' pool, and only with domain
+ * 10 selected. */
+static void test_appldata_instances_per_guest(void **state) {
+  struct fx *f = *state;
+  assert_int_equal(f->c.guest_instances_max, 4096);
+  assert_int_equal(zvm_conf_option_kind("ApplDataInstancesPerGuest"),
+                   ZVM_CONF_NUMBER);
+  assert_int_equal(zvm_conf_set_number(&f->c, "ApplDataInstancesPerGuest",
+                                       65536, f->err, sizeof(f->err)),
+                   0);
+  assert_int_equal(f->c.guest_instances_max, 65536);
+  assert_int_equal(zvm_conf_set_number(&f->c, "ApplDataInstancesPerGuest", 20,
+                                       f->err, sizeof(f->err)),
+                   0);
+  assert_int_equal(f->c.guest_instances_max, 20);
+  static const double bad[] = {0, -1, 65537, 2.5, NAN};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    f->err[0] = '\0';
+    assert_int_equal(zvm_conf_set_number(&f->c, "ApplDataInstancesPerGuest",
+                                         bad[i], f->err, sizeof(f->err)),
+                     -1);
+    ERR_CONTAINS(f, "ApplDataInstancesPerGuest");
+    ERR_CONTAINS(f, "from 1 to 65536");
+  }
+  assert_int_equal(f->c.guest_instances_max, 20);
+  assert_int_equal(zvm_conf_set_string(&f->c, "ApplDataInstancesPerGuest",
+                                       "many", f->err, sizeof(f->err)),
+                   -1);
+  /* Given while Domain leaves domain 10 out: an error, not silence. */
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), 0);
+  assert_int_equal(
+      zvm_conf_set_string(&f->c, "Domain", "user", f->err, sizeof(f->err)), 0);
+  assert_int_equal(zvm_conf_check(&f->c, f->err, sizeof(f->err)), -1);
+  ERR_CONTAINS(f, "ApplDataInstancesPerGuest");
+  ERR_CONTAINS(f, "add Domain \"appldata\"");
+}
+
 static void test_selection_default_all(void **state) {
   struct fx *f = *state;
   assert_true(zvm_conf_user_selected(&f->c, "LINUX07"));
@@ -460,6 +498,7 @@ int main(void) {
       T(test_wrong_value_types),
       T(test_max_set_size),
       T(test_max_queue_size),
+      T(test_appldata_instances_per_guest),
       T(test_userfield),
       T(test_one_value_per_list),
       T(test_leap_second_offset),

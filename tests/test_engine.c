@@ -37,7 +37,7 @@
 /* Value-list types of the built-in records (builtin_types.h). */
 #define BUILTIN_TYPES builtin_types()
 /* Reader counters in every pass (the man page lists them). */
-#define READER_VALUES 16 /* thirteen of the reader, three of APPLDATA */
+#define READER_VALUES 17 /* fourteen of the reader, three of APPLDATA */
 #define APPLDATA_COUNTERS 3
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))

@@ -37,8 +37,8 @@
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 /* Reader counters in every read callback (the man page lists them): the
- * reader's thirteen and APPLDATA's appldata_torn, _unknown, _dropped. */
-#define READER_VALUES 16
+ * reader's fourteen and APPLDATA's appldata_torn, _unknown, _dropped. */
+#define READER_VALUES 17
 
 /* ------------------------------------------------------------------------
  * Fake daemon.

@@ -33,9 +33,9 @@
 #define DCSS_ADDR 0x00400000u
 /* Reader counters (plugin_instance "reader"): errors-{eoverflow,eio,efault,
  * open,malformed,stream}, total_objects-{sets,sets_dropped,records,skipped,
- * restamped,short_records}, total_bytes-read, and APPLDATA's
+ * restamped,short_records,time_future}, total_bytes-read, and APPLDATA's
  * total_objects-appldata_{torn,unknown,dropped}. */
-#define READER_VALUES 16
+#define READER_VALUES 17
 /* D5R21 values per CPU type: six thread counts and three _is_max flags;
  * system: mt_config_seq, mt_max_threads, statement_all, set_all, their two
  * _is_max flags and set_initial. */
@@ -854,6 +854,44 @@ static void test_time_rule_restamps(void **state) {
   assert_int_equal(zvm_mapper_get_stats(f->mf.m)->pass_timed, 1);
 }
 
+/* One record dated 2043-11-09 (a TOD glitch, a damaged record, an edited
+ * capture) among a guest's ordinary ones: its values take its set's
+ * arrival time, it is counted in total_objects-time_future (not in
+ * restamped), and the guest's later records go out at their own times.
+ * It does not move the leap-second estimate either. */
+#define SEC_2043 2330640000u
+
+static void test_future_record(void **state) {
+  struct fx *f = *state;
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 0), 1, 200);
+  pass_at(f, TB_DOM(4), US(SEC, 500000));
+  expect_user(f, "", "LINUX07", 1, 1, US(SEC, 0));
+
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC_2043, 0), 2, 200);
+  pass_at(f, TB_DOM(4), US(SEC + 60, 500000));
+  expect_user(f, "", "LINUX07", 2, 2, US(SEC + 60, 500000));
+  assert_int_equal(reader_value(f, "total_objects", "time_future"), 1);
+  assert_int_equal(restamped(f), 0);
+  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->mf.m);
+  assert_int_equal(ms->pass_future, 1);
+  assert_string_equal(ms->first_future.what, "LINUX07");
+  assert_int_equal(ms->first_future.record_us, US(SEC_2043, 0));
+  assert_int_equal(ms->first_future.stamped_us, US(SEC + 60, 500000));
+  assert_true(ms->first_future.arrival);
+
+  /* Ordinary records again: their own times, nothing counted. */
+  for (unsigned k = 2; k <= 4; k++) {
+    add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC + 60 * k, 0), k + 1, 200);
+    pass_at(f, TB_DOM(4), US(SEC + 60 * k, 500000));
+    expect_user(f, "", "LINUX07", k + 1, k + 1, US(SEC + 60 * k, 0));
+  }
+  assert_int_equal(reader_value(f, "total_objects", "time_future"), 1);
+  assert_int_equal(restamped(f), 0);
+  assert_int_equal(ms->pass_future, 0);
+  assert_int_equal(ms->leap_us, 0);
+}
+
 /* The TOD wrap (2042-09-17) and a configured leap-second offset, through
  * the mapper. tb_tod() computes modulo 2^64, as the clock counts. */
 #define SEC_2042_OCT 2295734400u /* 2042-10-01 00:00:00 UTC */
@@ -1475,6 +1513,7 @@ int main(void) {
       T(test_useite_becomes_mp),
       T(test_aggregation_latest_wins),
       T(test_time_rule_restamps),
+      T(test_future_record),
       T(test_tod_wrap_and_leap),
       T(test_leap_estimated),
       T(test_unusable_tod),

@@ -19,12 +19,12 @@
 #include <string.h>
 
 #include "builder.h"
+#include "conf_options.h"
 #include "engine/check.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
 #include "records/catalog.h"
 #include "zvm_monitor/builtin.h"
-#include "conf_options.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/mapper.h"
@@ -347,6 +347,56 @@ static void test_user_record(void **state) {
                             "left:DERIVE:0:U, late:DERIVE:0:U");
 }
 
+/* The longest instance name a <Record> can make: a 16-character
+ * InstancePrefix and two 8-byte EBCDIC fields whose every byte is escaped
+ * ("%81": 3 characters), 16 + 24 + 1 + 24 = 65 characters, two more than
+ * an identifier holds. Two instances that differ only in the last byte
+ * keep two identifiers: shortened to a prefix (never ending inside an
+ * escape), "~" and eight hex digits of the hash of the whole name. */
+static const char long_conf[] =
+    "<Record \"8/2\">\n"
+    "  Name \"lng\"\n"
+    "  InstancePrefix \"abcdefghijklmnop\"\n"
+    "  <Field \"one\">\n Offset 24\n Length 8\n Type \"ebcdic\"\n"
+    "    Kind \"instance\"\n  </Field>\n"
+    "  <Field \"two\">\n Offset 32\n Length 8\n Type \"ebcdic\"\n"
+    "    Kind \"instance\"\n  </Field>\n"
+    "  <Field \"n\">\n Offset 40\n Length 4\n Type \"unsigned\"\n"
+    "    Kind \"counter\"\n  </Field>\n"
+    "</Record>\n";
+
+static void lng(struct tb *rs, const char *one, const char *two, uint32_t n) {
+  size_t r = tb_record(rs, 44, 8, 2, tb_tod(SEC, 0));
+  tb_put_ebcdic(rs, r + 24, one, 8);
+  tb_put_ebcdic(rs, r + 32, two, 8);
+  tb_put_u32(rs, r + 40, n);
+}
+
+static void test_long_instance_names(void **state) {
+  struct fx *f = *state;
+  configure(f, long_conf);
+  lng(&f->mf.rs, "aaaaaaaa", "aaaaaaab", 1);
+  lng(&f->mf.rs, "aaaaaaaa", "aaaaaaac", 2);
+  pass(f, 0xE2, TB_DOM(8));
+  assert_int_equal(f->nv, 2);
+  assert_string_not_equal(f->v[0].plugin_instance, f->v[1].plugin_instance);
+  /* "abcdefghijklmnop" "%81" x 8, "_", "%81" x 7 would be 63 characters:
+   * the prefix keeps 54, less the cut escape, then "~" and the hash. */
+  const char *keep = "abcdefghijklmnop%81%81%81%81%81%81%81%81_%81%81%81%81";
+  for (size_t i = 0; i < 2; i++) {
+    const char *pi = f->v[i].plugin_instance;
+    assert_true(strlen(pi) < ZVM_ID_MAX);
+    assert_int_equal(strlen(pi), strlen(keep) + 9);
+    assert_memory_equal(pi, keep, strlen(keep));
+    assert_int_equal(pi[strlen(keep)], '~');
+    assert_int_equal(strspn(pi + strlen(keep) + 1, "0123456789abcdef"), 8);
+    assert_int_equal(f->v[i].nitems, 1);
+  }
+  /* Each name has its own record's value. */
+  assert_int_equal(f->v[0].items[0].derive + f->v[1].items[0].derive, 3);
+  assert_int_not_equal(f->v[0].items[0].derive, f->v[1].items[0].derive);
+}
+
 /* A user ID as the instance (Type userid): UserID selects, GuestsAsHosts
  * makes the guest the host, as for D4R10. */
 static void guest_rec(struct tb *rs, const char *user, uint32_t n,
@@ -472,6 +522,7 @@ int main(void) {
       T(test_one_value_per_list),
       T(test_short_records),
       T(test_user_record),
+      T(test_long_instance_names),
       T(test_replace_builtin),
       T(test_userid_record),
       T(test_man_page_example),

@@ -114,6 +114,33 @@ static void test_stamp_rule(void **state) {
   assert_int_equal(t, T2023 + 1);
 }
 
+/* A record time far after its set's arrival (a TOD glitch, a damaged
+ * record: 2043 read in 2023) is not used: the arrival time is, and the
+ * next plausible record time is the record's own again. The bound is 1 h
+ * plus the largest leap-second offset (60 s). */
+static void test_stamp_future(void **state) {
+  (void)state;
+  uint64_t t = 0;
+  const uint64_t t2043 = UINT64_C(2330640000) * S; /* 2043-11-09 */
+  assert_int_equal(zvm_time_stamp(T2023, t2043, T2023 + 60 * S, &t),
+                   ZVM_STAMP_FUTURE);
+  assert_int_equal(t, T2023 + 60 * S);
+  /* The next record, 60 s later, arrives 1 s after it was built. */
+  assert_int_equal(zvm_time_stamp(t, T2023 + 120 * S, T2023 + 121 * S, &t),
+                   ZVM_STAMP_RECORD);
+  assert_int_equal(t, T2023 + 120 * S);
+  /* Up to 1 h and 60 s ahead of the arrival: still the record's time. */
+  assert_int_equal(zvm_time_stamp(T2023, T2023 + 3660 * S, T2023, &t),
+                   ZVM_STAMP_RECORD);
+  assert_int_equal(t, T2023 + 3660 * S);
+  assert_int_equal(zvm_time_stamp(T2023, T2023 + 3660 * S + 1, T2023, &t),
+                   ZVM_STAMP_FUTURE);
+  assert_int_equal(t, T2023 + ZVM_TIME_STEP_US); /* arrival not later */
+  /* Arrival unknown: nothing to bound against. */
+  assert_int_equal(zvm_time_stamp(T2023, t2043, 0, &t), ZVM_STAMP_RECORD);
+  assert_int_equal(t, t2043);
+}
+
 static void test_leap_from_clocks(void **state) {
   (void)state;
   uint64_t leap = 99;
@@ -171,6 +198,7 @@ int main(void) {
       cmocka_unit_test(test_tod_before_1970),
       cmocka_unit_test(test_leap_subtracted),
       cmocka_unit_test(test_stamp_rule),
+      cmocka_unit_test(test_stamp_future),
       cmocka_unit_test(test_leap_from_clocks),
       cmocka_unit_test(test_leap_estimate),
   };

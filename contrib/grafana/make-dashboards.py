@@ -623,6 +623,15 @@ def reader_health():
                [reader("sets", "total_objects"), reader("sets_dropped", "total_objects"),
                 reader("records", "total_objects"), reader("skipped", "total_objects")],
                None),
+        Panel("Records dropped and record times not used, since start", "short",
+              "zvm_monitor-reader total_objects-appldata_dropped (records of Linux guests' "
+              "APPLDATA instances refused: a guest past ApplDataInstancesPerGuest, or the "
+              "guests' pool full; the log names the guest) and total_objects-time_future "
+              "(record instances whose record time lay more than 1 h after their data set "
+              "arrived: stamped with the arrival time), as they are: since collectd "
+              "started. Unit: count.",
+              {k: [QUERY[k](Metric("reader", "total_objects", t, rate=False), None)
+                   for t in ("appldata_dropped", "time_future")] for k in KINDS}),
         simple("Bytes read per second", "Bps",
                "zvm_monitor-reader total_bytes-read: every byte read() returned. Unit: bytes "
                "per second.", [reader("read", "total_bytes")], None),

@@ -32,6 +32,11 @@
 
 struct zvm_apl_options; /* appldata/appldata.h */
 
+/* ApplDataInstancesPerGuest: instances (record kinds, mount points,
+ * processes) one guest's APPLDATA may hold in the mapper at once. */
+#define ZVM_CONF_DEFAULT_GUEST_INSTANCES ((size_t)4096)
+#define ZVM_CONF_MAX_GUEST_INSTANCES ((size_t)65536)
+
 struct zvm_userid_rule {
   char *text; /* as configured (a regex without its slashes) */
   bool is_regex;
@@ -66,6 +71,9 @@ struct zvm_conf {
    * default. */
   struct zvm_apl_options *appldata;
   bool appldata_kinds_given, appldata_naming_given;
+  /* ApplDataInstancesPerGuest (1-ZVM_CONF_MAX_GUEST_INSTANCES). */
+  size_t guest_instances_max;
+  bool guest_instances_given;
   bool notify[ZVM_NOTIFY_KINDS]; /* Notify<Kind>: all true by default */
   /* Record descriptors: the built-in ones, then <Record> blocks. Owned. */
   struct zvm_registry *records;

@@ -190,6 +190,28 @@ bool zvm_name_key(const uint8_t *ebcdic, size_t width, uint64_t *key);
 int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
                     size_t out_size);
 
+/*
+ * Identifiers too long for collectd's names, shortened the same way by
+ * every part of the plugins: a readable prefix, "~" and eight lower-case
+ * hex digits of the 32-bit FNV-1a hash of the whole name, so that two
+ * names that differ only past the cut still differ.
+ *
+ * out holds n characters (n < out_size: the first characters of the
+ * name, escaped; a caller may stop writing where the next piece would not
+ * fit). The result keeps at most out_size - 1 - ZVM_ID_HASH_LEN of them,
+ * never ending inside a "%XX" escape, then the suffix; whole/whole_len is
+ * what the hash covers (the raw name: bytes as written by their source,
+ * or the complete formatted name; it may overlap out). Returns the new
+ * length; out_size below ZVM_ID_HASH_LEN + 1 gives "" (0).
+ */
+#define ZVM_ID_HASH_LEN 9 /* "~" + 8 hex digits */
+size_t zvm_id_shorten(char *out, size_t n, size_t out_size, const void *whole,
+                      size_t whole_len);
+/* A NUL-terminated name in a buffer of size bytes that is to fit limit
+ * bytes (NUL included): shortened by zvm_id_shorten() with the hash of
+ * the whole name if it is longer. Returns its length. */
+size_t zvm_id_fit(char *name, size_t limit);
+
 #define ZVM_USERID_LEN 8
 #define ZVM_NAME_MAX (3 * ZVM_USERID_LEN + 1)
 

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/recwalk.h"
 #include "zvm_monitor/value.h"
@@ -41,9 +42,23 @@
  * per ZVM_MAPPER_SWEEP_US. */
 #define ZVM_MAPPER_EXPIRE_US (UINT64_C(24) * 3600 * 1000000)
 #define ZVM_MAPPER_SWEEP_US (UINT64_C(3600) * 1000000)
-/* Upper bound on distinct user IDs tracked at once (memory bound against
- * a hostile stream); records of further users are dropped and counted. */
+/* Upper bound on instances of z/VM's own records tracked at once (D4R10
+ * user IDs, D5R21 CPU types, <Record> instances: a memory bound against a
+ * hostile stream); records of further ones are dropped and counted. */
 #define ZVM_MAPPER_MAX_USERS 65536
+/* Instances guests name themselves (APPLDATA: a guest's record kinds,
+ * mount points, processes; hooks.h guest_dropped) have a pool of their
+ * own, so they never take the room of the monitor's records; a guest
+ * holds at most ApplDataInstancesPerGuest of them. The last
+ * ZVM_MAPPER_GUEST_RESERVE places of the pool go only to a guest holding
+ * fewer than ZVM_MAPPER_GUEST_RESERVE_BELOW instances: guests at their
+ * cap cannot leave a guest that logs on later without room for its
+ * ordinary records. Such an instance not seen for ZVM_MAPPER_GUEST_EXPIRE_US
+ * is forgotten (mount points and processes come and go). */
+#define ZVM_MAPPER_MAX_GUEST_INSTANCES 65536
+#define ZVM_MAPPER_GUEST_RESERVE 8192
+#define ZVM_MAPPER_GUEST_RESERVE_BELOW 64
+#define ZVM_MAPPER_GUEST_EXPIRE_US (UINT64_C(3600) * 1000000)
 
 /* The type of a user's value list (the default; D4R10's main layout
  * type): its data sources, in this order, are "transactions" and then
@@ -113,21 +128,49 @@ struct zvm_restamp_note {
                             last_us + ZVM_TIME_STEP_US */
 };
 
+/* A guest whose instances were refused (the first of a pass): its user
+ * ID (escaped as in identifiers), how many it holds, and, if the pool was
+ * full, the guest holding the most. */
+struct zvm_guest_note {
+  char guest[ZVM_NAME_MAX];
+  uint64_t held;
+  uint64_t limit;         /* ApplDataInstancesPerGuest */
+  bool pool_full;         /* refused for the pool, not for the guest's cap */
+  char top[ZVM_NAME_MAX]; /* pool_full: the guest holding the most */
+  uint64_t top_held;
+  const char *counter; /* the counter, "appldata_dropped" */
+};
+
 /* What the mapper itself counted since start (for the glue's log). */
 struct zvm_mapper_stats {
   uint64_t users_tracked; /* user IDs currently in the table */
   uint64_t users_dropped; /* records dropped: table full or no memory */
   uint64_t users_expired; /* user IDs forgotten after ZVM_MAPPER_EXPIRE_US */
   uint64_t no_userid;     /* D4R10 records with a blank user ID */
+  /* Instances guests name themselves (mapper.h, ZVM_MAPPER_MAX_GUEST_
+   * INSTANCES): held now; records refused since start (in the hooks'
+   * counter, total_objects-appldata_dropped) and in the last pass, with
+   * the first refused guest of the pass. */
+  uint64_t guest_tracked;
+  uint64_t guest_dropped;
+  uint64_t pass_guest_dropped;
+  struct zvm_guest_note first_guest_drop; /* valid if pass_guest_dropped */
   /* total_objects-restamped: record instances (a guest, a CPU type, the
    * system part of D5R21) whose values of a pass were not stamped with
    * their record's time (the man page's time rule). */
   uint64_t restamped;
+  /* total_objects-time_future: record instances whose record time was
+   * more than ZVM_TIME_AHEAD_MAX_US after their set's arrival time (a
+   * TOD glitch, a damaged record): stamped with the arrival time instead
+   * (timerule.h), not counted in restamped. */
+  uint64_t time_future;
   /* The last pass: instances dispatched with a record time and how many
    * of them were restamped, the first of those, and the offset used. */
   uint64_t pass_timed;
   uint64_t pass_restamped;
   struct zvm_restamp_note first_restamp; /* valid if pass_restamped > 0 */
+  uint64_t pass_future;
+  struct zvm_restamp_note first_future; /* valid if pass_future > 0 */
   uint64_t leap_us;
   enum zvm_leap_method leap_method;
 };

@@ -28,6 +28,14 @@
  * a 1 us step stays a strictly later cdtime_t). */
 #define ZVM_TIME_STEP_US UINT64_C(1)
 
+/* How far a record's time (UTC) may lie after its set's arrival time and
+ * still be trusted: 1 h (clocks of z/VM and the guest apart, a set held
+ * up), plus the largest leap-second offset (the TOD may run ahead of UTC
+ * by it when the offset is not known). Later: a TOD glitch, a damaged
+ * record; its values take the arrival time (ZVM_STAMP_FUTURE). */
+#define ZVM_TIME_AHEAD_MAX_US                                                  \
+  ((UINT64_C(3600) + (uint64_t)ZVM_LEAP_MAX_S) * UINT64_C(1000000))
+
 /* zvm_tod_unix_us() with every epoch tried (its general case). */
 bool zvm_tod_unix_us_epochs(uint64_t tod, uint64_t ref_us, uint64_t *us);
 
@@ -73,15 +81,32 @@ enum zvm_stamp {
   ZVM_STAMP_RECORD = 0, /* the record's time: later than the last time */
   ZVM_STAMP_ARRIVAL,    /* not later: its set's arrival time, which is */
   ZVM_STAMP_STEP,       /* neither: the last time + ZVM_TIME_STEP_US */
+  ZVM_STAMP_FUTURE,     /* the record's time is more than
+                           ZVM_TIME_AHEAD_MAX_US after the arrival time:
+                           the arrival time if it is after the last time,
+                           else the last time + ZVM_TIME_STEP_US */
 };
+
+/* Whether a record's time (UTC) lies too far after its set's arrival
+ * time (0: unknown, never too far) to be trusted. */
+static inline bool zvm_time_too_far(uint64_t record_us, uint64_t arrival_us) {
+  return arrival_us != 0 && record_us > arrival_us &&
+         record_us - arrival_us > ZVM_TIME_AHEAD_MAX_US;
+}
 
 /* The time to dispatch a value at, given its identifier's last dispatched
  * time (0: none), its record's UTC time and its set's arrival time (0:
- * unknown). The result is always after last_us. */
+ * unknown). The result is always after last_us. A record time too far
+ * ahead of the arrival time is not used, and not kept as the last time
+ * beyond that value: the next plausible record time is used again. */
 static inline enum zvm_stamp zvm_time_stamp(uint64_t last_us,
                                             uint64_t record_us,
                                             uint64_t arrival_us,
                                             uint64_t *out_us) {
+  if (zvm_time_too_far(record_us, arrival_us)) {
+    *out_us = arrival_us > last_us ? arrival_us : last_us + ZVM_TIME_STEP_US;
+    return ZVM_STAMP_FUTURE;
+  }
   if (record_us > last_us) {
     *out_us = record_us;
     return ZVM_STAMP_RECORD;

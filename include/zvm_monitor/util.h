@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zvm_monitor - the helpers every layer and the companion plugins share:
- * growing an array, writing a one-line error, shortening a name that is
- * too long for collectd.
+ * growing an array, writing a one-line error, naming a kind of file.
  */
 #ifndef ZVM_MONITOR_UTIL_H
 #define ZVM_MONITOR_UTIL_H
@@ -37,20 +36,5 @@ zvm_vformat_error(char *err, size_t err_size, const char *fmt, va_list ap);
  * directory", "a FIFO", "a socket", "a block device", "a character
  * device", "a symbolic link", or "an unknown kind of file". */
 const char *zvm_file_kind(mode_t mode);
-
-/* A name too long for its collectd field (127 bytes and a NUL) is
- * shortened the same way everywhere: a readable prefix, "~" and 8 hex
- * digits of a hash (FNV-1a, 32 bits) of the whole name, so that two long
- * names differing anywhere, also past the prefix, stay two names. */
-#define ZVM_NAME_HASH_LEN 9 /* "~" + 8 hex digits */
-
-/* name holds n bytes of an escaped name (unsafe bytes as "%XX") that does
- * not fit into size bytes with its NUL; whole (whole_len bytes) is the
- * name before escaping. Keeps at most size - 1 - ZVM_NAME_HASH_LEN bytes
- * of name, never ending inside a "%XX" escape, appends the hash of whole
- * and a NUL. Returns the length; 0 (name "") if size - 1 is shorter than
- * ZVM_NAME_HASH_LEN. */
-size_t zvm_name_shorten(char *name, size_t n, size_t size, const void *whole,
-                        size_t whole_len);
 
 #endif /* ZVM_MONITOR_UTIL_H */

@@ -31,24 +31,22 @@
 
 #define APHDR_USERID 24
 
-/* Instances holding a record at once, at most: a bound on the memory a
- * hostile guest can make the plugin keep (each new mount point or process
- * name is an instance); about 250 bytes each (compacted records). 500
- * guests with 100 processes each stay below it. Further instances are
- * counted in appldata_dropped until expired ones make room. */
-#define APL_KEPT_MAX 65536
+/* The memory a hostile guest can make the plugin keep (each new mount
+ * point or process name is an instance, about 250 bytes with its
+ * compacted record) is bounded by the mapper before an instance reaches
+ * these hooks: ApplDataInstancesPerGuest per guest, in a pool of their own
+ * (hooks.h, guest_dropped; refused records are counted in
+ * appldata_dropped). */
 
 /* Per mapper (ctx->record_state). */
 struct apl_counts {
-  uint64_t torn, unknown, dropped;
-  size_t kept;
+  uint64_t torn, unknown;
 };
 
 /* Per instance (inst->state): its latest record, compacted. */
 struct apl_state {
   uint8_t *rec;
   size_t len, cap;
-  struct apl_counts *counts; /* set while rec is held */
 };
 
 static const struct zvm_apl_options default_options = {
@@ -120,24 +118,16 @@ static enum zvm_hook_verdict apl_instance(struct zvm_hook_ctx *ctx,
                                           const uint8_t *data, size_t len,
                                           uint64_t time_us) {
   (void)time_us; /* the engine stamps the instance (time rules) */
-  struct apl_counts *n = ctx->record_state;
+  (void)ctx;
   struct apl_state *st = inst->state;
   struct zvm_apl_record r;
   if (zvm_apl_decode(data, len, &r) != ZVM_APL_OK) /* select decoded it */
     return ZVM_HOOK_DROP;
   size_t need = ZVM_APL_HEADER_LEN + r.hdr.used_len;
-  if (st->rec == NULL && n->kept >= APL_KEPT_MAX) {
-    n->dropped++;
-    return ZVM_HOOK_DROP;
-  }
   if (need > st->cap) {
     uint8_t *p = realloc(st->rec, need);
     if (p == NULL)
       return ZVM_HOOK_DROP;
-    if (st->rec == NULL) {
-      n->kept++;
-      st->counts = n;
-    }
     st->rec = p;
     st->cap = need;
   }
@@ -197,8 +187,6 @@ static void apl_lists(struct zvm_hook_ctx *ctx, const struct zvm_instance *inst,
 
 static void apl_state_release(void *state) {
   struct apl_state *st = state;
-  if (st->counts != NULL)
-    st->counts->kept--;
   free(st->rec);
 }
 
@@ -206,8 +194,7 @@ static size_t apl_counters(struct zvm_hook_ctx *ctx,
                            struct zvm_hook_counter *out, size_t max) {
   const struct apl_counts *n = ctx->record_state;
   const struct zvm_hook_counter c[] = {{"appldata_torn", n->torn},
-                                       {"appldata_unknown", n->unknown},
-                                       {"appldata_dropped", n->dropped}};
+                                       {"appldata_unknown", n->unknown}};
   size_t k = 0;
   for (; k < sizeof(c) / sizeof(c[0]) && k < max; k++)
     out[k] = c[k];
@@ -222,6 +209,7 @@ static const struct zvm_record_hooks appldata_hooks = {
     .state_size = sizeof(struct apl_state),
     .record_state_size = sizeof(struct apl_counts),
     .state_release = apl_state_release,
+    .guest_dropped = "appldata_dropped",
 };
 
 /* D10R2 MRAPLSDT, Application Data Sample: the 52-byte APHDR (IBM z/VM

@@ -12,7 +12,7 @@
 
 #include "appldata/appldata.h"
 #include "zvm_monitor/be.h"
-#include "zvm_monitor/util.h"
+#include "zvm_monitor/decode.h"
 
 /* APHDR (IBM MRAPLSDT z/VM 7.5, MRAPLEDT z/VM 4.3: URLs in appldata.h). */
 #define APHDR_CALDATOF 20 /* signed 2: offset of the data from record start */
@@ -492,8 +492,10 @@ size_t zvm_apl_name(const uint8_t *s, size_t len, bool slash_to_dash, char *out,
       buf[2] = hex[c & 0x0F];
       w = 3;
     }
-    if (n + w > out_size - 1) /* a prefix and the hash of the whole */
-      return zvm_name_shorten(out, n, out_size, s, len);
+    if (n + w > out_size - 1) {
+      /* Too long: keep a prefix and name the whole by its hash. */
+      return zvm_id_shorten(out, n, out_size, s, len);
+    }
     memcpy(out + n, buf, w);
     n += w;
   }

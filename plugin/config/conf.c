@@ -71,6 +71,7 @@ int zvm_conf_init(struct zvm_conf *c) {
       .max_set_size = ZVM_CONF_DEFAULT_MAX_SET_SIZE,
       .max_queue_size = ZVM_CONF_DEFAULT_MAX_QUEUE_SIZE,
       .leap_auto = true,
+      .guest_instances_max = ZVM_CONF_DEFAULT_GUEST_INSTANCES,
   };
   for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
     c->notify[k] = true;
@@ -403,6 +404,23 @@ static int opt_appldata_naming(void *t, const struct zvm_option *o,
   return set_appldata_naming(t, v->string, err, err_size);
 }
 
+/* ApplDataInstancesPerGuest: a whole number from 1 to the pool's size. */
+static int opt_guest_instances(void *t, const struct zvm_option *o,
+                               const struct zvm_option_value *v, char *err,
+                               size_t err_size) {
+  struct zvm_conf *c = t;
+  double value = v->number;
+  if (!(value >= 1 && value <= (double)ZVM_CONF_MAX_GUEST_INSTANCES) ||
+      value != (double)(size_t)value)
+    return zvm_format_error(err, err_size,
+                            "%s %g: must be a whole number of instances from "
+                            "1 to %zu",
+                            o->key, value, ZVM_CONF_MAX_GUEST_INSTANCES);
+  c->guest_instances_max = (size_t)value;
+  c->guest_instances_given = true;
+  return 0;
+}
+
 #define FLAG(member)                                                           \
   ZVM_OPTION_BOOLEAN, opt_flag, offsetof(struct zvm_conf, member)
 #define SIZE(member)                                                           \
@@ -431,6 +449,7 @@ static const struct zvm_option options[] = {
     {"ReportByVirtualCPU", FLAG(report_by_virtual_cpu)},
     {"ApplDataKinds", ZVM_OPTION_STRING, opt_appldata_kinds, 0},
     {"ApplDataNaming", ZVM_OPTION_STRING, opt_appldata_naming, 0},
+    {"ApplDataInstancesPerGuest", ZVM_OPTION_NUMBER, opt_guest_instances, 0},
 };
 
 const struct zvm_option *zvm_conf_options(size_t *n) {
@@ -452,11 +471,13 @@ int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
         "true\" (one value per list): a guest's value list has "
         "a fixed set of data sources; add OneValuePerList true "
         "or remove UserField");
-  if ((c->appldata_kinds_given || c->appldata_naming_given) &&
+  if ((c->appldata_kinds_given || c->appldata_naming_given ||
+       c->guest_instances_given) &&
       !(c->domains & ZVM_DOMAIN_BIT(ZVM_DOMAIN_APPLDATA)))
     return zvm_format_error(
         err, err_size,
-        "ApplDataKinds/ApplDataNaming configure Linux guests' records "
+        "ApplDataKinds/ApplDataNaming/ApplDataInstancesPerGuest configure "
+        "Linux guests' records "
         "(domain 10), which no Domain option selects: add Domain "
         "\"appldata\" or remove them");
   return 0;

@@ -250,6 +250,14 @@ struct zvm_record_hooks {
   /* The kind of the notifications these hooks send (its Notify<Kind>
    * option switches them). */
   enum zvm_notify_kind notify_kind;
+  /* Instances named by what a guest writes (APPLDATA's mount points and
+   * processes): the key's first word is the guest's user ID, the rest the
+   * guest's choice. The mapper keeps them in a pool of their own, at most
+   * ApplDataInstancesPerGuest per guest (mapper.h), before any hook sees
+   * a new one, and counts the records of refused instances in
+   * total_objects-<guest_dropped>. NULL: instances of the monitor's own
+   * records (user IDs, CPU types), in the common table. */
+  const char *guest_dropped;
 };
 
 #endif /* ZVM_MONITOR_HOOKS_H */

@@ -5,6 +5,8 @@
  */
 #include "zvm_monitor/decode.h"
 
+#include <string.h>
+
 /* CP037 -> ISO-8859-1, generated from Python's cp037 codec. */
 static const uint8_t cp037_to_latin1[256] = {
     0x00, 0x01, 0x02, 0x03, 0x9C, 0x09, 0x86, 0x7F, 0x97, 0x8D, 0x8E, 0x0B,
@@ -84,4 +86,48 @@ int zvm_name_format(const uint8_t *ebcdic, size_t len, char *out,
   if (n < 0 && out != NULL && out_size > 0)
     out[0] = '\0';
   return n;
+}
+
+/* FNV-1a, 32 bits (the suffix of a shortened identifier). */
+static uint32_t fnv1a32(const uint8_t *s, size_t len) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; i++) {
+    h ^= s[i];
+    h *= 16777619u;
+  }
+  return h;
+}
+
+size_t zvm_id_shorten(char *out, size_t n, size_t out_size, const void *whole,
+                      size_t whole_len) {
+  static const char hex[] = "0123456789abcdef";
+  if (out == NULL || out_size == 0)
+    return 0;
+  /* First: whole may be out itself. */
+  uint32_t h = fnv1a32(whole, whole_len);
+  if (out_size - 1 < ZVM_ID_HASH_LEN) {
+    out[0] = '\0';
+    return 0;
+  }
+  size_t keep = out_size - 1 - ZVM_ID_HASH_LEN;
+  if (n > keep)
+    n = keep;
+  /* Never end the prefix inside a %XX escape. */
+  for (size_t k = n >= 2 ? n - 2 : 0; k < n; k++)
+    if (out[k] == '%') {
+      n = k;
+      break;
+    }
+  out[n++] = '~';
+  for (int sh = 28; sh >= 0; sh -= 4)
+    out[n++] = hex[(h >> sh) & 0x0F];
+  out[n] = '\0';
+  return n;
+}
+
+size_t zvm_id_fit(char *name, size_t limit) {
+  size_t len = strlen(name);
+  if (len < limit)
+    return len;
+  return zvm_id_shorten(name, limit - 1, limit, name, len);
 }

@@ -51,42 +51,6 @@ int zvm_format_error(char *err, size_t err_size, const char *fmt, ...) {
   return -1;
 }
 
-/* FNV-1a, 32 bits. */
-static uint32_t fnv1a32(const uint8_t *s, size_t len) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < len; i++) {
-    h ^= s[i];
-    h *= 16777619u;
-  }
-  return h;
-}
-
-size_t zvm_name_shorten(char *name, size_t n, size_t size, const void *whole,
-                        size_t whole_len) {
-  static const char hex[] = "0123456789abcdef";
-  if (name == NULL || size == 0)
-    return 0;
-  if (size - 1 < ZVM_NAME_HASH_LEN) {
-    name[0] = '\0';
-    return 0;
-  }
-  size_t keep = size - 1 - ZVM_NAME_HASH_LEN;
-  if (n > keep)
-    n = keep;
-  /* Never end the prefix inside a %XX escape. */
-  for (size_t k = n >= 2 ? n - 2 : 0; k < n; k++)
-    if (name[k] == '%') {
-      n = k;
-      break;
-    }
-  uint32_t h = fnv1a32(whole, whole_len);
-  name[n++] = '~';
-  for (int sh = 28; sh >= 0; sh -= 4)
-    name[n++] = hex[(h >> sh) & 0x0F];
-  name[n] = '\0';
-  return n;
-}
-
 const char *zvm_file_kind(mode_t mode) {
   if (S_ISREG(mode))
     return "a regular file";

@@ -85,6 +85,8 @@ static c_complain_t oom_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t reader_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t users_complaint = C_COMPLAIN_INIT_STATIC;
 static c_complain_t restamp_complaint = C_COMPLAIN_INIT_STATIC;
+static c_complain_t future_complaint = C_COMPLAIN_INIT_STATIC;
+static c_complain_t guest_complaint = C_COMPLAIN_INIT_STATIC;
 static uint64_t leap_logged_us = UINT64_MAX;
 
 /* Configuration may come in several <Plugin> blocks, or not at all. */
@@ -464,6 +466,21 @@ static void log_times(const struct zvm_mapper_stats *ms) {
            ms->leap_us / 1000000, leap_method_name(ms->leap_method));
     leap_logged_us = ms->leap_us;
   }
+  if (ms->pass_future > 0) {
+    const struct zvm_restamp_note *n = &ms->first_future;
+    c_complain(LOG_WARNING, &future_complaint,
+               LOG_PREFIX "record time %.6f of %s is more than %" PRIu64
+                          " s after its set arrived (a TOD glitch or a "
+                          "damaged record): its values are stamped %.6f and "
+                          "counted in total_objects-time_future (%" PRIu64
+                          " this pass)",
+               (double)n->record_us / 1e6, n->what,
+               ZVM_TIME_AHEAD_MAX_US / 1000000, (double)n->stamped_us / 1e6,
+               ms->pass_future);
+  } else if (ms->pass_timed > 0) {
+    c_release(LOG_INFO, &future_complaint,
+              LOG_PREFIX "record times are near their arrival again");
+  }
   if (ms->pass_restamped > 0) {
     const struct zvm_restamp_note *n = &ms->first_restamp;
     c_complain(
@@ -555,9 +572,32 @@ static int zvm_read(user_data_t *ud) {
   if (ms->users_dropped > users_dropped_logged) {
     users_dropped_logged = ms->users_dropped;
     c_complain(LOG_WARNING, &users_complaint,
-               LOG_PREFIX "more than %d user IDs at once: records of further "
-                          "users are dropped (%" PRIu64 " so far)",
+               LOG_PREFIX "more than %d instances of z/VM's records at once "
+                          "(user IDs, CPU types, <Record> instances): records "
+                          "of further ones are dropped (%" PRIu64 " so far)",
                ZVM_MAPPER_MAX_USERS, ms->users_dropped);
+  }
+  if (ms->pass_guest_dropped > 0) {
+    const struct zvm_guest_note *g = &ms->first_guest_drop;
+    if (g->pool_full)
+      c_complain(LOG_WARNING, &guest_complaint,
+                 LOG_PREFIX "APPLDATA instances of guest %s refused: the "
+                            "guests hold %d instances (%s the most, %" PRIu64
+                            "); counted in total_objects-%s (%" PRIu64
+                            " this pass); lower ApplDataInstancesPerGuest",
+                 g->guest, ZVM_MAPPER_MAX_GUEST_INSTANCES, g->top, g->top_held,
+                 g->counter, ms->pass_guest_dropped);
+    else
+      c_complain(LOG_WARNING, &guest_complaint,
+                 LOG_PREFIX "guest %s writes APPLDATA for more than %" PRIu64
+                            " instances (mount points, processes): records "
+                            "of further ones are dropped and counted in "
+                            "total_objects-%s (%" PRIu64 " this pass); raise "
+                            "ApplDataInstancesPerGuest if that is expected",
+                 g->guest, g->limit, g->counter, ms->pass_guest_dropped);
+  } else if (ms->pass_timed > 0) {
+    c_release(LOG_INFO, &guest_complaint,
+              LOG_PREFIX "no APPLDATA instances refused any more");
   }
 
   /* The reader thread retries a failed drain (out of memory) every

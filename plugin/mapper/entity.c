@@ -12,6 +12,7 @@
  */
 #include "mapper/mapper_int.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/recconf.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -83,6 +84,21 @@ static void append(char *buf, size_t size, const char *s) {
     snprintf(buf + len, size - len, "%s", s);
 }
 
+/* A name of key parts may be longer than an identifier holds (a <Record>
+ * InstancePrefix and two 8-byte EBCDIC fields, each byte outside the safe
+ * set as "%XX": 16 + 24 + 1 + 24 = 65 characters): it is built whole and
+ * then shortened by the one rule every name follows (decode.h,
+ * zvm_id_fit: a prefix, "~" and the hash of the whole name), so two
+ * instances never share an identifier. The prefix of a shortened name is
+ * never all InstancePrefix. */
+#define FULL_NAME_MAX 192
+_Static_assert(ZVM_RECCONF_MAX_PREFIX + 1 + ZVM_ID_HASH_LEN < ZVM_ID_MAX,
+               "a shortened <Record> instance name keeps some of its key");
+_Static_assert(ZVM_RECCONF_MAX_PREFIX +
+                       ZVM_RECCONF_MAX_INSTANCE_FIELDS * (3 * 8 + 1) <
+                   FULL_NAME_MAX,
+               "a whole <Record> instance name fits FULL_NAME_MAX");
+
 /* How an entity is named and where its values go (the naming contract, man page
  * "METRICS"), decided before it is allocated: the names are stored at their
  * length. */
@@ -101,6 +117,7 @@ static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
       .guest_host = lay->user_key &&
                     (l->host == ZVM_HOST_GUEST || m->conf->guests_as_hosts)};
   char user[ZVM_ID_MAX] = "";
+  char full[FULL_NAME_MAX] = "";
   for (unsigned p = 0; p < l->key.nparts; p++) {
     const struct zvm_key_part *part = &l->key.part[p];
     char name[ZVM_ID_MAX];
@@ -111,8 +128,8 @@ static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
         continue; /* the host, not part of the instance */
     }
     if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
-      append(n->name, ZVM_ID_MAX, part->text);
-    append(n->name, ZVM_ID_MAX, name);
+      append(full, sizeof(full), part->text);
+    append(full, sizeof(full), name);
   }
   if (n->guest_host) {
     for (size_t i = 0; user[i] != '\0'; i++)
@@ -120,8 +137,14 @@ static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
   }
   /* The user ID went to the host: no separator before what is left
    * ("-vcpu1" -> "vcpu1"). */
-  if (n->guest_host && (n->name[0] == '-' || n->name[0] == '_'))
-    memmove(n->name, n->name + 1, strlen(n->name));
+  const char *name = full;
+  if (n->guest_host && (name[0] == '-' || name[0] == '_'))
+    name++;
+  size_t len = strlen(name);
+  memcpy(n->name, name, len < sizeof(n->name) ? len + 1 : sizeof(n->name));
+  if (len >= sizeof(n->name))
+    (void)zvm_id_shorten(n->name, sizeof(n->name) - 1, sizeof(n->name), name,
+                         len);
   n->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);
 }
 
@@ -158,12 +181,124 @@ bool zvm_entity_table_init(struct zvm_mapper *m) {
   return table_resize(m, INITIAL_BUCKETS);
 }
 
+/* ------------------------------------------------------------------------
+ * The guests' pool: how many instances each guest holds. Open addressing
+ * with linear probing; a removal shifts the entries behind it back, so
+ * no slot is ever a tombstone.
+ */
+static size_t guest_home(const struct zvm_mapper *m, uint64_t user) {
+  return (size_t)((user * UINT64_C(0x9E3779B97F4A7C15)) >> 32) &
+         (m->guests_cap - 1);
+}
+
+static struct guest_count *guest_find(const struct zvm_mapper *m,
+                                      uint64_t user) {
+  if (m->guests_cap == 0)
+    return NULL;
+  for (size_t i = guest_home(m, user);; i = (i + 1) & (m->guests_cap - 1)) {
+    if (m->guests[i].user == user)
+      return &m->guests[i];
+    if (m->guests[i].user == 0)
+      return NULL;
+  }
+}
+
+static bool guests_grow(struct zvm_mapper *m) {
+  size_t cap = m->guests_cap ? 2 * m->guests_cap : 64;
+  struct guest_count *g = calloc(cap, sizeof(*g));
+  if (g == NULL)
+    return false;
+  struct guest_count *old = m->guests;
+  size_t nold = m->guests_cap;
+  m->guests = g;
+  m->guests_cap = cap;
+  for (size_t j = 0; j < nold; j++) {
+    if (old[j].user == 0)
+      continue;
+    size_t i = guest_home(m, old[j].user);
+    while (g[i].user != 0)
+      i = (i + 1) & (cap - 1);
+    g[i] = old[j];
+  }
+  free(old);
+  return true;
+}
+
+/* The guest's entry, made if it has none; NULL if out of memory. */
+static struct guest_count *guest_add(struct zvm_mapper *m, uint64_t user) {
+  struct guest_count *g = guest_find(m, user);
+  if (g != NULL)
+    return g;
+  if (2 * (m->nguests + 1) > m->guests_cap && !guests_grow(m))
+    return NULL;
+  size_t i = guest_home(m, user);
+  while (m->guests[i].user != 0)
+    i = (i + 1) & (m->guests_cap - 1);
+  m->guests[i] = (struct guest_count){.user = user};
+  m->nguests++;
+  return &m->guests[i];
+}
+
+static void guest_release(struct zvm_mapper *m, uint64_t user) {
+  struct guest_count *g = guest_find(m, user);
+  if (g == NULL || --g->held > 0)
+    return;
+  size_t mask = m->guests_cap - 1;
+  size_t hole = (size_t)(g - m->guests);
+  for (size_t i = (hole + 1) & mask; m->guests[i].user != 0;
+       i = (i + 1) & mask) {
+    size_t home = guest_home(m, m->guests[i].user);
+    /* Move back unless its home lies in (hole, i]. */
+    if (((i - home) & mask) >= ((i - hole) & mask)) {
+      m->guests[hole] = m->guests[i];
+      hole = i;
+    }
+  }
+  m->guests[hole] = (struct guest_count){0};
+  m->nguests--;
+}
+
+uint64_t zvm_entity_guest_held(const struct zvm_mapper *m, uint64_t user) {
+  const struct guest_count *g = guest_find(m, user);
+  return g != NULL ? g->held : 0;
+}
+
+uint64_t zvm_entity_guest_top(const struct zvm_mapper *m, uint64_t *held) {
+  uint64_t user = 0;
+  *held = 0;
+  for (size_t i = 0; i < m->guests_cap; i++)
+    if (m->guests[i].user != 0 && m->guests[i].held > *held) {
+      user = m->guests[i].user;
+      *held = m->guests[i].held;
+    }
+  return user;
+}
+
+/* Whether the guests' pool takes one more instance of a guest holding
+ * held: its cap, the pool, and the reserve for guests with few. */
+static enum zvm_refusal guest_admit(const struct zvm_mapper *m, uint64_t held) {
+  if (held >= m->conf->guest_instances_max)
+    return ZVM_REFUSED_GUEST_CAP;
+  if (m->nguest_entities >= ZVM_MAPPER_MAX_GUEST_INSTANCES)
+    return ZVM_REFUSED_GUEST_POOL;
+  if (m->nguest_entities >=
+          ZVM_MAPPER_MAX_GUEST_INSTANCES - ZVM_MAPPER_GUEST_RESERVE &&
+      held >= ZVM_MAPPER_GUEST_RESERVE_BELOW)
+    return ZVM_REFUSED_GUEST_POOL;
+  return ZVM_REFUSED_NONE;
+}
+
 static void entity_free(struct zvm_mapper *m, struct entity *e) {
   const struct zvm_record_hooks *h = e->lay->rec->hooks;
   if (e->inst.state != NULL && h != NULL && h->state_release != NULL)
     h->state_release(e->inst.state); /* inside e: freed with it */
-  if (e->lay->user_key)
+  if (e->lay->guest_named) {
+    guest_release(m, e->inst.key.v[0]);
+    m->nguest_entities--;
+    m->stats.guest_tracked--;
+  } else if (e->lay->user_key) {
     m->stats.users_tracked--;
+  }
   m->nentities--;
   free(e);
 }
@@ -183,15 +318,28 @@ void zvm_entity_table_clear(struct zvm_mapper *m) {
 
 void zvm_entity_table_free(struct zvm_mapper *m) {
   zvm_entity_table_clear(m);
+  free(m->guests);
+  m->guests = NULL;
+  m->guests_cap = 0;
   free(m->buckets);
   m->buckets = NULL;
   m->nbuckets = 0;
 }
 
 struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
-                                 const struct zvm_key_value *key, bool *full) {
-  *full = m->nentities >= ZVM_MAPPER_MAX_USERS;
-  if (*full)
+                                 const struct zvm_key_value *key,
+                                 enum zvm_refusal *why) {
+  struct guest_count *g = NULL;
+  if (l->guest_named) {
+    *why = guest_admit(m, zvm_entity_guest_held(m, key->v[0]));
+    if (*why == ZVM_REFUSED_NONE && (g = guest_add(m, key->v[0])) == NULL)
+      *why = ZVM_REFUSED_NO_MEMORY;
+  } else {
+    *why = m->nentities - m->nguest_entities >= ZVM_MAPPER_MAX_USERS
+               ? ZVM_REFUSED_FULL
+               : ZVM_REFUSED_NONE;
+  }
+  if (*why != ZVM_REFUSED_NONE)
     return NULL;
   if (m->nentities >= m->nbuckets)
     (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
@@ -202,8 +350,14 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   size_t name_size = strlen(n.name) + 1;
   size_t host_size = n.guest_host ? strlen(n.host) + 1 : 0;
   struct entity *e = calloc(1, l->names_off + name_size + host_size);
-  if (e == NULL)
+  if (e == NULL) {
+    *why = ZVM_REFUSED_NO_MEMORY;
+    if (g != NULL && g->held == 0) { /* made for this entity */
+      g->held = 1;
+      guest_release(m, key->v[0]);
+    }
     return NULL;
+  }
   if (l->names_off > l->state_off) /* the hooks keep state */
     e->inst.state = (char *)e + l->state_off;
   char *names = (char *)e + l->names_off;
@@ -219,8 +373,13 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   e->next = m->buckets[j];
   m->buckets[j] = e;
   m->nentities++;
-  if (l->user_key)
+  if (g != NULL) {
+    g->held++;
+    m->nguest_entities++;
+    m->stats.guest_tracked++;
+  } else if (l->user_key) {
     m->stats.users_tracked++;
+  }
   return e;
 }
 
@@ -259,10 +418,12 @@ void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us) {
     struct entity **pp = &m->buckets[i];
     while (*pp != NULL) {
       struct entity *e = *pp;
+      uint64_t expire_us = e->lay->guest_named ? ZVM_MAPPER_GUEST_EXPIRE_US
+                                               : ZVM_MAPPER_EXPIRE_US;
       if (!e->touched && now_us > e->last_seen_us &&
-          now_us - e->last_seen_us > ZVM_MAPPER_EXPIRE_US) {
+          now_us - e->last_seen_us > expire_us) {
         *pp = e->next;
-        if (e->lay->user_key)
+        if (e->lay->user_key && !e->lay->guest_named)
           m->stats.users_expired++;
         entity_free(m, e);
       } else {

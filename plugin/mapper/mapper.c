@@ -44,11 +44,23 @@ static uint64_t pass_leap(struct zvm_mapper *m) {
   return zvm_leap_estimate_us(&m->leap_est);
 }
 
+static void restamp_note(struct zvm_restamp_note *n, const struct entity *e,
+                         uint64_t rec_us, uint64_t out_us) {
+  snprintf(n->what, sizeof(n->what), "%s",
+           e->inst.name[0] != '\0' ? e->inst.name : "system");
+  n->record_us = rec_us;
+  n->last_us = e->inst.last_us;
+  n->stamped_us = out_us;
+  n->arrival = out_us == e->pend_arrival_us;
+}
+
 /* The time rule (man page, "AGGREGATION AND TIME STAMPS") for an entity's kept
  * record: its time if after the entity's last, else its set's arrival time if
  * that is, else the last + ZVM_TIME_STEP_US; counted in
- * total_objects-restamped. The time becomes the entity's last. 0: its time is
- * not after 1970 once the offset is off (nothing to dispatch). */
+ * total_objects-restamped. A record time more than ZVM_TIME_AHEAD_MAX_US after
+ * its set's arrival is not used (the same fallbacks), counted in
+ * total_objects-time_future. The time becomes the entity's last. 0: its time
+ * is not after 1970 once the offset is off (nothing to dispatch). */
 static uint64_t dispatch_time(struct zvm_mapper *m, struct entity *e) {
   uint64_t rec_us, out_us;
   if (!zvm_unix_to_utc(e->pend_us, m->stats.leap_us, &rec_us))
@@ -56,19 +68,49 @@ static uint64_t dispatch_time(struct zvm_mapper *m, struct entity *e) {
   enum zvm_stamp how =
       zvm_time_stamp(e->inst.last_us, rec_us, e->pend_arrival_us, &out_us);
   m->stats.pass_timed++;
-  if (how != ZVM_STAMP_RECORD) {
+  if (how == ZVM_STAMP_FUTURE) {
+    m->stats.time_future++;
+    if (m->stats.pass_future++ == 0)
+      restamp_note(&m->stats.first_future, e, rec_us, out_us);
+  } else if (how != ZVM_STAMP_RECORD) {
     m->stats.restamped++;
-    if (m->stats.pass_restamped++ == 0) {
-      struct zvm_restamp_note *n = &m->stats.first_restamp;
-      snprintf(n->what, sizeof(n->what), "%s",
-               e->inst.name[0] != '\0' ? e->inst.name : "system");
-      n->record_us = rec_us;
-      n->last_us = e->inst.last_us;
-      n->stamped_us = out_us;
-      n->arrival = how == ZVM_STAMP_ARRIVAL;
-    }
+    if (m->stats.pass_restamped++ == 0)
+      restamp_note(&m->stats.first_restamp, e, rec_us, out_us);
   }
   return out_us;
+}
+
+/* A user ID's key word as it appears in identifiers ("" for none). */
+static void user_name(uint64_t key, char *buf, size_t size) {
+  uint8_t id[8];
+  for (unsigned i = 0; i < 8; i++)
+    id[i] = (uint8_t)(key >> (8 * (7 - i)));
+  if (key == 0)
+    buf[0] = '\0';
+  else
+    (void)zvm_name_format(id, sizeof(id), buf, size);
+}
+
+/* A record of an instance the guests' pool refused: counted in the hooks'
+ * counter, the first of a pass noted with the guest (and, if the pool
+ * is full, the guest holding the most) for the log. */
+static void guest_refused(struct zvm_mapper *m, struct lay *l,
+                          const struct zvm_key_value *key,
+                          enum zvm_refusal why) {
+  l->rec->guest_dropped++;
+  m->stats.guest_dropped++;
+  if (m->stats.pass_guest_dropped++ > 0)
+    return;
+  struct zvm_guest_note *n = &m->stats.first_guest_drop;
+  *n = (struct zvm_guest_note){
+      .held = zvm_entity_guest_held(m, key->v[0]),
+      .limit = m->conf->guest_instances_max,
+      .pool_full = why == ZVM_REFUSED_GUEST_POOL,
+      .counter = l->rec->hooks->guest_dropped,
+  };
+  user_name(key->v[0], n->guest, sizeof(n->guest));
+  if (n->pool_full)
+    user_name(zvm_entity_guest_top(m, &n->top_held), n->top, sizeof(n->top));
 }
 
 /* ------------------------------------------------------------------------
@@ -235,6 +277,7 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
   for (unsigned p = 0; p < layout->key.nparts; p++)
     if (layout->key.part[p].kind == ZVM_KEY_USERID)
       l->user_key = true;
+  l->guest_named = r->hooks != NULL && r->hooks->guest_dropped != NULL;
   const struct zvm_key_part *k0 = &layout->key.part[0];
   if (layout->key.nparts == 1 &&
       (k0->kind == ZVM_KEY_USERID || k0->kind == ZVM_KEY_EBCDIC) &&
@@ -380,10 +423,13 @@ map_instance(struct zvm_mapper *m, struct lay *l, const uint8_t *data,
 
   struct entity *e = zvm_entity_find(m, l, &key);
   if (e == NULL) {
-    bool full;
-    e = zvm_entity_insert(m, l, &key, &full);
+    enum zvm_refusal why;
+    e = zvm_entity_insert(m, l, &key, &why);
     if (e == NULL) {
-      m->stats.users_dropped++; /* table full or no memory */
+      if (why == ZVM_REFUSED_GUEST_CAP || why == ZVM_REFUSED_GUEST_POOL)
+        guest_refused(m, l, &key, why);
+      else
+        m->stats.users_dropped++; /* table full or no memory */
       return;
     }
   }
@@ -431,8 +477,10 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
   struct mrec *r = reg;
   const struct zvm_record_hooks *h = reg->hooks;
   uint64_t time_us = record_time(m, rec);
-  /* The newest record of the set, for the leap-second estimate. */
-  if (m->arrival_us != 0 && time_us > m->set_newest_us)
+  /* The newest record of the set, for the leap-second estimate (one too
+   * far ahead of its arrival is no estimate of the offset). */
+  if (m->arrival_us != 0 && time_us > m->set_newest_us &&
+      !zvm_time_too_far(time_us, m->arrival_us))
     m->set_newest_us = time_us;
   if (reg->plain) { /* the steps below, none of which applies */
     if (rec->len < reg->main.copy_size)
@@ -530,6 +578,7 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
   m->stats.leap_us = pass_leap(m);
   m->stats.pass_timed = 0;
   m->stats.pass_restamped = 0;
+  m->stats.pass_future = 0;
 
   /* Entities' values are produced on demand (zvm_mapper_next_value) from
    * the records kept in them, untouched until the next pass starts. */
@@ -662,6 +711,8 @@ void zvm_mapper_reset(struct zvm_mapper *m) {
   m->short_records = 0;
   m->last_sweep_us = 0;
   m->stats = (struct zvm_mapper_stats){0};
+  for (struct mrec *r = m->mrecs; r != NULL; r = r->next)
+    r->guest_dropped = 0;
 }
 
 size_t zvm_mapper_type_count(const struct zvm_mapper *m) { return m->ntypes; }

@@ -56,9 +56,11 @@ struct lay {
   size_t copy_size; /* bytes of an instance kept: up to the last field */
   /* Its entities (entity.c): where the hooks' state and the names start. */
   size_t state_off, names_off;
-  bool dispatched; /* has a type or values */
-  bool single;     /* one value per list */
-  bool user_key;   /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
+  bool dispatched;  /* has a type or values */
+  bool single;      /* one value per list */
+  bool user_key;    /* a ZVM_KEY_USERID part: selection, GuestsAsHosts */
+  bool guest_named; /* hooks->guest_dropped: the guests' pool (key.v[0]
+                       is the guest) */
   /* The common key, one 8-byte EBCDIC name (a user ID): read directly. */
   bool key_text8;
   uint16_t key_off;
@@ -76,6 +78,7 @@ struct mrec {
   /* No select or record hook, no arrays, no per-CPU view: a record is its
    * main instance alone (D4R10), mapped without the general steps. */
   bool plain;
+  uint64_t guest_dropped; /* hooks->guest_dropped: records refused */
 };
 
 struct entity {
@@ -117,6 +120,13 @@ struct text_chunk {
   char text[];
 };
 
+/* How many instances of the guests' pool a guest holds (entity.c): an
+ * open-addressing table keyed by the user ID's key word (never 0). */
+struct guest_count {
+  uint64_t user;
+  uint64_t held;
+};
+
 /* An entity whose values the pass emits. */
 struct emit {
   struct entity *e;
@@ -152,6 +162,9 @@ struct zvm_mapper {
   size_t nbuckets;
   unsigned bucket_shift; /* 64 - log2(nbuckets) */
   size_t nentities;
+  size_t nguest_entities; /* of them, in the guests' pool */
+  struct guest_count *guests;
+  size_t guests_cap, nguests; /* cap: 0 or a power of two */
   struct entity *touched;
 
   /* Types for plugin_register_data_set. */
@@ -223,15 +236,29 @@ static inline struct entity *zvm_entity_find(const struct zvm_mapper *m,
       return e;
   return NULL;
 }
-/* A new entity (named, selected by the UserID rules); NULL if the table
- * is full or out of memory (*full says which). */
+/* Why zvm_entity_insert() made no entity. */
+enum zvm_refusal {
+  ZVM_REFUSED_NONE = 0,
+  ZVM_REFUSED_FULL,       /* ZVM_MAPPER_MAX_USERS reached */
+  ZVM_REFUSED_GUEST_CAP,  /* the guest holds ApplDataInstancesPerGuest */
+  ZVM_REFUSED_GUEST_POOL, /* the guests' pool (or its reserve) is full */
+  ZVM_REFUSED_NO_MEMORY,
+};
+/* A new entity (named, selected by the UserID rules); NULL if refused
+ * (*why says why). */
 struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
-                                 const struct zvm_key_value *key, bool *full);
+                                 const struct zvm_key_value *key,
+                                 enum zvm_refusal *why);
+/* Instances of the guests' pool the guest with this key word holds. */
+uint64_t zvm_entity_guest_held(const struct zvm_mapper *m, uint64_t user);
+/* The guest holding the most of them (0 if none) and how many. */
+uint64_t zvm_entity_guest_top(const struct zvm_mapper *m, uint64_t *held);
 /* Remove an entity from the table and the pass and free it. */
 void zvm_entity_remove(struct zvm_mapper *m, struct entity *e);
 /* Start e afresh (its restart flag): hook state zeroed, record count 0. */
 void zvm_entity_restart(struct zvm_mapper *m, struct entity *e);
-/* Forget entities not seen for ZVM_MAPPER_EXPIRE_US. */
+/* Forget entities not seen for ZVM_MAPPER_EXPIRE_US (the guests' pool:
+ * ZVM_MAPPER_GUEST_EXPIRE_US). */
 void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us);
 
 /* output.c */

@@ -40,6 +40,7 @@ void zvm_output_begin(struct zvm_mapper *m) {
   m->items_for = 0;
   m->nnotifs = 0;
   m->output_done = false;
+  m->stats.pass_guest_dropped = 0; /* counted while sets are added */
 }
 
 void zvm_output_reset(struct zvm_mapper *m) {
@@ -117,6 +118,7 @@ void zvm_output_reader(struct zvm_mapper *m,
   emit_counter(m, "total_objects", "short_records", m->short_records);
   emit_counter(m, "total_bytes", "read", rs->bytes_read);
   emit_counter(m, "total_objects", "restamped", m->stats.restamped);
+  emit_counter(m, "total_objects", "time_future", m->stats.time_future);
   for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
     if (r->hooks == NULL || r->hooks->counters == NULL)
       continue;
@@ -125,6 +127,10 @@ void zvm_output_reader(struct zvm_mapper *m,
     for (size_t i = 0; i < n && i < 8; i++)
       emit_counter(m, "total_objects", c[i].type_instance, c[i].value);
   }
+  for (struct mrec *r = m->mrecs; r != NULL; r = r->next)
+    if (r->hooks != NULL && r->hooks->guest_dropped != NULL)
+      emit_counter(m, "total_objects", r->hooks->guest_dropped,
+                   r->guest_dropped);
 }
 
 void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,

@@ -154,6 +154,9 @@ def main(argv):
                                        for k in ("errors-eoverflow", "errors-eio",
                                                  "errors-efault", "errors-malformed")},
         agg="last")
+    put("Records dropped and record times not used, since start",
+        {k: c["total_objects-" + k] for k in ("appldata_dropped", "time_future")},
+        agg="last")
     json.dump({"panels": panels}, sys.stdout, indent=1, sort_keys=True)
     print()
 

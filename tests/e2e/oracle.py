@@ -52,7 +52,11 @@ leap-second offset. Per read callback, the latest record of an instance (a
 guest; a CPU type or the system part of D5R21) gives its values; if its
 time is not after the instance's last time, the values carry the set's
 arrival time if that is later (known only to lie in the --wall window),
-else the last time + 1 us, and total_objects-restamped counts one.
+else the last time + 1 us, and total_objects-restamped counts one. A record
+time more than 1 h + 60 s after its set's arrival is not used: the arrival
+time is (or the last time + 1 us), and total_objects-time_future counts one
+instead (scenarios keep record times either well behind or well ahead of
+the --wall window; a time within the window's uncertainty is an error).
 --conf FILE (the daemon's collectd.conf: its <Record> blocks, decoded
 here from their own text). D0R2 (IBM mon640 MRSYTPRP) is decoded as the
 built-in record.
@@ -321,6 +325,7 @@ READER_COUNTERS = [
     "errors-eoverflow", "errors-eio", "errors-efault", "errors-open",
     "errors-malformed", "errors-stream", "total_objects-sets", "total_objects-records",
     "total_objects-skipped", "total_bytes-read", "total_objects-restamped",
+    "total_objects-time_future",
     "total_objects-short_records",
     # complete sets the queue had no memory for: never in these tests
     "total_objects-sets_dropped",
@@ -329,11 +334,12 @@ READER_COUNTERS = [
     "total_objects-appldata_dropped",  # instance limit: never in these tests
 ]
 # Depends on how the sets met in read callbacks: checked from dispatches().
-PARTITION_COUNTERS = {"total_objects-restamped"}
+PARTITION_COUNTERS = {"total_objects-restamped", "total_objects-time_future"}
 
 TOD_PERIOD_US = 1 << 52  # the TOD clock wraps after 2^64 / 4096 us
 TOD_EPOCH_US = TOD_UNIX_EPOCH >> 12
 STEP_US = 1  # the time rule's step
+TIME_AHEAD_MAX_US = (3600 + 60) * 1000000  # record time after arrival, at most
 ARRIVAL = None  # an expected time known only to be a set's arrival time
 
 
@@ -1049,6 +1055,7 @@ class Model:
         self.c.setdefault("total_objects-appldata_torn", 0)
         self.c.setdefault("total_objects-appldata_unknown", 0)
         self.c.setdefault("total_objects-appldata_dropped", 0)
+        self.c.setdefault("total_objects-time_future", 0)
         self.c["total_objects-records"] = cum_rec
         self.c["errors-malformed"] = cum_bad
         self.c["total_objects-skipped"] = cum_skip
@@ -1274,6 +1281,7 @@ class Model:
         starts = {}  # RCCSMTSQ -> {cpu type: activated} of the start record
         notified = {}  # status bit -> RCCSMTSQ last notified
         restamped = 0
+        future = 0
         lo = 0
         for cb, hi in enumerate(bounds):
             latest = {}  # instance -> (time_us, {ident: (value, type)})
@@ -1346,6 +1354,20 @@ class Model:
                     notes += self.notification(t, p, starts, notified)
             for inst, (t, vals) in latest.items():
                 prev = last.get(inst)
+                if t > self.cfg.wall_to_us + TIME_AHEAD_MAX_US:
+                    # too far after its set's arrival: not trusted
+                    if prev is None or prev[0] is ARRIVAL or prev[0] < self.cfg.wall_from_us:
+                        when = ARRIVAL
+                    else:
+                        when = prev[0] + STEP_US
+                    future += 1
+                    last[inst] = (when, cb)
+                    for i, (v, typ) in self.shape(inst, vals).items():
+                        out.setdefault(i, []).append((when, v, typ, True))
+                    continue
+                if t > self.cfg.wall_from_us + TIME_AHEAD_MAX_US:
+                    raise OracleError("a record time %.3f within the uncertainty of the "
+                                      "future bound (--wall)" % (t / 1e6))
                 if prev is None or (prev[0] is not ARRIVAL and t > prev[0]) or \
                         (prev[0] is ARRIVAL and t > self.cfg.wall_to_us):
                     when, again = t, False
@@ -1359,6 +1381,7 @@ class Model:
                 for i, (v, typ) in self.shape(inst, vals).items():
                     out.setdefault(i, []).append((when, v, typ, again))
             lo = hi
+        self.c["total_objects-time_future"] = future
         off = set(getattr(self.cfg, "notify_off", ()))
         notes = [n for n in notes if
                  (n[6] if len(n) > 6 else "multithreading") not in off]
@@ -1525,6 +1548,10 @@ class Checker:
         if got and got[-1] != restamped:
             self.err("reader: total_objects-restamped is %d, want %d" % (got[-1], restamped))
         self.restamped = restamped
+        got = [int(v) for _t, v in rs["total_objects-time_future"]]
+        if got and got[-1] != self.m.c["total_objects-time_future"]:
+            self.err("reader: total_objects-time_future is %d, want %d" % (
+                got[-1], self.m.c["total_objects-time_future"]))
         self.check_values(csv, exp)
         self.check_forbidden(csv)
         if self.a.log:
