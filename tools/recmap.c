@@ -28,16 +28,7 @@
 #define MAX_EBCDIC 8
 #define MRHDR_LEN 20
 
-static int fail(char *err, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t size, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (size > 0)
-    vsnprintf(err, size, fmt, ap);
-  va_end(ap);
-  return -1;
-}
+#define fail rp_error
 
 void rp_buf_free(struct rp_buf *b) {
   free(b->p);

@@ -45,9 +45,7 @@
 #define MAX_DESC 4000
 #define MAX_OFFSET 65535
 
-static int fail(char *err, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t size, const char *fmt, ...) {
+int rp_error(char *err, size_t size, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (size > 0)
@@ -55,6 +53,7 @@ static int fail(char *err, size_t size, const char *fmt, ...) {
   va_end(ap);
   return -1;
 }
+#define fail rp_error
 
 static bool grow(void *arr, size_t *cap, size_t n, size_t size) {
   if (n < *cap)

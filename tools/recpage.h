@@ -97,6 +97,9 @@ struct rp_page {
 int rp_parse(const char *text, size_t len, struct rp_page *page, char *err,
              size_t err_size);
 void rp_page_free(struct rp_page *page);
+/* The library's one-line reasons: fmt into err, -1. */
+__attribute__((format(printf, 3, 4))) int rp_error(char *err, size_t size,
+                                                   const char *fmt, ...);
 const char *rp_type_name(enum rp_type t);
 
 /* What a field is, as guessed from the page (comparable with the engine's
