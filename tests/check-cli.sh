@@ -56,6 +56,7 @@ for rel in $ZVM_CLI_PROGRAMS; do
 done
 # An option that needs an argument, given none (the last argument).
 for pair in "tools/zvm-monitor-capture --write" "tools/zvm-monitor-dump -c" \
+  "tools/zvm-monitor-record --fields" \
   "contrib/monreader-emu/zvm-stream-gen --guests" "contrib/monreader-emu/monreader-cat -s"; do
   set -- $pair
   name=$(basename "$1")
@@ -66,5 +67,34 @@ for pair in "tools/zvm-monitor-capture --write" "tools/zvm-monitor-dump -c" \
     bad "$name $2 (no argument): exit $rc, stderr '$(cat "$tmp/err")'"
   fi
 done
+# zvm-monitor-record: a page it cannot trust is a one-line error naming the
+# page's line, exit 2 and no block; a good page a block and its summary.
+rec=$abs_top_builddir/tools/zvm-monitor-record
+pages=${abs_top_srcdir:-$abs_top_builddir}/tests/data/recpages
+if [ -x "$rec" ] && [ -r "$pages/useite-v6r2.txt" ]; then
+  sed 's/^ 116  74 / 116  75 /' "$pages/useite-v6r2.txt" >"$tmp/bad.txt"
+  line=$(grep -n '^ 116  75 ' "$tmp/bad.txt" | cut -d: -f1)
+  run "$rec" "$tmp/bad.txt"
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+    grep -q "^zvm-monitor-record: $tmp/bad.txt:$line: a row's offsets disagree" "$tmp/err"; then
+    ok "zvm-monitor-record on a page that contradicts itself: exit 2, '$(cat "$tmp/err")'"
+  else
+    bad "zvm-monitor-record on a bad page: exit $rc, stdout $(wc -c <"$tmp/out") bytes, stderr '$(cat "$tmp/err")'"
+  fi
+  run "$rec" -P "$pages/useite-v6r2.txt" "$pages/prcsmt-v6r4.txt"
+  if [ $rc -eq 0 ] && grep -q '^<Record "4/10">$' "$tmp/out" && grep -q '^<Record "5/21">$' "$tmp/out" &&
+    head -n 1 "$tmp/out" | grep -q '^<Plugin zvm_monitor>$' &&
+    grep -q 'D4R10 MRUSEITE (z/VM V6R2.0, 200 bytes)' "$tmp/err"; then
+    ok "zvm-monitor-record on two pages: two blocks in <Plugin zvm_monitor>, exit 0"
+  else
+    bad "zvm-monitor-record on two good pages: exit $rc, stderr '$(head -n 2 "$tmp/err")'"
+  fi
+  run "$rec" "$pages/useite-v6r2.txt" "$pages/useite-v6r2-run.html"
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "D4R10 again" "$tmp/err"; then
+    ok "zvm-monitor-record on two pages of one record: exit 2"
+  else
+    bad "zvm-monitor-record on two pages of one record: exit $rc, stderr '$(cat "$tmp/err")'"
+  fi
+fi
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

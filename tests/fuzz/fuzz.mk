@@ -130,7 +130,13 @@ conf_MAX_LEN = 2048
 fuzz_uevent_SRC = plugin/io/reader.c plugin/io/reader_advice.c
 uevent_MAX_LEN = 1024
 
-FUZZ_TARGETS ?= decode names mapper records appldata \
+# zvm-monitor-record's page parser and mapping (tools/), its blocks through
+# the <Record> parser.
+fuzz_recpage_SRC = $(DECODER_SRC) plugin/config/recconf.c \
+	plugin/config/recconf_text.c tools/recpage.c tools/recmap.c
+recpage_MAX_LEN = 65536
+
+FUZZ_TARGETS ?= decode names mapper records appldata recpage \
 	$(if $(wildcard $(top)/plugin/io/reader.c),reader) capture dmstats_print \
 	hypfs_2fc hypfs_204 conf
 FUZZ_TARGETS += $(if $(wildcard $(top)/plugin/io/reader.c),uevent)

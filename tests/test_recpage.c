@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zvm-monitor-record's page parser and mapping (tools/recpage.c,
+ * tools/recmap.c) on pages written for the tests in the format of IBM's
+ * monitor-record pages (tests/data/recpages/, made by make-pages.py):
+ * aligned columns and rows run together, HTML with <pre> and with tables,
+ * bits, arrays, reserved fields, a variable tail and its array entry, a
+ * cross reference, one made-up record at two levels. The D4R10 and D5R21
+ * pages carry the layouts of the built-in tables (plugin/records/useite.c,
+ * prcsmt.c: IBM z/VM V6R2.0 MRUSEITE, z/VM V6R4.0 MRPRCSMT).
+ *
+ * Measured here: how often the guessed kinds agree with the built-in
+ * tables' (at least 90 %), and that the block written for D4R10 goes
+ * through the plugin's own <Record> parser into a descriptor with the
+ * built-in table's offsets, lengths, counts, types and kinds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../tools/recpage.h"
+#include "zvm_monitor/builtin.h"
+#include "zvm_monitor/recconf.h"
+#include "zvm_monitor/recconf_text.h"
+#include "zvm_monitor/records.h"
+#include "zvm_monitor/registry.h"
+
+static char err[512];
+
+static char *load(const char *name, size_t *len) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s", RECPAGE_DIR, name);
+  FILE *fp = fopen(path, "rb");
+  assert_non_null(fp);
+  char *buf = malloc(1 << 20);
+  assert_non_null(buf);
+  *len = fread(buf, 1, (1 << 20) - 1, fp);
+  buf[*len] = '\0';
+  fclose(fp);
+  return buf;
+}
+
+static void parse_file(const char *name, struct rp_page *pg) {
+  size_t len;
+  char *text = load(name, &len);
+  err[0] = '\0';
+  int rv = rp_parse(text, len, pg, err, sizeof(err));
+  if (rv != 0)
+    fprintf(stderr, "%s: %s\n", name, err);
+  assert_int_equal(rv, 0);
+  free(text);
+}
+
+static const struct rp_field *field(const struct rp_page *pg,
+                                    const char *name) {
+  for (size_t i = 0; i < pg->nfields; i++)
+    if (strcmp(pg->fields[i].name, name) == 0 && pg->fields[i].length > 0)
+      return &pg->fields[i];
+  return NULL;
+}
+
+static void same_rows(const struct rp_page *a, const struct rp_page *b) {
+  assert_int_equal(a->nfields, b->nfields);
+  for (size_t i = 0; i < a->nfields; i++) {
+    const struct rp_field *x = &a->fields[i], *y = &b->fields[i];
+    assert_string_equal(x->name, y->name);
+    assert_int_equal(x->offset, y->offset);
+    assert_int_equal(x->length, y->length);
+    assert_int_equal(x->dim, y->dim);
+    assert_int_equal(x->type, y->type);
+    assert_int_equal(x->table, y->table);
+    assert_int_equal(x->nbits, y->nbits);
+    for (size_t k = 0; k < x->nbits; k++) {
+      assert_string_equal(x->bits[k].name, y->bits[k].name);
+      assert_int_equal(x->bits[k].mask, y->bits[k].mask);
+    }
+    assert_string_equal(x->desc != NULL ? x->desc : "",
+                        y->desc != NULL ? y->desc : "");
+  }
+}
+
+/* D4R10 with its columns kept (text) and with three rows to a line inside
+ * HTML <pre>: the same rows, the prolog's facts, bits, arrays. */
+static void test_useite_columns_and_rows_run_together(void **state) {
+  (void)state;
+  struct rp_page a, b;
+  parse_file("useite-v6r2.txt", &a);
+  parse_file("useite-v6r2-run.html", &b);
+  same_rows(&a, &b);
+  assert_string_equal(a.dsect, "USEITE");
+  assert_string_equal(a.mrname, "MRUSEITE");
+  assert_int_equal(a.domain, 4);
+  assert_int_equal(a.number, 10);
+  assert_string_equal(a.title, "User Interaction at Transaction End");
+  assert_string_equal(a.level, "z/VM V6R2.0");
+  assert_string_equal(b.level, "z/VM V6R2.0");
+  assert_string_equal(a.hf_prefix, "USEITE_HF");
+  assert_int_equal(a.length, 200);
+  assert_false(a.variable);
+  assert_true(a.has_xref);
+  assert_int_equal(a.ntables, 1);
+  const struct rp_field *f = field(&a, "USEITE_HFCPURN");
+  assert_non_null(f);
+  assert_int_equal(f->offset, 116);
+  assert_int_equal(f->length, 4);
+  assert_int_equal(f->type, RP_UNSIGNED);
+  assert_string_equal(f->desc,
+                      "Number of times this user was running on the real CPU.");
+  f = field(&a, "USEITE_VMDCPRMD");
+  assert_int_equal(f->offset, 152);
+  assert_int_equal(f->length, 2);
+  assert_int_equal(f->dim, 4);
+  f = field(&a, "USEITE_CALOSTAT");
+  assert_int_equal(f->type, RP_BITSTRING);
+  assert_int_equal(f->nbits, 8);
+  assert_string_equal(f->bits[0].name, "USEITE_VMDSYSOP");
+  assert_int_equal(f->bits[0].mask, 0x80);
+  assert_string_equal(f->bits[2].name, "*");
+  assert_string_equal(f->bits[7].name, "USEITE_VMDXAUTO");
+  assert_int_equal(f->bits[7].mask, 0x01);
+  assert_string_equal(f->bits[7].desc, "The command was XAUTOLOG.");
+  rp_page_free(&a);
+  rp_page_free(&b);
+}
+
+/* The made-up D4R200 at two levels, as text and as HTML <pre> and table:
+ * a variable tail with its array entry, the newer level's two more
+ * fields, more fields than a record block holds. */
+static void test_two_levels_html_and_text(void **state) {
+  (void)state;
+  struct rp_page l1, pre, table;
+  parse_file("usetst-l1.txt", &l1);
+  parse_file("usetst-l2-pre.html", &pre);
+  parse_file("usetst-l2-table.html", &table);
+  same_rows(&pre, &table);
+  assert_string_equal(l1.level, "z/VM V6R1.0");
+  assert_string_equal(table.level, "z/VM V6R2.0");
+  assert_int_equal(l1.domain, 4);
+  assert_int_equal(table.number, 200);
+  assert_int_equal(l1.length, 440);
+  assert_int_equal(table.length, 452);
+  assert_true(l1.variable && table.variable);
+  assert_int_equal(l1.ntables, 2);
+  assert_true(l1.per_vcpu);
+  assert_null(field(&l1, "USETST_VTIME"));
+  assert_int_equal(field(&table, "USETST_VTIME")->offset, 440);
+  assert_int_equal(field(&table, "USETST_QDEPTH")->offset, 448);
+  /* The older level's rows are the newer's, up to its end. */
+  for (size_t i = 0; i < l1.nfields; i++) {
+    const struct rp_field *f = &l1.fields[i];
+    if (f->table != 0 || f->type == RP_STRUCTURE || f->offset >= 440)
+      continue;
+    const struct rp_field *g = &table.fields[i];
+    assert_string_equal(f->name, g->name);
+    assert_int_equal(f->offset, g->offset);
+    assert_int_equal(f->length, g->length);
+  }
+  const struct rp_field *e = field(&table, "USETST_ENTIOS");
+  assert_int_equal(e->table, 1);
+  assert_int_equal(e->offset, 4);
+
+  struct rp_options opt = {.source = "t"};
+  struct rp_map map;
+  assert_int_equal(rp_map_page(&table, &opt, &map, err, sizeof(err)), 0);
+  assert_int_equal(map.nds, 63);
+  assert_int_equal(map.instances, 1);
+  assert_string_equal(map.instance[0]->f->name, "USETST_USERID");
+  bool limit = false, array = false, bits = false, reserved = false;
+  for (size_t i = 0; i < map.n; i++) {
+    const struct rp_mapped *m = &map.m[i];
+    limit |= strcmp(m->f->name, "USETST_QDEPTH") == 0 &&
+             strstr(m->skip, "more fields than a record block holds (limit "
+                             "63 data sources)") != NULL;
+    array |= strcmp(m->f->name, "USETST_ENTIOS") == 0 &&
+             strstr(m->skip, "variable array USETST_ENTRY: not supported by "
+                             "this engine version") != NULL;
+    bits |= strcmp(m->f->name, "USETST_MODE") == 0 &&
+            strcmp(m->skip, "bit flags (USETST_ESA, USETST_XA): not "
+                            "supported by this engine version") == 0;
+    reserved |= strcmp(m->f->name, "*") == 0 && m->f->offset == 31 &&
+                strcmp(m->skip, "reserved") == 0;
+    if (strcmp(m->f->name, "USETST_TTIME") == 0) {
+      assert_true(m->emit);
+      assert_int_equal(m->vtype, RP_V_CPUTIMER);
+      assert_int_equal(m->kind, RP_K_COUNTER);
+    }
+    if (strcmp(m->f->name, "USETST_LOGTOD") == 0) {
+      assert_int_equal(m->vtype, RP_V_TOD);
+      assert_int_equal(m->kind, RP_K_GAUGE);
+    }
+    if (strcmp(m->f->name, "USETST_PGRDS") == 0)
+      assert_int_equal(m->count, 4);
+  }
+  assert_true(limit && array && bits && reserved);
+  rp_map_free(&map);
+  rp_page_free(&l1);
+  rp_page_free(&pre);
+  rp_page_free(&table);
+}
+
+/* The built-in field at the page's row: the row of the same name at the
+ * same offset, or (for IBM's zero-length redefinitions, such as
+ * USEITE_VMDSVMW2) the row that holds the bytes at that offset. */
+static const struct rp_mapped *row_of(const struct rp_map *map, unsigned table,
+                                      const struct zvm_field *bf) {
+  for (size_t i = 0; i < map->n; i++) {
+    const struct rp_field *f = map->m[i].f;
+    if (f->table == table && f->offset == bf->offset && f->length > 0 &&
+        strcmp(f->name, bf->ibm_name) == 0)
+      return &map->m[i];
+  }
+  for (size_t i = 0; i < map->n; i++) {
+    const struct rp_field *f = map->m[i].f;
+    if (f->table == table && f->offset == bf->offset &&
+        f->length == bf->width && f->type != RP_STRUCTURE)
+      return &map->m[i];
+  }
+  return NULL;
+}
+
+/* The guessed role against the built-in table's kind. A built-in gauge of
+ * one flag bit (ZVM_FIELD_TOP_BIT: D5R21's RCCSMINI) is what the rule
+ * "named bits of a Bitstring as 0/1 gauges" makes of a bit string with
+ * named bits. */
+static bool agrees(enum rp_role role, const struct zvm_field *f) {
+  switch (f->kind) {
+  case ZVM_FIELD_COUNTER:
+    return role == RP_ROLE_COUNTER;
+  case ZVM_FIELD_GAUGE:
+    return role == RP_ROLE_GAUGE ||
+           (role == RP_ROLE_FLAGS && (f->flags & ZVM_FIELD_TOP_BIT));
+  case ZVM_FIELD_ID:
+    return role == RP_ROLE_ID;
+  case ZVM_FIELD_TEXT:
+    return role == RP_ROLE_TEXT;
+  case ZVM_FIELD_FLAGS:
+    return role == RP_ROLE_FLAGS;
+  case ZVM_FIELD_CODE:
+    return role == RP_ROLE_CODE;
+  case ZVM_FIELD_LAYOUT:
+    return role == RP_ROLE_LAYOUT;
+  default:
+    return false;
+  }
+}
+
+static void compare_layout(const struct rp_page *pg, const struct rp_map *map,
+                           unsigned table, const struct zvm_layout *l,
+                           unsigned *fields, unsigned *agree) {
+  for (size_t i = 0; i < l->nfields; i++) {
+    const struct zvm_field *bf = &l->fields[i];
+    /* Rows of the page only: not the record count, not a second view of
+     * a byte (the _is_max flags of D5R21). */
+    if (bf->ibm_name == NULL || (bf->flags & ZVM_FIELD_MAX_FLAG))
+      continue;
+    const struct rp_mapped *m = row_of(map, table, bf);
+    if (m == NULL)
+      fprintf(stderr, "no row for %s\n", bf->ibm_name);
+    assert_non_null(m);
+    assert_int_equal(m->f->length, bf->width);
+    assert_int_equal(m->f->dim, bf->count);
+    (*fields)++;
+    if (agrees(m->role, bf))
+      (*agree)++;
+    else
+      print_message("  %s %s: guessed %s (%s), built in kind %d\n", pg->dsect,
+                    bf->ibm_name, rp_role_name(m->role), m->why, (int)bf->kind);
+  }
+}
+
+static void test_kind_guesses_agree_with_builtin_tables(void **state) {
+  (void)state;
+  struct zvm_registry *reg = zvm_registry_create();
+  assert_non_null(reg);
+  assert_int_equal(zvm_registry_add_builtins(reg), 0);
+  static const char *const pages[] = {"useite-v6r2.txt", "prcsmt-v6r4.txt"};
+  unsigned fields = 0, agree = 0;
+  for (size_t p = 0; p < 2; p++) {
+    struct rp_page pg;
+    struct rp_map map;
+    struct rp_options opt = {0};
+    parse_file(pages[p], &pg);
+    assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), 0);
+    const struct zvm_record_desc *d =
+        zvm_registry_find(reg, (uint8_t)pg.domain, (uint16_t)pg.number);
+    assert_non_null(d);
+    compare_layout(&pg, &map, 0, &d->main, &fields, &agree);
+    for (size_t a = 0; a < d->narrays; a++) {
+      unsigned table = 0;
+      for (size_t i = 0; i < pg.nfields; i++)
+        if (pg.fields[i].type == RP_STRUCTURE &&
+            strcmp(pg.fields[i].name, d->arrays[a].ibm_name) == 0)
+          table = pg.fields[i].table;
+      assert_true(table > 0);
+      compare_layout(&pg, &map, table, &d->arrays[a].entry, &fields, &agree);
+    }
+    rp_map_free(&map);
+    rp_page_free(&pg);
+  }
+  print_message("kind guesses agree with the built-in tables (D4R10, D5R21) "
+                "on %u of %u fields: %.1f %%\n",
+                agree, fields, 100.0 * agree / fields);
+  assert_true(fields >= 60);
+  assert_true(agree * 10 >= fields * 9);
+  zvm_registry_destroy(reg);
+}
+
+/* The block written for D4R10 through the plugin's own <Record> parser:
+ * every field it maps has the built-in table's offset, length, count,
+ * type and kind. */
+static void test_block_accepted_by_the_plugin(void **state) {
+  (void)state;
+  struct rp_page pg;
+  struct rp_map map;
+  struct rp_options opt = {.builtin = true, .source = "useite-v6r2.txt"};
+  struct rp_buf out = {0};
+  parse_file("useite-v6r2.txt", &pg);
+  assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), 0);
+  rp_write_block(&pg, &map, &opt, &out);
+  assert_false(out.oom);
+
+  struct zvm_registry *reg = zvm_registry_create();
+  assert_non_null(reg);
+  assert_int_equal(zvm_registry_add_builtins(reg), 0);
+  const struct zvm_record_desc *builtin = zvm_registry_find(reg, 4, 10);
+  assert_non_null(builtin);
+  const struct zvm_layout *bl = &builtin->main; /* replaced below */
+  struct zvm_field bfields[64];
+  size_t nb = bl->nfields;
+  assert_true(nb <= 64);
+  memcpy(bfields, bl->fields, nb * sizeof(*bfields));
+
+  struct zvm_recconf rc;
+  zvm_recconf_init(&rc, reg);
+  int rv = zvm_recconf_parse_text(&rc, out.p, out.len, err, sizeof(err));
+  if (rv != 0)
+    fprintf(stderr, "%s\n%s\n", err, out.p);
+  assert_int_equal(rv, 0);
+  const struct zvm_urecord *r = zvm_recconf_find(&rc, 4, 10);
+  assert_non_null(r);
+  assert_true(r->replace);
+  assert_string_equal(r->name, "useite");
+  assert_int_equal(r->nfields, map.emitted);
+  assert_true(r->nfields >= 35);
+  for (size_t i = 0; i < r->nfields; i++) {
+    const struct zvm_ufield *u = &r->fields[i];
+    const struct zvm_field *b = NULL;
+    for (size_t k = 0; k < nb && b == NULL; k++)
+      if (bfields[k].offset == u->offset && bfields[k].ibm_name != NULL)
+        b = &bfields[k];
+    assert_non_null(b);
+    assert_int_equal(u->length, b->width);
+    assert_int_equal(u->count, b->count);
+    switch (u->kind) {
+    case ZVM_UKIND_COUNTER:
+      assert_int_equal(b->kind, ZVM_FIELD_COUNTER);
+      break;
+    case ZVM_UKIND_GAUGE:
+      assert_int_equal(b->kind, ZVM_FIELD_GAUGE);
+      break;
+    case ZVM_UKIND_INSTANCE:
+    default:
+      assert_true(b->kind == ZVM_FIELD_ID || b->kind == ZVM_FIELD_TEXT);
+      break;
+    }
+    switch (u->type) {
+    case ZVM_UTYPE_UNSIGNED:
+      assert_int_equal(b->type, ZVM_TYPE_UNSIGNED);
+      break;
+    case ZVM_UTYPE_SIGNED:
+      assert_int_equal(b->type, ZVM_TYPE_SIGNED);
+      break;
+    case ZVM_UTYPE_USERID:
+      /* D4R10's key is the user ID (ZVM_KEY_USERID on USEITE_VMDUSER) */
+      assert_int_equal(b->type, ZVM_TYPE_EBCDIC);
+      assert_int_equal(builtin->main.key.part[0].kind, ZVM_KEY_USERID);
+      break;
+    default:
+      fail_msg("unexpected type %d at offset %u", (int)u->type, u->offset);
+    }
+  }
+  /* The plugin now decodes D4R10 with this definition. */
+  const struct zvm_record_desc *d = zvm_registry_find(reg, 4, 10);
+  assert_true(d->user_defined);
+  assert_int_equal(d->main.key.nparts, 1);
+  assert_int_equal(d->main.key.part[0].kind, ZVM_KEY_USERID);
+  zvm_recconf_free(&rc);
+  zvm_registry_destroy(reg);
+  rp_buf_free(&out);
+  rp_map_free(&map);
+  rp_page_free(&pg);
+}
+
+/* Options: fields chosen, an instance and kinds overridden, a prefix. */
+static void test_options(void **state) {
+  (void)state;
+  struct rp_page pg;
+  struct rp_map map;
+  parse_file("useite-v6r2.txt", &pg);
+  static const char *const fields[] = {"hfcpurn", "USEITE_HFCPUWT"};
+  static const struct rp_kind_override kinds[] = {{"hfcpuwt", "gauge"}};
+  struct rp_options opt = {.fields = fields,
+                           .nfields = 2,
+                           .instance = "vmdcpuad",
+                           .kinds = kinds,
+                           .nkinds = 1,
+                           .prefix = "vcpu"};
+  assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), 0);
+  assert_int_equal(map.emitted, 3);
+  assert_int_equal(map.counters, 1);
+  assert_int_equal(map.gauges, 1);
+  assert_string_equal(map.instance[0]->f->name, "USEITE_VMDCPUAD");
+  assert_string_equal(map.prefix, "vcpu");
+  rp_map_free(&map);
+
+  static const struct rp_kind_override bad[] = {{"vmdsvmid", "counter"}};
+  opt = (struct rp_options){.kinds = bad, .nkinds = 1};
+  assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), -1);
+  assert_string_equal(err, "--kind vmdsvmid=counter: USEITE_VMDSVMID is "
+                           "Character 8; a counter or gauge is an Unsigned "
+                           "or Signed field of 1, 2, 4 or 8 bytes");
+  rp_map_free(&map);
+  opt = (struct rp_options){.instance = "nosuch"};
+  assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), -1);
+  assert_string_equal(err, "--instance nosuch: the page (USEITE) has no such "
+                           "field");
+  rp_map_free(&map);
+  rp_page_free(&pg);
+}
+
+/* ------------------------------------------------------------------------
+ * Pages that are wrong: one line naming the page's line, no page.
+ */
+static char *replace(const char *text, const char *from, const char *to) {
+  const char *at = strstr(text, from);
+  assert_non_null(at);
+  size_t n = strlen(text) + strlen(to) + 1;
+  char *out = malloc(n);
+  assert_non_null(out);
+  snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  return out;
+}
+
+/* The line number of the first line holding s. */
+static unsigned line_of(const char *text, const char *s) {
+  const char *at = strstr(text, s);
+  assert_non_null(at);
+  unsigned line = 1;
+  for (const char *p = text; p < at; p++)
+    line += *p == '\n';
+  return line;
+}
+
+static void expect_error(const char *text, size_t len, const char *want) {
+  struct rp_page pg;
+  err[0] = '\0';
+  assert_int_equal(rp_parse(text, len, &pg, err, sizeof(err)), -1);
+  if (strstr(err, want) == NULL)
+    fail_msg("error '%s' lacks '%s'", err, want);
+  assert_null(strchr(err, '\n'));
+  assert_int_equal(pg.nfields, 0);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  size_t len;
+  char *page = load("useite-v6r2.txt", &len);
+  char want[256], *bad;
+  static const char row[] = " 116  74  Unsigned      4  USEITE_HFCPURN";
+  unsigned row_line = line_of(page, row);
+
+  bad = replace(page, row, " 116  75  Unsigned      4  USEITE_HFCPURN");
+  snprintf(want, sizeof(want),
+           "line %u: a row's offsets disagree: decimal 116, hex 75 (117)",
+           row_line);
+  expect_error(bad, strlen(bad), want);
+  free(bad);
+
+  bad = replace(page, row, " 110  6E  Unsigned      4  USEITE_HFCPURN");
+  snprintf(want, sizeof(want),
+           "line %u: USEITE_HFCPURN at offset 110 goes back (the row before "
+           "is at 112)",
+           row_line);
+  expect_error(bad, strlen(bad), want);
+  free(bad);
+
+  bad = replace(page, row, " 116  74  Unsigned     16  USEITE_HFCPURN");
+  snprintf(want, sizeof(want),
+           "line %u: USEITE_HFCPURN: length 16 does not fit type Unsigned",
+           row_line);
+  expect_error(bad, strlen(bad), want);
+  free(bad);
+
+  bad = replace(page, row, " 116  74  Character     6  USEITE_HFCPURN");
+  expect_error(bad, strlen(bad),
+               "USEITE_HFESVM (bytes 120-123) overlaps USEITE_HFCPURN (bytes "
+               "116-121");
+  free(bad);
+
+  bad = replace(page, "Structure   200", "Structure   190");
+  expect_error(bad, strlen(bad),
+               "USEITE_HFLLIST ends at byte 192, past the end of USEITE (190 "
+               "bytes)");
+  free(bad);
+
+  /* The cross reference contradicts a row, lacks one, names one more. */
+  static const char xrow[] = "USEITE_HFCPURN             74      4";
+  bad = replace(page, xrow, "USEITE_HFCPURN             78      4");
+  snprintf(want, sizeof(want),
+           "line %u: USEITE_HFCPURN at offset 116 (X'74'), length 4, but the "
+           "cross reference (line %u) gives offset X'78', length 4",
+           row_line, line_of(page, xrow));
+  expect_error(bad, strlen(bad), want);
+  free(bad);
+  bad = replace(page, xrow, "");
+  snprintf(want, sizeof(want),
+           "line %u: USEITE_HFCPURN is not in the cross reference", row_line);
+  expect_error(bad, strlen(bad), want);
+  free(bad);
+  bad = replace(page, xrow, "USEITE_HFCPURX             74      4\n");
+  expect_error(bad, strlen(bad),
+               "USEITE_HFCPURN is not in the cross reference");
+  free(bad);
+  bad = replace(page, "USEITE_VMDXAUTO            95        01",
+                "USEITE_VMDXAUTO            95        02");
+  expect_error(bad, strlen(bad),
+               "bit USEITE_VMDXAUTO of USEITE_CALOSTAT (offset X'95') has "
+               "another byte or value in the cross reference");
+  free(bad);
+
+  /* Cut short: in the contents, in the cross reference. */
+  const char *cut = strstr(page, row);
+  expect_error(page, (size_t)(cut - page),
+               "the rows of USEITE end at byte 116, but it is 200 bytes: the "
+               "page is cut short");
+  cut = strstr(page, "USEITE_VMDCPUAD            1C");
+  expect_error(page, (size_t)(cut - page), "is not in the cross reference");
+
+  /* Not a page; a page without its Domain. */
+  expect_error("Hello\nworld\n", 12, "line 1: not a monitor-record page");
+  bad = replace(page, "Domain 4", "Area 4");
+  expect_error(bad, strlen(bad), "names no 'Domain N' and 'Record M'");
+  free(bad);
+  bad = replace(page, "DSECT NAME - USEITE", "DSECT NAME - USEITX");
+  expect_error(bad, strlen(bad),
+               "the structure is USEITE, but the prolog's DSECT NAME is "
+               "USEITX");
+  free(bad);
+  free(page);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_useite_columns_and_rows_run_together),
+      cmocka_unit_test(test_two_levels_html_and_text),
+      cmocka_unit_test(test_kind_guesses_agree_with_builtin_tables),
+      cmocka_unit_test(test_block_accepted_by_the_plugin),
+      cmocka_unit_test(test_options),
+      cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

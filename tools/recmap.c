@@ -1,0 +1,835 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zvm_monitor - a parsed monitor-record page into a <Record> block: the
+ * mapping rules (zvm-monitor-record(1), MAPPING RULES) and the block's
+ * text. The vocabulary and limits are those of the plugin's <Record>
+ * parser (plugin/config/recconf.c, collectd-zvm_monitor(5), RECORDS
+ * DEFINED IN COLLECTD.CONF): types unsigned, signed, cputimer, tod,
+ * ebcdic, userid; kinds counter, gauge, instance; at most 64 fields and
+ * 63 data sources of at most 19 characters; at most two instance fields,
+ * a userid one alone. What it cannot hold is skipped with its reason.
+ */
+#include "recpage.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The <Record> parser's limits (include/zvm_monitor/recconf.h). */
+#define MAX_DS 63
+#define MAX_FIELDS 64
+#define MAX_DS_NAME 19
+#define MAX_NAME 27
+#define MAX_PREFIX 16
+#define MAX_COUNT 63
+#define MAX_EBCDIC 8
+#define MRHDR_LEN 20
+
+#define fail rp_error
+
+void rp_buf_free(struct rp_buf *b) {
+  free(b->p);
+  *b = (struct rp_buf){0};
+}
+
+void rp_buf_printf(struct rp_buf *b, const char *fmt, ...) {
+  if (b->oom)
+    return;
+  for (;;) {
+    size_t room = b->cap - b->len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->p != NULL ? b->p + b->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->oom = true;
+      return;
+    }
+    if ((size_t)n < room) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap < b->len + (size_t)n + 1)
+      cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (p == NULL) {
+      b->oom = true;
+      return;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+}
+
+const char *rp_role_name(enum rp_role r) {
+  static const char *const names[] = {
+      [RP_ROLE_NONE] = "none",   [RP_ROLE_COUNTER] = "counter",
+      [RP_ROLE_GAUGE] = "gauge", [RP_ROLE_ID] = "identifier",
+      [RP_ROLE_TEXT] = "text",   [RP_ROLE_FLAGS] = "flags",
+      [RP_ROLE_CODE] = "code",   [RP_ROLE_LAYOUT] = "array layout",
+  };
+  return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
+}
+
+static const char *const vtype_names[] = {
+    [RP_V_UNSIGNED] = "unsigned", [RP_V_SIGNED] = "signed",
+    [RP_V_CPUTIMER] = "cputimer", [RP_V_TOD] = "tod",
+    [RP_V_EBCDIC] = "ebcdic",     [RP_V_USERID] = "userid",
+};
+static const char *const kind_names[] = {
+    [RP_K_COUNTER] = "counter",
+    [RP_K_GAUGE] = "gauge",
+    [RP_K_INSTANCE] = "instance",
+};
+
+/* ------------------------------------------------------------------------
+ * The wording of a description.
+ */
+/* phrase in the description (lower case), starting a word. */
+static bool says(const char *d, const char *phrase) {
+  size_t n = strlen(phrase);
+  for (const char *p = d; p != NULL && *p != '\0'; p++) {
+    if (strncasecmp(p, phrase, n) != 0)
+      continue;
+    if (p == d || !isalnum((unsigned char)p[-1]))
+      return true;
+  }
+  return false;
+}
+
+/* "X'63' = ...", "X'00' - ...": a list of values. */
+static bool lists_values(const char *d) {
+  if (says(d, "valid values"))
+    return true;
+  for (const char *p = d; p != NULL && *p != '\0'; p++) {
+    if (!((*p == 'X' || *p == 'x') && p[1] == '\''))
+      continue;
+    const char *q = p + 2;
+    while (isxdigit((unsigned char)*q))
+      q++;
+    if (q == p + 2 || *q != '\'')
+      continue;
+    q++;
+    while (*q == ' ')
+      q++;
+    if (*q == '=' || (*q == '-' && q[1] == ' '))
+      return true;
+  }
+  return false;
+}
+
+static bool ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), t = strlen(tail);
+  return n >= t && strcasecmp(s + n - t, tail) == 0;
+}
+
+static bool is_nested_name(const struct rp_page *pg, const char *d) {
+  for (size_t i = 0; i < pg->nfields; i++)
+    if (pg->fields[i].table > 0 && pg->fields[i].type == RP_STRUCTURE &&
+        says(d, pg->fields[i].name))
+      return true;
+  return false;
+}
+
+static const char *nested_name(const struct rp_page *pg, unsigned table) {
+  for (size_t i = 0; i < pg->nfields; i++)
+    if (pg->fields[i].table == table && pg->fields[i].type == RP_STRUCTURE)
+      return pg->fields[i].name;
+  return "?";
+}
+
+/* The role of a field, why, and the <Record> type it would have. */
+static void guess(const struct rp_page *pg, const struct rp_field *f,
+                  struct rp_mapped *m) {
+  const char *d = f->desc != NULL ? f->desc : "";
+  bool integer = f->type == RP_UNSIGNED || f->type == RP_SIGNED;
+  m->vtype = f->type == RP_SIGNED ? RP_V_SIGNED : RP_V_UNSIGNED;
+  m->role = RP_ROLE_NONE;
+#define WHY(...) snprintf(m->why, sizeof(m->why), __VA_ARGS__)
+#define SKIP(...) snprintf(m->skip, sizeof(m->skip), __VA_ARGS__)
+  if (f->type == RP_STRUCTURE)
+    return;
+  if (f->table == 0 &&
+      (f->offset < MRHDR_LEN || strncmp(f->name, "MRHDR", 5) == 0 ||
+       ends_with(f->name, "_MRHDR")))
+    return; /* the record header: the decoder's */
+  if (strcmp(f->name, "*") == 0) {
+    SKIP("reserved");
+    return;
+  }
+  if (f->length == 0)
+    return; /* a label */
+  bool tod = says(d, "tod") || says(d, "time-of-day");
+  bool cputimer = says(d, "cpu timer") || says(d, "cpu-timer") ||
+                  says(d, "cpu time") || says(d, "virtual time") ||
+                  says(d, "processor time");
+  switch (f->type) {
+  case RP_CHARACTER:
+    if (f->length == 8 &&
+        (ends_with(f->name, "USER") || ends_with(f->name, "USERID") ||
+         says(d, "userid") || says(d, "user id") ||
+         says(d, "logon identification") || says(d, "user identification"))) {
+      m->role = RP_ROLE_TEXT;
+      m->vtype = RP_V_USERID;
+      WHY("an 8-byte user ID");
+    } else if (f->length == 8 && tod) {
+      m->role = RP_ROLE_GAUGE;
+      m->vtype = RP_V_TOD;
+      WHY("a TOD clock value (a point in time)");
+    } else if (f->length == 8 && cputimer) {
+      m->role = RP_ROLE_COUNTER;
+      m->vtype = RP_V_CPUTIMER;
+      WHY("a CPU-timer value (accumulated time)");
+    } else {
+      m->role = RP_ROLE_TEXT;
+      m->vtype = RP_V_EBCDIC;
+      WHY("character data");
+    }
+    return;
+  case RP_BITSTRING: {
+    size_t named = 0;
+    for (size_t b = 0; b < f->nbits; b++)
+      named += strcmp(f->bits[b].name, "*") != 0;
+    if (named > 0) {
+      m->role = RP_ROLE_FLAGS;
+      WHY("a bit string with %zu named bit%s", named, named > 1 ? "s" : "");
+    } else if (lists_values(d)) {
+      m->role = RP_ROLE_CODE;
+      WHY("its values are listed: a code");
+    } else {
+      m->role = RP_ROLE_FLAGS;
+      WHY("a bit string without named bits");
+    }
+    return;
+  }
+  case RP_UNSIGNED:
+  case RP_SIGNED:
+    break;
+  default:
+    SKIP("type %s: not a quantity the engine reads", rp_type_name(f->type));
+    return;
+  }
+  (void)integer;
+  if ((says(d, "offset to") || says(d, "offset of the") ||
+       says(d, "number of entries") || says(d, "number of elements") ||
+       says(d, "size of an entry") || says(d, "size of each") ||
+       says(d, "length of an entry") || says(d, "entry size")) &&
+      (says(d, "array") || is_nested_name(pg, d))) {
+    m->role = RP_ROLE_LAYOUT;
+    WHY("locates a variable array");
+  } else if (ends_with(f->name, "CPUAD") || says(d, "processor address") ||
+             says(d, "cpu address") || says(d, "processor id")) {
+    m->role = RP_ROLE_ID;
+    WHY("a processor address");
+  } else if (says(d, "device number") || ends_with(f->name, "DEVNO") ||
+             ends_with(f->name, "RDEV")) {
+    m->role = RP_ROLE_ID;
+    WHY("a device number");
+  } else if (f->length == 8 && cputimer) {
+    m->role = RP_ROLE_COUNTER;
+    m->vtype = RP_V_CPUTIMER;
+    WHY("a CPU-timer value (accumulated time)");
+  } else if (f->length == 8 && tod) {
+    m->role = RP_ROLE_GAUGE;
+    m->vtype = RP_V_TOD;
+    WHY("a TOD clock value (a point in time)");
+  } else if (f->length <= 2 && (says(d, "flag") || f->nbits > 0)) {
+    m->role = RP_ROLE_FLAGS;
+    WHY("%s", f->nbits > 0 ? "bits are defined under it" : "it holds flags");
+  } else if (lists_values(d) || says(d, "status code") ||
+             says(d, "reason code") || says(d, "return code")) {
+    m->role = RP_ROLE_CODE;
+    WHY("its values are listed: a code");
+  } else if (pg->hf_prefix[0] != '\0' &&
+             strncmp(f->name, pg->hf_prefix, strlen(pg->hf_prefix)) == 0) {
+    m->role = RP_ROLE_COUNTER;
+    WHY("the page's notes: the prefix %s marks high-frequency counters",
+        pg->hf_prefix);
+  } else if (says(d, "high frequency count") ||
+             says(d, "high-frequency count")) {
+    m->role = RP_ROLE_COUNTER;
+    WHY("\"high frequency count\"");
+  } else if (says(d, "number of times") || says(d, "count of times")) {
+    m->role = RP_ROLE_COUNTER;
+    WHY("\"number of times\"");
+  } else if (says(d, "current") || says(d, "yet to") ||
+             says(d, "outstanding") || says(d, "in progress")) {
+    m->role = RP_ROLE_GAUGE;
+    WHY("it describes a present state (\"current\", \"yet to\", "
+        "\"outstanding\")");
+  } else if (says(d, "count of") || says(d, "accumulated") ||
+             says(d, "cumulative")) {
+    m->role = RP_ROLE_COUNTER;
+    WHY("\"count of\", \"accumulated\"");
+  } else {
+    m->role = RP_ROLE_GAUGE;
+    WHY("no counting words: a level or a setting");
+  }
+#undef WHY
+#undef SKIP
+}
+
+/* ------------------------------------------------------------------------
+ * Options.
+ */
+static void ds_base(const struct rp_page *pg, const char *ibm, char *out,
+                    size_t size) {
+  size_t pl = strlen(pg->dsect);
+  const char *s = ibm;
+  if (pl > 0 && strncasecmp(ibm, pg->dsect, pl) == 0 && ibm[pl] == '_' &&
+      ibm[pl + 1] != '\0')
+    s = ibm + pl + 1;
+  size_t n = 0;
+  if (!isalpha((unsigned char)*s) && n + 1 < size)
+    out[n++] = 'f';
+  for (; *s != '\0' && n + 1 < size; s++)
+    out[n++] =
+        isalnum((unsigned char)*s) ? (char)tolower((unsigned char)*s) : '_';
+  out[n] = '\0';
+}
+
+static bool names_field(const struct rp_page *pg, const struct rp_field *f,
+                        const char *name) {
+  char ds[RP_NAME_MAX + 2];
+  if (strcasecmp(f->name, name) == 0)
+    return true;
+  ds_base(pg, f->name, ds, sizeof(ds));
+  return strcasecmp(ds, name) == 0;
+}
+
+/* The field an option names: -1 if none (err set). */
+static long find_named(const struct rp_page *pg, const char *name,
+                       const char *option, char *err, size_t err_size) {
+  for (size_t i = 0; i < pg->nfields; i++)
+    if (strcmp(pg->fields[i].name, "*") != 0 &&
+        pg->fields[i].type != RP_STRUCTURE &&
+        names_field(pg, &pg->fields[i], name))
+      return (long)i;
+  fail(err, err_size, "%s %s: the page (%s) has no such field", option, name,
+       pg->dsect);
+  return -1;
+}
+
+static bool valid_word(const char *s, size_t max, bool letter_first) {
+  size_t n = strlen(s);
+  if (n > max || (letter_first && (n == 0 || !isalpha((unsigned char)s[0]))))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] >= 0x80 ||
+        !(isalnum((unsigned char)s[i]) || s[i] == '_'))
+      return false;
+  return true;
+}
+
+/* An integer field the engine reads. */
+static bool engine_integer(const struct rp_field *f) {
+  return (f->type == RP_UNSIGNED || f->type == RP_SIGNED) &&
+         (f->length == 1 || f->length == 2 || f->length == 4 || f->length == 8);
+}
+
+static int make_instance(const struct rp_page *pg, struct rp_mapped *m,
+                         char *err, size_t err_size) {
+  const struct rp_field *f = m->f;
+  if (f->table != 0)
+    return fail(err, err_size,
+                "%s is a field of the variable array %s: this engine version "
+                "cannot make it an instance",
+                f->name, nested_name(pg, f->table));
+  if (f->dim != 1)
+    return fail(err, err_size, "%s is an array: it cannot be an instance",
+                f->name);
+  if (f->type == RP_UNSIGNED && engine_integer(f)) {
+    m->vtype = RP_V_UNSIGNED;
+  } else if (f->type == RP_CHARACTER && f->length >= 1 &&
+             f->length <= MAX_EBCDIC) {
+    if (m->vtype != RP_V_USERID)
+      m->vtype = RP_V_EBCDIC;
+  } else {
+    return fail(err, err_size,
+                "%s is %s %u: an instance field is Unsigned of 1, 2, 4 or 8 "
+                "bytes or Character of 1-8",
+                f->name, rp_type_name(f->type), f->length);
+  }
+  m->kind = RP_K_INSTANCE;
+  m->emit = true;
+  m->skip[0] = '\0';
+  m->count = 1;
+  return 0;
+}
+
+void rp_map_free(struct rp_map *map) {
+  if (map == NULL)
+    return;
+  free(map->m);
+  *map = (struct rp_map){0};
+}
+
+static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
+                     const char **by) {
+  for (size_t i = 0; i < upto; i++) {
+    const struct rp_mapped *o = &map->m[i];
+    if (!o->emit)
+      continue;
+    for (unsigned e = 0; e < (o->count > 1 ? o->count : 1); e++) {
+      char n[40];
+      if (o->count > 1)
+        snprintf(n, sizeof(n), "%s_%u", o->ds, e);
+      else
+        snprintf(n, sizeof(n), "%s", o->ds);
+      if (strcmp(n, ds) == 0) {
+        *by = o->f->name;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
+                struct rp_map *map, char *err, size_t err_size) {
+  *map = (struct rp_map){0};
+  map->m = calloc(pg->nfields ? pg->nfields : 1, sizeof(*map->m));
+  if (map->m == NULL)
+    return fail(err, err_size, "out of memory");
+  map->n = pg->nfields;
+  /* Name. */
+  if (opt->name != NULL) {
+    snprintf(map->name, sizeof(map->name), "%s", opt->name);
+    if (strlen(opt->name) > MAX_NAME || !valid_word(opt->name, MAX_NAME, true))
+      return fail(err, err_size,
+                  "--name %s: a letter followed by letters, digits or _, at "
+                  "most %d characters",
+                  opt->name, MAX_NAME);
+  } else {
+    size_t n = 0;
+    for (const char *s = pg->dsect; *s != '\0' && n < MAX_NAME; s++)
+      map->name[n++] =
+          isalnum((unsigned char)*s) ? (char)tolower((unsigned char)*s) : '_';
+    map->name[n] = '\0';
+    if (!valid_word(map->name, MAX_NAME, true))
+      return fail(err, err_size,
+                  "the structure's name %s makes no record Name (a letter "
+                  "followed by letters, digits or _): give one with --name",
+                  pg->dsect);
+  }
+  for (size_t i = 0; i < pg->nfields; i++) {
+    struct rp_mapped *m = &map->m[i];
+    m->f = &pg->fields[i];
+    m->count = 1;
+    guess(pg, m->f, m);
+  }
+
+  /* --kind NAME=KIND */
+  const char *want_instance = opt->instance;
+  for (size_t k = 0; k < opt->nkinds; k++) {
+    long i = find_named(pg, opt->kinds[k].name, "--kind", err, err_size);
+    if (i < 0)
+      return -1;
+    struct rp_mapped *m = &map->m[i];
+    const char *kind = opt->kinds[k].kind;
+    if (strcasecmp(kind, "instance") == 0) {
+      if (want_instance != NULL && strcasecmp(want_instance, "none") != 0 &&
+          !names_field(pg, m->f, want_instance))
+        return fail(err, err_size,
+                    "--kind %s=instance and --instance %s name two instance "
+                    "fields: give one",
+                    opt->kinds[k].name, want_instance);
+      want_instance = opt->kinds[k].name;
+      continue;
+    }
+    m->by_option = true;
+    if (strcasecmp(kind, "skip") == 0) {
+      m->role = m->role == RP_ROLE_NONE ? RP_ROLE_NONE : m->role;
+      snprintf(m->skip, sizeof(m->skip), "left out (--kind %s=skip)",
+               opt->kinds[k].name);
+      m->emit = false;
+      m->why[0] = '\0';
+      continue;
+    }
+    bool counter = strcasecmp(kind, "counter") == 0;
+    if (!counter && strcasecmp(kind, "gauge") != 0)
+      return fail(err, err_size,
+                  "--kind %s=%s: the kind is counter, gauge, instance or skip",
+                  opt->kinds[k].name, kind);
+    if (m->vtype == RP_V_CPUTIMER || m->vtype == RP_V_TOD) {
+      if (counter && m->vtype == RP_V_TOD)
+        return fail(err, err_size,
+                    "--kind %s=counter: a TOD clock value is a point in time, "
+                    "not a counter",
+                    m->f->name);
+    } else if (!engine_integer(m->f)) {
+      return fail(err, err_size,
+                  "--kind %s=%s: %s is %s %u; a counter or gauge is an "
+                  "Unsigned or Signed field of 1, 2, 4 or 8 bytes",
+                  opt->kinds[k].name, kind, m->f->name,
+                  rp_type_name(m->f->type), m->f->length);
+    }
+    m->role = counter ? RP_ROLE_COUNTER : RP_ROLE_GAUGE;
+    snprintf(m->why, sizeof(m->why), "--kind %s=%s", opt->kinds[k].name, kind);
+  }
+
+  /* The instance field. */
+  struct rp_mapped *inst = NULL;
+  if (want_instance != NULL && strcasecmp(want_instance, "none") != 0) {
+    long i = find_named(pg, want_instance, "--instance", err, err_size);
+    if (i < 0)
+      return -1;
+    inst = &map->m[i];
+    if (make_instance(pg, inst, err, err_size) != 0)
+      return -1;
+    inst->by_option = true;
+    snprintf(inst->why, sizeof(inst->why), "chosen with --instance");
+  } else if (want_instance == NULL) {
+    for (size_t i = 0; i < map->n && inst == NULL; i++)
+      if (map->m[i].f->table == 0 && map->m[i].vtype == RP_V_USERID &&
+          map->m[i].role == RP_ROLE_TEXT && !map->m[i].by_option)
+        inst = &map->m[i];
+    for (size_t i = 0; i < map->n && inst == NULL; i++)
+      if (map->m[i].f->table == 0 && map->m[i].role == RP_ROLE_ID &&
+          map->m[i].f->dim == 1 && engine_integer(map->m[i].f) &&
+          !map->m[i].by_option)
+        inst = &map->m[i];
+    if (inst != NULL && make_instance(pg, inst, err, err_size) != 0)
+      return -1;
+  }
+  if (inst != NULL)
+    map->instance[0] = inst;
+
+  /* --fields */
+  bool *chosen = NULL;
+  if (opt->fields != NULL) {
+    chosen = calloc(map->n ? map->n : 1, sizeof(*chosen));
+    if (chosen == NULL)
+      return fail(err, err_size, "out of memory");
+    for (size_t k = 0; k < opt->nfields; k++) {
+      long i = find_named(pg, opt->fields[k], "--fields", err, err_size);
+      if (i < 0) {
+        free(chosen);
+        return -1;
+      }
+      chosen[i] = true;
+    }
+  }
+
+  /* Prefix. */
+  if (opt->prefix != NULL) {
+    if (!valid_word(opt->prefix, MAX_PREFIX, false))
+      return free(chosen),
+             fail(err, err_size,
+                  "--prefix %s: letters, digits and _ only, at most %d "
+                  "characters",
+                  opt->prefix, MAX_PREFIX);
+    if (inst == NULL && opt->prefix[0] != '\0')
+      return free(chosen),
+             fail(err, err_size,
+                  "--prefix %s: the record has no instance field to put it "
+                  "before (choose one with --instance)",
+                  opt->prefix);
+    snprintf(map->prefix, sizeof(map->prefix), "%s", opt->prefix);
+  } else if (inst != NULL && inst->role == RP_ROLE_ID) {
+    snprintf(map->prefix, sizeof(map->prefix), "%s",
+             strstr(inst->why, "device") != NULL ? "dev" : "cpu");
+  }
+
+  /* Every other field: a <Field>, or skipped with its reason. */
+  size_t nfields = inst != NULL ? 1 : 0;
+  if (inst != NULL) {
+    ds_base(pg, inst->f->name, inst->ds, sizeof(inst->ds));
+    inst->ds[MAX_DS_NAME] = '\0';
+  }
+  for (size_t i = 0; i < map->n; i++) {
+    struct rp_mapped *m = &map->m[i];
+    const struct rp_field *f = m->f;
+    if (m == inst)
+      continue;
+    m->emit = false;
+    if (m->skip[0] != '\0' && (m->role == RP_ROLE_NONE || m->by_option))
+      continue; /* reserved, other types, --kind skip */
+    if (m->role == RP_ROLE_NONE)
+      continue; /* structure, header, labels: no line */
+#define SKIP(...) snprintf(m->skip, sizeof(m->skip), __VA_ARGS__)
+    if (f->table != 0) {
+      SKIP("a field of the variable array %s: not supported by this engine "
+           "version",
+           nested_name(pg, f->table));
+      continue;
+    }
+    if (chosen != NULL && !chosen[i]) {
+      SKIP("not chosen (--fields)");
+      continue;
+    }
+    switch (m->role) {
+    case RP_ROLE_COUNTER:
+    case RP_ROLE_GAUGE:
+      break;
+    case RP_ROLE_FLAGS: {
+      size_t named = 0, len = 0;
+      char list[120] = "";
+      for (size_t b = 0; b < f->nbits; b++) {
+        if (strcmp(f->bits[b].name, "*") == 0)
+          continue;
+        named++;
+        if (len + strlen(f->bits[b].name) + 8 < sizeof(list))
+          len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+                                  len ? ", " : "", f->bits[b].name);
+        else if (len + 5 < sizeof(list) && strstr(list, "...") == NULL)
+          len += (size_t)snprintf(list + len, sizeof(list) - len, ", ...");
+      }
+      if (named > 0)
+        SKIP("bit flags (%s): not supported by this engine version", list);
+      else
+        SKIP("%s without named bits",
+             f->type == RP_BITSTRING ? "bitstring" : "flag field");
+      continue;
+    }
+    case RP_ROLE_CODE:
+      SKIP("a code (its values name states): not a quantity");
+      continue;
+    case RP_ROLE_LAYOUT:
+      SKIP("locates a variable array: not supported by this engine version");
+      continue;
+    case RP_ROLE_TEXT:
+      if (m->vtype == RP_V_USERID)
+        SKIP("a user ID; the record's instance field is %s",
+             inst != NULL ? inst->f->name : "none (--instance none)");
+      else
+        SKIP("character data");
+      continue;
+    case RP_ROLE_ID:
+      if (inst != NULL && inst->vtype == RP_V_USERID)
+        SKIP("%s: beside a user ID this engine version takes no second "
+             "instance field",
+             m->why);
+      else
+        SKIP("%s, not a quantity (the instance field is %s)", m->why,
+             inst != NULL ? inst->f->name : "none");
+      continue;
+    case RP_ROLE_NONE:
+    default:
+      continue;
+    }
+    if (m->vtype != RP_V_CPUTIMER && m->vtype != RP_V_TOD &&
+        !engine_integer(f)) {
+      SKIP("%s %u: the engine reads integers of 1, 2, 4 or 8 bytes",
+           rp_type_name(f->type), f->length);
+      continue;
+    }
+    if (f->dim > MAX_COUNT) {
+      SKIP("an array of %u elements: more than a Count holds (limit %d)",
+           f->dim, MAX_COUNT);
+      continue;
+    }
+    m->kind = m->role == RP_ROLE_COUNTER ? RP_K_COUNTER : RP_K_GAUGE;
+    m->count = f->dim;
+    if (map->nds + m->count > MAX_DS) {
+      SKIP("more fields than a record block holds (limit %d data sources)",
+           MAX_DS);
+      continue;
+    }
+    if (nfields + 1 > MAX_FIELDS) {
+      SKIP("more fields than a record block holds (limit %d fields)",
+           MAX_FIELDS);
+      continue;
+    }
+    /* The data source name: IBM's without the structure's prefix, cut to
+     * what rrdtool holds with the array suffix. */
+    char base[RP_NAME_MAX + 2];
+    ds_base(pg, f->name, base, sizeof(base));
+    size_t room = MAX_DS_NAME;
+    if (m->count > 1)
+      room -= m->count > 10 ? 3 : 2;
+    base[room < sizeof(base) ? room : sizeof(base) - 1] = '\0';
+    snprintf(m->ds, sizeof(m->ds), "%.19s", base);
+    const char *by = NULL;
+    bool taken = false;
+    for (unsigned e = 0; e < m->count && !taken; e++) {
+      char n[40];
+      if (m->count > 1)
+        snprintf(n, sizeof(n), "%s_%u", m->ds, e);
+      else
+        snprintf(n, sizeof(n), "%s", m->ds);
+      taken = ds_taken(map, n, map->n, &by) ||
+              (inst != NULL && strcmp(inst->ds, n) == 0 &&
+               (by = inst->f->name) != NULL);
+    }
+    if (taken) {
+      SKIP("its data source name %s is taken by %s", m->ds, by);
+      continue;
+    }
+    m->emit = true;
+    m->skip[0] = '\0';
+    map->nds += m->count;
+    nfields++;
+#undef SKIP
+  }
+  free(chosen);
+  for (size_t i = 0; i < map->n; i++) {
+    const struct rp_mapped *m = &map->m[i];
+    if (m->emit) {
+      map->emitted++;
+      map->counters += m->kind == RP_K_COUNTER;
+      map->gauges += m->kind == RP_K_GAUGE;
+      map->instances += m->kind == RP_K_INSTANCE;
+    } else if (m->skip[0] != '\0') {
+      map->skipped++;
+    }
+  }
+  if (map->counters + map->gauges == 0)
+    return fail(err, err_size,
+                "D%dR%d %s: no field this engine version can hold as a "
+                "counter or gauge (%zu skipped), so there is no block to write",
+                pg->domain, pg->number, pg->dsect, map->skipped);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Text.
+ */
+/* A comment's words, wrapped, printable ASCII only. */
+static void comment(struct rp_buf *out, const char *indent, const char *text) {
+  const size_t width = 76;
+  size_t col = 0;
+  const char *p = text;
+  while (*p != '\0') {
+    while (*p == ' ')
+      p++;
+    if (*p == '\0')
+      break;
+    size_t n = 0;
+    while (p[n] != '\0' && p[n] != ' ')
+      n++;
+    if (col == 0 || col + 1 + n > width) {
+      if (col > 0)
+        rp_buf_printf(out, "\n");
+      rp_buf_printf(out, "%s", indent);
+      col = strlen(indent);
+    } else {
+      rp_buf_printf(out, " ");
+      col++;
+    }
+    for (size_t k = 0; k < n; k++) {
+      unsigned char ch = (unsigned char)p[k];
+      rp_buf_printf(out, "%c", ch >= 0x20 && ch < 0x7F ? ch : '?');
+    }
+    col += n;
+    p += n;
+  }
+  if (col > 0)
+    rp_buf_printf(out, "\n");
+}
+
+static void record_label(const struct rp_page *pg, char *buf, size_t size) {
+  snprintf(buf, size, "D%dR%d %s", pg->domain, pg->number,
+           pg->mrname[0] != '\0' ? pg->mrname : pg->dsect);
+}
+
+void rp_write_block(const struct rp_page *pg, const struct rp_map *map,
+                    const struct rp_options *opt, struct rp_buf *out) {
+  char label[64], text[600];
+  record_label(pg, label, sizeof(label));
+  snprintf(text, sizeof(text), "%s%s%s", label, pg->title[0] ? ": " : "",
+           pg->title);
+  comment(out, "# ", text);
+  snprintf(
+      text, sizeof(text),
+      "From IBM's monitor record page%s%s%s%s%s, %u bytes%s; every offset "
+      "below is the page's%s.",
+      pg->level[0] ? " for " : "", pg->level, opt->source != NULL ? " (" : "",
+      opt->source != NULL ? opt->source : "", opt->source != NULL ? ")" : "",
+      pg->length, pg->variable ? " and a variable tail" : "",
+      pg->has_xref ? ", checked against its cross reference" : "");
+  comment(out, "# ", text);
+  snprintf(text, sizeof(text),
+           "Written by zvm-monitor-record%s%s. Kinds marked \"guess\" come "
+           "from the page's wording: check them (zvm-monitor-record(1)).",
+           opt->version != NULL ? " " : "",
+           opt->version != NULL ? opt->version : "");
+  comment(out, "# ", text);
+  if (opt->builtin) {
+    snprintf(text, sizeof(text),
+             "The plugin decodes D%dR%d itself: Replace true puts this "
+             "definition in place of its built-in table (its built-in values "
+             "and notifications stop).",
+             pg->domain, pg->number);
+    comment(out, "# ", text);
+  }
+  if (pg->per_vcpu)
+    comment(out, "# ",
+            "IBM writes this record once per virtual processor; this engine "
+            "version does not sum them per guest: each record's values go "
+            "out as they come.");
+  rp_buf_printf(out, "<Record \"%d/%d\">\n", pg->domain, pg->number);
+  rp_buf_printf(out, "  Name \"%s\"\n", map->name);
+  if (opt->builtin)
+    rp_buf_printf(out, "  Replace true\n");
+  if (map->prefix[0] != '\0')
+    rp_buf_printf(out, "  InstancePrefix \"%s\"\n", map->prefix);
+  /* The instance field first, then the others in the page's order. */
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < map->n; i++) {
+      const struct rp_mapped *m = &map->m[i];
+      if (!m->emit || (pass == 0) != (m->kind == RP_K_INSTANCE))
+        continue;
+      const struct rp_field *f = m->f;
+      char dim[16] = "";
+      if (f->dim > 1)
+        snprintf(dim, sizeof(dim), "(%u)", f->dim);
+      rp_buf_printf(out, "\n");
+      snprintf(text, sizeof(text), "%s%s: offset %u (X'%X'), %s %u", f->name,
+               dim, f->offset, f->offset, rp_type_name(f->type), f->length);
+      comment(out, "  # ", text);
+      if (f->desc != NULL)
+        comment(out, "  #   ", f->desc);
+      snprintf(text, sizeof(text), "%s %s: %s", kind_names[m->kind],
+               m->by_option ? "(option)" : "(guess)", m->why);
+      if (m->kind == RP_K_INSTANCE && m->vtype == RP_V_UNSIGNED &&
+          strstr(m->why, "device") != NULL)
+        snprintf(text + strlen(text), sizeof(text) - strlen(text),
+                 " (written in decimal: this engine version writes numbers "
+                 "in decimal, z/VM shows device numbers in hex)");
+      comment(out, "  # ", text);
+      rp_buf_printf(out, "  <Field \"%s\">\n", m->ds);
+      rp_buf_printf(out, "    Offset %u\n    Length %u\n", f->offset,
+                    f->length);
+      rp_buf_printf(out, "    Type \"%s\"\n    Kind \"%s\"\n",
+                    vtype_names[m->vtype], kind_names[m->kind]);
+      if (m->count > 1)
+        rp_buf_printf(out, "    Count %u\n", m->count);
+      rp_buf_printf(out, "  </Field>\n");
+    }
+  rp_buf_printf(out, "</Record>\n");
+}
+
+void rp_write_summary(const struct rp_page *pg, const struct rp_map *map,
+                      const char *indent, struct rp_buf *out) {
+  char label[64];
+  record_label(pg, label, sizeof(label));
+  rp_buf_printf(out, "%s%s (%s, %u bytes%s): %u rows%s\n", indent, label,
+                pg->level[0] ? pg->level : "z/VM level not stated", pg->length,
+                pg->variable ? " and a variable tail" : "", pg->rows,
+                pg->has_xref ? " checked, and against the cross reference"
+                             : " checked (the page has no cross reference)");
+  rp_buf_printf(out,
+                "%s  mapped %zu fields: %zu instance, %zu counters, %zu "
+                "gauges (%zu data sources)\n",
+                indent, map->emitted, map->instances, map->counters,
+                map->gauges, map->nds);
+  if (map->skipped > 0)
+    rp_buf_printf(out, "%s  skipped %zu fields:\n", indent, map->skipped);
+  for (size_t i = 0; i < map->n; i++) {
+    const struct rp_mapped *m = &map->m[i];
+    if (m->emit || m->skip[0] == '\0')
+      continue;
+    if (m->f->table > 0)
+      rp_buf_printf(out, "%s    %s (offset %u of a %s entry): %s\n", indent,
+                    m->f->name, m->f->offset, nested_name(pg, m->f->table),
+                    m->skip);
+    else
+      rp_buf_printf(out, "%s    %s (offset %u): %s\n", indent, m->f->name,
+                    m->f->offset, m->skip);
+  }
+}
