@@ -94,6 +94,7 @@ struct hypfs_ctx {
   /* what the last snapshot dispatched showed (hypfs_ctx_notice()) */
   enum hypfs_notice notice;
   bool notice_fresh;
+  enum hypfs_tree_state tree_state; /* of a pass without hyp/type */
   char notice_text[512];
   uint64_t pass;
   struct entity *ents;
@@ -637,6 +638,23 @@ static int read_debugfs(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
   return 1;
 }
 
+/* The tree holds only its update file (see rebuild_tree()); update_rc:
+ * what writing update answered. */
+static enum hypfs_fault emptied_fault(struct hypfs_ctx *ctx, int update_rc) {
+  ctx->stats.errors_read++;
+  return set_fault(
+      ctx, HYPFS_F_EMPTIED,
+      "%s holds only its update file: hypfs is mounted, but the kernel's "
+      "last update of the tree failed (writing update again: %s), as it "
+      "does for a guest or partition whose name cannot be a directory name "
+      "(with \"/\", or blank) and for none at all; the plugin writes update "
+      "every interval and reads the tree as soon as the kernel rebuilds it; "
+      "until then find that guest, or read the debugfs files instead "
+      "(Source \"debugfs\"), which have no such failure",
+      ctx->conf->tree_dir,
+      update_rc == 0 ? "no tree built" : strerror(-update_rc));
+}
+
 /* A tree the kernel emptied (only its update file left): writing update
  * is what makes the kernel build it again, so write it every interval.
  * 0: rebuilt, hyp/type read into *kind; -1: still empty (*fault). */
@@ -659,17 +677,7 @@ static int rebuild_tree(struct hypfs_ctx *ctx, enum hypfs_tree_kind *kind,
       return -1;
     }
   }
-  ctx->stats.errors_read++;
-  *fault = set_fault(
-      ctx, HYPFS_F_EMPTIED,
-      "%s holds only its update file: hypfs is mounted, but the kernel's "
-      "last update of the tree failed (writing update again: %s), as it "
-      "does for a guest or partition whose name cannot be a directory name "
-      "(with \"/\", or blank) and for none at all; the plugin writes update "
-      "every interval and reads the tree as soon as the kernel rebuilds it; "
-      "until then find that guest, or read the debugfs files instead "
-      "(Source \"debugfs\"), which have no such failure",
-      dir, rc == 0 ? "no tree built" : strerror(-rc));
+  *fault = emptied_fault(ctx, rc);
   return -1;
 }
 
@@ -681,7 +689,8 @@ static int read_tree(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
   int rc = hypfs_tree_kind(dir, &kind);
   if (rc == -ENOENT) {
     /* nothing mounted, or a tree emptied by a failed update */
-    if (hypfs_tree_state(dir) != HYPFS_TREE_EMPTIED)
+    ctx->tree_state = hypfs_tree_state(dir);
+    if (ctx->tree_state != HYPFS_TREE_EMPTIED)
       return 1;
     if (rebuild_tree(ctx, &kind, fault) < 0)
       return -1;
@@ -705,6 +714,11 @@ static int read_tree(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
   if (rc == HYPFS_NOT_REGULAR) {
     snprintf(ctx->path, sizeof(ctx->path), "%s/update", dir);
     *fault = io_fault(ctx, -rc, ctx->path);
+    return -1;
+  }
+  if (rc < 0 && rc != -EBUSY && hypfs_tree_state(dir) == HYPFS_TREE_EMPTIED) {
+    /* this update failed and the kernel emptied the tree */
+    *fault = emptied_fault(ctx, rc);
     return -1;
   }
   if (rc < 0 && rc != -EBUSY) {
@@ -745,6 +759,7 @@ enum hypfs_fault hypfs_read(struct hypfs_ctx *ctx, hypfs_emit_fn emit,
   enum hypfs_fault fault = HYPFS_F_NONE;
   ctx->message[0] = '\0';
   ctx->notice_fresh = false;
+  ctx->tree_state = HYPFS_TREE_ABSENT;
   int rc = 1;
   if (ctx->conf->source != HYPFS_SOURCE_TREE)
     rc = read_debugfs(ctx, emit, arg, &fault);
@@ -758,6 +773,13 @@ enum hypfs_fault hypfs_read(struct hypfs_ctx *ctx, hypfs_emit_fn emit,
                         "debugfs none /sys/kernel/debug) and load the hypfs "
                         "support (s390 kernel with CONFIG_S390_HYPFS_FS)",
                         ctx->conf->debugfs_dir);
+    else if (ctx->conf->source == HYPFS_SOURCE_TREE &&
+             ctx->tree_state == HYPFS_TREE_OTHER)
+      fault = set_fault(ctx, HYPFS_F_NO_SOURCE,
+                        "%s has no hyp/type: not a hypfs tree (mount -t "
+                        "s390_hypfs none %s), or one another process is "
+                        "rebuilding right now",
+                        ctx->conf->tree_dir, ctx->conf->tree_dir);
     else if (ctx->conf->source == HYPFS_SOURCE_TREE)
       fault = set_fault(ctx, HYPFS_F_NO_SOURCE,
                         "%s: hypfs is not mounted: mount -t s390_hypfs none "

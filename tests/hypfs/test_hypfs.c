@@ -935,6 +935,13 @@ static void rm_tmpdir(void) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* Removes a file this test made below its own tmpdir. */
+static void rm_file(const char *rel) {
+  char path[512];
+  snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+  assert_int_equal(unlink(path), 0);
+}
+
 /* The mounted tree after a failed update (inode.c, hypfs_write_iter():
  * every file deleted but update): not "not mounted", update written every
  * pass, the tree read as soon as it is back. An empty directory (an unused
@@ -954,6 +961,11 @@ static void test_tree_emptied(void **state) {
   mk("tree");
   assert_int_equal(hypfs_read(ctx, count_lists, NULL), HYPFS_F_NO_SOURCE);
   assert_non_null(strstr(hypfs_ctx_message(ctx), "not mounted"));
+  /* something else there, no hyp/type: not called emptied */
+  write_file("tree/other", "", 0);
+  assert_int_equal(hypfs_read(ctx, count_lists, NULL), HYPFS_F_NO_SOURCE);
+  assert_non_null(strstr(hypfs_ctx_message(ctx), "has no hyp/type"));
+  rm_file("tree/other");
   write_file("tree/update", "0\n", 2);
   for (int pass = 0; pass < 2; pass++) {
     enum hypfs_fault f = hypfs_read(ctx, count_lists, NULL);
@@ -975,13 +987,6 @@ static void test_tree_emptied(void **state) {
   hypfs_ctx_destroy(ctx);
   hypfs_conf_free(&conf);
   rm_tmpdir();
-}
-
-/* Removes a file this test made below its own tmpdir. */
-static void rm_file(const char *rel) {
-  char path[512];
-  snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
-  assert_int_equal(unlink(path), 0);
 }
 
 /* A FIFO at rel (below tmpdir), replacing the file the test put there. */
