@@ -404,6 +404,19 @@ static const struct captured *find(const char *pi, const char *type,
   return NULL;
 }
 
+/* A context of the default configuration (conf filled in), and its end. */
+static struct hypfs_ctx *ctx_new(struct hypfs_conf *conf) {
+  assert_int_equal(hypfs_conf_init(conf), 0);
+  struct hypfs_ctx *ctx = hypfs_ctx_create(conf);
+  assert_non_null(ctx);
+  return ctx;
+}
+
+static void ctx_free(struct hypfs_ctx *ctx, struct hypfs_conf *conf) {
+  hypfs_ctx_destroy(ctx);
+  hypfs_conf_free(conf);
+}
+
 static void map_one(struct hypfs_ctx *ctx, const struct g *gs, size_t n) {
   static uint8_t buf[64 + 8 * 112];
   size_t len = d2fc_file(buf, gs, n, 1);
@@ -417,8 +430,7 @@ static void map_one(struct hypfs_ctx *ctx, const struct g *gs, size_t n) {
 static void test_map_guest_values(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   map_one(ctx, &guest_a, 1);
   const struct captured *c = find("LINUX07", "hypfs_guest", "");
   assert_non_null(c);
@@ -438,15 +450,13 @@ static void test_map_guest_values(void **state) {
   const struct captured *h = find("hypervisor", "hypfs_vm", "");
   assert_non_null(h);
   assert_true(h->v[0].g == 6.0 && h->v[1].g == 1.0);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 static void test_map_restart_and_wrap(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   struct g g = guest_a;
   g.cpu = 1000;
   g.el = 5000000;
@@ -489,8 +499,7 @@ static void test_map_restart_and_wrap(void **state) {
   map_one(ctx, &g, 1);
   c = find("LINUX07", "hypfs_guest", "");
   assert_true(c->v[0].d == 1800 + 50);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 /* One snapshot mapped twice (the tree's update answering EBUSY within a
@@ -499,8 +508,7 @@ static void test_map_restart_and_wrap(void **state) {
 static void test_map_same_snapshot_twice(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   map_one(ctx, &guest_a, 1);
   struct captured first = *find("LINUX07", "hypfs_guest", "");
   map_one(ctx, &guest_a, 1);
@@ -535,8 +543,7 @@ static void test_map_same_snapshot_twice(void **state) {
     assert_true(c->v[i].d == part.v[i].d);
   assert_int_equal(hypfs_ctx_stats(ctx)->restarts, 0);
   hypfs_d204_free(&out);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 /* A snapshot of no guest: guests 0, and no cpus (the hypervisor's CPU
@@ -545,8 +552,7 @@ static void test_map_same_snapshot_twice(void **state) {
 static void test_map_counts(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   map_one(ctx, &guest_a, 0);
   const struct captured *h = find("hypervisor", "hypfs_vm", "");
   assert_non_null(h);
@@ -560,8 +566,7 @@ static void test_map_counts(void **state) {
   assert_true(h->v[0].g == 6.0);
   assert_true(h->v[1].g == 3.0);
   assert_int_equal(hypfs_ctx_stats(ctx)->skipped, 1);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 /* What a snapshot lacked, as the log line says it: the first skipped
@@ -570,8 +575,7 @@ static void test_map_counts(void **state) {
 static void test_map_notice(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   const char *text;
   bool fresh;
   struct g gs[3] = {guest_a, guest_a, guest_a};
@@ -602,8 +606,7 @@ static void test_map_notice(void **state) {
   assert_int_equal(hypfs_ctx_notice(ctx, &text, &fresh), HYPFS_N_EMPTY);
   assert_non_null(strstr(text, "DIAG X'204' snapshot holds no partition"));
   hypfs_d204_free(&out);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
   /* names for the log: every byte visible, bounded */
   char name[HYPFS_SKIP_NAME_MAX];
   hypfs_escape_name((const uint8_t *)"A/B c%", 6, false, name, sizeof(name));
@@ -660,15 +663,13 @@ static void test_map_selection_naming(void **state) {
     guests += strcmp(lists[i].type, "hypfs_guest") == 0;
   assert_int_equal(guests, 1);
   assert_int_equal(hypfs_ctx_stats(ctx)->skipped, 1);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 static void test_map_lpar(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   static uint8_t d[4096];
   size_t used = d204_ext(d, true);
   struct hypfs_d204 out = {0};
@@ -703,8 +704,7 @@ static void test_map_lpar(void **state) {
   assert_true(c->v[0].d == 8100 + 500);
   assert_null(find("PROD1", "hypfs_lpar_cpu", "ifl-5"));
   hypfs_d204_free(&out);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 static void test_conf(void **state) {
@@ -905,8 +905,7 @@ static void test_read_pass(void **state) {
   assert_true(c->v[3].g == 3.0);
   assert_true(c->v[11].g == 3000000.0 * 1024);
   assert_true(c->v[17].d == 0xFFFFFFFEll);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
   char cmd[300];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
   assert_int_equal(system(cmd), 0);
@@ -984,8 +983,7 @@ static void test_tree_emptied(void **state) {
   lists_num = 0;
   assert_int_equal(hypfs_read(ctx, capture, NULL), HYPFS_F_OWN_ONLY);
   assert_non_null(find("LINUX07", "hypfs_guest", ""));
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
   rm_tmpdir();
 }
 
@@ -1054,8 +1052,7 @@ static void test_not_regular(void **state) {
   make_fifo("tree/update", true);
   refused(ctx);
   alarm(0);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
   rm_tmpdir();
 }
 
