@@ -123,6 +123,7 @@ static const struct hypfs_field d2fc_fields[] = {
 enum hypfs_error hypfs_decode_d2fc_entries(const uint8_t *buf, size_t len,
                                            struct hypfs_d2fc *out) {
   out->guests_num = 0;
+  out->records = 0;
   out->skipped_names = 0;
   out->lcpus = 0;
   if (len % HYPFS_D2FC_DATA_SIZE != 0)
@@ -130,6 +131,7 @@ enum hypfs_error hypfs_decode_d2fc_entries(const uint8_t *buf, size_t len,
   size_t n = len / HYPFS_D2FC_DATA_SIZE;
   if (n > HYPFS_MAX_ENTRIES)
     return HYPFS_E_TOO_MANY;
+  out->records = n;
   if (n > 0 && !zvm_grow(&out->guests, &out->guests_cap, n - 1,
                          sizeof(*out->guests), 16))
     return HYPFS_E_NOMEM;
@@ -143,6 +145,8 @@ enum hypfs_error hypfs_decode_d2fc_entries(const uint8_t *buf, size_t len,
       out->lcpus = g->lcpus;
     memcpy(g->name_ebcdic, e + D2FC_GUEST_NAME, 8);
     if (zvm_name_format(g->name_ebcdic, 8, g->name, sizeof(g->name)) < 0) {
+      hypfs_skip_note(&out->skipped_first, out->skipped_names, g->name_ebcdic,
+                      8, true, "a blank name");
       out->skipped_names++;
       continue;
     }
@@ -162,6 +166,7 @@ enum hypfs_error hypfs_decode_d2fc(const uint8_t *buf, size_t len,
                                    struct hypfs_d2fc *out) {
   uint64_t body = 0, count = 0, version = 0;
   out->guests_num = 0;
+  out->records = 0;
   if (!zvm_be_uint(buf, len, HYPFS_D2FC_HDR_LEN, 8, &body) ||
       !zvm_be_uint(buf, len, HYPFS_D2FC_HDR_VERSION, 2, &version) ||
       !zvm_be_uint(buf, len, HYPFS_D2FC_HDR_COUNT, 8, &count) ||
@@ -225,6 +230,18 @@ static const size_t cpu_size[2] = {24, 96};
 static const size_t phys_hdr_size[2] = {16, 96};
 static const size_t phys_cpu_size[2] = {24, 96};
 
+int hypfs_d204_sc_format(uint8_t sc) {
+  switch (sc) {
+  case 4: /* DIAG204_SUBC_STIB4 with DIAG204_INFO_SIMPLE */
+    return HYPFS_D204_SIMPLE;
+  case 6: /* DIAG204_SUBC_STIB6 and STIB7 with DIAG204_INFO_EXT */
+  case 7:
+    return HYPFS_D204_EXT;
+  default:
+    return -1;
+  }
+}
+
 size_t hypfs_d204_info_size(enum hypfs_d204_format f) { return info_size[f]; }
 size_t hypfs_d204_part_size(enum hypfs_d204_format f) { return part_size[f]; }
 size_t hypfs_d204_cpu_size(enum hypfs_d204_format f) { return cpu_size[f]; }
@@ -276,6 +293,7 @@ enum hypfs_error hypfs_decode_d204_data(const uint8_t *buf, size_t len,
   out->format = fmt;
   out->lpars_num = out->cpus_num = out->phys_num = 0;
   out->has_phys = false;
+  out->records = 0;
   out->skipped_names = 0;
   if (fmt != HYPFS_D204_SIMPLE && fmt != HYPFS_D204_EXT)
     return HYPFS_E_HEADER;
@@ -283,6 +301,7 @@ enum hypfs_error hypfs_decode_d204_data(const uint8_t *buf, size_t len,
   if (!zvm_in_bounds(len, off, info_size[fmt]))
     return HYPFS_E_SHORT;
   uint8_t npar = buf[D204_INFO_NPAR];
+  out->records = npar;
   load_fields(buf, d204_info_fields, NFIELDS(d204_info_fields), out);
   off += info_size[fmt];
   /* npar and the CPU counts are single bytes: at most 255 partitions of
@@ -323,6 +342,8 @@ enum hypfs_error hypfs_decode_d204_data(const uint8_t *buf, size_t len,
     }
     l.cpu_num = out->cpus_num - l.cpu_first;
     if (!named) {
+      hypfs_skip_note(&out->skipped_first, out->skipped_names,
+                      p + D204_PART_NAME, 8, true, "a blank name");
       out->skipped_names++;
       continue;
     }
@@ -356,27 +377,34 @@ enum hypfs_error hypfs_decode_d204_data(const uint8_t *buf, size_t len,
  * struct dbfs_d204_hdr (packed), Linux kernel arch/s390/hypfs/hypfs_diag.c:
  *   0 u64 len (PAGE_SIZE * pages of DIAG 204 data)  8 u16 version (0)
  *  10 u8 sc (subcode used)  11 char reserved[53]        = 64 bytes,
- * then the extended-format data (the kernel creates diag_204 only for
- * DIAG204_INFO_EXT). The file size is len + 64.
+ * then the data in the format of that subcode (hypfs_d204_sc_format():
+ * the kernel stores with diag204_store_sc | diag204_info_type, which
+ * diag204_probe() chose together). Kernels create diag_204 only for the
+ * extended format; the simple one is decoded all the same. The file size
+ * is len + 64.
  */
 enum hypfs_error hypfs_decode_d204(const uint8_t *buf, size_t len,
                                    struct hypfs_d204 *out) {
   uint64_t body = 0, version = 0;
   out->lpars_num = out->cpus_num = out->phys_num = 0;
+  out->records = 0;
+  out->skipped_names = 0;
   if (len < HYPFS_D204_HDR_SIZE ||
       !zvm_be_uint(buf, len, HYPFS_D204_HDR_LEN, 8, &body) ||
       !zvm_be_uint(buf, len, HYPFS_D204_HDR_VERSION, 2, &version))
     return HYPFS_E_SHORT;
+  out->sc = buf[HYPFS_D204_HDR_SC];
   if (version != 0)
+    return HYPFS_E_HEADER;
+  int fmt = hypfs_d204_sc_format(out->sc);
+  if (fmt < 0)
     return HYPFS_E_HEADER;
   if (len - HYPFS_D204_HDR_SIZE < body)
     return HYPFS_E_SHORT;
   if (len - HYPFS_D204_HDR_SIZE > body)
     return HYPFS_E_LONG;
-  enum hypfs_error e = hypfs_decode_d204_data(
-      buf + HYPFS_D204_HDR_SIZE, (size_t)body, HYPFS_D204_EXT, out);
-  out->sc = buf[HYPFS_D204_HDR_SC];
-  return e;
+  return hypfs_decode_d204_data(buf + HYPFS_D204_HDR_SIZE, (size_t)body,
+                                (enum hypfs_d204_format)fmt, out);
 }
 
 void hypfs_d204_free(struct hypfs_d204 *d) {
@@ -417,6 +445,56 @@ int hypfs_name_from_ascii(const char *ascii, char *out, size_t out_size) {
   for (size_t i = 0; i < n; i++)
     e[i] = latin1_to_cp037[(uint8_t)ascii[i]];
   return zvm_name_format(e, n, out, out_size);
+}
+
+void hypfs_escape_name(const uint8_t *name, size_t len, bool ebcdic, char *out,
+                       size_t out_size) {
+  static const char hex[] = "0123456789ABCDEF";
+  size_t n = 0;
+  if (out_size < 8) {
+    if (out_size > 0)
+      out[0] = '\0';
+    return;
+  }
+  const size_t room = out_size - 4; /* "..." and the NUL */
+  if (ebcdic) {
+    out[n++] = 'X';
+    out[n++] = '\'';
+  }
+  size_t i = 0;
+  for (; i < len; i++) {
+    uint8_t c = name[i];
+    bool plain = !ebcdic && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                             (c >= '0' && c <= '9') ||
+                             (c != '\0' && strchr("@#$_-+.", c) != NULL));
+    size_t w = plain ? 1 : ebcdic ? 2 : 3;
+    if (n + w + (ebcdic ? 1 : 0) > room)
+      break;
+    if (plain) {
+      out[n++] = (char)c;
+      continue;
+    }
+    if (!ebcdic)
+      out[n++] = '%';
+    out[n++] = hex[c >> 4];
+    out[n++] = hex[c & 15];
+  }
+  if (ebcdic)
+    out[n++] = '\'';
+  if (i < len) {
+    memcpy(out + n, "...", 3);
+    n += 3;
+  }
+  out[n] = '\0';
+}
+
+void hypfs_skip_note(struct hypfs_skip *s, unsigned long skipped_before,
+                     const uint8_t *name, size_t len, bool ebcdic,
+                     const char *why) {
+  if (skipped_before != 0)
+    return;
+  hypfs_escape_name(name, len, ebcdic, s->name, sizeof(s->name));
+  s->why = why;
 }
 
 static bool widths_match(const struct hypfs_field *f, size_t n) {

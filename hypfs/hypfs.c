@@ -23,6 +23,7 @@ static struct hypfs_conf conf;
 static bool conf_ready;
 static struct hypfs_ctx *ctx;
 static c_complain_t complaints[HYPFS_F_KINDS];
+static c_complain_t notices[HYPFS_N_KINDS];
 static c_complain_t dispatch_complaint = C_COMPLAIN_INIT_STATIC;
 
 static int conf_prepare(void) {
@@ -32,6 +33,8 @@ static int conf_prepare(void) {
     return -1;
   for (size_t i = 0; i < HYPFS_F_KINDS; i++)
     C_COMPLAIN_INIT(&complaints[i]);
+  for (size_t i = 0; i < HYPFS_N_KINDS; i++)
+    C_COMPLAIN_INIT(&notices[i]);
   conf_ready = true;
   return 0;
 }
@@ -206,6 +209,24 @@ static void emit(void *arg, const struct hypfs_list *l) {
   dispatch(&vl);
 }
 
+/* What a dispatched snapshot lacked (entries skipped, none at all): a
+ * rate-limited warning while it lasts, a line when it is over. */
+static void log_notice(void) {
+  const char *text;
+  bool fresh;
+  enum hypfs_notice n = hypfs_ctx_notice(ctx, &text, &fresh);
+  if (!fresh)
+    return;
+  for (size_t i = 1; i < HYPFS_N_KINDS; i++)
+    if (i != (size_t)n)
+      c_release(LOG_INFO, &notices[i], LOG_PREFIX "%s",
+                i == HYPFS_N_EMPTY
+                    ? "the snapshot holds entries again"
+                    : "no entry of the snapshot skipped any more");
+  if (n != HYPFS_N_NONE)
+    c_complain(LOG_WARNING, &notices[n], LOG_PREFIX "%s", text);
+}
+
 static int hypfs_plugin_read(void) {
   if (ctx == NULL)
     return -1;
@@ -214,10 +235,14 @@ static int hypfs_plugin_read(void) {
     if (i != (size_t)f)
       c_release(LOG_INFO, &complaints[i],
                 LOG_PREFIX "reading works again (fault cleared)");
-  if (f != HYPFS_F_NONE)
+  if (f == HYPFS_F_EMPTIED) /* once: it names what to do, and it may last */
+    c_complain_once(LOG_ERR, &complaints[f], LOG_PREFIX "%s",
+                    hypfs_ctx_message(ctx));
+  else if (f != HYPFS_F_NONE)
     c_complain(f == HYPFS_F_OWN_ONLY || f == HYPFS_F_DATA ? LOG_WARNING
                                                           : LOG_ERR,
                &complaints[f], LOG_PREFIX "%s", hypfs_ctx_message(ctx));
+  log_notice();
   return 0; /* faults are logged; returning an error would only back off */
 }
 

@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,12 @@ struct entity {
 struct hypfs_ctx {
   const struct hypfs_conf *conf;
   struct hypfs_stats stats;
-  char message[512];
+  char message[768];
+  /* what the last snapshot dispatched showed (hypfs_ctx_notice()) */
+  enum hypfs_notice notice;
+  bool notice_fresh;
+  enum hypfs_tree_state tree_state; /* of a pass without hyp/type */
+  char notice_text[512];
   uint64_t pass;
   struct entity *ents;
   size_t ents_num, ents_cap;
@@ -129,6 +135,40 @@ const char *hypfs_ctx_message(const struct hypfs_ctx *ctx) {
 }
 const struct hypfs_stats *hypfs_ctx_stats(const struct hypfs_ctx *ctx) {
   return &ctx->stats;
+}
+enum hypfs_notice hypfs_ctx_notice(const struct hypfs_ctx *ctx,
+                                   const char **text, bool *fresh) {
+  *text = ctx->notice_text;
+  *fresh = ctx->notice_fresh;
+  return ctx->notice;
+}
+
+/* The notice of a snapshot being dispatched: what of its records it could
+ * not use. what: "guest" or "partition"; src: the source's DIAG. */
+static void snapshot_notice(struct hypfs_ctx *ctx, const char *what,
+                            const char *diag, size_t records,
+                            unsigned long skipped,
+                            const struct hypfs_skip *first) {
+  ctx->notice_fresh = true;
+  ctx->notice = HYPFS_N_NONE;
+  ctx->notice_text[0] = '\0';
+  if (records == 0) {
+    ctx->notice = HYPFS_N_EMPTY;
+    snprintf(ctx->notice_text, sizeof(ctx->notice_text),
+             "the %s snapshot holds no %s at all, although the own one is "
+             "always there: nothing dispatched for it but the count 0; if "
+             "it lasts, look for hypfs messages in the kernel log",
+             diag, what);
+  } else if (skipped > 0) {
+    ctx->notice = HYPFS_N_SKIPPED;
+    snprintf(ctx->notice_text, sizeof(ctx->notice_text),
+             "skipped %lu of the %zu %ss of the %s snapshot, the first "
+             "named %s for %s: no values for them, counted in "
+             "total_objects-skipped",
+             skipped, records, what, diag,
+             first->name[0] != '\0' ? first->name : "?",
+             first->why != NULL ? first->why : "its name");
+  }
 }
 
 /* ---- entity table -------------------------------------------------------- */
@@ -298,6 +338,8 @@ void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
   const struct hypfs_conf *conf = ctx->conf;
   ctx->pass++;
   ctx->stats.skipped += d->skipped_names;
+  snapshot_notice(ctx, "guest", "DIAG X'2FC'", d->records, d->skipped_names,
+                  &d->skipped_first);
   for (size_t i = 0; i < d->guests_num; i++) {
     const struct hypfs_guest *g = &d->guests[i];
     if (!hypfs_rules_selected(&conf->userids, conf->ignore_selected, g->name))
@@ -342,8 +384,11 @@ void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
     name_entity(ctx, g->name, &n);
     emit_list(emit, arg, &n, "hypfs_guest", "", v, sizeof(v) / sizeof(v[0]));
   }
+  /* cpus is the first record's: without one, no value (NaN, collectd's
+   * unknown); guests counts every record, selected or not, named or not */
   struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
-  struct hypfs_value v[2] = {gauge(d->lcpus), gauge((double)d->guests_num)};
+  struct hypfs_value v[2] = {gauge(d->records > 0 ? (double)d->lcpus : NAN),
+                             gauge((double)d->records)};
   emit_list(emit, arg, &sys, "hypfs_vm", "", v, 2);
   entities_expire(ctx);
 }
@@ -356,6 +401,8 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
   const bool ext = d->format == HYPFS_D204_EXT;
   ctx->pass++;
   ctx->stats.skipped += d->skipped_names;
+  snapshot_notice(ctx, "partition", "DIAG X'204'", d->records, d->skipped_names,
+                  &d->skipped_first);
   for (size_t p = 0; p < d->lpars_num; p++) {
     const struct hypfs_lpar *l = &d->lpars[p];
     if (!hypfs_rules_selected(&conf->partitions, conf->ignore_selected,
@@ -439,7 +486,7 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
   }
   struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
   struct hypfs_value v[2] = {
-      gauge((double)d->lpars_num),
+      gauge((double)d->records),
       gauge(d->has_phys ? (double)d->phys_num : (double)d->phys_cpus)};
   emit_list(emit, arg, &sys, "hypfs_lpar_sys", "", v, 2);
   entities_expire(ctx);
@@ -488,6 +535,13 @@ set_fault(struct hypfs_ctx *ctx, enum hypfs_fault f, const char *fmt, ...) {
 static enum hypfs_fault io_fault(struct hypfs_ctx *ctx, int err,
                                  const char *path) {
   ctx->stats.errors_read++;
+  if (err == -HYPFS_NOT_REGULAR)
+    return set_fault(ctx, HYPFS_F_NOT_REGULAR,
+                     "%s: not a regular file (a FIFO, device, directory or "
+                     "symbolic link): refused, the kernel's hypfs and debugfs "
+                     "files are regular files; remove it or correct "
+                     "DebugfsPath or HypfsPath",
+                     path);
   if (err == EACCES || err == EPERM)
     return set_fault(ctx, HYPFS_F_ACCESS,
                      "%s: permission denied: collectd must run as root to "
@@ -559,6 +613,17 @@ static int read_debugfs(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
       *fault = own_only(ctx, ctx->d2fc.guests_num);
     } else {
       e = hypfs_decode_d204(ctx->buf, len, &ctx->d204);
+      if (e == HYPFS_E_HEADER && len >= HYPFS_D204_HDR_SIZE &&
+          hypfs_d204_sc_format(ctx->d204.sc) < 0) {
+        ctx->stats.errors[e]++;
+        *fault = set_fault(
+            ctx, HYPFS_F_DATA,
+            "%s: rejected: its header names DIAG X'204' subcode %u, whose "
+            "data format the plugin does not know (4: simple, 6 and 7: "
+            "extended); counted in errors-header, nothing dispatched from it",
+            ctx->path, (unsigned)ctx->d204.sc);
+        return -1;
+      }
       if (e != HYPFS_OK) {
         *fault = data_fault(ctx, e, ctx->path);
         return -1;
@@ -573,15 +638,68 @@ static int read_debugfs(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
   return 1;
 }
 
+/* The tree holds only its update file (see rebuild_tree()); update_rc:
+ * what writing update answered. */
+static enum hypfs_fault emptied_fault(struct hypfs_ctx *ctx, int update_rc) {
+  ctx->stats.errors_read++;
+  return set_fault(
+      ctx, HYPFS_F_EMPTIED,
+      "%s holds only its update file: hypfs is mounted, but the kernel's "
+      "last update of the tree failed (writing update again: %s), as it "
+      "does for a guest or partition whose name cannot be a directory name "
+      "(with \"/\", or blank) and for none at all; the plugin writes update "
+      "every interval and reads the tree as soon as the kernel rebuilds it; "
+      "until then find that guest, or read the debugfs files instead "
+      "(Source \"debugfs\"), which have no such failure",
+      ctx->conf->tree_dir,
+      update_rc == 0 ? "no tree built" : strerror(-update_rc));
+}
+
+/* A tree the kernel emptied (only its update file left): writing update
+ * is what makes the kernel build it again, so write it every interval.
+ * 0: rebuilt, hyp/type read into *kind; -1: still empty (*fault). */
+static int rebuild_tree(struct hypfs_ctx *ctx, enum hypfs_tree_kind *kind,
+                        enum hypfs_fault *fault) {
+  const char *dir = ctx->conf->tree_dir;
+  int rc = hypfs_tree_update(dir);
+  if (rc == HYPFS_NOT_REGULAR) {
+    snprintf(ctx->path, sizeof(ctx->path), "%s/update", dir);
+    *fault = io_fault(ctx, -rc, ctx->path);
+    return -1;
+  }
+  if (rc == 0 || rc == -EBUSY) {
+    int k = hypfs_tree_kind(dir, kind);
+    if (k == 0)
+      return 0;
+    if (k != -ENOENT) {
+      snprintf(ctx->path, sizeof(ctx->path), "%s/hyp/type", dir);
+      *fault = io_fault(ctx, -k, ctx->path);
+      return -1;
+    }
+  }
+  *fault = emptied_fault(ctx, rc);
+  return -1;
+}
+
 static int read_tree(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
                      enum hypfs_fault *fault) {
   const char *dir = ctx->conf->tree_dir;
   enum hypfs_tree_kind kind;
+  bool updated = false;
   int rc = hypfs_tree_kind(dir, &kind);
-  if (rc == -ENOENT)
-    return 1;
+  if (rc == -ENOENT) {
+    /* nothing mounted, or a tree emptied by a failed update */
+    ctx->tree_state = hypfs_tree_state(dir);
+    if (ctx->tree_state != HYPFS_TREE_EMPTIED)
+      return 1;
+    if (rebuild_tree(ctx, &kind, fault) < 0)
+      return -1;
+    updated = true;
+    rc = 0;
+  }
   if (rc < 0) {
-    *fault = io_fault(ctx, -rc, dir);
+    snprintf(ctx->path, sizeof(ctx->path), "%s/hyp/type", dir);
+    *fault = io_fault(ctx, -rc, ctx->path);
     return -1;
   }
   if (kind == HYPFS_TREE_UNKNOWN) {
@@ -592,20 +710,29 @@ static int read_tree(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg,
                        dir);
     return -1;
   }
-  rc = hypfs_tree_update(dir);
+  rc = updated ? 0 : hypfs_tree_update(dir);
+  if (rc == HYPFS_NOT_REGULAR) {
+    snprintf(ctx->path, sizeof(ctx->path), "%s/update", dir);
+    *fault = io_fault(ctx, -rc, ctx->path);
+    return -1;
+  }
+  if (rc < 0 && rc != -EBUSY && hypfs_tree_state(dir) == HYPFS_TREE_EMPTIED) {
+    /* this update failed and the kernel emptied the tree */
+    *fault = emptied_fault(ctx, rc);
+    return -1;
+  }
   if (rc < 0 && rc != -EBUSY) {
     ctx->stats.errors_read++;
     *fault = set_fault(
         ctx, HYPFS_F_UPDATE,
         "%s/update: %s: the kernel could not rebuild the tree (run as root; "
-        "a guest name the tree cannot hold fails every update: use the "
-        "debugfs files, Source \"debugfs\")",
+        "a guest name the tree cannot hold fails every update and empties "
+        "the tree: use the debugfs files, Source \"debugfs\")",
         dir, strerror(-rc));
     return -1;
   }
   if (kind == HYPFS_TREE_VM) {
-    rc = hypfs_tree_read_vm(dir, &ctx->d2fc, &ctx->stats.bytes,
-                            &ctx->stats.skipped);
+    rc = hypfs_tree_read_vm(dir, &ctx->d2fc, &ctx->stats.bytes);
     if (rc < 0) {
       *fault = io_fault(ctx, -rc, dir);
       return -1;
@@ -631,6 +758,8 @@ enum hypfs_fault hypfs_read(struct hypfs_ctx *ctx, hypfs_emit_fn emit,
                             void *arg) {
   enum hypfs_fault fault = HYPFS_F_NONE;
   ctx->message[0] = '\0';
+  ctx->notice_fresh = false;
+  ctx->tree_state = HYPFS_TREE_ABSENT;
   int rc = 1;
   if (ctx->conf->source != HYPFS_SOURCE_TREE)
     rc = read_debugfs(ctx, emit, arg, &fault);
@@ -644,6 +773,13 @@ enum hypfs_fault hypfs_read(struct hypfs_ctx *ctx, hypfs_emit_fn emit,
                         "debugfs none /sys/kernel/debug) and load the hypfs "
                         "support (s390 kernel with CONFIG_S390_HYPFS_FS)",
                         ctx->conf->debugfs_dir);
+    else if (ctx->conf->source == HYPFS_SOURCE_TREE &&
+             ctx->tree_state == HYPFS_TREE_OTHER)
+      fault = set_fault(ctx, HYPFS_F_NO_SOURCE,
+                        "%s has no hyp/type: not a hypfs tree (mount -t "
+                        "s390_hypfs none %s), or one another process is "
+                        "rebuilding right now",
+                        ctx->conf->tree_dir, ctx->conf->tree_dir);
     else if (ctx->conf->source == HYPFS_SOURCE_TREE)
       fault = set_fault(ctx, HYPFS_F_NO_SOURCE,
                         "%s: hypfs is not mounted: mount -t s390_hypfs none "

@@ -37,6 +37,35 @@ static bool ensure(uint8_t **buf, size_t *cap, size_t want) {
 }
 
 /*
+ * Every file is opened without following a symbolic link in its last
+ * component and without blocking (a FIFO or a device put at a configured
+ * path would hang the read thread in open() or read(), and collectd's
+ * shutdown waits for it), then must be a regular file, as debugfs and
+ * hypfs files are (debugfs_create_file() and hypfs_create_file() give
+ * S_IFREG). The descriptor, or -errno, or HYPFS_NOT_REGULAR.
+ */
+static int open_regular(const char *path, int flags) {
+  int fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    /* O_NOFOLLOW on a symbolic link; a FIFO without reader (O_WRONLY) */
+    if (errno == ELOOP || errno == ENXIO)
+      return HYPFS_NOT_REGULAR;
+    return -errno;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return HYPFS_NOT_REGULAR;
+  }
+  return fd;
+}
+
+/*
  * The kernel builds the file's data on the first read() at offset 0 and
  * copies min(size, count) bytes; a second read() at offset 0 needs a new
  * open, and then may see a new snapshot. So: one read() with a buffer
@@ -48,9 +77,9 @@ int hypfs_read_debugfs(const char *path, uint8_t **buf, size_t *cap,
   if (!ensure(buf, cap, DEBUGFS_MIN))
     return -ENOMEM;
   for (int attempt = 0; attempt < 4; attempt++) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_regular(path, O_RDONLY);
     if (fd < 0)
-      return -errno;
+      return fd;
     ssize_t n;
     do
       n = read(fd, *buf, *cap);
@@ -90,9 +119,9 @@ static void join(char *out, size_t size, const char *a, const char *b) {
 
 static int read_small(const char *path, char *out, size_t size,
                       uint64_t *bytes) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open_regular(path, O_RDONLY);
   if (fd < 0)
-    return -errno;
+    return fd;
   ssize_t n;
   do
     n = read(fd, out, size - 1);
@@ -142,9 +171,9 @@ int hypfs_tree_kind(const char *dir, enum hypfs_tree_kind *kind) {
 int hypfs_tree_update(const char *dir) {
   char path[4096];
   join(path, sizeof(path), dir, "update");
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  int fd = open_regular(path, O_WRONLY);
   if (fd < 0)
-    return -errno;
+    return fd;
   ssize_t n = write(fd, "1\n", 2);
   int err = errno;
   close(fd);
@@ -214,6 +243,36 @@ static int read_guest(const char *gdir, struct hypfs_guest *g,
 
 static bool is_entry(const struct dirent *de) { return de->d_name[0] != '.'; }
 
+/*
+ * What is at dir when hyp/type is missing. An unused mount point (sysfs
+ * creates /sys/hypervisor/s390 empty, sysfs_create_mount_point()) or no
+ * directory at all: nothing mounted. Only the update file: a mounted tree
+ * the kernel emptied, because its last update failed (inode.c,
+ * hypfs_write_iter(): hypfs_delete_tree() after a failing
+ * hypfs_vm_create_files() or hypfs_diag_create_files(), the update file
+ * kept); writing update again rebuilds it once the kernel can.
+ */
+enum hypfs_tree_state hypfs_tree_state(const char *dir) {
+  DIR *dh = opendir(dir);
+  if (dh == NULL)
+    return HYPFS_TREE_ABSENT;
+  size_t entries = 0;
+  bool update = false;
+  struct dirent *de;
+  while ((de = readdir(dh)) != NULL) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+      continue;
+    entries++;
+    update = update || strcmp(de->d_name, "update") == 0;
+  }
+  closedir(dh);
+  if (entries == 0)
+    return HYPFS_TREE_ABSENT;
+  if (entries == 1 && update)
+    return HYPFS_TREE_EMPTIED;
+  return HYPFS_TREE_OTHER;
+}
+
 /* ---- systems/<name>: the walk both trees share ----------------------- */
 
 /* The caller's array a walk of systems/ appends to: records of item_size
@@ -225,13 +284,18 @@ struct system_array {
   size_t item_size;
   size_t name_off;
   size_t name_size;
+  size_t *records;        /* every entry of systems/ */
+  unsigned long *skipped; /* entries skipped, the first in *skip */
+  struct hypfs_skip *skip;
 };
 
-/* The system_array of records of type T in array, with cap and num. */
-#define SYSTEM_ARRAY(T, array, cap, num)                                       \
+/* The system_array of records of type T in the snapshot d (a struct
+ * hypfs_d2fc or hypfs_d204 pointer), its array, cap and num. */
+#define SYSTEM_ARRAY(T, d, array, cap, num)                                    \
   {                                                                            \
-    &(array), &(cap), &(num), sizeof(T), offsetof(T, name),                    \
-        sizeof(((T *)0)->name)                                                 \
+    &(d)->array, &(d)->cap, &(d)->num, sizeof(T), offsetof(T, name),           \
+        sizeof(((T *)0)->name), &(d)->records, &(d)->skipped_names,            \
+        &(d)->skipped_first                                                    \
   }
 
 /* Fills the rest of item (zeroed, its name set) from the system's
@@ -242,11 +306,11 @@ typedef int (*system_read_fn)(void *arg, void *item, const char *sdir);
  * <dir>/systems/<name>, one per guest (hypfs_vm_fs.c) or partition
  * (hypfs_diag_fs.c): a zeroed record at the end of the array per entry, its
  * name converted, the rest left to read_one. A name that does not convert
- * and a record read_one skips are counted in *skipped, and the slot is used
- * again. 0, or -errno.
+ * and a record read_one skips are counted in a->skipped (the first noted in
+ * a->skip), and the slot is used again. 0, or -errno.
  */
 static int walk_systems(const char *dir, const struct system_array *a,
-                        system_read_fn read_one, void *arg, uint64_t *skipped) {
+                        system_read_fn read_one, void *arg) {
   char path[4096];
   join(path, sizeof(path), dir, "systems");
   DIR *dh = opendir(path);
@@ -265,9 +329,13 @@ static int walk_systems(const char *dir, const struct system_array *a,
     memcpy(&items, a->items, sizeof(items));
     uint8_t *item = items + *a->num * a->item_size;
     memset(item, 0, a->item_size);
+    (*a->records)++;
+    const uint8_t *raw = (const uint8_t *)de->d_name;
     if (hypfs_name_from_ascii(de->d_name, (char *)item + a->name_off,
                               a->name_size) < 0) {
-      (*skipped)++;
+      hypfs_skip_note(a->skip, *a->skipped, raw, strlen(de->d_name), false,
+                      "a name of more than 8 characters or blank");
+      (*a->skipped)++;
       continue;
     }
     char sdir[4096];
@@ -278,7 +346,9 @@ static int walk_systems(const char *dir, const struct system_array *a,
       break;
     }
     if (r > 0) {
-      (*skipped)++;
+      hypfs_skip_note(a->skip, *a->skipped, raw, strlen(de->d_name), false,
+                      "a file missing or unreadable in its directory");
+      (*a->skipped)++;
       continue;
     }
     (*a->num)++;
@@ -301,11 +371,11 @@ static int read_vm_system(void *arg, void *item, const char *gdir) {
   return 0;
 }
 
-int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
-                       uint64_t *skipped) {
+int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes) {
   char path[4096];
   uint64_t lcpus = 0;
   d->guests_num = 0;
+  d->records = 0;
   d->skipped_names = 0;
   join(path, sizeof(path), dir, "cpus/count");
   int rc = read_u64(path, &lcpus, bytes);
@@ -313,9 +383,9 @@ int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
     return rc;
   d->lcpus = (uint32_t)lcpus;
   const struct system_array guests =
-      SYSTEM_ARRAY(struct hypfs_guest, d->guests, d->guests_cap, d->guests_num);
+      SYSTEM_ARRAY(struct hypfs_guest, d, guests, guests_cap, guests_num);
   struct vm_walk w = {d, bytes};
-  return walk_systems(dir, &guests, read_vm_system, &w, skipped);
+  return walk_systems(dir, &guests, read_vm_system, &w);
 }
 
 /* A type file of the LPAR tree (DIAG X'224' name, e.g. "IFL"), as the
@@ -410,13 +480,14 @@ int hypfs_tree_read_lpar(const char *dir, struct hypfs_d204 *d, uint64_t *bytes,
                          uint64_t *skipped) {
   char path[4096];
   d->lpars_num = d->cpus_num = d->phys_num = 0;
+  d->records = 0;
   d->skipped_names = 0;
   d->format = HYPFS_D204_EXT;
   d->has_phys = false;
   const struct system_array lpars =
-      SYSTEM_ARRAY(struct hypfs_lpar, d->lpars, d->lpars_cap, d->lpars_num);
+      SYSTEM_ARRAY(struct hypfs_lpar, d, lpars, lpars_cap, lpars_num);
   struct lpar_walk w = {d, bytes, skipped, false, false};
-  int rc = walk_systems(dir, &lpars, read_lpar_system, &w, skipped);
+  int rc = walk_systems(dir, &lpars, read_lpar_system, &w);
   if (rc < 0)
     return rc;
   if (w.saw_cpu && !w.saw_online)

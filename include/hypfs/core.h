@@ -105,14 +105,26 @@ typedef void (*hypfs_emit_fn)(void *arg, const struct hypfs_list *l);
 
 enum hypfs_fault {
   HYPFS_F_NONE = 0,
-  HYPFS_F_NO_SOURCE,  /* neither debugfs file nor the hypfs tree */
-  HYPFS_F_ACCESS,     /* permission denied */
-  HYPFS_F_READ,       /* read/open error */
-  HYPFS_F_HYPERVISOR, /* hyp/type neither z/VM nor LPAR */
-  HYPFS_F_UPDATE,     /* writing the tree's update file failed */
-  HYPFS_F_DATA,       /* a torn, short or malformed file (counted) */
-  HYPFS_F_OWN_ONLY,   /* only the own guest visible: no class B */
+  HYPFS_F_NO_SOURCE,   /* neither debugfs file nor the hypfs tree */
+  HYPFS_F_ACCESS,      /* permission denied */
+  HYPFS_F_READ,        /* read/open error */
+  HYPFS_F_HYPERVISOR,  /* hyp/type neither z/VM nor LPAR */
+  HYPFS_F_UPDATE,      /* writing the tree's update file failed */
+  HYPFS_F_DATA,        /* a torn, short or malformed file (counted) */
+  HYPFS_F_OWN_ONLY,    /* only the own guest visible: no class B */
+  HYPFS_F_EMPTIED,     /* the tree holds only update: an update failed */
+  HYPFS_F_NOT_REGULAR, /* a FIFO, device, directory or link at a file */
   HYPFS_F_KINDS
+};
+
+/* What a read pass noticed in a snapshot it dispatched: entries skipped,
+ * or none at all (on a live system the own guest or partition is always
+ * in it). hypfs_ctx_notice() says which and the line to log. */
+enum hypfs_notice {
+  HYPFS_N_NONE = 0,
+  HYPFS_N_SKIPPED, /* entries without a usable name, or unreadable */
+  HYPFS_N_EMPTY,   /* no guest or partition record at all */
+  HYPFS_N_KINDS
 };
 
 /* Reader health (plugin instance "reader"), counted since start. */
@@ -139,6 +151,11 @@ void hypfs_ctx_destroy(struct hypfs_ctx *ctx);
 enum hypfs_fault hypfs_read(struct hypfs_ctx *ctx, hypfs_emit_fn emit,
                             void *arg);
 const char *hypfs_ctx_message(const struct hypfs_ctx *ctx);
+/* The notice of the last snapshot dispatched, and its line in *text.
+ * *fresh: whether this pass dispatched a snapshot (a pass that did not,
+ * for a fault or the kernel's cached copy, leaves the notice as it was). */
+enum hypfs_notice hypfs_ctx_notice(const struct hypfs_ctx *ctx,
+                                   const char **text, bool *fresh);
 const struct hypfs_stats *hypfs_ctx_stats(const struct hypfs_ctx *ctx);
 
 /* Mapping entry points (what hypfs_read() calls after reading), for tests
@@ -151,6 +168,11 @@ void hypfs_emit_stats(struct hypfs_ctx *ctx, hypfs_emit_fn emit, void *arg);
 
 /* ---- sources (I/O) ------------------------------------------------------ */
 
+/* Every file is opened with O_NONBLOCK | O_NOFOLLOW and must be a regular
+ * file: otherwise (a FIFO, a device, a symbolic link) the functions below
+ * return HYPFS_NOT_REGULAR, not touching it further. */
+#define HYPFS_NOT_REGULAR (-100000)
+
 /* Reads a debugfs file in one read() per open, as the kernel requires
  * (a second read returns end of file, stat gives no size): grows *buf and
  * re-reads while the header's length says the file is larger than what
@@ -160,17 +182,27 @@ int hypfs_read_debugfs(const char *path, uint8_t **buf, size_t *cap,
 
 enum hypfs_tree_kind { HYPFS_TREE_UNKNOWN, HYPFS_TREE_VM, HYPFS_TREE_LPAR };
 
+enum hypfs_tree_state {
+  HYPFS_TREE_ABSENT,  /* no directory, or an empty one: nothing mounted */
+  HYPFS_TREE_EMPTIED, /* only the update file: the kernel's update failed */
+  HYPFS_TREE_OTHER,   /* anything else */
+};
+/* What the directory holds (for a tree without hyp/type). */
+enum hypfs_tree_state hypfs_tree_state(const char *dir);
+
 /* Reads hyp/type. -errno if absent. */
 int hypfs_tree_kind(const char *dir, enum hypfs_tree_kind *kind);
 /* Writes "1" to the update file: 0, or -errno (EBUSY: updated within the
  * last second, the tree is current). */
 int hypfs_tree_update(const char *dir);
 /* Reads the z/VM tree (cpus/count, systems/<guest>/...) into d. Returns 0,
- * or -errno; *bytes counts what was read; a guest directory with a missing
- * or unreadable file is skipped and counted in *skipped. */
-int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes,
-                       uint64_t *skipped);
+ * or -errno; *bytes counts what was read; a guest directory with a name
+ * that does not convert or a missing or unreadable file is skipped and
+ * counted in d->skipped_names (the first in d->skipped_first). */
+int hypfs_tree_read_vm(const char *dir, struct hypfs_d2fc *d, uint64_t *bytes);
 /* Reads the LPAR tree (systems/<lpar>/cpus/<addr>/..., cpus/<addr>/...).
+ * Partitions skipped as in hypfs_tree_read_vm(); a CPU with a missing time
+ * file is skipped and counted in *skipped.
  * Without onlinetime files the simple format is assumed. CPU types come
  * from the type files (the DIAG X'224' names: "CP" -> cp, "IFL" -> ifl,
  * others lower case, unsafe bytes dropped). */

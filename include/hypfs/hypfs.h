@@ -82,13 +82,23 @@ const char *hypfs_error_name(enum hypfs_error e);
  * count's overflow. */
 #define HYPFS_MAX_ENTRIES 1000000u
 
+/* The first entry a snapshot skipped, for the log: its name escaped
+ * (hypfs_escape_name()) and why. */
+#define HYPFS_SKIP_NAME_MAX 40
+struct hypfs_skip {
+  char name[HYPFS_SKIP_NAME_MAX];
+  const char *why; /* static text, e.g. "a blank name" */
+};
+
 struct hypfs_d2fc {
   uint64_t tod_ext_hi, tod_ext_lo; /* the header's 16-byte clock */
-  uint32_t lcpus;                  /* of the first entry (cpus/count) */
+  uint32_t lcpus; /* of the first entry (cpus/count); 0 without one */
+  size_t records; /* entries in the snapshot, named or not */
   size_t guests_num;
   struct hypfs_guest *guests; /* owned */
   size_t guests_cap;
   unsigned long skipped_names; /* entries with a blank name */
+  struct hypfs_skip skipped_first;
 };
 
 /* Decode a whole diag_2fc file (header + entries). On success returns
@@ -108,12 +118,18 @@ void hypfs_d2fc_free(struct hypfs_d2fc *d);
 #define HYPFS_D204_HDR_SIZE 64
 #define HYPFS_D204_HDR_LEN 0     /* u64 len: bytes after the header */
 #define HYPFS_D204_HDR_VERSION 8 /* u16 version (DBFS_D204_HDR_VERSION 0) */
-#define HYPFS_D204_HDR_SC 10     /* u8 subcode used (6 or 7) */
+#define HYPFS_D204_HDR_SC 10     /* u8 subcode used: 4, 6 or 7 */
 
 enum hypfs_d204_format {
   HYPFS_D204_SIMPLE = 0, /* DIAG204_INFO_SIMPLE, subcode 4 */
   HYPFS_D204_EXT = 1,    /* DIAG204_INFO_EXT, subcodes 6 and 7 */
 };
+/* The format the subcode of the debugfs header (struct dbfs_d204_hdr's
+ * sc) stored: DIAG204_SUBC_STIB4 the simple format, DIAG204_SUBC_STIB6
+ * and DIAG204_SUBC_STIB7 the extended one (asm/diag.h; hypfs_diag.c's
+ * diag204_probe() pairs them so). -1 for any other subcode. */
+int hypfs_d204_sc_format(uint8_t sc);
+
 /* asm/diag.h DIAG204_LPAR_PHYS_FLG: physical CPU blocks follow */
 #define HYPFS_D204_PHYS_FLG 0x80
 
@@ -163,11 +179,14 @@ struct hypfs_d204 {
   bool has_phys;
   size_t phys_num, phys_cap;
   struct hypfs_phys_cpu *phys;
+  size_t records; /* partitions in the snapshot (npar), named or not */
   unsigned long skipped_names;
+  struct hypfs_skip skipped_first;
 };
 
-/* Decode a whole diag_204 file (debugfs header, then the extended format,
- * the only one the kernel offers there). */
+/* Decode a whole diag_204 file: the debugfs header, then the data in the
+ * format its subcode names (hypfs_d204_sc_format(); current kernels write
+ * only the extended format there). An unknown subcode is HYPFS_E_HEADER. */
 enum hypfs_error hypfs_decode_d204(const uint8_t *buf, size_t len,
                                    struct hypfs_d204 *out);
 /* Decode a DIAG X'204' buffer in either format, without debugfs header.
@@ -194,6 +213,18 @@ void hypfs_cpu_type_name(uint8_t ctidx, char *out, size_t out_size);
  * the name, blanks trimmed) -> the name zvm_name_format() gives the EBCDIC
  * bytes. -1 if empty or too long. */
 int hypfs_name_from_ascii(const char *ascii, char *out, size_t out_size);
+
+/* Records the first skipped entry of a snapshot (skipped_names still 0):
+ * its name, escaped by hypfs_escape_name(), and why. */
+void hypfs_skip_note(struct hypfs_skip *s, unsigned long skipped_before,
+                     const uint8_t *name, size_t len, bool ebcdic,
+                     const char *why);
+
+/* A name for a log line, whatever its bytes: EBCDIC as X'hex' (every
+ * byte, blanks too), ASCII with bytes other than A-Z a-z 0-9 @ # $ _ - + .
+ * as %XX; always NUL-terminated, "..." where it is cut. */
+void hypfs_escape_name(const uint8_t *name, size_t len, bool ebcdic, char *out,
+                       size_t out_size);
 
 /* Whether every decoder table field has its destination's width (for the
  * unit tests: the decoder copies values at the field's width). */

@@ -4,8 +4,9 @@
  * arch/s390/include/asm/diag.h, arch/s390/hypfs/hypfs_diag.c).
  *
  * Input: 1 byte selecting the form (0: the debugfs file diag_204, header +
- * extended format; 1: simple-format data; 2: extended-format data), then
- * the bytes. An accepted buffer is walked again here, block by block with
+ * the format its subcode names: 4 simple, 6 or 7 extended, any other
+ * rejected; 1: simple-format data; 2: extended-format data), then the
+ * bytes. An accepted buffer is walked again here, block by block with
  * the kernel's sizes, and every partition, logical and physical CPU must
  * match; the mapping must emit lists of their type's size with safe names.
  */
@@ -48,10 +49,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bool ext = form != 1;
   if (form == 0) {
     e = hypfs_decode_d204(buf, len, &d);
+    if (len >= 64 && buf[10] != 4 && buf[10] != 6 && buf[10] != 7)
+      FUZZ_CHECK(e != HYPFS_OK); /* a subcode of no known format */
     if (e == HYPFS_OK) {
       FUZZ_CHECK(len == 64 + fuzz_be(buf, 8));
       body = buf + 64;
       body_len = len - 64;
+      ext = buf[10] != 4;
+      FUZZ_CHECK(d.format == (ext ? HYPFS_D204_EXT : HYPFS_D204_SIMPLE));
     }
   } else {
     e = hypfs_decode_d204_data(buf, len,
@@ -85,6 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
     }
     FUZZ_CHECK(c == d.cpus_num);
+    FUZZ_CHECK(d.records == body[0]);
+    FUZZ_CHECK(d.lpars_num + d.skipped_names == d.records);
     FUZZ_CHECK(d.has_phys == ((body[1] & 0x80) != 0));
     if (d.has_phys) {
       FUZZ_CHECK(off + phdr <= body_len);

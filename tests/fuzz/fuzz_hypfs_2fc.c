@@ -55,6 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(fuzz_be(buf, 8) == count * 112);
     FUZZ_CHECK(size == 64 + count * 112);
     FUZZ_CHECK(d.guests_num + d.skipped_names == count);
+    FUZZ_CHECK(d.records == count);
+    if (d.skipped_names > 0)
+      FUZZ_CHECK(strncmp(d.skipped_first.name, "X'", 2) == 0 &&
+                 d.skipped_first.why != NULL);
     size_t k = 0;
     for (size_t i = 0; i < count; i++) {
       const uint8_t *p = buf + 64 + 112 * i;

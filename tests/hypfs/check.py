@@ -15,6 +15,7 @@ its last expected values (nothing invented). Exit 0 if so, else 1 with the
 differences on stdout.
 """
 import glob
+import math
 import os
 import sys
 
@@ -74,12 +75,18 @@ def ident(name, gah, host):
     return (name.lower(), "") if gah else (host, name)
 
 
+def same(a, b):
+    """Equal value lists, NaN (collectd's unknown, csv "nan") equal to NaN."""
+    return len(a) == len(b) and all(
+        x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
+
+
 def check(label, lines, want, present, errors):
     if not lines:
         errors.append("%s: no csv values" % label)
-    elif present and want not in lines:
+    elif present and not any(same(want, line) for line in lines):
         errors.append("%s: want %s, csv has (last) %s" % (label, want, lines[-1]))
-    elif not present and lines[-1] != want:
+    elif not present and not same(lines[-1], want):
         errors.append("%s: vanished, its last values should stay %s, got %s"
                       % (label, want, lines[-1]))
 

@@ -235,6 +235,146 @@ sc_faults() {
   say "ok - unknown option is fatal"
 }
 
+# logged LINE-PATTERN [SECONDS]: wait until collectd.log has a hypfs line
+# matching the extended regular expression.
+logged() {
+  e2e_wait "${2:-15}" grep -Eq "hypfs plugin: .*$1" "$D/collectd.log" 2>/dev/null ||
+    fail "no log line matching: hypfs plugin: $1"
+}
+
+# count_logged LINE-PATTERN: how many hypfs lines match.
+count_logged() { grep -Ec "hypfs plugin: .*$1" "$D/collectd.log"; }
+
+# The tree emptied by a failing update of the kernel (a guest name that
+# cannot be a directory, no guest at all): said once as such, not "not
+# mounted"; update written every interval; read again once the kernel
+# rebuilds the tree. Then a guest the tree reads partly, named.
+sc_vm_tree_emptied() {
+  EXPS=
+  snapshot "$D" 1 --guests 3 || return 1
+  conf "$D" 'Source "hypfs"' && start "$D"
+  seen vm || return 1
+  EXPS=
+  snapshot "$D" 2 --guests 3 --slash-name 1 || return 1
+  logged "$D/cur/hypfs holds only its update file: hypfs is mounted, but the kernel's last update of the tree failed" ||
+    return 1
+  upd=$D/data.2/hypfs/update
+  e2e_wait 10 grep -qx 1 "$upd" || fail "update not written in the emptied tree" || return 1
+  m1=$(stat -c %Y "$upd")
+  sleep 3
+  m2=$(stat -c %Y "$upd")
+  [ "$m2" -gt "$m1" ] || fail "update not written again while the tree stays empty ($m1, $m2)" ||
+    return 1
+  sleep 1
+  n=$(count_logged 'holds only its update file')
+  [ "$n" -eq 1 ] || fail "emptied tree: want 1 line, got $n" || return 1
+  [ "$(count_logged 'not mounted')" -eq 0 ] || fail "an emptied tree called not mounted" || return 1
+  say "ok - emptied tree said once, update written every interval ($m1 -> $m2)"
+  EXPS=
+  snapshot "$D" 3 --guests 3 && seen vm || return 1
+  logged "reading works again" || return 1
+  say "ok - the bad guest logged off: the tree read again"
+  snapshot "$D" 4 --guests 0 || return 1
+  e2e_wait 10 grep -qx 1 "$D/data.4/hypfs/update" || fail "update not written for 0 guests" || return 1
+  EXPS=
+  snapshot "$D" 5 --guests 3 && seen vm || return 1
+  say "ok - no guests (the kernel cannot build the tree): emptied, then read again"
+  EXPS=
+  snapshot "$D" 6 --guests 4 --tree-missing 2 && seen vm || return 1
+  logged "skipped 1 of the 4 guests of the DIAG X'2FC' snapshot, the first named LNX00002 for a file missing or unreadable in its directory" ||
+    return 1
+  say "ok - tree: a guest read partly named in the log, guests 4 (every record)"
+  stop_daemon
+}
+
+# What debugfs gives for the same snapshots: a guest with a blank name
+# skipped and named, every record counted in guests; a name the tree
+# cannot hold read as any other; a snapshot of no guest: guests 0, no
+# cpus (nothing to take it from), said in the log.
+sc_vm_debugfs_names() {
+  EXPS=
+  snapshot "$D" 1 --guests 4 --blank-name 1 --slash-name 2 || return 1
+  conf "$D" 'Source "debugfs"' && start "$D"
+  seen vm || return 1
+  logged "skipped 1 of the 4 guests of the DIAG X'2FC' snapshot, the first named X'4040404040404040' for a blank name: no values for them, counted in total_objects-skipped" ||
+    return 1
+  [ "$(reader total_objects-skipped)" -ge 1 ] || fail "skipped not counted" || return 1
+  say "ok - a blank name skipped and named; LNX/2 read as LNX%612; guests 4"
+  EXPS=
+  snapshot "$D" 2 --guests 0 && seen vm || return 1
+  logged "the DIAG X'2FC' snapshot holds no guest at all, although the own one is always there" ||
+    return 1
+  say "ok - count 0: guests 0, cpus unknown, said in the log"
+  EXPS=
+  snapshot "$D" 3 --guests 2 && seen vm || return 1
+  logged "the snapshot holds entries again" || return 1
+  stop_daemon || return 1
+  no_errors_logged
+}
+
+# A diag_204 in the simple format (subcode 4 in its header): decoded as
+# the tree gives it, not as the extended format; no partition at all:
+# said in the log, for both sources.
+sc_lpar_debugfs_simple() {
+  EXPS=
+  snapshot "$D" 1 --lpar --simple --simple-debugfs --lpars 2 --cpus 2 --phys 2 || return 1
+  conf "$D" 'Source "debugfs"' && start "$D"
+  seen lpar --simple || return 1
+  snapshot "$D" 2 --lpar --simple --simple-debugfs --lpars 2 --cpus 2 --phys 2 &&
+    seen lpar --simple || return 1
+  got=$(cd "$D/csv/$HOST" && ls -d hypfs-* | tr '\n' ' ')
+  [ "$got" = "hypfs-LPAR00 hypfs-LPAR01 hypfs-hypervisor hypfs-physical hypfs-reader " ] ||
+    fail "partitions stored: $got" || return 1
+  say "ok - simple-format debugfs file: the partitions and CPUs of the tree"
+  snapshot "$D" 3 --lpar --simple --simple-debugfs --lpars 0 --phys 2 || return 1
+  logged "the DIAG X'204' snapshot holds no partition at all" || return 1
+  stop_daemon || return 1
+  no_errors_logged || return 1
+  say "ok - no partition (debugfs): said"
+  D=$D/tree
+  mkdir -p "$D"
+  EXPS=
+  snapshot "$D" 1 --lpar --lpars 0 --phys 2 || return 1
+  conf "$D" 'Source "hypfs"' && start "$D"
+  logged "the DIAG X'204' snapshot holds no partition at all" || return 1
+  stop_daemon || return 1
+  say "ok - no partition (tree): said"
+}
+
+# fifo_case NAME SOURCE SETUP...: a FIFO where the plugin expects a
+# regular file or directory; the daemon goes on reading (its reader
+# values, the load plugin), says it once per fault, stops within 2 s.
+fifo_case() {
+  name=$1
+  source=$2
+  shift 2
+  d=$D/$name
+  mkdir -p "$d" || return 1
+  e2e_run "$GEN" --guests 2 --step 1 "$d/data.1" >/dev/null && ln -sfn data.1 "$d/cur" || return 1
+  (cd "$d/cur" && "$@") || { fail "$name: setting up the FIFO failed"; return 1; }
+  E2E_EXTRA_PLUGINS='LoadPlugin load' conf "$d" "Source \"$source\"" || return 1
+  start "$d"
+  ok=0
+  e2e_wait 10 sh -c "[ \$(cat '$d'/csv/$HOST/hypfs-reader/errors-read-????-??-?? 2>/dev/null | wc -l) -ge 4 ]" &&
+    e2e_wait 5 sh -c "ls '$d'/csv/$HOST/load/load-????-??-?? >/dev/null 2>&1" &&
+    grep -q 'hypfs plugin: .*not a regular file' "$d/collectd.log" || ok=1
+  if ! e2e_stop "$DAEMON" 2; then
+    fail "$name: collectd did not stop within 2 s"
+    return 1
+  fi
+  [ $ok -eq 0 ] || { fail "$name: reads blocked or no refusal logged"; return 1; }
+  say "ok - FIFO $name: refused, other values read, stopped in 2 s"
+}
+
+# A FIFO (or any blocking file) at each path the plugin opens.
+sc_fifo() {
+  fifo_case diag_2fc debugfs sh -c 'rm debugfs/diag_2fc && mkfifo debugfs/diag_2fc' || return 1
+  fifo_case hyp_type hypfs sh -c 'rm hypfs/hyp/type && mkfifo hypfs/hyp/type' || return 1
+  fifo_case update hypfs sh -c 'rm hypfs/update && mkfifo hypfs/update' || return 1
+  fifo_case symlink debugfs sh -c 'mv debugfs/diag_2fc debugfs/real && ln -s real debugfs/diag_2fc' ||
+    return 1
+}
+
 # 10,000 guests: one value list each per read, every one stored.
 sc_many_guests() {
   EXPS=
@@ -278,7 +418,7 @@ sc_influxdb() {
   return $st
 }
 
-ALL="vm_debugfs vm_tree vm_selection one_value_per_list lpar_debugfs lpar_tree_simple torn faults many_guests influxdb"
+ALL="vm_debugfs vm_tree vm_selection one_value_per_list lpar_debugfs lpar_tree_simple torn faults vm_tree_emptied vm_debugfs_names lpar_debugfs_simple fifo many_guests influxdb"
 [ $# -gt 0 ] && ALL="$*"
 
 for f in "$E2E_DAEMON" "$E2E_STOCK/csv.so" "$E2E_TYPESDB" "$E2E_LIBS/hypfs.so" "$GEN"; do

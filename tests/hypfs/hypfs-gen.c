@@ -22,12 +22,14 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* OUTDIR is limited to 1024 bytes (main()), every path built from it to
  * below 2048: the fixed buffers below never truncate. */
@@ -66,6 +68,8 @@ static uint8_t to_ebcdic(char c) {
     return 0x4E;
   case '%':
     return 0x6C;
+  case '/':
+    return 0x61;
   }
   return 0x6F; /* '?' */
 }
@@ -109,7 +113,8 @@ static void put_name(uint8_t *p, const char *ascii) {
 static unsigned opt_guests = 3, opt_lpars = 2, opt_lcpus = 2, opt_phys = 4;
 static unsigned opt_step = 1;
 static int opt_lpar, opt_simple, opt_odd_names, opt_wrap, opt_mgm_wrap;
-static int opt_torn, opt_no_tree;
+static int opt_torn, opt_no_tree, opt_simple_debugfs;
+static int opt_blank_name = -1, opt_slash_name = -1, opt_tree_missing = -1;
 static const char *opt_restart = "", *opt_vanish = "";
 static const char *opt_expect;
 
@@ -146,7 +151,11 @@ static int vanished(unsigned i) {
 }
 
 static void guest_name(unsigned i, char *out, size_t size) {
-  if (opt_odd_names && i == 1)
+  if ((int)i == opt_blank_name)
+    snprintf(out, size, "%s", "");
+  else if ((int)i == opt_slash_name)
+    snprintf(out, size, "LNX/%u", i);
+  else if (opt_odd_names && i == 1)
     snprintf(out, size, "LNX#@$1");
   else if (opt_odd_names && i == 2)
     snprintf(out, size, "A.B");
@@ -249,6 +258,20 @@ static void rm_tree(const char *path) {
     die(path);
 }
 
+/* What the kernel leaves when an update of the tree fails (inode.c,
+ * hypfs_write_iter(): hypfs_delete_tree(), the update file kept): a name
+ * that cannot be a directory name (lookup_one_len() refuses "/" and an
+ * empty name, what EBCDIC blanks trim to) or no guest at all (diag2fc_store()
+ * of nothing). */
+static void empty_tree(void) {
+  static const char *parts[] = {"hyp", "cpus", "systems"};
+  char path[4096];
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(path, sizeof(path), "%s/hypfs/%s", outdir, parts[i]);
+    rm_tree(path);
+  }
+}
+
 /* ---- z/VM --------------------------------------------------------------- */
 
 #define D2FC_SIZE 112 /* sizeof(struct diag2fc_data) */
@@ -297,7 +320,8 @@ static void gen_vm(void) {
     /* the tree, as hypfs_vm_create_guest() builds it */
     snprintf(dir, sizeof(dir), "%s/%s", sys, g.name);
     char sub[4200];
-    if (!opt_no_tree) {
+    bool tree_ok = g.name[0] != '\0' && strchr(g.name, '/') == NULL;
+    if (!opt_no_tree && tree_ok) {
       mkdirs(dir);
       tree_u64(dir, "onlinetime_us", g.el_time);
       snprintf(sub, sizeof(sub), "%s/cpus", dir);
@@ -321,8 +345,15 @@ static void gen_vm(void) {
                                   "idle",      "other",     "total"};
       for (int s = 0; s < 6; s++)
         tree_u64(sub, sn[s], g.samp[s]);
+      if ((int)live[k] == opt_tree_missing) { /* vanished while read */
+        snprintf(sub, sizeof(sub), "%s/samples/total", dir);
+        if (unlink(sub) != 0)
+          die(sub);
+      }
     }
-    if (expect != NULL) {
+    /* the plugin skips a blank name and a guest the tree reads partly */
+    if (expect != NULL && g.name[0] != '\0' &&
+        (int)live[k] != opt_tree_missing) {
       char id[40];
       ident(g.name, id, sizeof(id));
       snprintf(g.name, sizeof(g.name), "%s", id);
@@ -364,9 +395,19 @@ static void gen_vm(void) {
   snprintf(path, sizeof(path), "%s/hypfs/cpus", outdir);
   mkdirs(path);
   tree_u64(path, "count", 6);
-  if (expect != NULL) {
-    fprintf(expect, "hypervisor cpus 6\nhypervisor guests %zu\n", n);
+  bool emptied = n == 0;
+  for (size_t k = 0; k < n; k++) {
+    char name[16];
+    guest_name(live[k], name, sizeof(name));
+    emptied = emptied || name[0] == '\0' || strchr(name, '/') != NULL;
   }
+  if (emptied)
+    empty_tree();
+  /* cpus: the first record's lcpus, none without a record */
+  if (expect != NULL && n > 0)
+    fprintf(expect, "hypervisor cpus 6\nhypervisor guests %zu\n", n);
+  else if (expect != NULL)
+    fprintf(expect, "hypervisor cpus nan\nhypervisor guests 0\n");
   free(buf);
   free(live);
 }
@@ -386,7 +427,7 @@ static void gen_lpar(void) {
   /* struct dbfs_d204_hdr: len, version, sc */
   put64(buf + 0, pages * 4096);
   put16(buf + 8, 0);
-  put8(buf + 10, 7);
+  put8(buf + 10, ext ? 7 : 4); /* DIAG204_SUBC_STIB7, or STIB4 (simple) */
   uint8_t *d = buf + 64;
   unsigned npar = 0;
   for (unsigned p = 0; p < opt_lpars; p++)
@@ -479,7 +520,7 @@ static void gen_lpar(void) {
   snprintf(path, sizeof(path), "%s/debugfs", outdir);
   mkdirs(path);
   snprintf(path, sizeof(path), "%s/debugfs/diag_204", outdir);
-  if (ext) {
+  if (ext || opt_simple_debugfs) {
     size_t total = 64 + pages * 4096;
     write_file(path, buf, opt_torn ? total - 100 : total);
   }
@@ -498,6 +539,7 @@ static void usage(FILE *f) {
              "  --guests N       z/VM guests (default 3)\n"
              "  --lpar           an LPAR (DIAG 204) instead of z/VM\n"
              "  --simple         LPAR: the simple format (tree only)\n"
+             "  --simple-debugfs with --simple: diag_204 too, subcode 4\n"
              "  --lpars N        partitions (default 2)\n"
              "  --cpus N         logical CPUs per partition (default 2)\n"
              "  --phys N         physical CPUs (default 4)\n"
@@ -509,6 +551,12 @@ static void usage(FILE *f) {
              "  --mgm-wrap       LPAR00's CPU 0 with acc_time < lp_time\n"
              "  --torn           write a truncated debugfs file\n"
              "  --no-tree        z/VM: no systems/ directory (large counts)\n"
+             "  --blank-name I   z/VM: guest I's name all blanks\n"
+             "  --slash-name I   z/VM: guest I named LNX/I\n"
+             "                   (either empties the tree, as the kernel's\n"
+             "                   failing update does; so do 0 guests)\n"
+             "  --tree-missing I z/VM: guest I's samples/total missing from\n"
+             "                   the tree (the expect file is the tree's)\n"
              "  --expect FILE    write the expected values to FILE\n"
              "  -h, --help       this help\n"
              "      --version    the program's version\n");
@@ -516,15 +564,17 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   static const struct option opts[] = {
-      {"guests", 1, NULL, 'g'},  {"lpar", 0, NULL, 'L'},
-      {"simple", 0, NULL, 'S'},  {"lpars", 1, NULL, 'p'},
-      {"cpus", 1, NULL, 'c'},    {"phys", 1, NULL, 'P'},
-      {"step", 1, NULL, 's'},    {"restart", 1, NULL, 'r'},
-      {"vanish", 1, NULL, 'v'},  {"odd-names", 0, NULL, 'o'},
-      {"wrap", 0, NULL, 'w'},    {"mgm-wrap", 0, NULL, 'm'},
-      {"torn", 0, NULL, 't'},    {"expect", 1, NULL, 'e'},
-      {"no-tree", 0, NULL, 'n'}, {"help", 0, NULL, 'h'},
-      {"version", 0, NULL, 'V'}, {NULL, 0, NULL, 0}};
+      {"guests", 1, NULL, 'g'},         {"lpar", 0, NULL, 'L'},
+      {"simple", 0, NULL, 'S'},         {"lpars", 1, NULL, 'p'},
+      {"cpus", 1, NULL, 'c'},           {"phys", 1, NULL, 'P'},
+      {"step", 1, NULL, 's'},           {"restart", 1, NULL, 'r'},
+      {"vanish", 1, NULL, 'v'},         {"odd-names", 0, NULL, 'o'},
+      {"wrap", 0, NULL, 'w'},           {"mgm-wrap", 0, NULL, 'm'},
+      {"torn", 0, NULL, 't'},           {"expect", 1, NULL, 'e'},
+      {"no-tree", 0, NULL, 'n'},        {"help", 0, NULL, 'h'},
+      {"simple-debugfs", 0, NULL, 'D'}, {"blank-name", 1, NULL, 'B'},
+      {"slash-name", 1, NULL, 'Z'},     {"tree-missing", 1, NULL, 'M'},
+      {"version", 0, NULL, 'V'},        {NULL, 0, NULL, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -570,6 +620,18 @@ int main(int argc, char **argv) {
       break;
     case 'n':
       opt_no_tree = 1;
+      break;
+    case 'D':
+      opt_simple_debugfs = 1;
+      break;
+    case 'B':
+      opt_blank_name = atoi(optarg);
+      break;
+    case 'Z':
+      opt_slash_name = atoi(optarg);
+      break;
+    case 'M':
+      opt_tree_missing = atoi(optarg);
       break;
     case 'e':
       opt_expect = optarg;

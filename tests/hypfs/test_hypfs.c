@@ -5,7 +5,9 @@
  * arch/s390/hypfs/hypfs_vm.c, hypfs_diag.c and arch/s390/include/asm/diag.h),
  * the mapping (continuation, selection, naming), the sources on files.
  */
+#include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -316,6 +318,60 @@ static void test_d204_simple(void **state) {
   hypfs_d204_free(&out);
 }
 
+/* A diag_204 file whose header names subcode 4 (DIAG204_SUBC_STIB4, the
+ * simple format): decoded in that format, not as the extended one. */
+static void test_d204_debugfs_simple(void **state) {
+  (void)state;
+  static uint8_t file[64 + 4096];
+  memset(file, 0, sizeof(file));
+  uint8_t *d = file + 64;
+  d[0] = 1;        /* npar */
+  d[1] = 0x80;     /* physical CPUs follow */
+  be64(d + 8, 42); /* curtod */
+  d[16 + 0] = 3;   /* pn */
+  d[16 + 1] = 1;   /* cpus */
+  ebcdic_name(d + 16 + 8, "LP1");
+  uint8_t *ci = d + 32; /* diag204_cpu_info, 24 bytes */
+  be16(ci, 9);
+  ci[4] = 3;
+  be64(ci + 8, 700);
+  be64(ci + 16, 600);
+  uint8_t *ph = d + 56; /* diag204_phys_hdr, 16 bytes */
+  ph[1] = 1;
+  be16(ph + 16, 1);
+  be64(ph + 16 + 8, 55);
+  be64(file, 4096);
+  file[10] = 4;
+  struct hypfs_d204 out = {0};
+  assert_int_equal(hypfs_decode_d204(file, sizeof(file), &out), HYPFS_OK);
+  assert_int_equal(out.format, HYPFS_D204_SIMPLE);
+  assert_int_equal(out.sc, 4);
+  assert_int_equal(out.lpars_num, 1);
+  assert_string_equal(out.lpars[0].name, "LP1");
+  assert_int_equal(out.cpus_num, 1);
+  assert_int_equal(out.cpus[0].cpu_addr, 9);
+  assert_string_equal(out.cpus[0].type, "ifl");
+  assert_int_equal(out.cpus[0].lp_time, 600);
+  assert_int_equal(hypfs_lpar_cpu_mgm(&out.cpus[0]), 100);
+  assert_int_equal(out.phys_num, 1);
+  assert_int_equal(out.phys[0].mgm_time, 55);
+  assert_int_equal(out.tod, 42);
+  /* extended subcodes */
+  file[10] = 6;
+  assert_int_equal(hypfs_decode_d204(file, sizeof(file), &out), HYPFS_OK);
+  assert_int_equal(out.format, HYPFS_D204_EXT);
+  /* a subcode of no known format (5 returns a size, no data): rejected */
+  for (unsigned sc = 0; sc < 256; sc++) {
+    if (sc == 4 || sc == 6 || sc == 7)
+      continue;
+    file[10] = (uint8_t)sc;
+    assert_int_equal(hypfs_decode_d204(file, sizeof(file), &out),
+                     HYPFS_E_HEADER);
+    assert_int_equal(out.lpars_num, 0);
+  }
+  hypfs_d204_free(&out);
+}
+
 /* ---- mapping ----------------------------------------------------------- */
 
 #define MAX_LISTS 64
@@ -348,6 +404,19 @@ static const struct captured *find(const char *pi, const char *type,
   return NULL;
 }
 
+/* A context of the default configuration (conf filled in), and its end. */
+static struct hypfs_ctx *ctx_new(struct hypfs_conf *conf) {
+  assert_int_equal(hypfs_conf_init(conf), 0);
+  struct hypfs_ctx *ctx = hypfs_ctx_create(conf);
+  assert_non_null(ctx);
+  return ctx;
+}
+
+static void ctx_free(struct hypfs_ctx *ctx, struct hypfs_conf *conf) {
+  hypfs_ctx_destroy(ctx);
+  hypfs_conf_free(conf);
+}
+
 static void map_one(struct hypfs_ctx *ctx, const struct g *gs, size_t n) {
   static uint8_t buf[64 + 8 * 112];
   size_t len = d2fc_file(buf, gs, n, 1);
@@ -361,8 +430,7 @@ static void map_one(struct hypfs_ctx *ctx, const struct g *gs, size_t n) {
 static void test_map_guest_values(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   map_one(ctx, &guest_a, 1);
   const struct captured *c = find("LINUX07", "hypfs_guest", "");
   assert_non_null(c);
@@ -382,15 +450,13 @@ static void test_map_guest_values(void **state) {
   const struct captured *h = find("hypervisor", "hypfs_vm", "");
   assert_non_null(h);
   assert_true(h->v[0].g == 6.0 && h->v[1].g == 1.0);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 static void test_map_restart_and_wrap(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   struct g g = guest_a;
   g.cpu = 1000;
   g.el = 5000000;
@@ -433,8 +499,126 @@ static void test_map_restart_and_wrap(void **state) {
   map_one(ctx, &g, 1);
   c = find("LINUX07", "hypfs_guest", "");
   assert_true(c->v[0].d == 1800 + 50);
+  ctx_free(ctx, &conf);
+}
+
+/* One snapshot mapped twice (the tree's update answering EBUSY within a
+ * second gives the same figures again): no logoff and logon, no counter
+ * moves, for guests and for logical CPUs. */
+static void test_map_same_snapshot_twice(void **state) {
+  (void)state;
+  struct hypfs_conf conf;
+  struct hypfs_ctx *ctx = ctx_new(&conf);
+  map_one(ctx, &guest_a, 1);
+  struct captured first = *find("LINUX07", "hypfs_guest", "");
+  map_one(ctx, &guest_a, 1);
+  const struct captured *c = find("LINUX07", "hypfs_guest", "");
+  assert_non_null(c);
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->v[i].gauge)
+      assert_true(c->v[i].g == first.v[i].g);
+    else
+      assert_true(c->v[i].d == first.v[i].d);
+  }
+  assert_int_equal(hypfs_ctx_stats(ctx)->restarts, 0);
   hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+
+  ctx = hypfs_ctx_create(&conf);
+  static uint8_t d[4096];
+  size_t used = d204_ext(d, true);
+  struct hypfs_d204 out = {0};
+  assert_int_equal(hypfs_decode_d204_data(d, used, HYPFS_D204_EXT, &out),
+                   HYPFS_OK);
+  lists_num = 0;
+  hypfs_map_lpar(ctx, &out, capture, NULL);
+  struct captured cpu = *find("PROD1", "hypfs_lpar_cpu", "ifl-5");
+  struct captured part = *find("PROD1", "hypfs_lpar", "");
+  lists_num = 0;
+  hypfs_map_lpar(ctx, &out, capture, NULL);
+  c = find("PROD1", "hypfs_lpar_cpu", "ifl-5");
+  for (size_t i = 0; i < 3; i++)
+    assert_true(c->v[i].d == cpu.v[i].d);
+  c = find("PROD1", "hypfs_lpar", "");
+  for (size_t i = 0; i < 3; i++)
+    assert_true(c->v[i].d == part.v[i].d);
+  assert_int_equal(hypfs_ctx_stats(ctx)->restarts, 0);
+  hypfs_d204_free(&out);
+  ctx_free(ctx, &conf);
+}
+
+/* A snapshot of no guest: guests 0, and no cpus (the hypervisor's CPU
+ * count is a record's; NaN is collectd's unknown). Every record counts in
+ * guests, the one skipped for its blank name too. */
+static void test_map_counts(void **state) {
+  (void)state;
+  struct hypfs_conf conf;
+  struct hypfs_ctx *ctx = ctx_new(&conf);
+  map_one(ctx, &guest_a, 0);
+  const struct captured *h = find("hypervisor", "hypfs_vm", "");
+  assert_non_null(h);
+  assert_true(isnan(h->v[0].g));
+  assert_true(h->v[1].g == 0.0);
+  struct g gs[3] = {guest_a, guest_a, guest_a};
+  gs[1].name = "";
+  gs[2].name = "OTHER";
+  map_one(ctx, gs, 3);
+  h = find("hypervisor", "hypfs_vm", "");
+  assert_true(h->v[0].g == 6.0);
+  assert_true(h->v[1].g == 3.0);
+  assert_int_equal(hypfs_ctx_stats(ctx)->skipped, 1);
+  ctx_free(ctx, &conf);
+}
+
+/* What a snapshot lacked, as the log line says it: the first skipped
+ * entry named (escaped), none at all said; a snapshot not mapped leaves
+ * the notice as it was (not fresh). */
+static void test_map_notice(void **state) {
+  (void)state;
+  struct hypfs_conf conf;
+  struct hypfs_ctx *ctx = ctx_new(&conf);
+  const char *text;
+  bool fresh;
+  struct g gs[3] = {guest_a, guest_a, guest_a};
+  gs[0].name = "";
+  gs[1].name = "";
+  gs[2].name = "OTHER";
+  map_one(ctx, gs, 3);
+  assert_int_equal(hypfs_ctx_notice(ctx, &text, &fresh), HYPFS_N_SKIPPED);
+  assert_true(fresh);
+  assert_string_equal(text,
+                      "skipped 2 of the 3 guests of the DIAG X'2FC' snapshot, "
+                      "the first named X'4040404040404040' for a blank name: "
+                      "no values for them, counted in total_objects-skipped");
+  map_one(ctx, gs + 2, 1);
+  assert_int_equal(hypfs_ctx_notice(ctx, &text, &fresh), HYPFS_N_NONE);
+  map_one(ctx, gs, 0);
+  assert_int_equal(hypfs_ctx_notice(ctx, &text, &fresh), HYPFS_N_EMPTY);
+  assert_non_null(strstr(text, "holds no guest at all"));
+  /* the partitions' snapshot alike */
+  static uint8_t d[4096];
+  size_t used = d204_ext(d, false);
+  d[0] = 0; /* npar */
+  struct hypfs_d204 out = {0};
+  assert_int_equal(hypfs_decode_d204_data(d, used, HYPFS_D204_EXT, &out),
+                   HYPFS_OK);
+  lists_num = 0;
+  hypfs_map_lpar(ctx, &out, capture, NULL);
+  assert_int_equal(hypfs_ctx_notice(ctx, &text, &fresh), HYPFS_N_EMPTY);
+  assert_non_null(strstr(text, "DIAG X'204' snapshot holds no partition"));
+  hypfs_d204_free(&out);
+  ctx_free(ctx, &conf);
+  /* names for the log: every byte visible, bounded */
+  char name[HYPFS_SKIP_NAME_MAX];
+  hypfs_escape_name((const uint8_t *)"A/B c%", 6, false, name, sizeof(name));
+  assert_string_equal(name, "A%2FB%20c%25");
+  static const uint8_t e[3] = {0x40, 0x00, 0xC1};
+  hypfs_escape_name(e, 3, true, name, sizeof(name));
+  assert_string_equal(name, "X'4000C1'");
+  static uint8_t longname[64];
+  memset(longname, 0xFF, sizeof(longname));
+  hypfs_escape_name(longname, sizeof(longname), false, name, sizeof(name));
+  assert_true(strlen(name) < sizeof(name));
+  assert_non_null(strstr(name, "..."));
 }
 
 static void test_map_selection_naming(void **state) {
@@ -479,15 +663,13 @@ static void test_map_selection_naming(void **state) {
     guests += strcmp(lists[i].type, "hypfs_guest") == 0;
   assert_int_equal(guests, 1);
   assert_int_equal(hypfs_ctx_stats(ctx)->skipped, 1);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 static void test_map_lpar(void **state) {
   (void)state;
   struct hypfs_conf conf;
-  assert_int_equal(hypfs_conf_init(&conf), 0);
-  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  struct hypfs_ctx *ctx = ctx_new(&conf);
   static uint8_t d[4096];
   size_t used = d204_ext(d, true);
   struct hypfs_d204 out = {0};
@@ -522,8 +704,7 @@ static void test_map_lpar(void **state) {
   assert_true(c->v[0].d == 8100 + 500);
   assert_null(find("PROD1", "hypfs_lpar_cpu", "ifl-5"));
   hypfs_d204_free(&out);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
 }
 
 static void test_conf(void **state) {
@@ -604,6 +785,44 @@ static void mk(const char *rel) {
   assert_int_equal(mkdir(path, 0755), 0);
 }
 
+/* What hypfs_vm_fs.c builds for one guest (guest_a), below tmpdir/tree. */
+static void make_vm_tree(void) {
+  mk("tree/cpus");
+  write_file("tree/cpus/count", "6\n", 2);
+  mk("tree/systems");
+  mk("tree/systems/LINUX07");
+  mk("tree/systems/LINUX07/cpus");
+  mk("tree/systems/LINUX07/mem");
+  mk("tree/systems/LINUX07/samples");
+  static const struct {
+    const char *f, *v;
+  } files[] = {
+      {"onlinetime_us", "86400000000\n"},
+      {"cpus/cputime_us", "4886718345\n"},
+      {"cpus/capped", "2\n"},
+      {"cpus/dedicated", "1\n"},
+      {"cpus/count", "4\n"},
+      {"cpus/weight_min", "3\n"},
+      {"cpus/weight_max", "200\n"},
+      {"cpus/weight_cur", "100\n"},
+      {"mem/min_KiB", "1024\n"},
+      {"mem/max_KiB", "4194304\n"},
+      {"mem/used_KiB", "3000000\n"},
+      {"mem/share_KiB", "2048\n"},
+      {"samples/cpu_using", "10\n"},
+      {"samples/cpu_delay", "20\n"},
+      {"samples/mem_delay", "30\n"},
+      {"samples/idle", "40\n"},
+      {"samples/other", "50\n"},
+      {"samples/total", "4294967294\n"},
+  };
+  for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+    char rel[256];
+    snprintf(rel, sizeof(rel), "tree/systems/LINUX07/%s", files[i].f);
+    write_file(rel, files[i].v, strlen(files[i].v));
+  }
+}
+
 static void test_read_pass(void **state) {
   (void)state;
   snprintf(tmpdir, sizeof(tmpdir), "/tmp/hypfs-test-XXXXXX");
@@ -674,40 +893,7 @@ static void test_read_pass(void **state) {
   assert_int_equal(hypfs_read(ctx, count_lists, NULL), HYPFS_F_HYPERVISOR);
   write_file("tree/hyp/type", "z/VM Hypervisor\n", 16);
   write_file("tree/update", "", 0);
-  mk("tree/cpus");
-  write_file("tree/cpus/count", "6\n", 2);
-  mk("tree/systems");
-  mk("tree/systems/LINUX07");
-  mk("tree/systems/LINUX07/cpus");
-  mk("tree/systems/LINUX07/mem");
-  mk("tree/systems/LINUX07/samples");
-  static const struct {
-    const char *f, *v;
-  } files[] = {
-      {"onlinetime_us", "86400000000\n"},
-      {"cpus/cputime_us", "4886718345\n"},
-      {"cpus/capped", "2\n"},
-      {"cpus/dedicated", "1\n"},
-      {"cpus/count", "4\n"},
-      {"cpus/weight_min", "3\n"},
-      {"cpus/weight_max", "200\n"},
-      {"cpus/weight_cur", "100\n"},
-      {"mem/min_KiB", "1024\n"},
-      {"mem/max_KiB", "4194304\n"},
-      {"mem/used_KiB", "3000000\n"},
-      {"mem/share_KiB", "2048\n"},
-      {"samples/cpu_using", "10\n"},
-      {"samples/cpu_delay", "20\n"},
-      {"samples/mem_delay", "30\n"},
-      {"samples/idle", "40\n"},
-      {"samples/other", "50\n"},
-      {"samples/total", "4294967294\n"},
-  };
-  for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-    char rel[256];
-    snprintf(rel, sizeof(rel), "tree/systems/LINUX07/%s", files[i].f);
-    write_file(rel, files[i].v, strlen(files[i].v));
-  }
+  make_vm_tree();
   lists_num = 0;
   assert_int_equal(hypfs_read(ctx, capture, NULL), HYPFS_F_OWN_ONLY);
   const struct captured *c = find("LINUX07", "hypfs_guest", "");
@@ -719,11 +905,155 @@ static void test_read_pass(void **state) {
   assert_true(c->v[3].g == 3.0);
   assert_true(c->v[11].g == 3000000.0 * 1024);
   assert_true(c->v[17].d == 0xFFFFFFFEll);
-  hypfs_ctx_destroy(ctx);
-  hypfs_conf_free(&conf);
+  ctx_free(ctx, &conf);
   char cmd[300];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
   assert_int_equal(system(cmd), 0);
+}
+
+static void set_string(struct hypfs_conf *conf, const char *key,
+                       const char *rel) {
+  char err[256], path[512];
+  snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+  assert_int_equal(hypfs_conf_set_string(conf, key, path, err, sizeof(err)), 0);
+}
+
+static void read_text(const char *rel, char *out, size_t size) {
+  char path[512];
+  snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  size_t n = fread(out, 1, size - 1, f);
+  out[n] = '\0';
+  fclose(f);
+}
+
+static void rm_tmpdir(void) {
+  char cmd[300];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* Removes a file this test made below its own tmpdir. */
+static void rm_file(const char *rel) {
+  char path[512];
+  snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+  assert_int_equal(unlink(path), 0);
+}
+
+/* The mounted tree after a failed update (inode.c, hypfs_write_iter():
+ * every file deleted but update): not "not mounted", update written every
+ * pass, the tree read as soon as it is back. An empty directory (an unused
+ * mount point) is not mounted. */
+static void test_tree_emptied(void **state) {
+  (void)state;
+  snprintf(tmpdir, sizeof(tmpdir), "/tmp/hypfs-test-XXXXXX");
+  assert_non_null(mkdtemp(tmpdir));
+  struct hypfs_conf conf;
+  char err[256], text[64];
+  assert_int_equal(hypfs_conf_init(&conf), 0);
+  set_string(&conf, "HypfsPath", "tree");
+  assert_int_equal(
+      hypfs_conf_set_string(&conf, "Source", "hypfs", err, sizeof(err)), 0);
+  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  assert_int_equal(hypfs_read(ctx, count_lists, NULL), HYPFS_F_NO_SOURCE);
+  mk("tree");
+  assert_int_equal(hypfs_read(ctx, count_lists, NULL), HYPFS_F_NO_SOURCE);
+  assert_non_null(strstr(hypfs_ctx_message(ctx), "not mounted"));
+  /* something else there, no hyp/type: not called emptied */
+  write_file("tree/other", "", 0);
+  assert_int_equal(hypfs_read(ctx, count_lists, NULL), HYPFS_F_NO_SOURCE);
+  assert_non_null(strstr(hypfs_ctx_message(ctx), "has no hyp/type"));
+  rm_file("tree/other");
+  write_file("tree/update", "0\n", 2);
+  for (int pass = 0; pass < 2; pass++) {
+    enum hypfs_fault f = hypfs_read(ctx, count_lists, NULL);
+    assert_int_not_equal(f, HYPFS_F_NO_SOURCE);
+    assert_int_not_equal(f, HYPFS_F_NONE);
+    assert_non_null(strstr(hypfs_ctx_message(ctx), "holds only its update"));
+    assert_null(strstr(hypfs_ctx_message(ctx), "not mounted"));
+    read_text("tree/update", text, sizeof(text));
+    assert_string_equal(text, "1\n"); /* written again in every pass */
+    write_file("tree/update", "0\n", 2);
+  }
+  /* the kernel could build it again */
+  mk("tree/hyp");
+  write_file("tree/hyp/type", "z/VM Hypervisor\n", 16);
+  make_vm_tree();
+  lists_num = 0;
+  assert_int_equal(hypfs_read(ctx, capture, NULL), HYPFS_F_OWN_ONLY);
+  assert_non_null(find("LINUX07", "hypfs_guest", ""));
+  ctx_free(ctx, &conf);
+  rm_tmpdir();
+}
+
+/* A FIFO at rel (below tmpdir), replacing the file the test put there. */
+static void make_fifo(const char *rel, bool replace) {
+  char path[512];
+  if (replace)
+    rm_file(rel);
+  snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+  assert_int_equal(mkfifo(path, 0600), 0);
+}
+
+/* read the source once: refused as not a regular file, without blocking */
+static void refused(struct hypfs_ctx *ctx) {
+  enum hypfs_fault f = hypfs_read(ctx, count_lists, NULL);
+  assert_int_not_equal(f, HYPFS_F_NONE);
+  assert_non_null(strstr(hypfs_ctx_message(ctx), "not a regular file"));
+}
+
+/* A FIFO (or a symbolic link) where the kernel has a regular file: no
+ * open() that blocks the read thread, one line refusing it. SIGALRM ends
+ * the test if an open blocks. */
+static void test_not_regular(void **state) {
+  (void)state;
+  snprintf(tmpdir, sizeof(tmpdir), "/tmp/hypfs-test-XXXXXX");
+  assert_non_null(mkdtemp(tmpdir));
+  alarm(20);
+  struct hypfs_conf conf;
+  char err[256];
+  assert_int_equal(hypfs_conf_init(&conf), 0);
+  set_string(&conf, "DebugfsPath", "dbg");
+  set_string(&conf, "HypfsPath", "tree");
+  struct hypfs_ctx *ctx = hypfs_ctx_create(&conf);
+  mk("dbg");
+  make_fifo("dbg/diag_2fc", false);
+  refused(ctx);
+  /* diag_204, read when there is no diag_2fc */
+  make_fifo("dbg/diag_204", false);
+  rm_file("dbg/diag_2fc");
+  refused(ctx);
+  /* a symbolic link to a good file */
+  static uint8_t buf[64 + 112];
+  size_t len = d2fc_file(buf, &guest_a, 1, 5);
+  write_file("dbg/real", buf, len);
+  rm_file("dbg/diag_204");
+  {
+    char path[512];
+    snprintf(path, sizeof(path), "%s/dbg/diag_2fc", tmpdir);
+    assert_int_equal(symlink("real", path), 0);
+  }
+  refused(ctx);
+  hypfs_ctx_destroy(ctx);
+  /* the tree: hyp/type, then update */
+  assert_int_equal(
+      hypfs_conf_set_string(&conf, "Source", "hypfs", err, sizeof(err)), 0);
+  ctx = hypfs_ctx_create(&conf);
+  mk("tree");
+  write_file("tree/update", "", 0);
+  mk("tree/hyp");
+  write_file("tree/hyp/type", "z/VM Hypervisor\n", 16);
+  make_vm_tree();
+  make_fifo("tree/hyp/type", true);
+  refused(ctx);
+  rm_file("tree/hyp/type");
+  write_file("tree/hyp/type", "z/VM Hypervisor\n", 16);
+  make_fifo("tree/update", true);
+  refused(ctx);
+  alarm(0);
+  ctx_free(ctx, &conf);
+  rm_tmpdir();
 }
 
 int main(void) {
@@ -732,13 +1062,19 @@ int main(void) {
       cmocka_unit_test(test_d2fc_rejects),
       cmocka_unit_test(test_d204_ext),
       cmocka_unit_test(test_d204_simple),
+      cmocka_unit_test(test_d204_debugfs_simple),
       cmocka_unit_test(test_map_guest_values),
       cmocka_unit_test(test_map_restart_and_wrap),
+      cmocka_unit_test(test_map_same_snapshot_twice),
+      cmocka_unit_test(test_map_counts),
+      cmocka_unit_test(test_map_notice),
       cmocka_unit_test(test_map_selection_naming),
       cmocka_unit_test(test_map_lpar),
       cmocka_unit_test(test_conf),
       cmocka_unit_test(test_types_db),
       cmocka_unit_test(test_read_pass),
+      cmocka_unit_test(test_tree_emptied),
+      cmocka_unit_test(test_not_regular),
   };
   return cmocka_run_group_tests_name("hypfs", tests, NULL, NULL);
 }
