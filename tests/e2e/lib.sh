@@ -37,6 +37,7 @@ e2e_init() {
   E2E_CAT=$E2E_EMU/monreader-cat
   E2E_PROMETHEUS=${E2E_PROMETHEUS:-prometheus}
   E2E_PIDS=
+  E2E_SCENARIO_PIDS=
   if [ -n "${E2E_DIR:-}" ]; then
     mkdir -p "$E2E_DIR" && [ -z "$(ls -A "$E2E_DIR")" ] ||
       { echo "e2e: E2E_DIR $E2E_DIR must be a new or empty directory"; exit 2; }
@@ -53,17 +54,10 @@ e2e_init() {
 }
 
 e2e_cleanup() {
-  for _e2e_p in $E2E_PIDS; do
-    if kill -0 "$_e2e_p" 2>/dev/null; then
-      kill -TERM "$_e2e_p" 2>/dev/null || true
-      _e2e_i=0
-      while kill -0 "$_e2e_p" 2>/dev/null && [ $_e2e_i -lt 30 ]; do
-        sleep 0.1
-        _e2e_i=$((_e2e_i + 1))
-      done
-      kill -KILL "$_e2e_p" 2>/dev/null || true # gone meanwhile: fine (set -e callers)
-    fi
-  done
+  # scenarios under way (e2e_scenarios): each stops what it started
+  for _e2e_p in $E2E_SCENARIO_PIDS; do kill -TERM "$_e2e_p" 2>/dev/null || true; done
+  for _e2e_p in $E2E_SCENARIO_PIDS; do wait "$_e2e_p" 2>/dev/null || true; done
+  e2e_cleanup_pids
   if [ -n "${E2E_DIR:-}" ]; then
     :
   elif [ -n "${E2E_KEEP:-}" ]; then
@@ -71,6 +65,12 @@ e2e_cleanup() {
   else
     rm -rf "$E2E_TMP"
   fi
+}
+
+# e2e_cleanup_pids: stop every process e2e_bg started here and has not
+# stopped (SIGTERM, SIGKILL after 5 s).
+e2e_cleanup_pids() {
+  for _e2e_left in $E2E_PIDS; do e2e_stop "$_e2e_left" 5 || true; done
 }
 
 # e2e_bg OUTFILE COMMAND [ARG...]: start a background process, remember
@@ -484,6 +484,15 @@ e2e_scenario_influxdb() {
 # then "LABEL e2e: N s" and the line tests/run and CI read, "N passed, N
 # failed, N skipped". A skip for want of a package fails under CI and is a
 # loud SKIP elsewhere. Returns 0 when none failed.
+#
+# Scenarios are independent (each its own directory, daemons, free ports),
+# and most of their time is waiting for a daemon to settle, so E2E_JOBS of
+# them run at once (default 3; 2 under an emulator, E2E_EXEC_WRAPPER, where
+# each daemon keeps a CPU busy), each in a subshell of its own; the lines
+# come in the order of the list. The scenarios named in E2E_ALONE measure
+# CPU time against an idle daemon or time a stop, so they run after the
+# others, one at a time (E2E_JOBS=1: all one after another, as before).
+E2E_ALONE=${E2E_ALONE:-wrong_device shutdown}
 e2e_scenarios() {
   _e2e_label=${1:+$1 }
   shift
@@ -491,51 +500,29 @@ e2e_scenarios() {
   _e2e_failed=0
   _e2e_skipped=0
   _e2e_t_all=$(date +%s)
+  _e2e_jobs=${E2E_JOBS:-3}
+  [ -z "${E2E_EXEC_WRAPPER:-}" ] || _e2e_jobs=${E2E_JOBS:-2}
+  _e2e_together=
+  _e2e_alone=
   for _e2e_name in "$@"; do
-    _e2e_what=$_e2e_label$_e2e_name
-    D=$E2E_TMP/$_e2e_name
-    mkdir -p "$D"
-    SC_LOG=$D/scenario.log
-    : >"$SC_LOG"
-    _e2e_before=$E2E_PIDS
-    _e2e_t0=$(date +%s)
-    "sc_$_e2e_name"
-    _e2e_rc=$?
-    # anything the scenario started and did not stop
-    for _e2e_left in $E2E_PIDS; do
-      case " $_e2e_before " in *" $_e2e_left "*) ;; *) e2e_stop "$_e2e_left" 5 || true ;; esac
+    case " $E2E_ALONE " in
+    *" $_e2e_name "*) _e2e_alone="$_e2e_alone $_e2e_name" ;;
+    *) _e2e_together="$_e2e_together $_e2e_name" ;;
+    esac
+  done
+  # "PID:NAME" of the scenarios under way, oldest first
+  _e2e_running=
+  for _e2e_name in $_e2e_together; do
+    # shellcheck disable=SC2086
+    while [ "$(echo $_e2e_running | wc -w)" -ge "$_e2e_jobs" ]; do
+      _e2e_collect_oldest
     done
-    _e2e_dt=$(($(date +%s) - _e2e_t0))
-    # skips for want of a package (a "SKIP:" line, or 77 without a
-    # "SKIP(not-applicable):" line): failures under CI
-    _e2e_unexplained=
-    [ $_e2e_rc -ne 0 ] && [ $_e2e_rc -ne 77 ] ||
-      _e2e_unexplained=$(zvm_unexplained_skips "$SC_LOG" "$_e2e_rc")
-    if [ -n "$_e2e_unexplained" ] && zvm_ci; then
-      _e2e_failed=$((_e2e_failed + 1))
-      echo "FAIL: $_e2e_what (${_e2e_dt} s): skipped under CI, where every stage installs what it uses (tests/lib.sh):"
-      echo "$_e2e_unexplained" | sed 's/^/    /'
-    elif [ $_e2e_rc -eq 77 ]; then
-      _e2e_skipped=$((_e2e_skipped + 1))
-      if [ -n "$_e2e_unexplained" ]; then
-        echo "SKIP: $_e2e_what"
-        echo "!!!!!!!! $_e2e_what SKIPPED (a failure under CI=true): $(echo "$_e2e_unexplained" | tr '\n' ' ')!!!!!!!!"
-      else
-        echo "SKIP: $_e2e_what ($(zvm_not_applicable "$SC_LOG" | head -n 1))"
-      fi
-    elif [ $_e2e_rc -eq 0 ]; then
-      _e2e_passed=$((_e2e_passed + 1))
-      echo "PASS: $_e2e_what (${_e2e_dt} s)"
-      [ -z "$_e2e_unexplained" ] ||
-        echo "!!!!!!!! $_e2e_what partly SKIPPED (a failure under CI=true): $(echo "$_e2e_unexplained" | tr '\n' ' ')!!!!!!!!"
-      zvm_not_applicable "$SC_LOG" | sed 's/^/    /'
-      [ -z "${E2E_VERBOSE:-}" ] || sed 's/^/    /' "$SC_LOG"
-    else
-      _e2e_failed=$((_e2e_failed + 1))
-      echo "FAIL: $_e2e_what (${_e2e_dt} s)"
-      sed 's/^/    /' "$SC_LOG"
-      [ -z "${E2E_KEEP:-}${E2E_DIR:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
-    fi
+    _e2e_start "$_e2e_name"
+  done
+  while [ -n "$_e2e_running" ]; do _e2e_collect_oldest; done
+  for _e2e_name in $_e2e_alone; do
+    _e2e_start "$_e2e_name"
+    _e2e_collect_oldest
   done
   if [ $_e2e_skipped -gt 0 ]; then
     echo "${_e2e_label}e2e: $(($(date +%s) - _e2e_t_all)) s, $_e2e_skipped scenario(s) SKIPPED (see above)"
@@ -544,4 +531,86 @@ e2e_scenarios() {
   fi
   echo "$_e2e_passed passed, $_e2e_failed failed, $_e2e_skipped skipped"
   [ $_e2e_failed -eq 0 ]
+}
+
+# _e2e_start NAME: sc_NAME in a subshell of its own, in the background; it
+# leaves its status and time in $D/.e2e-result and what it printed in
+# $D/.e2e-out. It stops what it started, also when it is killed.
+_e2e_start() {
+  D=$E2E_TMP/$1
+  mkdir -p "$D"
+  SC_LOG=$D/scenario.log
+  : >"$SC_LOG"
+  rm -f "$D/.e2e-result"
+  (
+    E2E_PIDS=
+    trap 'e2e_cleanup_pids' EXIT
+    trap 'exit 143' TERM
+    trap 'exit 130' HUP INT
+    _e2e_t0=$(date +%s)
+    "sc_$1"
+    _e2e_rc=$?
+    e2e_cleanup_pids
+    echo "$_e2e_rc $(($(date +%s) - _e2e_t0))" >"$D/.e2e-result"
+  ) >"$D/.e2e-out" 2>&1 &
+  _e2e_running="$_e2e_running $!:$1"
+  E2E_SCENARIO_PIDS="$E2E_SCENARIO_PIDS $!"
+}
+
+# _e2e_collect_oldest: wait for the oldest scenario under way, print its
+# line (and its log where it says so) and count it.
+_e2e_collect_oldest() {
+  # shellcheck disable=SC2086
+  set -- $_e2e_running
+  _e2e_pid=${1%%:*}
+  _e2e_done=${1#*:}
+  shift
+  _e2e_running="$*"
+  wait "$_e2e_pid" 2>/dev/null
+  _e2e_rest=
+  for _e2e_p in $E2E_SCENARIO_PIDS; do [ "$_e2e_p" = "$_e2e_pid" ] || _e2e_rest="$_e2e_rest $_e2e_p"; done
+  E2E_SCENARIO_PIDS=$_e2e_rest
+  _e2e_what=$_e2e_label$_e2e_done
+  D=$E2E_TMP/$_e2e_done
+  SC_LOG=$D/scenario.log
+  # what the scenario printed outside its log (normally nothing)
+  [ ! -s "$D/.e2e-out" ] || cat "$D/.e2e-out" >>"$SC_LOG"
+  if [ -s "$D/.e2e-result" ]; then
+    read -r _e2e_rc _e2e_dt <"$D/.e2e-result"
+  else
+    _e2e_rc=1
+    _e2e_dt=?
+    say "FAIL: the scenario's shell ended without a result"
+  fi
+  rm -f "$D/.e2e-result" "$D/.e2e-out"
+  # skips for want of a package (a "SKIP:" line, or 77 without a
+  # "SKIP(not-applicable):" line): failures under CI
+  _e2e_unexplained=
+  [ "$_e2e_rc" -ne 0 ] && [ "$_e2e_rc" -ne 77 ] ||
+    _e2e_unexplained=$(zvm_unexplained_skips "$SC_LOG" "$_e2e_rc")
+  if [ -n "$_e2e_unexplained" ] && zvm_ci; then
+    _e2e_failed=$((_e2e_failed + 1))
+    echo "FAIL: $_e2e_what (${_e2e_dt} s): skipped under CI, where every stage installs what it uses (tests/lib.sh):"
+    echo "$_e2e_unexplained" | sed 's/^/    /'
+  elif [ "$_e2e_rc" -eq 77 ]; then
+    _e2e_skipped=$((_e2e_skipped + 1))
+    if [ -n "$_e2e_unexplained" ]; then
+      echo "SKIP: $_e2e_what"
+      echo "!!!!!!!! $_e2e_what SKIPPED (a failure under CI=true): $(echo "$_e2e_unexplained" | tr '\n' ' ')!!!!!!!!"
+    else
+      echo "SKIP: $_e2e_what ($(zvm_not_applicable "$SC_LOG" | head -n 1))"
+    fi
+  elif [ "$_e2e_rc" -eq 0 ]; then
+    _e2e_passed=$((_e2e_passed + 1))
+    echo "PASS: $_e2e_what (${_e2e_dt} s)"
+    [ -z "$_e2e_unexplained" ] ||
+      echo "!!!!!!!! $_e2e_what partly SKIPPED (a failure under CI=true): $(echo "$_e2e_unexplained" | tr '\n' ' ')!!!!!!!!"
+    zvm_not_applicable "$SC_LOG" | sed 's/^/    /'
+    [ -z "${E2E_VERBOSE:-}" ] || sed 's/^/    /' "$SC_LOG"
+  else
+    _e2e_failed=$((_e2e_failed + 1))
+    echo "FAIL: $_e2e_what (${_e2e_dt} s)"
+    sed 's/^/    /' "$SC_LOG"
+    [ -z "${E2E_KEEP:-}${E2E_DIR:-}" ] && echo "    (E2E_KEEP=1 keeps $D)"
+  fi
 }
