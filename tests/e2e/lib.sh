@@ -543,6 +543,8 @@ _e2e_start() {
   : >"$SC_LOG"
   rm -f "$D/.e2e-result"
   (
+    # where the result goes: a scenario may change D (a second directory)
+    _e2e_result=$D/.e2e-result
     E2E_PIDS=
     trap 'e2e_cleanup_pids' EXIT
     trap 'exit 143' TERM
@@ -551,7 +553,7 @@ _e2e_start() {
     "sc_$1"
     _e2e_rc=$?
     e2e_cleanup_pids
-    echo "$_e2e_rc $(($(date +%s) - _e2e_t0))" >"$D/.e2e-result"
+    echo "$_e2e_rc $(($(date +%s) - _e2e_t0))" >"$_e2e_result"
   ) >"$D/.e2e-out" 2>&1 &
   _e2e_running="$_e2e_running $!:$1"
   E2E_SCENARIO_PIDS="$E2E_SCENARIO_PIDS $!"
