@@ -258,7 +258,7 @@ p3() {
   echo "## P3 (daemon): VmHWM with the plugin minus without (both with the emulator's scenario loaded), Interval 10, writer $writer, $secs s per run"
   for g in ${P3_GUESTS:-100 2000 10000}; do
     scn=$tmp/p3.scn
-    cmd="$gen -g $g -i 10 --interval 10 -o $scn"
+    cmd="$gen -g $g -i 10 --interval 10 --force -o $scn" # the last run's file
     $cmd
     msgs=$("$gen" --describe "$scn" | sed -n '1s/.*messages=\([0-9]*\).*/\1/p')
     pace=$((100000 / msgs))
@@ -344,8 +344,8 @@ p2a() {
   for kind in without-plugin d4r10 appldata; do
     scn=$tmp/p2a.scn
     case $kind in
-    appldata) cmd="$gen -g 0 --smt-every 0 --linux-guests $guests --linux-cpus 2 --appldata os,mem,net_sum -i 10 --interval 1 -o $scn" ;;
-    *) cmd="$gen -g $guests --smt-every 0 -i 10 --interval 1 -o $scn" ;;
+    appldata) cmd="$gen -g 0 --smt-every 0 --linux-guests $guests --linux-cpus 2 --appldata os,mem,net_sum -i 10 --interval 1 --force -o $scn" ;;
+    *) cmd="$gen -g $guests --smt-every 0 -i 10 --interval 1 --force -o $scn" ;;
     esac
     $cmd
     msgs=$("$gen" --describe "$scn" | sed -n '1s/.*messages=\([0-9]*\).*/\1/p')

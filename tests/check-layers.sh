@@ -20,7 +20,7 @@ cd "$top" || exit 99
 # The layer of a public header (include/zvm_monitor/NAME.h).
 public_layer() {
   case $1 in
-  be | decode | option | util | cli) echo format ;;
+  be | decode | option | outfile | util | cli) echo format ;;
   records | field | registry | recwalk | typesdb | value) echo engine ;;
   builtin) echo records ;;
   conf | recconf | recconf_text) echo config ;;

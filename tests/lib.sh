@@ -126,6 +126,35 @@ die() {
   exit 1
 }
 
+# zvm_demo_dir DIR: DIR is the demo's data directory: a new or empty one,
+# or one a demo made before (it holds .zvm-demo); the demos write and remove
+# files only there, never among someone else's. Else one line and false.
+zvm_demo_dir() {
+  if [ -L "$1" ] || { [ -e "$1" ] && [ ! -d "$1" ]; }; then
+    echo "$1: not a directory: name a new or empty directory for the demo's data" >&2
+    return 1
+  fi
+  if [ -d "$1" ] && [ ! -f "$1/.zvm-demo" ] && [ -n "$(ls -A "$1")" ]; then
+    echo "$1 holds files no demo made: name a new or empty directory (the demo writes and removes files in it)" >&2
+    return 1
+  fi
+  mkdir -p "$1" && touch "$1/.zvm-demo"
+}
+
+# zvm_assert_dev_null WHAT: /dev/null is still the character device 1:3
+# after WHAT (a test suite run as root must leave the machine as it found
+# it: once /dev/null is removed, the next '>/dev/null' creates a regular
+# file there, and everything on the machine fills it). Else one loud line
+# on standard error, and false. (Nothing here writes to /dev/null: were it
+# gone, a '>/dev/null' would make the regular file.)
+zvm_assert_dev_null() {
+  _zvm_null=$(stat -c '%F %t:%T' /dev/null 2>/dev/null) || _zvm_null=missing
+  [ "$_zvm_null" = "character special file 1:3" ] && return 0
+  printf 'FAIL: after %s, /dev/null is no longer the character device 1:3 (%s): something removed or replaced it; as root: rm -f /dev/null && mknod -m 0666 /dev/null c 1 3\n' \
+    "$1" "$_zvm_null" >&2
+  return 1
+}
+
 # Run a command as root (directly, or through sudo).
 zvm_as_root() {
   if [ "$(id -u)" -eq 0 ]; then

@@ -12,7 +12,9 @@
 
 #include "zvm_monitor/capture.h"
 #include "zvm_monitor/cli.h"
+#include "zvm_monitor/outfile.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +55,7 @@ struct opts {
   bool retry;            /* -r */
   bool sync;             /* -S */
   bool quiet;            /* -q */
+  unsigned out_flags;    /* --force, --group-readable (outfile.h) */
 };
 
 struct capture {
@@ -60,15 +63,20 @@ struct capture {
   struct zvm_reader *reader;
   struct zvm_cap_writer *w;
   int fd;
-  char *path;          /* the current file */
+  struct zvm_outfile out; /* the current file: created by this run or not */
+  char *path;             /* the current file */
+  /* With -W: the files of this run not removed yet, oldest first (only
+   * those this run created are ever removed). */
+  struct zvm_outfile *kept;
+  size_t kept_n, kept_cap;
   unsigned long seq;   /* number of the current file (rotation) */
   uint64_t file_start; /* wall clock (us) when the file was started */
   uint64_t file_sets;
   uint64_t sets, events, bytes;
-  bool opened_once;   /* the device was open at least once */
+  bool opened_once;    /* the device was open at least once */
   bool say_next_error; /* the reader's next error is the one to show */
-  int fatal;          /* exit status once something cannot go on */
-  uint64_t last_data; /* monotonic ms of the last set or event */
+  int fatal;           /* exit status once something cannot go on */
+  uint64_t last_data;  /* monotonic ms of the last set or event */
 };
 
 static uint64_t wall_us(void) {
@@ -125,51 +133,74 @@ static void close_file(struct capture *c) {
     return;
   zvm_cap_writer_free(c->w);
   c->w = NULL;
-  if (c->fd != STDOUT_FILENO) {
-    if (c->o.sync)
-      (void)fsync(c->fd);
-    close(c->fd);
-  }
+  if (c->o.sync && c->out.regular)
+    (void)fsync(c->fd);
+  (void)zvm_outfile_close(&c->out);
   c->fd = -1;
 }
 
+/* -W: remember the file just opened; remove the one that falls out of the
+ * newest N, if this run created it (zvm_outfile_remove() checks that the
+ * name still holds that file). */
+static void keep_ring(struct capture *c) {
+  if (c->o.keep_files == 0)
+    return;
+  if (!zvm_grow(&c->kept, &c->kept_cap, c->kept_n, sizeof(*c->kept), 8)) {
+    fprintf(stderr, PROG ": out of memory: %s will not be removed by -W\n",
+            c->path);
+    return;
+  }
+  c->kept[c->kept_n] = c->out;
+  c->kept[c->kept_n++].fd = -1; /* closed by close_file() */
+  if (c->kept_n <= c->o.keep_files)
+    return;
+  struct zvm_outfile oldest = c->kept[0];
+  memmove(c->kept, c->kept + 1, --c->kept_n * sizeof(*c->kept));
+  char *old = file_name(&c->o, c->seq - c->o.keep_files);
+  errno = 0;
+  if (old != NULL && oldest.created && !zvm_outfile_remove(&oldest, old) &&
+      errno != ENOENT)
+    fprintf(stderr, PROG ": %s not removed: %s\n", old,
+            errno != 0 ? strerror(errno) : "it is no longer the file written");
+  free(old);
+}
+
+/* 0, or the exit status: 2 if the output is refused (it exists, a symbolic
+ * link), 1 for other failures. */
 static int open_file(struct capture *c) {
   int e = 0;
+  char err[512];
   free(c->path);
-  c->path = NULL;
-  if (strcmp(c->o.file, "-") == 0) {
-    c->fd = STDOUT_FILENO;
+  c->path = file_name(&c->o, c->seq);
+  if (c->path == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return 1;
+  }
+  e = zvm_outfile_open(&c->out, c->path, c->o.out_flags, err, sizeof(err));
+  if (e != 0) {
+    fprintf(stderr, PROG ": %s\n", err);
+    return e == EEXIST || e == ELOOP ? 2 : 1;
+  }
+  c->fd = c->out.fd;
+  if (c->out.is_stdout) {
+    free(c->path);
     c->path = strdup("standard output");
-  } else {
-    c->path = file_name(&c->o, c->seq);
     if (c->path == NULL) {
       fprintf(stderr, PROG ": out of memory\n");
-      return -1;
-    }
-    c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (c->fd < 0) {
-      fprintf(stderr, PROG ": cannot create %s: %s\n", c->path,
-              strerror(errno));
-      return -1;
+      return 1;
     }
   }
   c->w = zvm_cap_writer_start(c->fd, PROG " " PACKAGE_VERSION, c->o.device, &e);
   if (c->w == NULL) {
     fprintf(stderr, PROG ": cannot write to %s: %s\n", c->path,
             write_error_hint(e));
-    if (c->fd != STDOUT_FILENO)
-      close(c->fd);
+    (void)zvm_outfile_remove(&c->out, c->path); /* only a file it created */
     c->fd = -1;
-    return -1;
+    return 1;
   }
   c->file_start = wall_us();
   c->file_sets = 0;
-  if (c->o.keep_files > 0 && c->seq >= c->o.keep_files) {
-    char *old = file_name(&c->o, c->seq - c->o.keep_files);
-    if (old != NULL && unlink(old) != 0 && errno != ENOENT)
-      fprintf(stderr, PROG ": cannot remove %s: %s\n", old, strerror(errno));
-    free(old);
-  }
+  keep_ring(c);
   if (!c->o.quiet && rotating(&c->o))
     fprintf(stderr, PROG ": writing %s\n", c->path);
   return 0;
@@ -188,7 +219,10 @@ static int maybe_rotate(struct capture *c, size_t add, uint64_t now) {
     return 0;
   close_file(c);
   c->seq++;
-  return open_file(c);
+  int rc = open_file(c);
+  if (rc != 0)
+    c->fatal = rc;
+  return rc;
 }
 
 static void write_failed(struct capture *c, int e) {
@@ -204,10 +238,8 @@ static void on_set(const uint8_t *set, size_t len, void *ctx) {
   uint64_t now = wall_us();
   if (c->fatal || c->w == NULL)
     return;
-  if (maybe_rotate(c, len, now) != 0) {
-    c->fatal = 1;
+  if (maybe_rotate(c, len, now) != 0)
     return;
-  }
   int e = zvm_cap_write_set(c->w, set, len, now);
   if (e != 0) {
     write_failed(c, e);
@@ -296,18 +328,26 @@ static void on_log(enum zvm_log_level level, const char *msg, void *ctx) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: " PROG " [-d DEVICE] -w FILE [-C SIZE] [-G SECONDS] [-W N]\n"
-          "       [-c COUNT] [-i SECONDS] [-m MAXSET] [-r] [-S] [-q]\n"
+          "usage: " PROG " [-d DEVICE] -w FILE [--force] [--group-readable]\n"
+          "       [-C SIZE] [-G SECONDS] [-W N] [-c COUNT] [-i SECONDS] "
+          "[-m MAXSET]\n"
+          "       [-r] [-S] [-q]\n"
           "  -d, --device=DEVICE        device to read (default "
           "/dev/monreader)\n"
           "  -w, --write=FILE           pcapng file to write ('-': standard "
-          "output)\n"
+          "output);\n"
+          "                             a new file, never an existing one or "
+          "a link\n"
           "  -C, --file-size=SIZE       start a new file before one exceeds "
           "SIZE\n"
           "                             bytes (k, M, G)\n"
           "  -G, --rotate-seconds=SECONDS  start a new file every SECONDS\n"
           "  -W, --keep-files=N         keep only the newest N files (with -C "
-          "or -G)\n"
+          "or -G;\n"
+          "                             only files this run created are "
+          "removed)\n"
+          "      --force                overwrite an existing regular file\n"
+          "      --group-readable       new files 0640 (default 0600)\n"
           "  -c, --count=COUNT          stop after COUNT data sets\n"
           "  -i, --idle=SECONDS         stop after SECONDS without data or "
           "events\n"
@@ -383,6 +423,8 @@ int main(int argc, char **argv) {
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
+      {"force", no_argument, NULL, 'F'},
+      {"group-readable", no_argument, NULL, 'g'},
       {NULL, 0, NULL, 0},
   };
 
@@ -443,6 +485,12 @@ int main(int argc, char **argv) {
       return 0;
     case 'V':
       return zvm_cli_version(PROG, PACKAGE_VERSION);
+    case 'F':
+      o->out_flags |= ZVM_OUT_FORCE;
+      break;
+    case 'g':
+      o->out_flags |= ZVM_OUT_GROUP_READ;
+      break;
     default:
       return zvm_cli_bad_option(PROG, opt, argv);
     }
@@ -483,10 +531,11 @@ int main(int argc, char **argv) {
   signal_reader = c.reader;
   if (stop_signal)
     zvm_reader_stop(c.reader);
-  if (open_file(&c) != 0) {
+  int out_rc = open_file(&c);
+  if (out_rc != 0) {
     zvm_reader_destroy(c.reader);
     free(c.path);
-    return 1;
+    return out_rc;
   }
   c.last_data = mono_ms();
 
@@ -516,9 +565,12 @@ int main(int argc, char **argv) {
                  " events written%s%s\n",
             c.sets, c.bytes, c.events, rotating(o) ? "; last file " : " to ",
             c.path != NULL ? c.path : "");
-  /* The device never opened: leave no file that looks like a capture. */
-  if (c.fatal == 2 && nothing && c.path != NULL && strcmp(o->file, "-") != 0)
-    (void)unlink(c.path);
+  /* The device never opened: leave no file that looks like a capture, if
+   * this run created it (an existing file given with --force, /dev/null, a
+   * FIFO or standard output stay as they are). */
+  if (c.fatal == 2 && nothing && c.path != NULL)
+    (void)zvm_outfile_remove(&c.out, c.path);
   free(c.path);
+  free(c.kept);
   return c.fatal;
 }

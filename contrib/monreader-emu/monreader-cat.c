@@ -15,6 +15,7 @@
 #include "zvm_config.h"
 
 #include "zvm_monitor/cli.h"
+#include "zvm_monitor/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +44,7 @@ struct opts {
   long wait_ms;
   const char *raw_out;
   const char *sets_out;
+  unsigned out_flags; /* --force (zvm_monitor/outfile.h) */
   bool verbose;
   bool quiet;
 };
@@ -286,6 +288,8 @@ static void usage(FILE *fp) {
         "  -o, --output FILE     write complete sets (raw bytes) to FILE\n"
         "  -S, --sets-output FILE write complete sets as u32 BE length + "
         "bytes\n"
+        "      --force           overwrite an existing -o/-S file (else "
+        "refused)\n"
         "  -v, --verbose         print every read\n"
         "  -q, --quiet           no per-set lines, only events and the "
         "summary\n"
@@ -304,6 +308,28 @@ static long num(const char *s, long max) {
     exit(zvm_cli_usage_error("monreader-cat", "bad number '%s'", s));
   }
   return v;
+}
+
+/* *fp for path (NULL: none): a new file, never an existing one without
+ * --force, never through a symbolic link; a device or FIFO as it is. 0, or
+ * the exit status: 2 refused (it exists, a link), 1 another failure. */
+static int open_output(const char *path, unsigned flags, FILE **fp) {
+  struct zvm_outfile out;
+  char err[512];
+  *fp = NULL;
+  if (path == NULL)
+    return 0;
+  int e = zvm_outfile_open(&out, path, flags, err, sizeof(err));
+  if (e != 0) {
+    fprintf(stderr, "monreader-cat: %s\n", err);
+    return e == EEXIST || e == ELOOP ? 2 : 1;
+  }
+  *fp = out.is_stdout ? stdout : fdopen(out.fd, "wb");
+  if (*fp == NULL) {
+    fprintf(stderr, "monreader-cat: %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -325,6 +351,7 @@ int main(int argc, char **argv) {
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
+      {"force", no_argument, NULL, 'F'},
       {NULL, 0, NULL, 0},
   };
   int c;
@@ -370,6 +397,9 @@ int main(int argc, char **argv) {
       return 0;
     case 'V':
       return zvm_cli_version("monreader-cat", PACKAGE_VERSION);
+    case 'F':
+      o.out_flags |= ZVM_OUT_FORCE;
+      break;
     default:
       return zvm_cli_bad_option("monreader-cat", c, argv);
     }
@@ -381,13 +411,13 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
 
   FILE *raw = NULL, *sets = NULL;
-  if (o.raw_out != NULL && (raw = fopen(o.raw_out, "wb")) == NULL) {
-    perror(o.raw_out);
-    return 1;
-  }
-  if (o.sets_out != NULL && (sets = fopen(o.sets_out, "wb")) == NULL) {
-    perror(o.sets_out);
-    return 1;
+  int orc = open_output(o.raw_out, o.out_flags, &raw);
+  if (orc == 0)
+    orc = open_output(o.sets_out, o.out_flags, &sets);
+  if (orc != 0) {
+    if (raw != NULL)
+      fclose(raw);
+    return orc;
   }
   struct sigaction sa = {.sa_handler = on_alarm}; /* no SA_RESTART */
   sigemptyset(&sa.sa_mask);

@@ -23,19 +23,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "scenario.h"
 #include "appldata/appldata.h"
 #include "records/catalog.h"
+#include "scenario.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/records.h"
 #include "zvm_monitor/field.h"
+#include "zvm_monitor/records.h"
 
 /* A field of a built-in layout by its IBM name (the first of that name). */
 static const struct zvm_field *layout_field(const struct zvm_layout *l,
                                             const char *ibm) {
   for (size_t i = 0; i < l->nfields; i++)
-    if (l->fields[i].ibm_name != NULL && strcmp(l->fields[i].ibm_name, ibm) == 0)
+    if (l->fields[i].ibm_name != NULL &&
+        strcmp(l->fields[i].ibm_name, ibm) == 0)
       return &l->fields[i];
   fail_msg("no %s", ibm);
   return NULL;
@@ -46,7 +47,6 @@ static const struct zvm_field *layout_field(const struct zvm_layout *l,
 /* PRCSMT_CAL_STATUS: start and end of a change (IBM MRPRCSMT). */
 #define PRCSMT_CAL_START 0x80
 #define PRCSMT_CAL_END 0x40
-
 
 extern char **environ;
 
@@ -82,6 +82,7 @@ static void run_gen(const char *out, const char *const *args) {
   argv[n++] = GEN;
   for (; *args != NULL; args++)
     argv[n++] = *args;
+  argv[n++] = "--force"; /* out is this test's own file, written again */
   argv[n++] = "-o";
   argv[n++] = out;
   argv[n] = NULL;
@@ -365,7 +366,8 @@ static void test_counters(void **state) {
     }
     /* Non-counter fields. */
     uint64_t v;
-    assert_true(zvm_field_u64(USEITE_FIELD("USEITE_VMDPUTYP"), r->data, r->len, 0, &v));
+    assert_true(
+        zvm_field_u64(USEITE_FIELD("USEITE_VMDPUTYP"), r->data, r->len, 0, &v));
     assert_int_equal(v, ZVM_CPU_IFL);
   }
   for (unsigned g = 0; g < 7; g++)
@@ -380,7 +382,8 @@ static void test_counters(void **state) {
   free_all(&s, &d);
 }
 
-/* D5R21 start/end pairs per IBM MRPRCSMT (z/VM V6R4.0), with the right domain masks. */
+/* D5R21 start/end pairs per IBM MRPRCSMT (z/VM V6R4.0), with the right domain
+ * masks. */
 static void test_prcsmt(void **state) {
   (void)state;
   struct sets s;
@@ -403,11 +406,14 @@ static void test_prcsmt(void **state) {
     /* scheduler (D2R1), user, processor */
     assert_int_equal(r->mce_mask, 0x2000 | 0x0800 | 0x0400);
     uint64_t v;
-    assert_true(zvm_field_u64(PRCSMT_FIELD("PRCSMT_RCCSMTSQ"), r->data, r->len, 0, &v));
+    assert_true(
+        zvm_field_u64(PRCSMT_FIELD("PRCSMT_RCCSMTSQ"), r->data, r->len, 0, &v));
     assert_int_equal(v, 2 * change + 1);
-    assert_true(zvm_field_u64(PRCSMT_FIELD("PRCSMT_CAL_STATUS"), r->data, r->len, 0, &v));
+    assert_true(zvm_field_u64(PRCSMT_FIELD("PRCSMT_CAL_STATUS"), r->data,
+                              r->len, 0, &v));
     assert_int_equal(v, start ? PRCSMT_CAL_START : PRCSMT_CAL_END);
-    assert_true(zvm_field_u64(PRCSMT_FIELD("PRCSMT_CALMAXTC"), r->data, r->len, 0, &v));
+    assert_true(
+        zvm_field_u64(PRCSMT_FIELD("PRCSMT_CALMAXTC"), r->data, r->len, 0, &v));
     assert_int_equal(v, 2);
     assert_int_equal(r->data[29], 2);                  /* CAL_CPUTACNT */
     assert_int_equal(scn_load_be16(r->data + 30), 8);  /* CAL_CPUTAESZ */
@@ -419,22 +425,29 @@ static void test_prcsmt(void **state) {
     assert_int_equal(view.count, 2);
     const uint8_t *cp = zvm_array_entry(&view, 0);
     const uint8_t *ifl = zvm_array_entry(&view, 1);
-    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_CPUTYPE"), cp, 8, 0, &v));
+    assert_true(
+        zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_CPUTYPE"), cp, 8, 0, &v));
     assert_int_equal(v, ZVM_CPU_CP);
-    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_CPUTYPE"), ifl, 8, 0, &v));
+    assert_true(
+        zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_CPUTYPE"), ifl, 8, 0, &v));
     assert_int_equal(v, ZVM_CPU_IFL);
     /* Activated/requested: old values in start, new in end. Change 0
      * goes 1 -> 2 threads, change 1 back to 1. */
     unsigned old_t = change % 2 == 0 ? 1 : 2, new_t = 3 - old_t;
-    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCACMNT"), ifl, 8, 0, &v));
+    assert_true(
+        zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCACMNT"), ifl, 8, 0, &v));
     assert_int_equal(v, start ? old_t : new_t);
-    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCCRMNT"), ifl, 8, 0, &v));
+    assert_true(
+        zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCCRMNT"), ifl, 8, 0, &v));
     assert_int_equal(v, start ? old_t : new_t);
-    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCHWMNT"), ifl, 8, 0, &v));
+    assert_true(
+        zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCHWMNT"), ifl, 8, 0, &v));
     assert_int_equal(v, 2);
-    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCSYMNT"), cp, 8, 0, &v));
+    assert_true(
+        zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCSYMNT"), cp, 8, 0, &v));
     assert_int_equal(v, 1);
-    assert_true(zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCACMNT"), cp, 8, 0, &v));
+    assert_true(
+        zvm_field_u64(CPUTINFO_FIELD("PRCSMT_CAL_RCCACMNT"), cp, 8, 0, &v));
     assert_int_equal(v, 1);
   }
   /* Intervals without a change: event sets hold D2R1 and D4R10 only. */

@@ -21,6 +21,7 @@
 
 #include "scenario.h"
 #include "zvm_monitor/cli.h"
+#include "zvm_monitor/outfile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -39,8 +40,8 @@
 #define MCE_SAMPLE 0xE2
 #define MCE_EVENT 0xC5
 
-/* Record lengths. D4R10 and D5R21 follow IBM's MRUSEITE and MRPRCSMT pages; the others are
- * records the plugin does not decode (skipped by MRHDRLEN). */
+/* Record lengths. D4R10 and D5R21 follow IBM's MRUSEITE and MRPRCSMT pages; the
+ * others are records the plugin does not decode (skipped by MRHDRLEN). */
 #define USEITE_LEN 200
 #define PRCSMT_FIXED_LEN 36
 #define PRCSMT_ENTRY_LEN 8
@@ -100,6 +101,7 @@ struct opts {
   bool smt_fields; /* D5R21: distinct values, X'FF' (MAX), bad arrays */
   const char *out;
   const char *split_dir;
+  unsigned out_flags; /* --force (zvm_monitor/outfile.h) */
   struct scn_fault *faults;
   size_t nfaults;
   bool stats;
@@ -318,13 +320,26 @@ static void write_or_die(struct gen *g, int rc) {
     die("write failed: %s", strerror(errno));
 }
 
+/* FILE for writing: a new file (never an existing one without --force,
+ * never through a symbolic link), a device or FIFO as it is, or "-". */
+static FILE *open_output(const char *path, unsigned flags) {
+  struct zvm_outfile out;
+  char err[512];
+  if (zvm_outfile_open(&out, path, flags, err, sizeof(err)) != 0)
+    die("%s", err);
+  if (out.is_stdout)
+    return stdout;
+  FILE *fp = fdopen(out.fd, "wb");
+  if (fp == NULL)
+    die("%s: %s", path, strerror(errno));
+  return fp;
+}
+
 static void emit_split(struct gen *g) {
   char path[4096];
   snprintf(path, sizeof(path), "%s/set-%06zu.bin", g->o->split_dir,
            g->msg_index);
-  FILE *fp = fopen(path, "wb");
-  if (fp == NULL)
-    die("%s: %s", path, strerror(errno));
+  FILE *fp = open_output(path, g->o->out_flags);
   if (fwrite(g->msg.p, 1, g->msg.len, fp) != g->msg.len || fclose(fp) != 0)
     die("%s: write failed", path);
 }
@@ -581,9 +596,9 @@ static void put_session(const struct opts *o, uint8_t *r, size_t len,
     put(r, len, off, 4, (salt * 7919 + off) & 0xFFFFFFFF);
 }
 
-/* --smt-fields: every field of IBM MRPRCSMT (z/VM V6R4.0) set, in three kinds of change.
- * c mod 3 = 0: distinct values everywhere; 1: X'FF' (MAX) in every count
- * MAX can be given for; 2: an unusable CPUTINFO array (start record:
+/* --smt-fields: every field of IBM MRPRCSMT (z/VM V6R4.0) set, in three kinds
+ * of change. c mod 3 = 0: distinct values everywhere; 1: X'FF' (MAX) in every
+ * count MAX can be given for; 2: an unusable CPUTINFO array (start record:
  * entry size 0; end record: array offset 8, inside the header). */
 static void put_prcsmt_fields(uint8_t *r, bool start, unsigned c) {
   const size_t L = PRCSMT_LEN;
@@ -939,8 +954,8 @@ static void gen_appldata_sample(struct gen *g, unsigned i, uint64_t t,
         longdir[300] = '\0';
         apl_fs(g, u, tod_at(o, i, t + (*j)++), t_s, k, 4, "/dev/dasdc1",
                apl_hostile_dir, sizeof(apl_hostile_dir) - 1, "ext4");
-        apl_fs(g, u, tod_at(o, i, t + (*j)++), t_s, k, 1, "/dev/dasdd1", longdir,
-               300, "ext4");
+        apl_fs(g, u, tod_at(o, i, t + (*j)++), t_s, k, 1, "/dev/dasdd1",
+               longdir, 300, "ext4");
       }
     }
     if (apl_wants(o, APL_PROCD)) {
@@ -948,8 +963,8 @@ static void gen_appldata_sample(struct gen *g, unsigned i, uint64_t t,
       apl_task(g, u, tod_at(o, i, t + (*j)++), t_s, k, 0, 1, "systemd", 7);
       apl_task(g, u, tod_at(o, i, t + (*j)++), t_s, k, 2, 300 + u, "httpd", 5);
       if (o->appldata_faults && u == 0)
-        apl_task(g, u, tod_at(o, i, t + (*j)++), t_s, k, 4, 666, apl_hostile_cmd,
-                 sizeof(apl_hostile_cmd) - 1);
+        apl_task(g, u, tod_at(o, i, t + (*j)++), t_s, k, 4, 666,
+                 apl_hostile_cmd, sizeof(apl_hostile_cmd) - 1);
     }
     if (o->appldata_faults && u == 0) {
       /* A product no layout is known for: the kernel's unused record 4. */
@@ -1095,9 +1110,9 @@ static void gen_sample(struct gen *g, unsigned i) {
     put_pattern(r, SYTSYP_LEN, 24, (uint64_t)i * 64 + c);
   }
   for (unsigned c = 0; c < o->sytprp; c++)
-    put_sytprp(o,
-               rec_alloc(g, (uint16_t)o->sytprp_len, 0, 2, tod_at(o, i, t + j++)),
-               o->sytprp_len, c, i);
+    put_sytprp(
+        o, rec_alloc(g, (uint16_t)o->sytprp_len, 0, 2, tod_at(o, i, t + j++)),
+        o->sytprp_len, c, i);
   put_pattern(rec_alloc(g, STO_R2_LEN, 3, 2, tod_at(o, i, t + j++)), STO_R2_LEN,
               20, i);
   for (unsigned n = 0; n < o->nics; n++) {
@@ -1164,7 +1179,8 @@ static void usage(FILE *fp) {
       "Generate a deterministic z/VM *MONITOR stream as /dev/monreader "
       "delivers it.\n\n"
       "Output:\n"
-      "  -o, --output FILE      write to FILE (default: stdout)\n"
+      "  -o, --output FILE      write to FILE (default: stdout); a new file\n"
+      "      --force            overwrite an existing -o or --split file\n"
       "  -f, --format FMT       scenario (default; for libmonreader-emu.so),\n"
       "                         raw  (data sets concatenated, no framing),\n"
       "                         sets (each data set as u32 BE length + "
@@ -1270,6 +1286,7 @@ enum {
   OPT_SPLIT,
   OPT_DESCRIBE,
   OPT_STATS,
+  OPT_FORCE,
   OPT_LOGON,
   OPT_LOGOFF,
   OPT_VCPUS,
@@ -1325,6 +1342,7 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       {"split", required_argument, NULL, OPT_SPLIT},
       {"describe", required_argument, NULL, OPT_DESCRIBE},
       {"stats", no_argument, NULL, OPT_STATS},
+      {"force", no_argument, NULL, OPT_FORCE},
       {"logon", required_argument, NULL, OPT_LOGON},
       {"logoff", required_argument, NULL, OPT_LOGOFF},
       {"vcpus", required_argument, NULL, OPT_VCPUS},
@@ -1455,6 +1473,9 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       exit(describe(optarg));
     case OPT_STATS:
       o->stats = true;
+      break;
+    case OPT_FORCE:
+      o->out_flags |= ZVM_OUT_FORCE;
       break;
     case OPT_VCPUS:
       o->vcpus = (unsigned)num_arg(optarg, "VMDBK count", 64);
@@ -1590,12 +1611,7 @@ int main(int argc, char **argv) {
 
   if (o.split_dir != NULL && mkdir(o.split_dir, 0777) != 0 && errno != EEXIST)
     die("%s: %s", o.split_dir, strerror(errno));
-  g.fp = stdout;
-  if (o.out != NULL && strcmp(o.out, "-") != 0) {
-    g.fp = fopen(o.out, "wb");
-    if (g.fp == NULL)
-      die("%s: %s", o.out, strerror(errno));
-  }
+  g.fp = o.out != NULL ? open_output(o.out, o.out_flags) : stdout;
   static char iobuf[1 << 20];
   setvbuf(g.fp, iobuf, _IOFBF, sizeof(iobuf));
 

@@ -1278,10 +1278,14 @@ sc_shutdown() {
   e2e_bg "$D/replay/collectd.out" e2e_exec TZ=UTC ASAN_OPTIONS=detect_leaks=0 $rr_pre \
     "$E2E_DAEMON" -f -C "$D/replay/collectd.conf"
   pid_replay=$E2E_PID
+  # The capture goes into a FIFO of our own, drained (an endless stream
+  # fills no disk); the tool writes to it and leaves it in place.
+  mkfifo "$D/capture/fifo" || return 1
+  e2e_bg "$D/capture/drain.err" sh -c 'exec cat "$1" >/dev/null' sh "$D/capture/fifo"
   e2e_bg "$D/capture/tool.err" e2e_exec LD_PRELOAD="$(e2e_preload)" ASAN_OPTIONS=detect_leaks=0 \
     MONREADER_EMU_DEVICE="$D/capture/monreader" MONREADER_EMU_SCENARIO="$D/s.scn" \
     MONREADER_EMU_LOOP=0 MONREADER_EMU_PACE_MS=0 \
-    "$CAPTURE_TOOL" -d "$D/capture/monreader" -w /dev/null -q
+    "$CAPTURE_TOOL" -d "$D/capture/monreader" -w "$D/capture/fifo" -q
   pid_capture=$E2E_PID
 
   # data flows (the blocked one: its first message was read)
@@ -1293,6 +1297,7 @@ sc_shutdown() {
   for k in fast blocked replay capture; do
     eval "stop_within \$pid_$k $k" || return 1
   done
+  [ -p "$D/capture/fifo" ] || fail "capture: its output FIFO is gone" || return 1
   grep -q "Exiting normally" "$D/fast/collectd.log" ||
     fail "fast: collectd did not exit normally" || return 1
   ! grep -q "did not stop within" "$D/fast/collectd.log" ||
@@ -1308,7 +1313,7 @@ sc_shutdown() {
     "$D/capture/zero.err" || fail "capture -d /dev/zero: $(cat "$D/capture/zero.err")" || return 1
   [ ! -e "$D/capture/zero.pcapng" ] || fail "capture -d /dev/zero left a file" || return 1
   # With -r it waits for the right device, at little cost, until SIGTERM.
-  e2e_bg "$D/capture/retry.err" e2e_exec "$CAPTURE_TOOL" -r -d /dev/zero -w /dev/null
+  e2e_bg "$D/capture/retry.err" e2e_exec "$CAPTURE_TOOL" -r -d /dev/zero -w "$D/capture/retry.pcapng"
   pid_retry=$E2E_PID
   sleep 2
   stop_within "$pid_retry" "capture -r -d /dev/zero" || return 1
@@ -1327,3 +1332,7 @@ ALL="$ALL wrong_device fifo_inputs shutdown"
 
 # shellcheck disable=SC2086
 e2e_scenarios "" $ALL
+rc=$?
+# Whatever the scenarios ran as root, /dev/null is still the device 1:3.
+zvm_assert_dev_null "the end-to-end scenarios" || rc=1
+exit $rc

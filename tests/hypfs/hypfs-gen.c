@@ -19,6 +19,7 @@
 #include "zvm_config.h"
 
 #include "zvm_monitor/cli.h"
+#include "zvm_monitor/outfile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -654,8 +655,17 @@ int main(int argc, char **argv) {
                                "--lpars, --cpus and --phys take at most 255");
   snprintf(outdir, sizeof(outdir), "%s", argv[optind]);
   mkdirs(outdir);
-  if (opt_expect != NULL && (expect = fopen(opt_expect, "w")) == NULL)
-    die(opt_expect);
+  if (opt_expect != NULL) { /* a new file, never an existing one or a link */
+    struct zvm_outfile out;
+    char err[512];
+    if (zvm_outfile_open(&out, opt_expect, 0, err, sizeof(err)) != 0) {
+      fprintf(stderr, "hypfs-gen: %s\n", err);
+      return 1;
+    }
+    expect = out.is_stdout ? stdout : fdopen(out.fd, "w");
+    if (expect == NULL)
+      die(opt_expect);
+  }
   if (opt_lpar)
     gen_lpar();
   else
