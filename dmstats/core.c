@@ -14,9 +14,9 @@
  *    spike.
  * Every dispatched counter is thus our own running total (DERIVE).
  */
+#include "base/util.h"
 #include "dmstats/dmstats.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/util.h"
 
 #include <errno.h>
 #include <inttypes.h>

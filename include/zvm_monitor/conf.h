@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/option.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/value.h"
 

@@ -8,8 +8,8 @@
 #include "zvm_monitor/builtin.h"
 
 #include "appldata/appldata.h"
+#include "base/util.h"
 #include "zvm_monitor/registry.h"
-#include "zvm_monitor/util.h"
 
 #include <ctype.h>
 #include <stddef.h>

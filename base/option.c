@@ -2,7 +2,7 @@
 /*
  * zvm_monitor - option tables (option.h).
  */
-#include "zvm_monitor/option.h"
+#include "base/option.h"
 
 #include <strings.h>
 

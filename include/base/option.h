@@ -8,8 +8,8 @@
  * hands it to the row's handler. Adding an option is one row and its
  * handler; a key without a row is an unknown option.
  */
-#ifndef ZVM_MONITOR_OPTION_H
-#define ZVM_MONITOR_OPTION_H
+#ifndef ZVM_BASE_OPTION_H
+#define ZVM_BASE_OPTION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,4 +57,4 @@ const char *zvm_option_kind_name(enum zvm_option_kind kind);
 /* Whether a value of type t is one a row of kind k takes. */
 bool zvm_option_accepts(enum zvm_option_kind k, enum zvm_option_kind t);
 
-#endif /* ZVM_MONITOR_OPTION_H */
+#endif /* ZVM_BASE_OPTION_H */
