@@ -591,7 +591,7 @@ static void test_userid_ignore_selected(void **state) {
   struct fx *f = *state;
   mapper_fx_option(&f->mf, "UserID", "LINUX07");
   mapper_fx_option(&f->mf, "UserID", "/^WEB0[1]$/");
-  f->mf.conf.ignore_selected = true;
+  zvm_select_invert(&f->mf.conf.userids, true);
   mapper_fx_start(&f->mf);
   add_four_users(f, tb_tod(SEC, 9));
   pass(f, TB_DOM(4));

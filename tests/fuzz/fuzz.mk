@@ -115,7 +115,7 @@ dmstats_print_MAX_LEN = 8192
 
 # The hypfs plugin's debugfs files (diag_2fc, diag_204): decoder and mapping.
 HYPFS_SRC = hypfs/decode.c hypfs/conf.c hypfs/map.c hypfs/source.c \
-	plugin/format/ebcdic.c base/util.c
+	plugin/format/ebcdic.c base/util.c base/option.c base/select.c
 fuzz_hypfs_2fc_SRC = $(HYPFS_SRC)
 hypfs_2fc_MAX_LEN = 65536
 fuzz_hypfs_204_SRC = $(HYPFS_SRC)
