@@ -14,9 +14,9 @@
  *    spike.
  * Every dispatched counter is thus our own running total (DERIVE).
  */
+#include "base/util.h"
 #include "dmstats/dmstats.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -789,7 +789,7 @@ size_t dms_read(struct dms_ctx *ctx, double interval_s, dms_emit_fn emit,
       logf_(ctx, DMS_LOG_INFO, "device-mapper is available again");
     ctx->global_err = 0;
     for (size_t i = 0; i < names.num; i++) {
-      if (!dms_device_selected(ctx->conf, names.names[i]))
+      if (!zvm_select_match(&ctx->conf->devices, names.names[i]))
         continue;
       struct device *d = find_device(ctx, names.names[i]);
       if (d == NULL)

@@ -12,6 +12,7 @@
 #include "collectd/core/daemon/plugin.h"
 #include "collectd/core/utils/common/common.h"
 
+#include "base/collectd.h"
 #include "dmstats/dmstats.h"
 #include "dmstats/libdm.h"
 
@@ -30,66 +31,16 @@ static void conf_prepare(void) {
   }
 }
 
-static int config_option(oconfig_item_t *child, char *err, size_t errlen) {
-  const char *key = child->key;
-  char *s = NULL;
-  int rc;
-  if (strcasecmp(key, "Device") == 0 || strcasecmp(key, "ProgramID") == 0 ||
-      strcasecmp(key, "RegionProgramID") == 0 ||
-      strcasecmp(key, "Histogram") == 0) {
-    if (cf_util_get_string(child, &s) != 0) {
-      snprintf(err, errlen, "%s needs one string argument", key);
-      return -1;
-    }
-    if (strcasecmp(key, "Device") == 0)
-      rc = dms_conf_add_device(&conf, s, err, errlen);
-    else if (strcasecmp(key, "ProgramID") == 0)
-      rc = dms_conf_add_program(&conf, s, err, errlen);
-    else if (strcasecmp(key, "RegionProgramID") == 0)
-      rc = dms_conf_set_string(&conf.own_program_id, "RegionProgramID", s, err,
-                               errlen);
-    else
-      rc = dms_conf_set_string(&conf.histogram, "Histogram", s, err, errlen);
-    sfree(s);
-    return rc;
-  }
-  bool *flag = NULL;
-  if (strcasecmp(key, "IgnoreSelected") == 0)
-    flag = &conf.ignore_selected;
-  else if (strcasecmp(key, "CreateRegions") == 0)
-    flag = &conf.create_regions;
-  else if (strcasecmp(key, "PreciseTimestamps") == 0)
-    flag = &conf.precise_timestamps;
-  else if (strcasecmp(key, "PerArea") == 0)
-    flag = &conf.per_area;
-  if (flag != NULL) {
-    if (cf_util_get_boolean(child, flag) != 0) {
-      snprintf(err, errlen, "%s needs true or false", key);
-      return -1;
-    }
-    return 0;
-  }
-  if (strcasecmp(key, "Areas") == 0) {
-    int areas;
-    if (cf_util_get_int(child, &areas) != 0) {
-      snprintf(err, errlen, "Areas needs a number");
-      return -1;
-    }
-    return dms_conf_set_areas(&conf, areas, err, errlen);
-  }
-  snprintf(err, errlen,
-           "unknown option \"%s\" (see collectd-dmstats(5) for the options)",
-           key);
-  return -1;
-}
-
 /* Every failing option leaves its one-line reason in err. */
 static int dmstats_config(oconfig_item_t *ci) {
   char err[512] = "";
   conf_prepare();
+  size_t n;
+  const struct zvm_option *rows = dms_conf_options(&n);
   int rc = 0;
   for (int i = 0; i < ci->children_num && rc == 0; i++)
-    rc = config_option(ci->children + i, err, sizeof(err));
+    rc = zvm_glue_option(rows, n, &conf, ci->children + i,
+                         DMS_UNKNOWN_OPTION_HINT, err, sizeof(err));
   if (rc == 0)
     rc = dms_conf_finish(&conf, err, sizeof(err));
   if (rc != 0) {

@@ -1,27 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hypfs - configuration values and name selection (zvm_monitor's UserID
- * semantics: exact names or /regex/, IgnoreSelected inverts).
+ * hypfs - configuration values: the option table (base/option.h) and its
+ * handlers; the selection of guests and partitions is the base's name
+ * selector (base/select.h), as zvm_monitor's UserID.
  */
 #include "hypfs/core.h"
 
-#include <stdarg.h>
-#include <stdio.h>
+#include "base/util.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-__attribute__((format(printf, 3, 4))) static int
-fail(char *err, size_t err_size, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, err_size, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
 int hypfs_conf_init(struct hypfs_conf *c) {
   memset(c, 0, sizeof(*c));
+  zvm_select_init(&c->userids, false, ZVM_SELECT_CASELESS, "name");
+  zvm_select_init(&c->partitions, false, ZVM_SELECT_CASELESS, "name");
   c->debugfs_dir = strdup(HYPFS_DEFAULT_DEBUGFS_DIR);
   c->tree_dir = strdup(HYPFS_DEFAULT_TREE_DIR);
   c->report_reader_stats = true;
@@ -32,77 +26,26 @@ int hypfs_conf_init(struct hypfs_conf *c) {
   return 0;
 }
 
-static void rules_free(struct hypfs_rules *r) {
-  for (size_t i = 0; i < r->num; i++) {
-    if (r->rules[i].is_regex)
-      regfree(&r->rules[i].re);
-    free(r->rules[i].text);
-  }
-  free(r->rules);
-  r->rules = NULL;
-  r->num = 0;
-}
-
 void hypfs_conf_free(struct hypfs_conf *c) {
   free(c->debugfs_dir);
   free(c->tree_dir);
-  rules_free(&c->userids);
-  rules_free(&c->partitions);
+  zvm_select_free(&c->userids);
+  zvm_select_free(&c->partitions);
   memset(c, 0, sizeof(*c));
 }
 
-static int rules_add(struct hypfs_rules *r, const char *key, const char *value,
-                     char *err, size_t err_size) {
-  size_t len = strlen(value);
-  struct hypfs_rule rule = {0};
-  if (len >= 2 && value[0] == '/' && value[len - 1] == '/') {
-    rule.is_regex = true;
-    rule.text = strndup(value + 1, len - 2);
-    if (rule.text == NULL)
-      return fail(err, err_size, "%s: out of memory", key);
-    if (rule.text[0] == '\0') {
-      free(rule.text);
-      return fail(err, err_size, "%s \"%s\": empty regular expression", key,
-                  value);
-    }
-    int status = regcomp(&rule.re, rule.text, REG_EXTENDED | REG_NOSUB);
-    if (status != 0) {
-      char msg[256];
-      regerror(status, &rule.re, msg, sizeof(msg));
-      free(rule.text);
-      return fail(err, err_size, "%s \"%s\": bad regular expression: %s", key,
-                  value, msg);
-    }
-  } else {
-    while (len > 0 && value[len - 1] == ' ')
-      len--;
-    if (len == 0)
-      return fail(err, err_size,
-                  "%s \"%s\": empty name (use an exact name or /regex/)", key,
-                  value);
-    rule.text = strndup(value, len);
-    if (rule.text == NULL)
-      return fail(err, err_size, "%s: out of memory", key);
-  }
-  struct hypfs_rule *tmp = realloc(r->rules, (r->num + 1) * sizeof(*tmp));
-  if (tmp == NULL) {
-    if (rule.is_regex)
-      regfree(&rule.re);
-    free(rule.text);
-    return fail(err, err_size, "%s: out of memory", key);
-  }
-  r->rules = tmp;
-  r->rules[r->num++] = rule;
-  return 0;
-}
-
-static int set_path(char **dst, const char *key, const char *value, char *err,
+/* DebugfsPath, HypfsPath: an absolute path (a char * member at o->arg),
+ * trailing slashes dropped. */
+static int opt_path(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
                     size_t err_size) {
-  if (value[0] != '/')
-    return fail(err, err_size, "%s \"%s\": needs an absolute path", key, value);
-  char *s = strdup(value);
+  char **dst = (char **)((char *)t + o->arg);
+  if (v->string[0] != '/')
+    return zvm_format_error(err, err_size, "%s \"%s\": needs an absolute path",
+                            o->key, v->string);
+  char *s = strdup(v->string);
   if (s == NULL)
-    return fail(err, err_size, "%s: out of memory", key);
+    return zvm_format_error(err, err_size, "%s: out of memory", o->key);
   size_t n = strlen(s);
   while (n > 1 && s[n - 1] == '/')
     s[--n] = '\0';
@@ -111,75 +54,61 @@ static int set_path(char **dst, const char *key, const char *value, char *err,
   return 0;
 }
 
-int hypfs_conf_option_kind(const char *key) {
-  static const char *strings[] = {"DebugfsPath", "HypfsPath", "Source",
-                                  "UserID", "Partition"};
-  static const char *booleans[] = {"IgnoreSelected", "GuestsAsHosts",
-                                   "ReportReaderStats", "OneValuePerList"};
-  for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
-    if (strcasecmp(key, strings[i]) == 0)
-      return 1;
-  for (size_t i = 0; i < sizeof(booleans) / sizeof(booleans[0]); i++)
-    if (strcasecmp(key, booleans[i]) == 0)
-      return 2;
-  return 0;
-}
-
-int hypfs_conf_set_string(struct hypfs_conf *c, const char *key,
-                          const char *value, char *err, size_t err_size) {
-  if (strcasecmp(key, "DebugfsPath") == 0)
-    return set_path(&c->debugfs_dir, "DebugfsPath", value, err, err_size);
-  if (strcasecmp(key, "HypfsPath") == 0)
-    return set_path(&c->tree_dir, "HypfsPath", value, err, err_size);
-  if (strcasecmp(key, "Source") == 0) {
-    if (strcasecmp(value, "auto") == 0)
-      c->source = HYPFS_SOURCE_AUTO;
-    else if (strcasecmp(value, "debugfs") == 0)
-      c->source = HYPFS_SOURCE_DEBUGFS;
-    else if (strcasecmp(value, "hypfs") == 0)
-      c->source = HYPFS_SOURCE_TREE;
-    else
-      return fail(err, err_size,
-                  "Source \"%s\": use \"auto\", \"debugfs\" or \"hypfs\"",
-                  value);
-    return 0;
-  }
-  if (strcasecmp(key, "UserID") == 0)
-    return rules_add(&c->userids, "UserID", value, err, err_size);
-  if (strcasecmp(key, "Partition") == 0)
-    return rules_add(&c->partitions, "Partition", value, err, err_size);
-  return fail(err, err_size,
-              "unknown option \"%s\" (see collectd-hypfs(5) for the options)",
-              key);
-}
-
-int hypfs_conf_set_boolean(struct hypfs_conf *c, const char *key, bool value,
-                           char *err, size_t err_size) {
-  if (strcasecmp(key, "IgnoreSelected") == 0)
-    c->ignore_selected = value;
-  else if (strcasecmp(key, "GuestsAsHosts") == 0)
-    c->guests_as_hosts = value;
-  else if (strcasecmp(key, "ReportReaderStats") == 0)
-    c->report_reader_stats = value;
-  else if (strcasecmp(key, "OneValuePerList") == 0)
-    c->one_value_per_list = value;
+static int opt_source(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  struct hypfs_conf *c = t;
+  if (strcasecmp(v->string, "auto") == 0)
+    c->source = HYPFS_SOURCE_AUTO;
+  else if (strcasecmp(v->string, "debugfs") == 0)
+    c->source = HYPFS_SOURCE_DEBUGFS;
+  else if (strcasecmp(v->string, "hypfs") == 0)
+    c->source = HYPFS_SOURCE_TREE;
   else
-    return fail(err, err_size,
-                "unknown option \"%s\" (see collectd-hypfs(5) for the "
-                "options)",
-                key);
+    return zvm_format_error(
+        err, err_size, "Source \"%s\": use \"auto\", \"debugfs\" or \"hypfs\"",
+        v->string);
   return 0;
 }
 
-bool hypfs_rules_selected(const struct hypfs_rules *r, bool ignore_selected,
-                          const char *name) {
-  if (r->num == 0)
-    return true;
-  bool match = false;
-  for (size_t i = 0; i < r->num && !match; i++) {
-    const struct hypfs_rule *rule = &r->rules[i];
-    match = rule->is_regex ? regexec(&rule->re, name, 0, NULL, 0) == 0
-                           : strcasecmp(rule->text, name) == 0;
-  }
-  return ignore_selected ? !match : match;
+/* IgnoreSelected inverts both selections. */
+static int opt_ignore_selected(void *t, const struct zvm_option *o,
+                               const struct zvm_option_value *v, char *err,
+                               size_t err_size) {
+  (void)o;
+  (void)err;
+  (void)err_size;
+  struct hypfs_conf *c = t;
+  zvm_select_invert(&c->userids, v->boolean);
+  zvm_select_invert(&c->partitions, v->boolean);
+  return 0;
+}
+
+#define MEMBER(m) offsetof(struct hypfs_conf, m)
+#define FLAG(m) ZVM_OPTION_BOOLEAN, zvm_option_set_flag, MEMBER(m)
+#define SELECT(m) ZVM_OPTION_STRING, zvm_option_add_select, MEMBER(m)
+
+static const struct zvm_option options[] = {
+    {"DebugfsPath", ZVM_OPTION_STRING, opt_path, MEMBER(debugfs_dir)},
+    {"HypfsPath", ZVM_OPTION_STRING, opt_path, MEMBER(tree_dir)},
+    {"Source", ZVM_OPTION_STRING, opt_source, 0},
+    {"UserID", SELECT(userids)},
+    {"Partition", SELECT(partitions)},
+    {"IgnoreSelected", ZVM_OPTION_BOOLEAN, opt_ignore_selected, 0},
+    {"GuestsAsHosts", FLAG(guests_as_hosts)},
+    {"ReportReaderStats", FLAG(report_reader_stats)},
+    {"OneValuePerList", FLAG(one_value_per_list)},
+};
+
+const struct zvm_option *hypfs_conf_options(size_t *n) {
+  *n = sizeof(options) / sizeof(options[0]);
+  return options;
+}
+
+int hypfs_conf_set(struct hypfs_conf *c, const char *key,
+                   const struct zvm_option_value *v, char *err,
+                   size_t err_size) {
+  return zvm_option_apply(options, sizeof(options) / sizeof(options[0]), c, key,
+                          v, HYPFS_UNKNOWN_OPTION_HINT, err, err_size);
 }

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "zvm_monitor/be.h"
-#include "zvm_monitor/util.h"
 
 const char *hypfs_error_name(enum hypfs_error e) {
   switch (e) {

@@ -14,6 +14,7 @@
 #include "collectd/core/daemon/utils_complain.h"
 #include "collectd/core/utils/common/common.h"
 
+#include "base/collectd.h"
 #include "hypfs/core.h"
 
 #define PLUGIN_NAME "hypfs"
@@ -39,42 +40,17 @@ static int conf_prepare(void) {
   return 0;
 }
 
-static int config_option(oconfig_item_t *child, char *err, size_t errlen) {
-  switch (hypfs_conf_option_kind(child->key)) {
-  case 1: {
-    char *s = NULL;
-    if (cf_util_get_string(child, &s) != 0) {
-      snprintf(err, errlen, "%s needs one string argument", child->key);
-      return -1;
-    }
-    int rc = hypfs_conf_set_string(&conf, child->key, s, err, errlen);
-    sfree(s);
-    return rc;
-  }
-  case 2: {
-    bool b;
-    if (cf_util_get_boolean(child, &b) != 0) {
-      snprintf(err, errlen, "%s needs true or false", child->key);
-      return -1;
-    }
-    return hypfs_conf_set_boolean(&conf, child->key, b, err, errlen);
-  }
-  default:
-    snprintf(err, errlen,
-             "unknown option \"%s\" (see collectd-hypfs(5) for the options)",
-             child->key);
-    return -1;
-  }
-}
-
 static int hypfs_config(oconfig_item_t *ci) {
   char err[512] = "";
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
     return -1;
   }
+  size_t n;
+  const struct zvm_option *rows = hypfs_conf_options(&n);
   for (int i = 0; i < ci->children_num; i++) {
-    if (config_option(ci->children + i, err, sizeof(err)) != 0) {
+    if (zvm_glue_option(rows, n, &conf, ci->children + i,
+                        HYPFS_UNKNOWN_OPTION_HINT, err, sizeof(err)) != 0) {
       ERROR(LOG_PREFIX "%s", err);
       return -1;
     }
@@ -87,35 +63,30 @@ static int hypfs_config(oconfig_item_t *ci) {
 static int register_types(void) {
   for (size_t t = 0; t < hypfs_types_num; t++) {
     const struct hypfs_type *ht = &hypfs_types[t];
-    data_source_t ds[32];
+    struct zvm_ds ds[32];
     if (ht->ds_num > STATIC_ARRAY_SIZE(ds))
       return -1;
     for (size_t i = 0; i < ht->ds_num; i++) {
       memset(&ds[i], 0, sizeof(ds[i]));
       sstrncpy(ds[i].name, ht->ds[i].name, sizeof(ds[i].name));
-      ds[i].type = ht->ds[i].gauge ? DS_TYPE_GAUGE : DS_TYPE_DERIVE;
+      ds[i].type = ht->ds[i].gauge ? ZVM_DS_GAUGE : ZVM_DS_DERIVE;
       ds[i].min = ht->ds[i].gauge ? NAN : 0;
       ds[i].max = NAN;
     }
-    data_set_t set = {.ds_num = ht->ds_num, .ds = ds};
-    sstrncpy(set.type, ht->name, sizeof(set.type));
-    const data_set_t *known = plugin_get_ds(set.type);
-    if (known != NULL) {
-      bool same = known->ds_num == set.ds_num;
-      for (size_t i = 0; same && i < set.ds_num; i++)
-        same = strcmp(known->ds[i].name, ds[i].name) == 0 &&
-               known->ds[i].type == ds[i].type;
-      if (!same) {
-        ERROR(LOG_PREFIX "type %s from a TypesDB file differs from the "
-                         "plugin's; use contrib/hypfs.types.db of this "
-                         "version",
-              set.type);
-        return -1;
-      }
+    switch (zvm_glue_type_known(ht->name, ds, ht->ds_num)) {
+    case ZVM_GLUE_TYPE_SAME:
       continue;
+    case ZVM_GLUE_TYPE_DIFFERENT:
+      ERROR(LOG_PREFIX "type %s from a TypesDB file differs from the "
+                       "plugin's; use contrib/hypfs.types.db of this "
+                       "version",
+            ht->name);
+      return -1;
+    case ZVM_GLUE_TYPE_NEW:
+      break;
     }
-    if (plugin_register_data_set(&set) != 0) {
-      ERROR(LOG_PREFIX "cannot register type %s", set.type);
+    if (zvm_glue_type_register(ht->name, ds, ht->ds_num) != 0) {
+      ERROR(LOG_PREFIX "cannot register type %s", ht->name);
       return -1;
     }
   }

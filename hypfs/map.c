@@ -342,7 +342,7 @@ void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
                   &d->skipped_first);
   for (size_t i = 0; i < d->guests_num; i++) {
     const struct hypfs_guest *g = &d->guests[i];
-    if (!hypfs_rules_selected(&conf->userids, conf->ignore_selected, g->name))
+    if (!zvm_select_match(&conf->userids, g->name))
       continue;
     char key[KEY_MAX];
     bool created;
@@ -405,8 +405,7 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
                   &d->skipped_first);
   for (size_t p = 0; p < d->lpars_num; p++) {
     const struct hypfs_lpar *l = &d->lpars[p];
-    if (!hypfs_rules_selected(&conf->partitions, conf->ignore_selected,
-                              l->name))
+    if (!zvm_select_match(&conf->partitions, l->name))
       continue;
     char key[KEY_MAX];
     bool part_created;

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "zvm_monitor/be.h"
-#include "zvm_monitor/util.h"
 
 /* Upper bound for a debugfs file: DIAG 204 data is at most some hundred
  * pages, DIAG 2FC 112 bytes per guest; 64 MiB is far above both. */

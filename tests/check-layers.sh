@@ -2,8 +2,15 @@
 # SPDX-License-Identifier: MIT
 # The plugin's layers depend one way (README.md, "Layout"):
 #
-#   format <- engine <- appldata <- records <- config <- mapper <- glue
+#   base <- format <- engine <- appldata <- records <- config <- mapper <- glue
 #   format <- io <- glue
+#
+# base (top-level base/, headers in include/base/) is what every plugin
+# and tool stands on; it includes nothing above it, and collectd only in its
+# glue part (base/glue/, include/base/collectd.h, which counts as collectd's
+# for whoever includes it). The companion plugins (hypfs/, dmstats/ and
+# their include/ headers) may include the base and the format layer (EBCDIC
+# names), nothing else of plugin/; collectd in their glue only.
 #
 # (config is above the records: a configuration starts from the registry
 # of built-in records and holds the APPLDATA options of the D10R2 hooks.)
@@ -20,7 +27,7 @@ cd "$top" || exit 99
 # The layer of a public header (include/zvm_monitor/NAME.h).
 public_layer() {
   case $1 in
-  be | decode | option | outfile | util | cli) echo format ;;
+  be | decode) echo format ;;
   records | field | registry | recwalk | typesdb | value) echo engine ;;
   builtin) echo records ;;
   conf | recconf | recconf_text) echo config ;;
@@ -33,14 +40,23 @@ public_layer() {
 # The layers a layer may include.
 allowed() {
   case $1 in
-  format) echo "format" ;;
-  engine) echo "format engine" ;;
-  appldata) echo "format engine appldata" ;;
-  records) echo "format engine appldata records" ;;
-  config) echo "format engine appldata records config" ;;
-  mapper) echo "format engine appldata records config mapper" ;;
-  io) echo "format io" ;;
-  glue) echo "format engine appldata records config mapper io glue collectd" ;;
+  base) echo "base" ;;
+  # The collectd side of the base, compiled into each plugin's glue.
+  base-glue) echo "base collectd" ;;
+  format) echo "base format" ;;
+  engine) echo "base format engine" ;;
+  appldata) echo "base format engine appldata" ;;
+  records) echo "base format engine appldata records" ;;
+  config) echo "base format engine appldata records config" ;;
+  mapper) echo "base format engine appldata records config mapper" ;;
+  io) echo "base format io" ;;
+  glue) echo "base format engine appldata records config mapper io glue collectd" ;;
+  # The companion plugins: the base and zvm_monitor's names (format), none
+  # of its other layers; collectd in their glue only.
+  hypfs) echo "base format hypfs" ;;
+  hypfs-glue) echo "base format hypfs collectd" ;;
+  dmstats) echo "base format dmstats" ;;
+  dmstats-glue) echo "base format dmstats collectd" ;;
   *) echo "" ;;
   esac
 }
@@ -52,7 +68,7 @@ check_file() { # FILE LAYER
   for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"); do
     case $inc in
     zvm_config.h) continue ;;
-    collectd/*) to=collectd ;;
+    collectd/* | base/collectd.h) to=collectd ;;
     zvm_monitor/*.h)
       to=$(public_layer "$(basename "$inc" .h)") ;;
     */*) to=${inc%%/*} ;;
@@ -77,6 +93,22 @@ for f in plugin/*/*.c plugin/*/*.h; do
   [ -n "$(allowed "$layer")" ] || { echo "FAIL: $f: plugin/$layer is no layer"; bad=$((bad + 1)); continue; }
   check_file "$f" "$layer"
 done
+for f in base/*.c base/*.h include/base/*.h base/glue/*.c; do
+  [ -e "$f" ] || continue
+  case $f in
+  base/glue/*.c | include/base/collectd.h) check_file "$f" base-glue ;;
+  *) check_file "$f" base ;;
+  esac
+done
+for c in hypfs dmstats; do
+  for f in $c/*.c include/$c/*.h; do
+    [ -e "$f" ] || continue
+    case $f in
+    $c/$c.c) check_file "$f" "$c-glue" ;;
+    *) check_file "$f" "$c" ;;
+    esac
+  done
+done
 for f in include/zvm_monitor/*.h; do
   layer=$(public_layer "$(basename "$f" .h)")
   [ "$layer" != unknown ] || { echo "FAIL: $f belongs to no layer (tests/check-layers.sh)"; bad=$((bad + 1)); continue; }
@@ -93,11 +125,11 @@ echo "layers: $checked files, $bad upward or sideways includes"
 # $abs_top_builddir): every zvm_ symbol a layer's library needs is defined
 # by it or by a lower layer's (the engine once named the built-in records).
 lib_bad=0
-if [ -n "${abs_top_builddir:-}" ] && [ -e "$abs_top_builddir/.libs/libzvmformat.a" ]; then
+if [ -n "${abs_top_builddir:-}" ] && [ -e "$abs_top_builddir/.libs/libzvmbase.a" ]; then
   nm_=${NM:-nm}
   defined() { $nm_ -g --defined-only "$abs_top_builddir/.libs/lib$1.a" 2>/dev/null | awk 'NF == 3 {print $3}'; }
   below=
-  for lib in zvmformat zvmengine zvmrecords; do
+  for lib in zvmbase zvmformat zvmengine zvmrecords; do
     below="$below $lib"
     have=$(for b in $below; do defined "$b"; done | sort -u)
     for sym in $($nm_ -g --undefined-only "$abs_top_builddir/.libs/lib$lib.a" 2>/dev/null | awk '{print $NF}' | grep '^zvm_' | sort -u); do
@@ -107,6 +139,6 @@ if [ -n "${abs_top_builddir:-}" ] && [ -e "$abs_top_builddir/.libs/libzvmformat.
       fi
     done
   done
-  echo "layers: libzvmformat <- libzvmengine <- libzvmrecords: $lib_bad upward symbols"
+  echo "layers: libzvmbase <- libzvmformat <- libzvmengine <- libzvmrecords: $lib_bad upward symbols"
 fi
 [ "$bad" -eq 0 ] && [ "$lib_bad" -eq 0 ]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The programs that write a file named on their command line never destroy
-# what they did not create (plugin/format/outfile.c): an existing file is
+# what they did not create (base/outfile.c): an existing file is
 # refused (exit 2, content intact) unless --force; a symbolic link is never
 # followed; a new file is 0600 (0640 with --group-readable); a device or a
 # FIFO is written to and left in place; '-w -' is standard output; a

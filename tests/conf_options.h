@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/option.h"
+#include "base/util.h"
 #include "zvm_monitor/conf.h"
-#include "zvm_monitor/option.h"
-#include "zvm_monitor/util.h"
 
 /* The value an option takes; ZVM_CONF_UNKNOWN for an unknown key. */
 enum zvm_conf_kind {

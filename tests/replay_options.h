@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "zvm_monitor/option.h"
+#include "base/option.h"
+#include "base/util.h"
 #include "zvm_monitor/replay.h"
-#include "zvm_monitor/util.h"
 
 static inline const struct zvm_option *replay_row(const char *key) {
   size_t n;

@@ -49,8 +49,8 @@ static void test_defaults(void **state) {
   assert_string_equal(f->c.device, "/dev/monreader");
   assert_int_equal(f->c.domains, 0xFFFF);
   assert_false(f->c.domains_given);
-  assert_int_equal(f->c.userids_num, 0);
-  assert_false(f->c.ignore_selected);
+  assert_int_equal(f->c.userids.num, 0);
+  assert_false(f->c.userids.invert);
   assert_false(f->c.guests_as_hosts);
   assert_true(f->c.report_reader_stats);
   assert_int_equal(f->c.max_set_size, 64 * 1024 * 1024);
@@ -155,11 +155,11 @@ static void test_userid_entries(void **state) {
   assert_int_equal(
       zvm_conf_set_string(&f->c, "UserID", "/^WEB/", f->err, sizeof(f->err)),
       0);
-  assert_int_equal(f->c.userids_num, 2);
-  assert_false(f->c.userids[0].is_regex);
-  assert_string_equal(f->c.userids[0].text, "LINUX07");
-  assert_true(f->c.userids[1].is_regex);
-  assert_string_equal(f->c.userids[1].text, "^WEB");
+  assert_int_equal(f->c.userids.num, 2);
+  assert_false(f->c.userids.rules[0].is_regex);
+  assert_string_equal(f->c.userids.rules[0].text, "LINUX07");
+  assert_true(f->c.userids.rules[1].is_regex);
+  assert_string_equal(f->c.userids.rules[1].text, "^WEB");
 }
 
 static void test_userid_errors(void **state) {
@@ -184,7 +184,7 @@ static void test_userid_errors(void **state) {
   assert_int_equal(
       zvm_conf_set_string(&f->c, "UserID", "   ", f->err, sizeof(f->err)), -1);
   ERR_CONTAINS(f, "empty user ID");
-  assert_int_equal(f->c.userids_num, 0);
+  assert_int_equal(f->c.userids.num, 0);
 }
 
 static void test_userfield(void **state) {
@@ -306,7 +306,7 @@ static void test_booleans(void **state) {
   assert_int_equal(zvm_conf_set_boolean(&f->c, "ReportReaderStats", false,
                                         f->err, sizeof(f->err)),
                    0);
-  assert_true(f->c.ignore_selected);
+  assert_true(f->c.userids.invert);
   assert_true(f->c.guests_as_hosts);
   assert_false(f->c.report_reader_stats);
 }
@@ -421,7 +421,7 @@ static void test_selection_default_all(void **state) {
   struct fx *f = *state;
   assert_true(zvm_conf_user_selected(&f->c, "LINUX07"));
   /* IgnoreSelected with no entries still collects everything. */
-  f->c.ignore_selected = true;
+  zvm_select_invert(&f->c.userids, true);
   assert_true(zvm_conf_user_selected(&f->c, "LINUX07"));
 }
 
@@ -444,7 +444,7 @@ static void test_selection_rules(void **state) {
   assert_false(zvm_conf_user_selected(&f->c, "XWEB01"));
   assert_false(zvm_conf_user_selected(&f->c, "DB2"));
 
-  f->c.ignore_selected = true;
+  zvm_select_invert(&f->c.userids, true);
   assert_false(zvm_conf_user_selected(&f->c, "LINUX07"));
   assert_false(zvm_conf_user_selected(&f->c, "WEB01"));
   assert_true(zvm_conf_user_selected(&f->c, "WEB03"));

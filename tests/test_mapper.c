@@ -591,7 +591,7 @@ static void test_userid_ignore_selected(void **state) {
   struct fx *f = *state;
   mapper_fx_option(&f->mf, "UserID", "LINUX07");
   mapper_fx_option(&f->mf, "UserID", "/^WEB0[1]$/");
-  f->mf.conf.ignore_selected = true;
+  zvm_select_invert(&f->mf.conf.userids, true);
   mapper_fx_start(&f->mf);
   add_four_users(f, tb_tod(SEC, 9));
   pass(f, TB_DOM(4));
@@ -1458,32 +1458,22 @@ static void test_reader_counters_off(void **state) {
   assert_int_equal(f->nv, 1 + USEITE_NEXP);
 }
 
+/* A registered type's types.db line (zvm_types_db_compare()). */
+static int mapper_type_line(size_t i, char *buf, size_t size, void *ctx) {
+  return zvm_layout_types_db_line(zvm_mapper_type_at(ctx, i), buf, size);
+}
+
 /* The shipped contrib/zvm_monitor.types.db holds exactly the types the
  * plugin registers, in order (regenerate it with 'make types-db'). */
 static void test_shipped_types_db(void **state) {
   struct fx *f = *state;
   f->mf.conf.one_value_per_list = false;
   mapper_fx_start(&f->mf);
-  FILE *fp = fopen(ZVM_TYPES_DB, "r");
-  assert_non_null(fp);
-  char line[ZVM_LAYOUT_DS_MAX * 96], want[ZVM_LAYOUT_DS_MAX * 96];
-  size_t n = 0;
-  while (fgets(line, sizeof(line), fp) != NULL) {
-    if (line[0] == '#')
-      continue;
-    line[strcspn(line, "\n")] = '\0';
-    if (n >= zvm_mapper_type_count(f->mf.m))
-      fail_msg("types.db has a type the plugin does not register: %.40s", line);
-    assert_true(zvm_layout_types_db_line(zvm_mapper_type_at(f->mf.m, n), want,
-                                         sizeof(want)) > 0);
-    if (strcmp(line, want) != 0)
-      fail_msg("types.db line %zu differs (run 'make types-db'):\n  %s\n  "
-               "want %s",
-               n + 1, line, want);
-    n++;
-  }
-  fclose(fp);
-  assert_int_equal(n, zvm_mapper_type_count(f->mf.m));
+  char err[1024] = "";
+  size_t n = zvm_mapper_type_count(f->mf.m);
+  if (zvm_types_db_compare(ZVM_TYPES_DB, n, mapper_type_line, f->mf.m, err,
+                           sizeof(err)) != 0)
+    fail_msg("%s (run 'make types-db')", err);
   assert_int_equal(n, builtin_types());
   assert_string_equal(zvm_mapper_type_at(f->mf.m, 0)->type_name, "zvm_useite");
   assert_string_equal(zvm_mapper_type_at(f->mf.m, 1)->type_name, "zvm_prcsmt");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Output files (plugin/format/outfile.c): a new file is 0600 (0640 on
+ * Output files (base/outfile.c): a new file is 0600 (0640 on
  * request), an existing regular file is refused unless forced, a symbolic
  * link is never followed, a device or FIFO is written to and left as it
  * is, and only a file this open created is ever removed.
@@ -21,7 +21,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "zvm_monitor/outfile.h"
+#include "base/outfile.h"
 
 static char dir[64];
 static char path[128];

@@ -10,11 +10,11 @@
  */
 #include "zvm_config.h"
 
+#include "base/cli.h"
+#include "base/outfile.h"
+#include "base/util.h"
 #include "zvm_monitor/capture.h"
-#include "zvm_monitor/cli.h"
-#include "zvm_monitor/outfile.h"
 #include "zvm_monitor/reader.h"
-#include "zvm_monitor/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

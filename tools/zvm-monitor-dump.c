@@ -10,9 +10,9 @@
  */
 #include "zvm_config.h"
 
+#include "base/cli.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/capture.h"
-#include "zvm_monitor/cli.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/reader.h"

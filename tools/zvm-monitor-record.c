@@ -13,9 +13,9 @@
  */
 #include "zvm_config.h"
 
+#include "base/cli.h"
 #include "recpage.h"
 #include "zvm_monitor/builtin.h"
-#include "zvm_monitor/cli.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
 #include "zvm_monitor/records.h"

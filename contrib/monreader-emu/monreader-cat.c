@@ -14,8 +14,8 @@
 #define _GNU_SOURCE
 #include "zvm_config.h"
 
-#include "zvm_monitor/cli.h"
-#include "zvm_monitor/outfile.h"
+#include "base/cli.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,9 +19,9 @@
 #define _GNU_SOURCE
 #include "zvm_config.h"
 
+#include "base/cli.h"
+#include "base/outfile.h"
 #include "scenario.h"
-#include "zvm_monitor/cli.h"
-#include "zvm_monitor/outfile.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -13,10 +13,12 @@
 #define DMSTATS_DMSTATS_H
 
 #include <libdevmapper.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "base/option.h"
+#include "base/select.h"
 
 #define DMS_DEFAULT_PROGRAM_ID "collectd"
 /* aux_data of the regions the plugin creates (a marker for admins). */
@@ -75,18 +77,12 @@ struct dms_lib {
 };
 
 /* ---- configuration ---------------------------------------------------- */
-struct dms_name_rule {
-  char *text; /* the name, or the regex without its slashes */
-  bool is_regex;
-  regex_t re;
-};
-
 struct dms_conf {
-  struct dms_name_rule *devices; /* none: every device */
-  size_t devices_num;
-  bool ignore_selected;
+  /* Device: exact names (as device-mapper spells them) or /regex/; none:
+   * every device; IgnoreSelected inverts (base/select.h). */
+  struct zvm_select devices;
   char **programs; /* ProgramID: regions of these programs; none = all */
-  size_t programs_num;
+  size_t programs_num, programs_cap;
   char *own_program_id; /* RegionProgramID; the plugin's regions */
   bool create_regions;
   char *histogram; /* "1ms,5ms,..." as libdevmapper parses it, or NULL */
@@ -97,18 +93,16 @@ struct dms_conf {
 
 void dms_conf_init(struct dms_conf *conf);
 void dms_conf_free(struct dms_conf *conf);
-/* Each returns 0, or -1 with a one-line reason in err. */
-int dms_conf_add_device(struct dms_conf *conf, const char *spec, char *err,
-                        size_t errlen);
-int dms_conf_add_program(struct dms_conf *conf, const char *program_id,
-                         char *err, size_t errlen);
-int dms_conf_set_string(char **dst, const char *option, const char *value,
-                        char *err, size_t errlen);
-int dms_conf_set_areas(struct dms_conf *conf, int areas, char *err,
-                       size_t errlen);
+/* The plugin's option table (base/option.h): one row per option. */
+const struct zvm_option *dms_conf_options(size_t *n);
+/* What an unknown option's error adds. */
+#define DMS_UNKNOWN_OPTION_HINT " (see collectd-dmstats(5) for the options)"
+/* One option (case-insensitive key) through its row: 0, or -1 with a
+ * one-line reason naming the option in err; unknown keys are errors. */
+int dms_conf_set(struct dms_conf *conf, const char *key,
+                 const struct zvm_option_value *v, char *err, size_t errlen);
 /* Checks the options together (e.g. Histogram without CreateRegions). */
 int dms_conf_finish(struct dms_conf *conf, char *err, size_t errlen);
-bool dms_device_selected(const struct dms_conf *conf, const char *name);
 bool dms_program_selected(const struct dms_conf *conf, const char *program_id);
 
 /* ---- values ------------------------------------------------------------ */

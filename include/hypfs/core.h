@@ -7,11 +7,12 @@
 #ifndef HYPFS_CORE_H
 #define HYPFS_CORE_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/option.h"
+#include "base/select.h"
 #include "hypfs/hypfs.h"
 
 #define HYPFS_DEFAULT_DEBUGFS_DIR "/sys/kernel/debug/s390_hypfs"
@@ -23,24 +24,16 @@ enum hypfs_source {
   HYPFS_SOURCE_TREE,
 };
 
-struct hypfs_rule {
-  char *text;
-  bool is_regex;
-  regex_t re;
-};
-
-struct hypfs_rules {
-  struct hypfs_rule *rules;
-  size_t num;
-};
-
 struct hypfs_conf {
   char *debugfs_dir; /* DebugfsPath */
   char *tree_dir;    /* HypfsPath */
   enum hypfs_source source;
-  struct hypfs_rules userids;    /* UserID: z/VM guests */
-  struct hypfs_rules partitions; /* Partition: LPARs */
-  bool ignore_selected;
+  /* UserID (z/VM guests), Partition (LPARs): zvm_monitor's UserID
+   * semantics (exact names, case-insensitive, trailing blanks ignored, or
+   * /regex/), matched with the formatted name (zvm_name_format);
+   * IgnoreSelected inverts both. */
+  struct zvm_select userids;
+  struct zvm_select partitions;
   bool guests_as_hosts;
   bool report_reader_stats;
   /* OneValuePerList: each data source its own value list (standard types
@@ -52,19 +45,15 @@ struct hypfs_conf {
 /* Defaults; -1 if out of memory. */
 int hypfs_conf_init(struct hypfs_conf *c);
 void hypfs_conf_free(struct hypfs_conf *c);
-/* One option (case-insensitive key). 0, or -1 with a one-line reason naming
- * the option in err; unknown keys are errors. */
-int hypfs_conf_set_string(struct hypfs_conf *c, const char *key,
-                          const char *value, char *err, size_t err_size);
-int hypfs_conf_set_boolean(struct hypfs_conf *c, const char *key, bool value,
-                           char *err, size_t err_size);
-/* 1 if key takes a string, 2 a boolean, 0 unknown. */
-int hypfs_conf_option_kind(const char *key);
-/* zvm_monitor's UserID semantics: no entries select all; an entry is an
- * exact name (case-insensitive, trailing blanks ignored) or /regex/;
- * IgnoreSelected inverts. name is the formatted name (zvm_name_format). */
-bool hypfs_rules_selected(const struct hypfs_rules *r, bool ignore_selected,
-                          const char *name);
+/* The plugin's option table (base/option.h): one row per option. */
+const struct zvm_option *hypfs_conf_options(size_t *n);
+/* What an unknown option's error adds. */
+#define HYPFS_UNKNOWN_OPTION_HINT " (see collectd-hypfs(5) for the options)"
+/* One option (case-insensitive key) through its row: 0, or -1 with a
+ * one-line reason naming the option in err; unknown keys are errors. */
+int hypfs_conf_set(struct hypfs_conf *c, const char *key,
+                   const struct zvm_option_value *v, char *err,
+                   size_t err_size);
 
 /* ---- value lists -------------------------------------------------------- */
 

@@ -10,13 +10,13 @@
 #ifndef ZVM_MONITOR_CONF_H
 #define ZVM_MONITOR_CONF_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/option.h"
+#include "base/select.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/value.h"
 
@@ -37,19 +37,12 @@ struct zvm_apl_options; /* appldata/appldata.h */
 #define ZVM_CONF_DEFAULT_GUEST_INSTANCES ((size_t)4096)
 #define ZVM_CONF_MAX_GUEST_INSTANCES ((size_t)65536)
 
-struct zvm_userid_rule {
-  char *text; /* as configured (a regex without its slashes) */
-  bool is_regex;
-  regex_t re; /* valid only if is_regex */
-};
-
 struct zvm_conf {
   char *device;
   zvm_domain_mask_t domains; /* handed to the decoder */
   bool domains_given;        /* first Domain option replaces "all" */
-  struct zvm_userid_rule *userids;
-  size_t userids_num, userids_cap;
-  bool ignore_selected;
+  /* UserID entries; IgnoreSelected inverts them (base/select.h). */
+  struct zvm_select userids;
   bool guests_as_hosts;
   bool report_reader_stats;
   /* OneValuePerList: one value per value list (types derive/gauge/...,
@@ -91,10 +84,10 @@ void zvm_conf_free(struct zvm_conf *c);
  * with a reason in err. */
 int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size);
 
-/* Selection of a user ID as it appears in identifiers (zvm_name_format()),
- * with collectd's ignorelist semantics: no UserID entries selects all;
+/* Selection of a user ID as it appears in identifiers (zvm_name_format()):
+ * zvm_select_match() of the UserID entries (no entries select all;
  * otherwise a user matching any entry is selected, or with IgnoreSelected
- * every user matching none. */
+ * every user matching none). */
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid);
 
 /* Whether a D4R10 value with this type instance ("transactions",

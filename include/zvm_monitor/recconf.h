@@ -34,8 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/option.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/option.h"
 #include "zvm_monitor/records.h"
 
 /* The value an option of a <Record> block or of a <Field> block inside it

@@ -8,18 +8,11 @@
 
 #include <stddef.h>
 
+#include "base/types.h"
 #include "zvm_monitor/records.h"
-
-enum zvm_ds_type { ZVM_DS_DERIVE, ZVM_DS_GAUGE };
 
 /* Most data sources in one value list (zvm_record_check() enforces it). */
 #define ZVM_LAYOUT_DS_MAX 256
-
-struct zvm_ds {
-  char name[64]; /* element name */
-  enum zvm_ds_type type;
-  double min, max; /* NAN = unknown ("U") */
-};
 
 /* The data sources of l's value list, in order: every dispatched field
  * element, in field order. Writes at most max entries to ds and returns

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zvm_monitor - configuration values: validation and UserID selection.
+ * zvm_monitor - configuration values: the option table and validation.
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
@@ -8,8 +8,8 @@
 #include "zvm_monitor/builtin.h"
 
 #include "appldata/appldata.h"
+#include "base/util.h"
 #include "zvm_monitor/registry.h"
-#include "zvm_monitor/util.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -75,6 +75,7 @@ int zvm_conf_init(struct zvm_conf *c) {
   };
   for (int k = 0; k < ZVM_NOTIFY_KINDS; k++)
     c->notify[k] = true;
+  zvm_select_init(&c->userids, false, ZVM_SELECT_CASELESS, "user ID");
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
   c->records = zvm_registry_create();
   c->appldata = calloc(1, sizeof(*c->appldata));
@@ -90,12 +91,7 @@ void zvm_conf_free(struct zvm_conf *c) {
   if (c == NULL)
     return;
   free(c->device);
-  for (size_t i = 0; i < c->userids_num; i++) {
-    if (c->userids[i].is_regex)
-      regfree(&c->userids[i].re);
-    free(c->userids[i].text);
-  }
-  free(c->userids);
+  zvm_select_free(&c->userids);
   for (size_t i = 0; i < c->userfields_num; i++)
     free(c->userfields[i]);
   free(c->userfields);
@@ -136,56 +132,6 @@ static int add_domain(struct zvm_conf *c, const char *value, char *err,
     c->domains = 0;
   c->domains_given = true;
   c->domains |= ZVM_DOMAIN_BIT(d);
-  return 0;
-}
-
-static int add_userid(struct zvm_conf *c, const char *value, char *err,
-                      size_t err_size) {
-  size_t len = strlen(value);
-  struct zvm_userid_rule rule = {0};
-
-  if (len >= 2 && value[0] == '/' && value[len - 1] == '/') {
-    rule.is_regex = true;
-    rule.text = strndup(value + 1, len - 2);
-    if (rule.text == NULL)
-      return zvm_format_error(err, err_size, "UserID: out of memory");
-    if (rule.text[0] == '\0') {
-      free(rule.text);
-      return zvm_format_error(err, err_size,
-                              "UserID \"%s\": empty regular expression", value);
-    }
-    int status = regcomp(&rule.re, rule.text, REG_EXTENDED | REG_NOSUB);
-    if (status != 0) {
-      char msg[256];
-      regerror(status, &rule.re, msg, sizeof(msg));
-      free(rule.text);
-      return zvm_format_error(err, err_size,
-                              "UserID \"%s\": bad regular expression: %s",
-                              value, msg);
-    }
-  } else {
-    /* Exact entries are compared with the blank-trimmed user ID. */
-    while (len > 0 && value[len - 1] == ' ')
-      len--;
-    if (len == 0)
-      return zvm_format_error(
-          err, err_size,
-          "UserID \"%s\": empty user ID (use an exact user ID "
-          "or /regex/)",
-          value);
-    rule.text = strndup(value, len);
-    if (rule.text == NULL)
-      return zvm_format_error(err, err_size, "UserID: out of memory");
-  }
-
-  if (!zvm_grow(&c->userids, &c->userids_cap, c->userids_num,
-                sizeof(*c->userids), 4)) {
-    if (rule.is_regex)
-      regfree(&rule.re);
-    free(rule.text);
-    return zvm_format_error(err, err_size, "UserID: out of memory");
-  }
-  c->userids[c->userids_num++] = rule;
   return 0;
 }
 
@@ -302,28 +248,11 @@ static int opt_domain(void *t, const struct zvm_option *o,
   return add_domain(t, name, err, err_size);
 }
 
-static int opt_userid(void *t, const struct zvm_option *o,
-                      const struct zvm_option_value *v, char *err,
-                      size_t err_size) {
-  (void)o;
-  return add_userid(t, v->string, err, err_size);
-}
-
 static int opt_userfield(void *t, const struct zvm_option *o,
                          const struct zvm_option_value *v, char *err,
                          size_t err_size) {
   (void)o;
   return add_userfield(t, v->string, err, err_size);
-}
-
-/* A boolean member of struct zvm_conf, at offset o->arg. */
-static int opt_flag(void *t, const struct zvm_option *o,
-                    const struct zvm_option_value *v, char *err,
-                    size_t err_size) {
-  (void)err;
-  (void)err_size;
-  *(bool *)((char *)t + o->arg) = v->boolean;
-  return 0;
 }
 
 /* The first release's opt-in to one list per guest, now the default:
@@ -422,7 +351,7 @@ static int opt_guest_instances(void *t, const struct zvm_option *o,
 }
 
 #define FLAG(member)                                                           \
-  ZVM_OPTION_BOOLEAN, opt_flag, offsetof(struct zvm_conf, member)
+  ZVM_OPTION_BOOLEAN, zvm_option_set_flag, offsetof(struct zvm_conf, member)
 #define SIZE(member)                                                           \
   ZVM_OPTION_NUMBER, opt_size, offsetof(struct zvm_conf, member)
 #define NOTIFY(kind) ZVM_OPTION_BOOLEAN, opt_notify, ZVM_NOTIFY_##kind
@@ -430,8 +359,10 @@ static int opt_guest_instances(void *t, const struct zvm_option *o,
 static const struct zvm_option options[] = {
     {"Device", ZVM_OPTION_STRING, opt_device, 0},
     {"Domain", ZVM_OPTION_STRING_OR_NUMBER, opt_domain, 0},
-    {"UserID", ZVM_OPTION_STRING, opt_userid, 0},
-    {"IgnoreSelected", FLAG(ignore_selected)},
+    {"UserID", ZVM_OPTION_STRING, zvm_option_add_select,
+     offsetof(struct zvm_conf, userids)},
+    {"IgnoreSelected", ZVM_OPTION_BOOLEAN, zvm_option_invert_select,
+     offsetof(struct zvm_conf, userids)},
     {"GuestsAsHosts", FLAG(guests_as_hosts)},
     {"ReportReaderStats", FLAG(report_reader_stats)},
     {"MaxSetSize", SIZE(max_set_size)},
@@ -457,12 +388,6 @@ const struct zvm_option *zvm_conf_options(size_t *n) {
   return options;
 }
 
-static bool rule_matches(const struct zvm_userid_rule *r, const char *userid) {
-  if (r->is_regex)
-    return regexec(&r->re, userid, 0, NULL, 0) == 0;
-  return strcasecmp(r->text, userid) == 0;
-}
-
 int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
   if (!c->one_value_per_list && c->userfields_num > 0)
     return zvm_format_error(
@@ -484,12 +409,7 @@ int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
 }
 
 bool zvm_conf_user_selected(const struct zvm_conf *c, const char *userid) {
-  if (c->userids_num == 0)
-    return true;
-  bool match = false;
-  for (size_t i = 0; i < c->userids_num && !match; i++)
-    match = rule_matches(&c->userids[i], userid);
-  return c->ignore_selected ? !match : match;
+  return zvm_select_match(&c->userids, userid);
 }
 
 bool zvm_conf_userfield_selected(const struct zvm_conf *c,

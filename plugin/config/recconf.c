@@ -20,9 +20,9 @@
  */
 #include "zvm_monitor/recconf.h"
 
-#include "zvm_monitor/option.h"
+#include "base/option.h"
+#include "base/util.h"
 #include "zvm_monitor/registry.h"
-#include "zvm_monitor/util.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -4,10 +4,10 @@
  * before the registry takes it.
  */
 #include "engine/check.h"
+#include "base/util.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/typesdb.h"
-#include "zvm_monitor/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

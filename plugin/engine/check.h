@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
+#include "base/util.h" /* zvm_format_error(): the error convention */
 #include "zvm_monitor/records.h"
-#include "zvm_monitor/util.h" /* zvm_format_error(): the error convention */
 
 int zvm_record_check(const struct zvm_record_desc *d, char *err,
                      size_t err_size);

@@ -5,9 +5,9 @@
  * practice).
  */
 #include "zvm_monitor/registry.h"
+#include "base/util.h"
 #include "engine/check.h"
 #include "zvm_monitor/decode.h"
-#include "zvm_monitor/util.h"
 
 #include <stdlib.h>
 #include <string.h>

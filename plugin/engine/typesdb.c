@@ -6,7 +6,6 @@
 #include "zvm_monitor/typesdb.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 size_t zvm_layout_data_sources(const struct zvm_layout *l, struct zvm_ds *ds,
@@ -43,23 +42,7 @@ int zvm_layout_types_db_line(const struct zvm_layout *l, char *buf,
   if (ds == NULL)
     return -1;
   zvm_layout_data_sources(l, ds, n);
-  size_t len = 0;
-  int w = snprintf(buf, size, "%s\t", l->type_name);
-  bool ok = w >= 0 && (size_t)w < size;
-  len = ok ? (size_t)w : 0;
-  for (size_t i = 0; ok && i < n; i++) {
-    char min[32] = "U", max[32] = "U";
-    if (!isnan(ds[i].min))
-      snprintf(min, sizeof(min), "%g", ds[i].min);
-    if (!isnan(ds[i].max))
-      snprintf(max, sizeof(max), "%g", ds[i].max);
-    w = snprintf(buf + len, size - len, "%s%s:%s:%s:%s", i ? ", " : "",
-                 ds[i].name, ds[i].type == ZVM_DS_DERIVE ? "DERIVE" : "GAUGE",
-                 min, max);
-    ok = w >= 0 && (size_t)w < size - len;
-    if (ok)
-      len += (size_t)w;
-  }
+  int len = zvm_types_db_line(l->type_name, ds, n, buf, size);
   free(ds);
-  return ok ? (int)len : -1;
+  return len;
 }

@@ -16,6 +16,7 @@
 #include "collectd/core/daemon/utils_complain.h"
 #include "collectd/core/utils/common/common.h"
 
+#include "base/collectd.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/events.h"
 #include "zvm_monitor/mapper.h"
@@ -101,63 +102,6 @@ static int conf_prepare(void) {
   return 0;
 }
 
-/* The one place a collectd option's value becomes the kind its table row
- * takes (option.h), with cf_util_get_*: not exactly one value of that
- * kind is an error naming it. *str is the string to free (sfree). */
-static int option_value(oconfig_item_t *child, enum zvm_option_kind kind,
-                        struct zvm_option_value *v, char **str, char *err,
-                        size_t err_size) {
-  *str = NULL;
-  *v = (struct zvm_option_value){.type = ZVM_OPTION_STRING};
-  int status = -1;
-  switch (kind) {
-  case ZVM_OPTION_STRING_OR_NUMBER:
-    if (child->values_num == 1 &&
-        child->values[0].type == OCONFIG_TYPE_NUMBER) {
-      *v = (struct zvm_option_value){.type = ZVM_OPTION_NUMBER,
-                                     .number = child->values[0].value.number};
-      return 0;
-    }
-    /* a string */
-    __attribute__((fallthrough));
-  case ZVM_OPTION_STRING:
-  case ZVM_OPTION_BLOCK:
-    status = cf_util_get_string(child, str);
-    v->string = *str;
-    break;
-  case ZVM_OPTION_BOOLEAN:
-    v->type = ZVM_OPTION_BOOLEAN;
-    status = cf_util_get_boolean(child, &v->boolean);
-    break;
-  case ZVM_OPTION_NUMBER:
-    v->type = ZVM_OPTION_NUMBER;
-    status = cf_util_get_double(child, &v->number);
-    break;
-  case ZVM_OPTION_UNKNOWN:
-    snprintf(err, err_size, "unknown option \"%s\"", child->key);
-    return -1;
-  }
-  if (status == 0)
-    return 0;
-  snprintf(err, err_size, "%s: exactly one %s value is required", child->key,
-           zvm_option_kind_name(kind));
-  return -1;
-}
-
-/* An option of a table (the plugin's, the replay's) applied to target. */
-static int table_option(const struct zvm_option *rows, size_t n, void *target,
-                        oconfig_item_t *child, char *err, size_t err_size) {
-  const struct zvm_option *o = zvm_option_find(rows, n, child->key);
-  struct zvm_option_value v;
-  char *str;
-  if (option_value(child, o != NULL ? o->kind : ZVM_OPTION_UNKNOWN, &v, &str,
-                   err, err_size) != 0)
-    return -1;
-  int status = o->set(target, o, &v, err, err_size);
-  sfree(str);
-  return status;
-}
-
 /* <Record "D/R"> blocks: every value goes to the recconf builder, which
  * decides what is wrong with it (plugin/config/recconf.c); its tables
  * name the kind. */
@@ -169,7 +113,7 @@ static int config_record_item(oconfig_item_t *item, char *err,
     return zvm_recconf_set_string(&user_records, item->key, "", err, err_size);
   struct zvm_option_value v;
   char *str;
-  if (option_value(item, kind, &v, &str, err, err_size) != 0)
+  if (zvm_glue_option_value(item, kind, &v, &str, err, err_size) != 0)
     return -1;
   int status;
   if (kind == ZVM_OPTION_BLOCK) { /* <Field "name"> */
@@ -219,13 +163,13 @@ static int zvm_config(oconfig_item_t *ci) {
     size_t nconf, nreplay;
     const struct zvm_option *conf_rows = zvm_conf_options(&nconf);
     const struct zvm_option *replay_rows = zvm_replay_options_table(&nreplay);
-    int status =
-        strcasecmp(child->key, "Record") == 0
-            ? config_record(child, err, sizeof(err))
-        : zvm_replay_option_is(child->key)
-            ? table_option(replay_rows, nreplay, &replay_opts, child, err,
-                           sizeof(err))
-            : table_option(conf_rows, nconf, &conf, child, err, sizeof(err));
+    int status = strcasecmp(child->key, "Record") == 0
+                     ? config_record(child, err, sizeof(err))
+                 : zvm_replay_option_is(child->key)
+                     ? zvm_glue_option(replay_rows, nreplay, &replay_opts,
+                                       child, NULL, err, sizeof(err))
+                     : zvm_glue_option(conf_rows, nconf, &conf, child, NULL,
+                                       err, sizeof(err));
     if (status != 0) {
       ERROR(LOG_PREFIX "%s", err);
       return -1;
@@ -665,28 +609,20 @@ static int register_types(void) {
     const struct zvm_layout *l = zvm_mapper_type_at(mapper, t);
     struct zvm_ds ds[ZVM_LAYOUT_DS_MAX];
     size_t n = zvm_layout_data_sources(l, ds, STATIC_ARRAY_SIZE(ds));
-    data_source_t sources[ZVM_LAYOUT_DS_MAX];
-    data_set_t set = {.ds_num = n, .ds = sources};
-    sstrncpy(set.type, l->type_name, sizeof(set.type));
-    for (size_t i = 0; i < n && i < STATIC_ARRAY_SIZE(sources); i++) {
-      sstrncpy(sources[i].name, ds[i].name, sizeof(sources[i].name));
-      sources[i].type =
-          ds[i].type == ZVM_DS_DERIVE ? DS_TYPE_DERIVE : DS_TYPE_GAUGE;
-      sources[i].min = ds[i].min;
-      sources[i].max = ds[i].max;
-    }
+    if (n > STATIC_ARRAY_SIZE(ds))
+      n = STATIC_ARRAY_SIZE(ds);
     /* A record's type must not replace one of collectd's own types (a
      * <Record> block naming its type "derive" would break every plugin
      * using it); the plugin's own zvm_ types may replace an older
      * definition from a TypesDB line. */
-    const data_set_t *known = plugin_get_ds(set.type);
-    if (known != NULL && strncmp(set.type, "zvm_", 4) != 0) {
+    if (zvm_glue_type_known(l->type_name, ds, n) != ZVM_GLUE_TYPE_NEW &&
+        strncmp(l->type_name, "zvm_", 4) != 0) {
       ERROR(LOG_PREFIX "the type %s is already defined (TypesDB): name the "
                        "record's type differently",
-            set.type);
+            l->type_name);
       return -1;
     }
-    int status = plugin_register_data_set(&set);
+    int status = zvm_glue_type_register(l->type_name, ds, n);
     if (status != 0) {
       ERROR(LOG_PREFIX "cannot register the type %s (status %i)", l->type_name,
             status);
@@ -799,8 +735,8 @@ static int zvm_init(void) {
   domains_text(conf.domains, domains, sizeof(domains));
   INFO(LOG_PREFIX "reading %s; domains: %s; %zu UserID rule(s)%s; "
                   "GuestsAsHosts %s; OneValuePerList %s; %zu types registered",
-       conf.device, domains, conf.userids_num,
-       conf.ignore_selected ? " ignored" : "",
+       conf.device, domains, conf.userids.num,
+       conf.userids.invert ? " ignored" : "",
        conf.guests_as_hosts ? "true" : "false",
        conf.one_value_per_list ? "true" : "false",
        zvm_mapper_type_count(mapper));

@@ -11,7 +11,7 @@
  */
 #include "zvm_monitor/capture.h"
 
-#include "zvm_monitor/util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -65,8 +65,8 @@
  * and by a successful open.
  */
 #include "zvm_monitor/reader.h"
+#include "base/util.h"
 #include "zvm_monitor/be.h"
-#include "zvm_monitor/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,9 +4,9 @@
  */
 #include "zvm_monitor/replay.h"
 
+#include "base/option.h"
+#include "base/util.h"
 #include "zvm_monitor/capture.h"
-#include "zvm_monitor/option.h"
-#include "zvm_monitor/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,6 +14,7 @@
 #ifndef ZVM_MONITOR_MAPPER_INT_H
 #define ZVM_MONITOR_MAPPER_INT_H
 
+#include "base/util.h"
 #include "engine/check.h"
 #include "engine/hooks.h"
 #include "engine/walk.h"
@@ -23,7 +24,6 @@
 #include "zvm_monitor/registry.h"
 #include "zvm_monitor/timerule.h"
 #include "zvm_monitor/typesdb.h"
-#include "zvm_monitor/util.h"
 
 #include <string.h>
 

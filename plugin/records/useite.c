@@ -31,6 +31,7 @@
  * instance: the engine releases this state (useite_release), so the
  * VMDBKs of the next session are summed afresh.
  */
+#include "base/util.h"
 #include "engine/hooks.h"
 #include "engine/table.h"
 #include "records/catalog.h"
@@ -39,7 +40,6 @@
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/typesdb.h"
-#include "zvm_monitor/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * zvm_monitor - a guest's values summed over its VMDBKs (see vmdbk.h).
  */
 #include "records/vmdbk.h"
-#include "zvm_monitor/util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

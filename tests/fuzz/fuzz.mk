@@ -79,9 +79,9 @@ FUZZ_WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # --- the targets: tests/fuzz/fuzz_NAME.c, one line each -------------------
 # fuzz_NAME_SRC: what the target links besides its own file; NAME_MAX_LEN:
 # its largest input.
-# The decoder: every source of the format, engine, appldata and records
-# layers (a new record file needs no line here).
-DECODER_SRC = $(patsubst $(top)/%,%,$(sort $(wildcard \
+# The decoder: every source of the base and of the format, engine,
+# appldata and records layers (a new record file needs no line here).
+DECODER_SRC = $(patsubst $(top)/%,%,$(sort $(wildcard $(top)/base/*.c \
 	$(top)/plugin/format/*.c $(top)/plugin/engine/*.c \
 	$(top)/plugin/appldata/*.c $(top)/plugin/records/*.c)))
 MAPPER_SRC = plugin/config/conf.c $(patsubst $(top)/%,%,$(sort $(wildcard \
@@ -95,7 +95,7 @@ names_MAX_LEN = 64
 fuzz_reader_SRC = $(DECODER_SRC) plugin/io/reader.c plugin/io/reader_advice.c
 reader_MAX_LEN = 16384
 # The capture-file reader (pcapng) on damaged and hostile files.
-fuzz_capture_SRC = plugin/io/capture.c plugin/format/util.c
+fuzz_capture_SRC = plugin/io/capture.c base/util.c
 capture_MAX_LEN = 65536
 # One domain 10 (APPLDATA) record: decoder, names, the engine and mapper.
 fuzz_appldata_SRC = $(DECODER_SRC) $(MAPPER_SRC)
@@ -115,7 +115,7 @@ dmstats_print_MAX_LEN = 8192
 
 # The hypfs plugin's debugfs files (diag_2fc, diag_204): decoder and mapping.
 HYPFS_SRC = hypfs/decode.c hypfs/conf.c hypfs/map.c hypfs/source.c \
-	plugin/format/ebcdic.c plugin/format/util.c
+	plugin/format/ebcdic.c base/util.c base/option.c base/select.c
 fuzz_hypfs_2fc_SRC = $(HYPFS_SRC)
 hypfs_2fc_MAX_LEN = 65536
 fuzz_hypfs_204_SRC = $(HYPFS_SRC)

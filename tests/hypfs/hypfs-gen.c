@@ -18,8 +18,8 @@
  */
 #include "zvm_config.h"
 
-#include "zvm_monitor/cli.h"
-#include "zvm_monitor/outfile.h"
+#include "base/cli.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -19,8 +19,34 @@
 
 #include <cmocka.h>
 
+#include "base/types.h"
 #include "hypfs/core.h"
 #include "hypfs/hypfs.h"
+
+/* One option by name, as collectd.conf gives it, through the plugin's
+ * option rows. */
+static int hypfs_conf_set_string(struct hypfs_conf *c, const char *key,
+                                 const char *value, char *err,
+                                 size_t err_size) {
+  const struct zvm_option_value v = {.type = ZVM_OPTION_STRING,
+                                     .string = value};
+  return hypfs_conf_set(c, key, &v, err, err_size);
+}
+
+static int hypfs_conf_set_boolean(struct hypfs_conf *c, const char *key,
+                                  bool value, char *err, size_t err_size) {
+  const struct zvm_option_value v = {.type = ZVM_OPTION_BOOLEAN,
+                                     .boolean = value};
+  return hypfs_conf_set(c, key, &v, err, err_size);
+}
+
+/* The kind of value an option takes (ZVM_OPTION_UNKNOWN: no such option). */
+static enum zvm_option_kind hypfs_conf_option_kind(const char *key) {
+  size_t n;
+  const struct zvm_option *rows = hypfs_conf_options(&n);
+  const struct zvm_option *o = zvm_option_find(rows, n, key);
+  return o != NULL ? o->kind : ZVM_OPTION_UNKNOWN;
+}
 
 /* ---- byte builders (independent of the decoder's tables) -------------- */
 
@@ -722,8 +748,18 @@ static void test_conf(void **state) {
   assert_int_equal(hypfs_conf_set_string(&conf, "Bogus", "x", err, sizeof(err)),
                    -1);
   assert_non_null(strstr(err, "unknown option \"Bogus\""));
-  assert_int_equal(hypfs_conf_option_kind("bogus"), 0);
-  assert_int_equal(hypfs_conf_option_kind("guestsashosts"), 2);
+  assert_int_equal(hypfs_conf_option_kind("bogus"), ZVM_OPTION_UNKNOWN);
+  assert_int_equal(hypfs_conf_option_kind("guestsashosts"), ZVM_OPTION_BOOLEAN);
+  /* A key of the wrong kind is refused, naming the kind it takes. */
+  assert_int_equal(
+      hypfs_conf_set_boolean(&conf, "Source", true, err, sizeof(err)), -1);
+  assert_string_equal(err, "Source: exactly one string value is required");
+  /* A reason quotes the configuration's text: control characters in it do
+   * not break the log line (the base's error helper). */
+  assert_int_equal(
+      hypfs_conf_set_string(&conf, "Source", "a\nb", err, sizeof(err)), -1);
+  assert_string_equal(err,
+                      "Source \"a?b\": use \"auto\", \"debugfs\" or \"hypfs\"");
   assert_int_equal(
       hypfs_conf_set_string(&conf, "UserID", "/[/", err, sizeof(err)), -1);
   assert_int_equal(
@@ -732,29 +768,29 @@ static void test_conf(void **state) {
   hypfs_conf_free(&conf);
 }
 
+/* The types.db line of hypfs_types[i], as the glue registers it. */
+static int hypfs_type_line(size_t i, char *buf, size_t size, void *ctx) {
+  (void)ctx;
+  const struct hypfs_type *t = &hypfs_types[i];
+  struct zvm_ds ds[32];
+  assert_true(t->ds_num <= 32);
+  for (size_t k = 0; k < t->ds_num; k++) {
+    snprintf(ds[k].name, sizeof(ds[k].name), "%s", t->ds[k].name);
+    ds[k].type = t->ds[k].gauge ? ZVM_DS_GAUGE : ZVM_DS_DERIVE;
+    ds[k].min = t->ds[k].gauge ? NAN : 0;
+    ds[k].max = NAN;
+  }
+  return zvm_types_db_line(t->name, ds, t->ds_num, buf, size);
+}
+
 /* The shipped types.db says what the plugin registers. */
 static void test_types_db(void **state) {
   (void)state;
-  FILE *f = fopen(TOP_SRCDIR "/contrib/hypfs.types.db", "r");
-  assert_non_null(f);
-  char line[4096];
-  size_t seen = 0;
-  while (fgets(line, sizeof(line), f) != NULL) {
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
-    char want[4096];
-    size_t t = seen++;
-    assert_true(t < hypfs_types_num);
-    int n = snprintf(want, sizeof(want), "%s\t", hypfs_types[t].name);
-    for (size_t i = 0; i < hypfs_types[t].ds_num; i++)
-      n += snprintf(want + n, sizeof(want) - (size_t)n, "%s%s:%s",
-                    i ? ", " : "", hypfs_types[t].ds[i].name,
-                    hypfs_types[t].ds[i].gauge ? "GAUGE:U:U" : "DERIVE:0:U");
-    snprintf(want + n, sizeof(want) - (size_t)n, "\n");
-    assert_string_equal(line, want);
-  }
-  assert_int_equal(seen, hypfs_types_num);
-  fclose(f);
+  char err[512] = "";
+  if (zvm_types_db_compare(TOP_SRCDIR "/contrib/hypfs.types.db",
+                           hypfs_types_num, hypfs_type_line, NULL, err,
+                           sizeof(err)) != 0)
+    fail_msg("%s", err);
 }
 
 /* ---- sources on real files --------------------------------------------- */

@@ -7,8 +7,8 @@
  * Callers set opterr = 0 and put ':' first in their short options, so that
  * getopt_long() reports problems here, as one line, instead of printing its
  * own message. */
-#ifndef ZVM_MONITOR_CLI_H
-#define ZVM_MONITOR_CLI_H
+#ifndef ZVM_BASE_CLI_H
+#define ZVM_BASE_CLI_H
 
 #include <getopt.h>
 #include <stdarg.h>

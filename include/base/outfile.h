@@ -17,8 +17,8 @@
  * zvm_outfile_remove() removes a file only if this open created it and the
  * path still names that very file.
  */
-#ifndef ZVM_MONITOR_OUTFILE_H
-#define ZVM_MONITOR_OUTFILE_H
+#ifndef ZVM_BASE_OUTFILE_H
+#define ZVM_BASE_OUTFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,4 +54,4 @@ int zvm_outfile_close(struct zvm_outfile *out);
  * file someone put in its place) is left alone. */
 bool zvm_outfile_remove(struct zvm_outfile *out, const char *path);
 
-#endif /* ZVM_MONITOR_OUTFILE_H */
+#endif /* ZVM_BASE_OUTFILE_H */

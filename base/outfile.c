@@ -7,8 +7,8 @@
  * component and fails with EEXIST on anything that exists; O_NOFOLLOW makes
  * an open of a symbolic link fail with ELOOP.
  */
-#include "zvm_monitor/outfile.h"
-#include "zvm_monitor/util.h"
+#include "base/outfile.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,8 +3,8 @@
  * zvm_monitor - the helpers every layer and the companion plugins share:
  * growing an array, writing a one-line error, naming a kind of file.
  */
-#ifndef ZVM_MONITOR_UTIL_H
-#define ZVM_MONITOR_UTIL_H
+#ifndef ZVM_BASE_UTIL_H
+#define ZVM_BASE_UTIL_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -37,4 +37,4 @@ zvm_vformat_error(char *err, size_t err_size, const char *fmt, va_list ap);
  * device", "a symbolic link", or "an unknown kind of file". */
 const char *zvm_file_kind(mode_t mode);
 
-#endif /* ZVM_MONITOR_UTIL_H */
+#endif /* ZVM_BASE_UTIL_H */

@@ -3,7 +3,7 @@
  * zvm_monitor - array growth, one-line errors, names shortened for
  * collectd (util.h).
  */
-#include "zvm_monitor/util.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zvm_monitor - the one option system: a table of rows, each an option's
- * name, the kind of value it takes and its handler. The plugin's options
- * (config/conf.c), the replay options (io/replay.c) and the <Record>
- * block options (config/recconf.c) are such tables; the collectd glue
- * turns an option's value into the kind its row names in one place and
- * hands it to the row's handler. Adding an option is one row and its
- * handler; a key without a row is an unknown option.
+ * zvm_monitor - the one option system of every plugin: a table of rows,
+ * each an option's name, the kind of value it takes and its handler.
+ * zvm_monitor's options (plugin/config/conf.c), its replay options
+ * (plugin/io/replay.c) and <Record> block options (plugin/config/recconf.c),
+ * hypfs's (hypfs/conf.c) and dmstats's (dmstats/conf.c) are such tables;
+ * the shared collectd glue (base/collectd.h) turns an option's value into
+ * the kind its row names in one place and applies the row
+ * (zvm_option_apply). Adding an option is one row and its handler (or one
+ * of the shared handlers below); a key without a row is an unknown option.
  */
-#ifndef ZVM_MONITOR_OPTION_H
-#define ZVM_MONITOR_OPTION_H
+#ifndef ZVM_BASE_OPTION_H
+#define ZVM_BASE_OPTION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,4 +59,22 @@ const char *zvm_option_kind_name(enum zvm_option_kind kind);
 /* Whether a value of type t is one a row of kind k takes. */
 bool zvm_option_accepts(enum zvm_option_kind k, enum zvm_option_kind t);
 
-#endif /* ZVM_MONITOR_OPTION_H */
+/* Apply the row of key in rows[0..n) to target with value v: 0, or -1 with
+ * a one-line reason in err. An unknown key is "unknown option "KEY"" and
+ * then unknown_hint (NULL: nothing; " (see collectd-hypfs(5) for the
+ * options)"); a value of a kind the row does not take is "KEY: exactly one
+ * KIND value is required". */
+int zvm_option_apply(const struct zvm_option *rows, size_t n, void *target,
+                     const char *key, const struct zvm_option_value *v,
+                     const char *unknown_hint, char *err, size_t err_size);
+
+/* The handlers rows share; o->arg is the offset of the member they set in
+ * the table's struct (offsetof). */
+/* A bool member: the option's boolean. */
+zvm_option_fn zvm_option_set_flag;
+/* A struct zvm_select member (select.h): one more entry. */
+zvm_option_fn zvm_option_add_select;
+/* A struct zvm_select member: IgnoreSelected (inverts it). */
+zvm_option_fn zvm_option_invert_select;
+
+#endif /* ZVM_BASE_OPTION_H */
