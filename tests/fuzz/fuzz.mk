@@ -127,7 +127,7 @@ conf_MAX_LEN = 2048
 
 # The reader's device identification (zvm_reader_identify): fstat, the
 # sysfs uevent and misc dev texts, hostile.
-fuzz_uevent_SRC = plugin/io/reader.c plugin/io/reader_advice.c
+fuzz_uevent_SRC = plugin/io/reader.c plugin/io/reader_advice.c base/util.c
 uevent_MAX_LEN = 1024
 
 # zvm-monitor-record's page parser and mapping (tools/), its blocks through
