@@ -206,7 +206,7 @@ struct zvm_record_desc {
   const char *ibm_name;   /* e.g. "MRUSEITE" */
   const char *title;      /* IBM descriptive name */
   const char *zvm_level;  /* z/VM level the layout is copied from */
-  const char *source;     /* seed document / URL the layout comes from */
+  const char *source;     /* the IBM page (URL) the layout comes from */
   uint16_t length;        /* record length at that level (fixed part) */
   struct zvm_layout main; /* the record's fields, key and type */
   const struct zvm_array *arrays; /* variable arrays; NULL if none */

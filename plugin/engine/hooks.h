@@ -31,8 +31,8 @@
  * the epoch after the mapper's record-time rules (one place, the mapping
  * layer); hooks do not convert TODs themselves.
  */
-#ifndef ZVM_MONITOR_HOOKS_H
-#define ZVM_MONITOR_HOOKS_H
+#ifndef ZVM_ENGINE_HOOKS_H
+#define ZVM_ENGINE_HOOKS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -260,4 +260,4 @@ struct zvm_record_hooks {
   const char *guest_dropped;
 };
 
-#endif /* ZVM_MONITOR_HOOKS_H */
+#endif /* ZVM_ENGINE_HOOKS_H */

@@ -11,8 +11,8 @@
  *
  * Not an installed header: nothing outside the mapper sees these structs.
  */
-#ifndef ZVM_MONITOR_MAPPER_INT_H
-#define ZVM_MONITOR_MAPPER_INT_H
+#ifndef ZVM_MAPPER_MAPPER_INT_H
+#define ZVM_MAPPER_MAPPER_INT_H
 
 #include "engine/check.h"
 #include "engine/hooks.h"
@@ -280,4 +280,4 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
 void zvm_output_notifs_to_utc(struct zvm_mapper *m);
 void zvm_output_free(struct zvm_mapper *m);
 
-#endif /* ZVM_MONITOR_MAPPER_INT_H */
+#endif /* ZVM_MAPPER_MAPPER_INT_H */
