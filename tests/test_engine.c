@@ -311,6 +311,17 @@ static void test_record_check(void **state) {
   d.main.key.part[0].field = 1;
   assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
   ERR_CONTAINS(err, "key field T_DISP cannot name an instance");
+
+  /* Hooks' notification kind: ZVM_NOTIFY_NONE (0) or a known kind. */
+  struct zvm_record_hooks h = {.notify_kind = ZVM_NOTIFY_NONE};
+  d = proc_desc;
+  d.hooks = &h;
+  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), 0);
+  h.notify_kind = ZVM_NOTIFY_DEVICE;
+  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), 0);
+  h.notify_kind = ZVM_NOTIFY_KINDS;
+  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
+  ERR_CONTAINS(err, "record D0R99: its hooks' notification kind 7 is unknown");
 }
 
 /* ------------------------------------------------------------------------
@@ -521,6 +532,7 @@ static struct zvm_record_hooks outer_hooks = {
     .record = outer_record,
     .layouts = outer_layouts,
     .nlayouts = 1,
+    .notify_kind = ZVM_NOTIFY_LOGOFF,
 };
 
 static const struct zvm_record_desc outer_desc = {
@@ -621,6 +633,16 @@ static void test_hooks(void **state) {
   pass(f, TB_DOM(10));
   v = find(f, "lnx1", "n1", "zvm_tinner", "");
   assert_int_equal(v->items[0].derive, 4); /* from nothing again */
+
+  /* Hooks that leave their notification kind 0 (ZVM_NOTIFY_NONE) send
+   * nothing: the record hook's notification is dropped, its forget
+   * stands. */
+  outer_hooks.notify_kind = ZVM_NOTIFY_NONE;
+  add_outer(&f->mf.rs, tb_tod(SEC, 10), "LNX1", 1, 1, 0);
+  pass(f, TB_DOM(10));
+  outer_hooks.notify_kind = ZVM_NOTIFY_LOGOFF;
+  assert_int_equal(f->nn, 0);
+  assert_int_equal(released, 4);
   zvm_mapper_destroy(f->mf.m);
   f->mf.m = NULL;
   assert_int_equal(released, 4); /* every instance's state */

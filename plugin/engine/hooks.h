@@ -248,7 +248,8 @@ struct zvm_record_hooks {
   size_t (*counters)(struct zvm_hook_ctx *ctx, struct zvm_hook_counter *out,
                      size_t max);
   /* The kind of the notifications these hooks send (its Notify<Kind>
-   * option switches them). */
+   * option switches them); ZVM_NOTIFY_NONE: they send none, and any they
+   * try is dropped. Every record's hooks set it. */
   enum zvm_notify_kind notify_kind;
   /* Instances named by what a guest writes (APPLDATA's mount points and
    * processes): the key's first word is the guest's user ID, the rest the

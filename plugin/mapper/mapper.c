@@ -133,12 +133,12 @@ static struct lay *lay_of(struct zvm_mapper *m,
 }
 
 /* Whether the Notify<Kind> option of the descriptor's notifications is
- * on. */
+ * on. Hooks that declare no kind (ZVM_NOTIFY_NONE) send nothing; a kind
+ * out of range is refused by zvm_record_check(). */
 static bool notify_wanted(struct zvm_hook_ctx *ctx) {
   const struct zvm_record_hooks *h = ctx->desc->hooks;
-  enum zvm_notify_kind kind =
-      h != NULL ? h->notify_kind : ZVM_NOTIFY_MULTITHREADING;
-  return (unsigned)kind >= ZVM_NOTIFY_KINDS ||
+  enum zvm_notify_kind kind = h != NULL ? h->notify_kind : ZVM_NOTIFY_NONE;
+  return kind != ZVM_NOTIFY_NONE && (unsigned)kind < ZVM_NOTIFY_KINDS &&
          ctx_mapper(ctx)->conf->notify[kind];
 }
 

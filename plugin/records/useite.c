@@ -475,4 +475,5 @@ static const struct zvm_record_hooks useite_hooks = {
     .values = useite_values,
     .state_size = sizeof(struct useite_slot),
     .state_release = useite_release,
+    .notify_kind = ZVM_NOTIFY_NONE,
 };
