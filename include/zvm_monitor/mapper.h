@@ -29,6 +29,7 @@
 
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/health.h"
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/recwalk.h"
 #include "zvm_monitor/value.h"
@@ -216,22 +217,6 @@ void zvm_mapper_set_clock_leap(struct zvm_mapper *m, bool known,
 size_t zvm_mapper_type_count(const struct zvm_mapper *m);
 const struct zvm_layout *zvm_mapper_type_at(const struct zvm_mapper *m,
                                             size_t i);
-
-/* The data source's health as whoever reads the device counts it (the
- * reader, a replay): plain counters, dispatched with plugin instance
- * "reader" (the man page lists them). */
-struct zvm_source_health {
-  uint64_t bytes_read;    /* every byte any read() returned */
-  uint64_t sets;          /* data sets completed by a 0-byte read */
-  uint64_t eio;           /* read() failed with EIO */
-  uint64_t efault;        /* read() failed with EFAULT */
-  uint64_t eoverflow;     /* read() failed with EOVERFLOW */
-  uint64_t open_errors;   /* failed open() attempts */
-  uint64_t oversize;      /* sets discarded for exceeding their maximum size */
-  uint64_t stream_errors; /* episodes of a stream the driver cannot produce */
-  uint64_t sets_dropped;  /* complete sets lost before decoding (no memory
-                             to queue them) */
-};
 
 /* End the pass: build the values to dispatch. now_us is the wall clock
  * (user expiry); rs the source's counters (NULL: none). Returns 0, or -1
