@@ -132,32 +132,41 @@ struct emit {
   struct entity *e;
 };
 
-struct zvm_mapper {
-  const struct zvm_conf *conf;
-  const struct zvm_registry *reg;
+/* The mapper's state in five parts, each reset as a whole
+ * (zvm_mapper_reset()): a member added to a part is reset with it. */
 
-  /* Descriptors: by (domain, record) for the registry's, plus any a
-   * select hook hands out (looked up by pointer). */
+/* The descriptors and their layouts: by (domain, record) for the
+ * registry's, plus any a select hook hands out (looked up by pointer);
+ * the value-list types for plugin_register_data_set. */
+struct mapper_index {
   struct mrec **by_num[ZVM_DOMAIN_COUNT];
   size_t nby_num[ZVM_DOMAIN_COUNT];
   struct mrec *mrecs;
   unsigned nlays;
+  const struct zvm_layout **types;
+  size_t ntypes, cap_types;
+  size_t max_slots; /* the widest layout's values */
   /* What create built, for zvm_mapper_reset(): descriptors a select hook
    * hands out later are added in front of created_mrecs. */
   struct mrec *created_mrecs;
   unsigned created_nlays;
   size_t created_ntypes, created_max_slots;
-  struct zvm_hook_ops ops;
-  uint64_t arrival_us; /* of the set being added */
-  /* Record-time rules (timerule.h): the newest record of the set being
-   * added, the leap-second estimate from arrival times, the offset the
-   * glue read from the clocks. */
+};
+
+/* Record-time rules (timerule.h): the arrival time and the newest record
+ * of the set being added, the leap-second estimate from arrival times,
+ * the offset the glue read from the clocks. */
+struct mapper_time {
+  uint64_t arrival_us;
   uint64_t set_newest_us;
   struct zvm_leap_est leap_est;
   bool clock_leap_known;
   uint64_t clock_leap_us;
+};
 
-  /* The entity table: chained hash over (layout, key). */
+/* The entity table (entity.c): chained hash over (layout, key), the
+ * guests' pool, the entities of the pass, the last expiry sweep. */
+struct mapper_entities {
   struct entity **buckets;
   size_t nbuckets;
   unsigned bucket_shift; /* 64 - log2(nbuckets) */
@@ -166,20 +175,18 @@ struct zvm_mapper {
   struct guest_count *guests;
   size_t guests_cap, nguests; /* cap: 0 or a power of two */
   struct entity *touched;
+  uint64_t last_sweep_us;
+};
 
-  /* Types for plugin_register_data_set. */
-  const struct zvm_layout **types;
-  size_t ntypes, cap_types;
-
-  /* The pass's output: reader values built by finish (a few), then the
-   * entities' values produced on demand from the kept records. */
+/* The pass's output (output.c): reader values built by finish (a few),
+ * then the entities' values produced on demand from the kept records. */
+struct mapper_output {
   struct zvm_value *fixed;
   size_t nfixed, cap_fixed;
   struct emit *emit;
   size_t nemit, cap_emit;
   struct zvm_value_item *items; /* one entity's values */
   bool *present;
-  size_t max_slots;
   size_t items_cap; /* entries of items and present (> max_slots) */
   size_t items_for; /* emit index the items belong to + 1; 0: none */
   bool items_ok;    /* every item present */
@@ -188,7 +195,6 @@ struct zvm_mapper {
   size_t nnotifs, cap_notifs;
   bool output_done; /* the previous pass's output is still there */
   bool oom;
-
   /* Value lists a lists hook made for one emitted entity (hlists_for:
    * its emit index + 1), and the pass's copies of their plugin
    * instances: chunks never moved nor reused within a pass, so a pointer
@@ -197,13 +203,27 @@ struct zvm_mapper {
   size_t nhlists, cap_hlists, hlists_for;
   struct text_chunk *chunks;
   const char *last_text;
+};
 
+/* Every counter and statistic the mapper keeps (the hooks' own and the
+ * per-record refusals are in the descriptors: struct mrec). */
+struct mapper_counters {
   struct zvm_decode_stats decode;
   uint64_t userid_filtered;
   uint64_t hook_skipped, hook_malformed;
   uint64_t short_records; /* shorter than their layout's fields */
-  uint64_t last_sweep_us;
   struct zvm_mapper_stats stats;
+};
+
+struct zvm_mapper {
+  const struct zvm_conf *conf;
+  const struct zvm_registry *reg;
+  struct zvm_hook_ops ops;
+  struct mapper_index index;
+  struct mapper_time time;
+  struct mapper_entities entities;
+  struct mapper_output out;
+  struct mapper_counters counts;
 };
 
 /* entity.c */
@@ -222,14 +242,15 @@ static inline size_t zvm_entity_bucket(const struct zvm_mapper *m, unsigned id,
   uint64_t h = key->v[0] ^ (key->v[1] * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
                ((uint64_t)id << 56);
   /* Fibonacci hashing: the top bits of h * 2^64/phi. */
-  return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >> m->bucket_shift);
+  return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >>
+                  m->entities.bucket_shift);
 }
 
 /* Inline: this runs for every record. */
 static inline struct entity *zvm_entity_find(const struct zvm_mapper *m,
                                              const struct lay *l,
                                              const struct zvm_key_value *key) {
-  for (struct entity *e = m->buckets[zvm_entity_bucket(m, l->id, key)];
+  for (struct entity *e = m->entities.buckets[zvm_entity_bucket(m, l->id, key)];
        e != NULL; e = e->next)
     if (e->inst.key.v[0] == key->v[0] && e->inst.key.v[1] == key->v[1] &&
         e->inst.layout == l->layout)
