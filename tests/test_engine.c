@@ -300,10 +300,29 @@ static void test_record_check(void **state) {
   f[1].offset = 24;
   f[1].metric = "A";
   expect_check_error(f, 2, "data source \"a\" twice");
-  f[1].metric = "a_q0";
+  /* Element names: metric, the row's elem_prefix ("_" if none, whatever
+   * the count) and the index. */
+  f[1].metric = "a_0";
   f[0].count = 4;
   f[0].width = 1;
+  expect_check_error(f, 2, "data source \"a_0\" twice");
+  f[0].elem_prefix = "_q";
+  f[1].metric = "a_q0";
   expect_check_error(f, 2, "data source \"a_q0\" twice");
+  char name[32];
+  f[0].elem_prefix = NULL;
+  assert_int_equal(zvm_field_element_name(&f[0], 3, name, sizeof(name)), 3);
+  assert_string_equal(name, "a_3");
+  /* D4R10's dispatch-queue arrays declare "_q" in their rows. */
+  const struct zvm_field *q = NULL;
+  for (size_t i = 0; i < zvm_rec_useite.main.nfields; i++)
+    if (zvm_rec_useite.main.fields[i].ibm_name != NULL &&
+        strcmp(zvm_rec_useite.main.fields[i].ibm_name, "USEITE_VMDCIDLD") == 0)
+      q = &zvm_rec_useite.main.fields[i];
+  assert_non_null(q);
+  assert_int_equal(q->count, 4);
+  assert_int_equal(zvm_field_element_name(q, 3, name, sizeof(name)), 11);
+  assert_string_equal(name, "vmdcidld_q3");
 
   /* A key must name an instance: an EBCDIC user ID, not a counter. */
   struct zvm_record_desc d = proc_desc;
