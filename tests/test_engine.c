@@ -530,8 +530,7 @@ static bool outer_record(struct zvm_hook_ctx *ctx,
                          const struct zvm_record_view *view, uint64_t time_us) {
   uint8_t cmd = view->rec->data[29];
   if (cmd == 1) {
-    zvm_hook_notify(ctx, ZVM_NOTIF_WARNING, time_us, "tinst", "ttype",
-                    "told to forget");
+    zvm_hook_notify(ctx, ZVM_NOTIF_WARNING, time_us, "tinst", "told to forget");
     struct zvm_key_value key = view->key;
     assert_true(zvm_hook_forget(ctx, &inner_desc_keyed.main, &key));
     assert_null(zvm_hook_find(ctx, &inner_desc_keyed.main, &key));
@@ -627,6 +626,12 @@ static void test_hooks(void **state) {
   assert_int_equal(f->nn, 1);
   assert_string_equal(f->n[0].message, "told to forget");
   assert_string_equal(f->n[0].plugin_instance, "tinst");
+  /* Named by the hooks' kind (logoff), sent by the outer record. */
+  assert_ptr_equal(f->n[0].record, &outer_desc);
+  assert_int_equal(f->n[0].kind, ZVM_NOTIFY_LOGOFF);
+  assert_string_equal(f->n[0].instance, "tinst");
+  assert_string_equal(f->n[0].type, "session");
+  assert_string_equal(f->n[0].type_instance, "logoff");
   assert_int_equal(f->n[0].time_us, US(SEC, 5));
   v = find(f, "", "reader", "errors", "malformed");
   assert_int_equal(v->derive, 1);

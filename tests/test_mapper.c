@@ -1045,6 +1045,12 @@ static void test_prcsmt_start_and_end(void **state) {
   assert_int_equal(f->n[0].time_us, US(SEC, 100));
   assert_string_equal(f->n[0].plugin_instance, "system");
   assert_string_equal(f->n[0].type, "threads");
+  assert_string_equal(f->n[0].type_instance, "");
+  /* Its neutral view: D5R21's, of kind multithreading, about "system". */
+  assert_int_equal(f->n[0].record->domain, 5);
+  assert_int_equal(f->n[0].record->number, 21);
+  assert_int_equal(f->n[0].kind, ZVM_NOTIFY_MULTITHREADING);
+  assert_string_equal(f->n[0].instance, "system");
   assert_string_equal(f->n[0].message,
                       "multithreading configuration change 2 started "
                       "(RCCSMTSQ 3); activated threads per core before the "

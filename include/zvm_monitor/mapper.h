@@ -102,13 +102,22 @@ struct zvm_value {
 };
 
 struct zvm_notification {
+  /* What happened, in no front end's terms: the record whose hooks sent
+   * it, its kind (the option Notify<Kind> switches it), severity and time
+   * (the record's TOD), the instance it is about ("system", "LINUX01": its
+   * whole key, whatever GuestsAsHosts says) and the message. */
+  const struct zvm_record_desc *record;
+  enum zvm_notify_kind kind;
   enum zvm_notif_severity severity;
-  uint64_t time_us;      /* the record's TOD */
+  uint64_t time_us;
+  char instance[ZVM_ID_MAX];
+  char message[ZVM_NOTIF_MSG_MAX];
+  /* The same as collectd identifiers (the naming contract; plugin
+   * "zvm_monitor"): */
   char host[ZVM_ID_MAX]; /* "" = the daemon's Hostname */
   char plugin_instance[ZVM_ID_MAX];
   const char *type;          /* a static string */
   const char *type_instance; /* a static string, "" for none */
-  char message[ZVM_NOTIF_MSG_MAX];
 };
 
 /* Where the leap-second offset of the last pass came from. */

@@ -82,11 +82,12 @@ struct zvm_hook_ctx;
 /* Services of the mapper (set by the mapper; hooks call the inline
  * wrappers below). */
 struct zvm_hook_ops {
-  /* Queue a notification: host = collectd's Hostname, plugin
-   * zvm_monitor. The strings are copied. */
+  /* Queue a notification about the named instance ("system"), of the
+   * hooks' notify_kind, from the descriptor being run. The strings are
+   * copied. (Its collectd names: host = the daemon's Hostname, plugin
+   * instance = instance, type and type instance by kind.) */
   void (*notify)(struct zvm_hook_ctx *ctx, enum zvm_notif_severity severity,
-                 uint64_t time_us, const char *plugin_instance,
-                 const char *type, const char *message);
+                 uint64_t time_us, const char *instance, const char *message);
   /* Forget an instance (its state is released; its next record starts
    * from nothing, as for a new one). False if it was not tracked. */
   bool (*forget)(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
@@ -97,13 +98,12 @@ struct zvm_hook_ops {
                                const struct zvm_key_value *key);
   /* Count a record a hook rejected as bad data (errors-malformed). */
   void (*count_malformed)(struct zvm_hook_ctx *ctx);
-  /* Queue a notification about an instance, named as its values are:
-   * host and plugin instance (GuestsAsHosts applies), and the given type
-   * and type instance. The strings are copied. */
+  /* Queue a notification about a tracked instance, as notify does (its
+   * collectd host and plugin instance are its values', GuestsAsHosts
+   * applies). The message is copied. */
   void (*notify_instance)(struct zvm_hook_ctx *ctx,
                           enum zvm_notif_severity severity, uint64_t time_us,
-                          const struct zvm_instance *inst, const char *type,
-                          const char *type_instance, const char *message);
+                          const struct zvm_instance *inst, const char *message);
   /* Start an instance afresh with its next record (a guest's logoff): its
    * hook state is released and zeroed and its record count restarts at 0
    * then. What it holds for this pass is still dispatched, and the times
@@ -132,10 +132,9 @@ struct zvm_hook_ctx {
 
 static inline void zvm_hook_notify(struct zvm_hook_ctx *ctx,
                                    enum zvm_notif_severity severity,
-                                   uint64_t time_us,
-                                   const char *plugin_instance,
-                                   const char *type, const char *message) {
-  ctx->ops->notify(ctx, severity, time_us, plugin_instance, type, message);
+                                   uint64_t time_us, const char *instance,
+                                   const char *message) {
+  ctx->ops->notify(ctx, severity, time_us, instance, message);
 }
 
 static inline bool zvm_hook_forget(struct zvm_hook_ctx *ctx,
@@ -154,13 +153,12 @@ static inline void zvm_hook_count_malformed(struct zvm_hook_ctx *ctx) {
   ctx->ops->count_malformed(ctx);
 }
 
-static inline void
-zvm_hook_notify_instance(struct zvm_hook_ctx *ctx,
-                         enum zvm_notif_severity severity, uint64_t time_us,
-                         const struct zvm_instance *inst, const char *type,
-                         const char *type_instance, const char *message) {
-  ctx->ops->notify_instance(ctx, severity, time_us, inst, type, type_instance,
-                            message);
+static inline void zvm_hook_notify_instance(struct zvm_hook_ctx *ctx,
+                                            enum zvm_notif_severity severity,
+                                            uint64_t time_us,
+                                            const struct zvm_instance *inst,
+                                            const char *message) {
+  ctx->ops->notify_instance(ctx, severity, time_us, inst, message);
 }
 
 static inline bool zvm_hook_restart(struct zvm_hook_ctx *ctx,

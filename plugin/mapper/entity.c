@@ -14,7 +14,6 @@
 #include "zvm_monitor/be.h"
 #include "zvm_monitor/recconf.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,53 +98,62 @@ _Static_assert(ZVM_RECCONF_MAX_PREFIX +
                    FULL_NAME_MAX,
                "a whole <Record> instance name fits FULL_NAME_MAX");
 
-/* How an entity is named and where its values go (the naming contract, man page
- * "METRICS"), decided before it is allocated: the names are stored at their
- * length. */
+void zvm_key_names(const struct zvm_layout *l, const struct zvm_key_value *key,
+                   struct zvm_key_names *kn) {
+  kn->n = l->key.nparts;
+  kn->user = -1;
+  for (unsigned p = 0; p < l->key.nparts; p++) {
+    const struct zvm_key_part *part = &l->key.part[p];
+    part_name(part, key->v[p], kn->part[p], sizeof(kn->part[p]));
+    if (part->kind == ZVM_KEY_USERID && kn->user < 0)
+      kn->user = (int)p;
+  }
+}
+
+void zvm_key_names_join(const struct zvm_layout *l,
+                        const struct zvm_key_names *kn, int skip, char *out,
+                        size_t size) {
+  char full[FULL_NAME_MAX] = "";
+  for (unsigned p = 0; p < kn->n; p++) {
+    const struct zvm_key_part *part = &l->key.part[p];
+    if ((int)p == skip)
+      continue;
+    if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
+      append(full, sizeof(full), part->text);
+    append(full, sizeof(full), kn->part[p]);
+  }
+  /* A part left out: no separator before what is left ("-vcpu1" ->
+   * "vcpu1"). */
+  const char *name = full;
+  if (skip >= 0 && (name[0] == '-' || name[0] == '_'))
+    name++;
+  size_t len = strlen(name);
+  memcpy(out, name, len < size ? len + 1 : size);
+  if (len >= size)
+    (void)zvm_id_shorten(out, size - 1, size, name, len);
+}
+
+void zvm_entity_instance_name(const struct entity *e, char *out, size_t size) {
+  struct zvm_key_names kn;
+  zvm_key_names(e->lay->layout, &e->inst.key, &kn);
+  zvm_key_names_join(e->lay->layout, &kn, -1, out, size);
+}
+
+/* How an entity is named and where its values go (cdname.c), decided
+ * before it is allocated: the names are stored at their length. */
 struct entity_naming {
-  char name[ZVM_ID_MAX]; /* plugin instance */
-  char host[ZVM_ID_MAX]; /* the guest's host (guest_host), lower case */
-  bool guest_host;
+  struct zvm_cd_instance cd;
   bool selected; /* UserID rules */
 };
 
 static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
                           const struct zvm_key_value *key,
                           struct entity_naming *n) {
-  const struct zvm_layout *l = lay->layout;
-  *n = (struct entity_naming){
-      .guest_host = lay->user_key &&
-                    (l->host == ZVM_HOST_GUEST || m->conf->guests_as_hosts)};
-  char user[ZVM_ID_MAX] = "";
-  char full[FULL_NAME_MAX] = "";
-  for (unsigned p = 0; p < l->key.nparts; p++) {
-    const struct zvm_key_part *part = &l->key.part[p];
-    char name[ZVM_ID_MAX];
-    part_name(part, key->v[p], name, sizeof(name));
-    if (part->kind == ZVM_KEY_USERID && user[0] == '\0') {
-      snprintf(user, sizeof(user), "%s", name);
-      if (n->guest_host)
-        continue; /* the host, not part of the instance */
-    }
-    if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
-      append(full, sizeof(full), part->text);
-    append(full, sizeof(full), name);
-  }
-  if (n->guest_host) {
-    for (size_t i = 0; user[i] != '\0'; i++)
-      n->host[i] = (char)tolower((unsigned char)user[i]);
-  }
-  /* The user ID went to the host: no separator before what is left
-   * ("-vcpu1" -> "vcpu1"). */
-  const char *name = full;
-  if (n->guest_host && (name[0] == '-' || name[0] == '_'))
-    name++;
-  size_t len = strlen(name);
-  memcpy(n->name, name, len < sizeof(n->name) ? len + 1 : sizeof(n->name));
-  if (len >= sizeof(n->name))
-    (void)zvm_id_shorten(n->name, sizeof(n->name) - 1, sizeof(n->name), name,
-                         len);
-  n->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);
+  struct zvm_key_names kn;
+  zvm_key_names(lay->layout, key, &kn);
+  zvm_cd_instance(m->conf, lay, &kn, &n->cd);
+  n->selected = kn.user < 0 || kn.part[kn.user][0] == '\0' ||
+                zvm_conf_user_selected(m->conf, kn.part[kn.user]);
 }
 
 /* ------------------------------------------------------------------------
@@ -359,8 +367,8 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
    * names at their length (struct entity). */
   struct entity_naming n;
   entity_naming(m, l, key, &n);
-  size_t name_size = strlen(n.name) + 1;
-  size_t host_size = n.guest_host ? strlen(n.host) + 1 : 0;
+  size_t name_size = strlen(n.cd.name) + 1;
+  size_t host_size = n.cd.guest_host ? strlen(n.cd.host) + 1 : 0;
   struct entity *e = calloc(1, l->names_off + name_size + host_size);
   if (e == NULL) {
     *why = ZVM_REFUSED_NO_MEMORY;
@@ -373,10 +381,10 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   if (l->names_off > l->state_off) /* the hooks keep state */
     e->inst.state = (char *)e + l->state_off;
   char *names = (char *)e + l->names_off;
-  memcpy(names, n.name, name_size);
-  memcpy(names + name_size, n.host, host_size);
+  memcpy(names, n.cd.name, name_size);
+  memcpy(names + name_size, n.cd.host, host_size);
   e->inst.name = names;
-  e->guest_host = n.guest_host;
+  e->guest_host = n.cd.guest_host;
   e->selected = n.selected;
   e->lay = l;
   e->inst.layout = l->layout;

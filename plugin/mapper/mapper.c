@@ -132,23 +132,25 @@ static struct lay *lay_of(struct zvm_mapper *m,
   return NULL;
 }
 
-/* Whether the Notify<Kind> option of the descriptor's notifications is
- * on. Hooks that declare no kind (ZVM_NOTIFY_NONE) send nothing; a kind
- * out of range is refused by zvm_record_check(). */
-static bool notify_wanted(struct zvm_hook_ctx *ctx) {
+/* The kind of the descriptor's notifications if its Notify<Kind> option
+ * is on, else ZVM_NOTIFY_NONE. Hooks that declare no kind send nothing; a
+ * kind out of range is refused by zvm_record_check(). */
+static enum zvm_notify_kind notify_wanted(struct zvm_hook_ctx *ctx) {
   const struct zvm_record_hooks *h = ctx->desc->hooks;
   enum zvm_notify_kind kind = h != NULL ? h->notify_kind : ZVM_NOTIFY_NONE;
   return kind != ZVM_NOTIFY_NONE && (unsigned)kind < ZVM_NOTIFY_KINDS &&
-         ctx_mapper(ctx)->conf->notify[kind];
+                 ctx_mapper(ctx)->conf->notify[kind]
+             ? kind
+             : ZVM_NOTIFY_NONE;
 }
 
 static void op_notify(struct zvm_hook_ctx *ctx,
                       enum zvm_notif_severity severity, uint64_t time_us,
-                      const char *plugin_instance, const char *type,
-                      const char *message) {
-  if (notify_wanted(ctx))
-    zvm_output_notify(ctx_mapper(ctx), severity, time_us, "", plugin_instance,
-                      type, NULL, message);
+                      const char *instance, const char *message) {
+  enum zvm_notify_kind kind = notify_wanted(ctx);
+  if (kind != ZVM_NOTIFY_NONE)
+    zvm_output_notify(ctx_mapper(ctx), ctx->desc, kind, severity, time_us,
+                      instance, "", instance, message);
 }
 
 static struct entity *entity_of(const struct zvm_instance *inst) {
@@ -159,13 +161,15 @@ static void op_notify_instance(struct zvm_hook_ctx *ctx,
                                enum zvm_notif_severity severity,
                                uint64_t time_us,
                                const struct zvm_instance *inst,
-                               const char *type, const char *type_instance,
                                const char *message) {
-  if (!notify_wanted(ctx))
+  enum zvm_notify_kind kind = notify_wanted(ctx);
+  if (kind == ZVM_NOTIFY_NONE)
     return;
   const struct entity *e = entity_of(inst);
-  zvm_output_notify(ctx_mapper(ctx), severity, time_us, zvm_entity_host(e),
-                    e->inst.name, type, type_instance, message);
+  char name[ZVM_ID_MAX];
+  zvm_entity_instance_name(e, name, sizeof(name));
+  zvm_output_notify(ctx_mapper(ctx), ctx->desc, kind, severity, time_us, name,
+                    zvm_entity_host(e), e->inst.name, message);
 }
 
 /* The tracked instance of layout with key, for the hook services. */

@@ -8,6 +8,7 @@
  *             keeping the latest record per entity; life cycle
  *   output.c  the pass's output: value lists (one per entity by default,
  *             or one value per list), reader counters, notifications
+ *   cdname.c  collectd's identifiers of instances and notifications
  *
  * Not an installed header: nothing outside the mapper sees these structs.
  */
@@ -229,6 +230,24 @@ struct zvm_mapper {
 /* entity.c */
 /* (zvm_text_key8(), zvm_name_key(): decode.h) */
 
+/* The names of an instance's key parts, in no front end's terms. */
+struct zvm_key_names {
+  unsigned n;
+  int user; /* the first ZVM_KEY_USERID part; -1: none */
+  char part[ZVM_KEY_PARTS_MAX][ZVM_ID_MAX];
+};
+void zvm_key_names(const struct zvm_layout *l, const struct zvm_key_value *key,
+                   struct zvm_key_names *kn);
+/* The parts' names, each after its prefix, all but part skip (-1: none;
+ * a separator it leaves at the start is dropped), shortened to size - 1
+ * characters by the rule every name follows (zvm_id_shorten). */
+void zvm_key_names_join(const struct zvm_layout *l,
+                        const struct zvm_key_names *kn, int skip, char *out,
+                        size_t size);
+/* The instance's name from every part of its key (its values' plugin
+ * instance unless a part names the host). */
+void zvm_entity_instance_name(const struct entity *e, char *out, size_t size);
+
 bool zvm_entity_table_init(struct zvm_mapper *m);
 void zvm_entity_table_free(struct zvm_mapper *m);
 /* Every entity freed, the buckets kept (empty). */
@@ -294,11 +313,30 @@ static inline bool zvm_output_grow(void *array, size_t *cap, size_t n,
 }
 void zvm_output_reader(struct zvm_mapper *m,
                        const struct zvm_source_health *rs);
-void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *host,
-                       const char *plugin_instance, const char *type,
-                       const char *type_instance, const char *message);
+/* Queue a notification (the strings are copied); host and plugin_instance
+ * are the instance's collectd names (cdname.c). */
+void zvm_output_notify(struct zvm_mapper *m,
+                       const struct zvm_record_desc *record,
+                       enum zvm_notify_kind kind,
+                       enum zvm_notif_severity severity, uint64_t time_us,
+                       const char *instance, const char *host,
+                       const char *plugin_instance, const char *message);
 void zvm_output_notifs_to_utc(struct zvm_mapper *m);
 void zvm_output_free(struct zvm_mapper *m);
+
+/* cdname.c: collectd's identifiers from the neutral names. */
+struct zvm_cd_instance {
+  char name[ZVM_ID_MAX]; /* plugin instance */
+  char host[ZVM_ID_MAX]; /* guest_host: the guest's host, lower case */
+  bool guest_host;
+};
+/* Where an instance of lay with key parts kn goes. */
+void zvm_cd_instance(const struct zvm_conf *conf, const struct lay *lay,
+                     const struct zvm_key_names *kn,
+                     struct zvm_cd_instance *out);
+/* A notification's collectd identifiers: its type and type instance by
+ * its kind, the host and plugin instance given (its instance's). */
+void zvm_cd_notification(struct zvm_notification *n, const char *host,
+                         const char *plugin_instance);
 
 #endif /* ZVM_MAPPER_MAPPER_INT_H */

@@ -144,10 +144,12 @@ void zvm_output_reader(struct zvm_mapper *m,
                    r->guest_dropped);
 }
 
-void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *host,
-                       const char *plugin_instance, const char *type,
-                       const char *type_instance, const char *message) {
+void zvm_output_notify(struct zvm_mapper *m,
+                       const struct zvm_record_desc *record,
+                       enum zvm_notify_kind kind,
+                       enum zvm_notif_severity severity, uint64_t time_us,
+                       const char *instance, const char *host,
+                       const char *plugin_instance, const char *message) {
   /* Hooks notify while a set is added (the output already begun), never
    * while the pass's output is read. */
   if (!zvm_output_grow((void **)&m->out.notifs, &m->out.cap_notifs,
@@ -156,18 +158,18 @@ void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
     return;
   }
   struct zvm_notification *n = &m->out.notifs[m->out.nnotifs++];
+  /* Names are copied: an instance may be forgotten before the
+   * notification goes out. */
   *n = (struct zvm_notification){
+      .record = record,
+      .kind = kind,
       .severity = severity,
       .time_us = time_us,
-      /* Hooks pass string literals as types; names are copied (an
-       * instance may be forgotten before the notification goes out). */
-      .type = type,
-      .type_instance = type_instance != NULL ? type_instance : "",
   };
-  snprintf(n->host, sizeof(n->host), "%s", host != NULL ? host : "");
-  snprintf(n->plugin_instance, sizeof(n->plugin_instance), "%s",
-           plugin_instance != NULL ? plugin_instance : "");
+  snprintf(n->instance, sizeof(n->instance), "%s",
+           instance != NULL ? instance : "");
   snprintf(n->message, sizeof(n->message), "%s", message);
+  zvm_cd_notification(n, host, plugin_instance);
 }
 
 /* Hooks notify with their records' Unix times: take the pass's
