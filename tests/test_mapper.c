@@ -488,6 +488,17 @@ static void test_neutral_value_model(void **state) {
   assert_null(v->record);
   assert_string_equal(v->instance, "reader");
   assert_string_equal(v->field, "records");
+
+  /* GuestsAsHosts names the collectd host by the guest; the instance
+   * stays the guest's name. */
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.conf.guests_as_hosts = true;
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 5), 5, 200);
+  pass(f, TB_DOM(4));
+  v = find(f, "linux07", "", "zvm_useite", "");
+  assert_non_null(v);
+  assert_string_equal(v->instance, "LINUX07");
 }
 
 static void test_useite_short_record(void **state) {

@@ -77,9 +77,13 @@ struct zvm_value {
    * an exporter, needs nothing else): the record's descriptor (NULL for
    * the source's health), the layout of the instance (its data sources
    * name a list's items: zvm_layout_data_sources()), the instance's name
-   * ("LINUX01", "ifl", "system"; "reader" for the health counters), and
-   * for one value its field's data source name (NULL for a list). The
-   * kind, time and value(s) follow below. */
+   * ("LINUX01", "ifl", "system"; "reader" for the health counters; every
+   * part of its key, whatever GuestsAsHosts says), and for one value its
+   * field's data source name (NULL for a list). The kind, time and
+   * value(s) follow below. Not neutral: the values a lists hook makes
+   * (APPLDATA, hooks.h struct zvm_hook_list) have the record, layout and
+   * instance, but their values are named only in collectd's terms below
+   * (field NULL; the layout's data sources do not name them). */
   const struct zvm_record_desc *record;
   const struct zvm_layout *layout;
   const char *instance;

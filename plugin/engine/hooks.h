@@ -186,7 +186,9 @@ enum zvm_hook_verdict {
 };
 
 /* A value list a lists hook names itself (APPLDATA: the names collectd's
- * own plugins use on a guest). The mapper copies the strings. */
+ * own plugins use on a guest). The mapper copies the strings. Not front-
+ * end neutral: named in collectd's terms only (no family or item names
+ * of their own), as the mapper's values say (mapper.h). */
 #define ZVM_HOOK_LIST_ITEMS_MAX 4
 /* Longest plugin instance of such a list, with its NUL (collectd's
  * DATA_MAX_NAME_LEN); a longer one is not dispatched. */

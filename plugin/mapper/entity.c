@@ -133,17 +133,12 @@ void zvm_key_names_join(const struct zvm_layout *l,
     (void)zvm_id_shorten(out, size - 1, size, name, len);
 }
 
-void zvm_entity_instance_name(const struct entity *e, char *out, size_t size) {
-  struct zvm_key_names kn;
-  zvm_key_names(e->lay->layout, &e->inst.key, &kn);
-  zvm_key_names_join(e->lay->layout, &kn, -1, out, size);
-}
-
 /* How an entity is named and where its values go (cdname.c), decided
  * before it is allocated: the names are stored at their length. */
 struct entity_naming {
   struct zvm_cd_instance cd;
-  bool selected; /* UserID rules */
+  char instance[ZVM_ID_MAX]; /* cd.guest_host: every key part */
+  bool selected;             /* UserID rules */
 };
 
 static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
@@ -152,6 +147,9 @@ static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
   struct zvm_key_names kn;
   zvm_key_names(lay->layout, key, &kn);
   zvm_cd_instance(m->conf, lay, &kn, &n->cd);
+  n->instance[0] = '\0';
+  if (n->cd.guest_host)
+    zvm_key_names_join(lay->layout, &kn, -1, n->instance, sizeof(n->instance));
   n->selected = kn.user < 0 || kn.part[kn.user][0] == '\0' ||
                 zvm_conf_user_selected(m->conf, kn.part[kn.user]);
 }
@@ -369,7 +367,9 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   entity_naming(m, l, key, &n);
   size_t name_size = strlen(n.cd.name) + 1;
   size_t host_size = n.cd.guest_host ? strlen(n.cd.host) + 1 : 0;
-  struct entity *e = calloc(1, l->names_off + name_size + host_size);
+  size_t inst_size = n.cd.guest_host ? strlen(n.instance) + 1 : 0;
+  struct entity *e =
+      calloc(1, l->names_off + name_size + host_size + inst_size);
   if (e == NULL) {
     *why = ZVM_REFUSED_NO_MEMORY;
     if (g != NULL && g->held == 0) { /* made for this entity */
@@ -383,6 +383,7 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   char *names = (char *)e + l->names_off;
   memcpy(names, n.cd.name, name_size);
   memcpy(names + name_size, n.cd.host, host_size);
+  memcpy(names + name_size + host_size, n.instance, inst_size);
   e->inst.name = names;
   e->guest_host = n.cd.guest_host;
   e->selected = n.selected;

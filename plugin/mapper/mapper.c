@@ -166,10 +166,9 @@ static void op_notify_instance(struct zvm_hook_ctx *ctx,
   if (kind == ZVM_NOTIFY_NONE)
     return;
   const struct entity *e = entity_of(inst);
-  char name[ZVM_ID_MAX];
-  zvm_entity_instance_name(e, name, sizeof(name));
-  zvm_output_notify(ctx_mapper(ctx), ctx->desc, kind, severity, time_us, name,
-                    zvm_entity_host(e), e->inst.name, message);
+  zvm_output_notify(ctx_mapper(ctx), ctx->desc, kind, severity, time_us,
+                    zvm_entity_instance(e), zvm_entity_host(e), e->inst.name,
+                    message);
 }
 
 /* The tracked instance of layout with key, for the hook services. */

@@ -102,9 +102,9 @@ struct entity {
   bool guest_host; /* its values go to the guest's host (GuestsAsHosts) */
   uint16_t copy_len;
   /* The latest record (or entry) of the pass, lay->copy_size bytes, then
-   * the hooks' state (lay->state_off), then the instance name (plugin
-   * instance) and the host if the instance is a guest's (lay->names_off,
-   * each at its length): one allocation. */
+   * the hooks' state (lay->state_off), then the plugin instance, and if
+   * the instance is a guest's the host and the instance's whole name
+   * (lay->names_off, each at its length): one allocation. */
   uint8_t copy[];
 };
 
@@ -112,6 +112,16 @@ struct entity {
  * collectd's Hostname), decided when the entity was first seen. */
 static inline const char *zvm_entity_host(const struct entity *e) {
   return e->guest_host ? e->inst.name + strlen(e->inst.name) + 1 : "";
+}
+
+/* The instance's name in no front end's terms: every part of its key
+ * ("LINUX01", "LINUX01-vcpu1"), the plugin instance unless a part went to
+ * the host. */
+static inline const char *zvm_entity_instance(const struct entity *e) {
+  if (!e->guest_host)
+    return e->inst.name;
+  const char *host = zvm_entity_host(e);
+  return host + strlen(host) + 1;
 }
 
 /* Storage for strings the pass hands out (output.c). */
@@ -244,9 +254,6 @@ void zvm_key_names(const struct zvm_layout *l, const struct zvm_key_value *key,
 void zvm_key_names_join(const struct zvm_layout *l,
                         const struct zvm_key_names *kn, int skip, char *out,
                         size_t size);
-/* The instance's name from every part of its key (its values' plugin
- * instance unless a part names the host). */
-void zvm_entity_instance_name(const struct entity *e, char *out, size_t size);
 
 bool zvm_entity_table_init(struct zvm_mapper *m);
 void zvm_entity_table_free(struct zvm_mapper *m);

@@ -311,7 +311,7 @@ static void value_head(const struct entity *e, struct zvm_value *v) {
   const struct zvm_layout *layout = e->lay->layout;
   *v = (struct zvm_value){.record = e->lay->rec->desc,
                           .layout = layout,
-                          .instance = e->inst.name,
+                          .instance = zvm_entity_instance(e),
                           .host = zvm_entity_host(e),
                           .plugin = layout->plugin,
                           .plugin_instance = e->inst.name,
