@@ -200,7 +200,9 @@ struct mapper_output {
   bool *present;
   size_t items_cap; /* entries of items and present (> max_slots) */
   size_t items_for; /* emit index the items belong to + 1; 0: none */
-  bool items_ok;    /* every item present */
+  size_t head_for;  /* emit index head_host/instance belong to + 1 */
+  const char *head_host, *head_instance;
+  bool items_ok; /* every item present */
   size_t nitems_present;
   struct zvm_notification *notifs;
   size_t nnotifs, cap_notifs;

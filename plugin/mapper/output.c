@@ -38,6 +38,7 @@ void zvm_output_begin(struct zvm_mapper *m) {
   m->out.nfixed = 0;
   m->out.nemit = 0;
   m->out.items_for = 0;
+  m->out.head_for = 0;
   m->out.nnotifs = 0;
   m->out.output_done = false;
   m->counts.stats.pass_guest_dropped = 0; /* counted while sets are added */
@@ -307,12 +308,25 @@ static size_t entity_hook_lists(struct zvm_mapper *m, size_t k) {
   return m->out.nhlists;
 }
 
-static void value_head(const struct entity *e, struct zvm_value *v) {
+/* The names every value of emitted entity k starts with; a guest's
+ * (host, whole name: after the plugin instance) found once per entity. */
+static void value_head(struct zvm_mapper *m, size_t k, const struct entity *e,
+                       struct zvm_value *v) {
+  const char *host = "", *instance = e->inst.name;
+  if (e->guest_host) {
+    if (m->out.head_for != k + 1) {
+      m->out.head_host = zvm_entity_host(e);
+      m->out.head_instance = zvm_entity_instance(e);
+      m->out.head_for = k + 1;
+    }
+    host = m->out.head_host;
+    instance = m->out.head_instance;
+  }
   const struct zvm_layout *layout = e->lay->layout;
   *v = (struct zvm_value){.record = e->lay->rec->desc,
                           .layout = layout,
-                          .instance = zvm_entity_instance(e),
-                          .host = zvm_entity_host(e),
+                          .instance = instance,
+                          .host = host,
                           .plugin = layout->plugin,
                           .plugin_instance = e->inst.name,
                           .time_us = e->inst.last_us};
@@ -330,7 +344,7 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
     if (l->rec->hooks != NULL && l->rec->hooks->lists != NULL) {
       if (it->value < entity_hook_lists(m, it->user)) {
         const struct zvm_hook_list *hl = &m->out.hlists[it->value++];
-        value_head(e, v);
+        value_head(m, it->user, e, v);
         if (hl->daemon_host)
           v->host = "";
         v->plugin = hl->plugin;
@@ -357,7 +371,7 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
       continue;
     }
     if (it->value == 0 && !l->single && m->out.items_ok) {
-      value_head(e, v);
+      value_head(m, it->user, e, v);
       v->type = l->layout->type_name;
       v->type_instance = "";
       v->nitems = l->nslots;
@@ -370,7 +384,7 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
       const struct slot *s = &l->slots[i];
       if (!m->out.present[i] || !s->selected)
         continue;
-      value_head(e, v);
+      value_head(m, it->user, e, v);
       v->field = s->ds;
       v->type = s->single_type;
       v->type_instance = s->single_ti;
