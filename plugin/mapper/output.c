@@ -46,8 +46,7 @@ void zvm_output_begin(struct zvm_mapper *m) {
 
 void zvm_output_reset(struct zvm_mapper *m) {
   struct mapper_output *o = &m->out;
-  for (struct text_chunk *c = o->chunks; c != NULL; c = c->next)
-    c->used = 0;
+  text_reset(m);
   /* The memory kept, every other member from nothing. */
   *o = (struct mapper_output){.fixed = o->fixed,
                               .cap_fixed = o->cap_fixed,
