@@ -36,8 +36,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/be.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/capture.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/decode.h"
@@ -79,8 +79,8 @@ struct data {
 
 static const char *argv0 = "zvm-bench";
 
-__attribute__((format(printf, 1, 2), noreturn)) static void
-die(const char *fmt, ...) {
+__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt,
+                                                                ...) {
   va_list ap;
   fprintf(stderr, "%s: ", argv0);
   va_start(ap, fmt);
@@ -178,8 +178,8 @@ static void noop_cb(const struct zvm_record *rec,
   (void)ctx;
 }
 
-__attribute__((noinline)) static void
-pass_decode(const struct data *d, struct zvm_decode_stats *st) {
+__attribute__((noinline)) static void pass_decode(const struct data *d,
+                                                  struct zvm_decode_stats *st) {
   for (size_t i = 0; i < d->nsets; i++)
     zvm_decode_set(d->sets[i].data, d->sets[i].len, ZVM_DOMAINS_ALL, noop_cb,
                    NULL, st);
@@ -193,8 +193,8 @@ pass_mapper(struct zvm_mapper *m, const struct data *d, uint64_t now_us) {
     die("zvm_mapper_finish: out of memory");
 }
 
-__attribute__((noinline)) static void
-pass_cap_write(struct zvm_cap_writer *w, const struct data *d) {
+__attribute__((noinline)) static void pass_cap_write(struct zvm_cap_writer *w,
+                                                     const struct data *d) {
   for (size_t i = 0; i < d->nsets; i++)
     if (zvm_cap_write_set(w, d->sets[i].data, d->sets[i].len, 1) != 0)
       die("capture: write failed");
@@ -257,8 +257,8 @@ __attribute__((noinline)) static size_t pass_values(struct zvm_mapper *m) {
 struct pipe_dev {
   FILE *fp;
   bool eof;
-  size_t set_left;  /* bytes of the current set not yet served */
-  size_t rs_left;   /* bytes of the current record set not yet served */
+  size_t set_left; /* bytes of the current set not yet served */
+  size_t rs_left;  /* bytes of the current record set not yet served */
   bool in_set;
   bool interval_end; /* the set just finished ended an interval */
   bool sample_set;   /* the current set's first MCE is a sample MCE */
@@ -392,9 +392,8 @@ static int memory_run(const char *gen, unsigned guests, unsigned intervals) {
       .now_ms = pd_now,
       .ctx = &dev,
   };
-  struct zvm_reader_config rc = {.device = conf.device,
-                                 .max_set_size = conf.max_set_size,
-                                 .io = &io};
+  struct zvm_reader_config rc = {
+      .device = conf.device, .max_set_size = conf.max_set_size, .io = &io};
   struct zvm_reader *r = zvm_reader_create(&rc);
   struct zvm_setq *q = zvm_setq_create(conf.max_queue_size);
   struct zvm_mapper *m = zvm_mapper_create(&conf);
@@ -418,17 +417,7 @@ static int memory_run(const char *gen, unsigned guests, unsigned intervals) {
     zvm_qset_free(sets);
     now_us += 60 * UINT64_C(1000000);
     const struct zvm_reader_stats *rs = zvm_reader_get_stats(r);
-    const struct zvm_source_health health = {
-        .bytes_read = rs->bytes_read,
-        .sets = rs->sets,
-        .eio = rs->eio,
-        .efault = rs->efault,
-        .eoverflow = rs->eoverflow,
-        .open_errors = rs->open_errors,
-        .oversize = rs->oversize,
-        .stream_errors = rs->stream_errors,
-    };
-    if (zvm_mapper_finish(m, now_us, &health) != 0)
+    if (zvm_mapper_finish(m, now_us, &rs->health) != 0)
       die("out of memory");
     nvalues += pass_values(m);
     passes++;
@@ -441,8 +430,8 @@ static int memory_run(const char *gen, unsigned guests, unsigned intervals) {
   printf("memory: guests %u, %u passes, %" PRIu64 " sets, %" PRIu64
          " records, %" PRIu64 " values; largest set %zu bytes, peak queue "
          "%zu bytes\n",
-         guests, passes, rs->sets, ds->walk.records, nvalues, dev.largest,
-         peak_queue);
+         guests, passes, rs->health.sets, ds->walk.records, nvalues,
+         dev.largest, peak_queue);
   printf("memory: VmRSS before %ld KiB, VmHWM after %ld KiB: growth %ld KiB "
          "= %.0f bytes per guest; target largest set + 2 KiB/guest + 2 MiB "
          "= %.0f KiB: %s\n",
@@ -508,7 +497,8 @@ static void usage(FILE *fp) {
           "      --gen PATH   zvm-stream-gen to run (default %s)\n"
           "      --input FILE data sets in zvm-stream-gen's \"sets\" format\n"
           "      --smoke      tiny run that only proves the program works\n"
-          "      --only FIG   time only memcpy, decode, cold, mapper (with values),\n"
+          "      --only FIG   time only memcpy, decode, cold, mapper (with "
+          "values),\n"
           "                   cap-write or cap-read: for callgrind, see\n"
           "                   bench/README.md\n"
           "      --memory     peak RSS growth of the plugin's data path (P3)\n"
@@ -521,9 +511,9 @@ static void usage(FILE *fp) {
 /* One steady-state pass, one interval after the previous one: the data's
  * TODs moved on (not timed), then the mapper pass and producing its values,
  * timed separately. Every pass must give the first pass's nvalues. */
-static void steady_pass(struct zvm_mapper *m, struct data *d,
-                        uint64_t *now_us, size_t nvalues, unsigned r,
-                        uint64_t *pass_ns, uint64_t *values_ns) {
+static void steady_pass(struct zvm_mapper *m, struct data *d, uint64_t *now_us,
+                        size_t nvalues, unsigned r, uint64_t *pass_ns,
+                        uint64_t *values_ns) {
   shift_tods(d, 60 * TOD_PER_SEC);
   *now_us += 60 * UINT64_C(1000000);
   uint64_t t0 = now_ns();
@@ -725,7 +715,7 @@ int main(int argc, char **argv) {
   if (t == NULL)
     die("out of memory");
 
-  /* --only FIG: the other figures are not run (0 repetitions). */
+    /* --only FIG: the other figures are not run (0 repetitions). */
 #define REPS(fig) (only == NULL || strcmp(only, fig) == 0 ? reps : 0)
 
   /* Warm up caches and the allocator. */
@@ -809,10 +799,10 @@ int main(int argc, char **argv) {
   double base_min = (double)tm.min_ns;
   /* Rates from the median; ratios to memcpy's median and (less sensitive
    * to other load on the machine) of the minimums. */
-  printf("%-13s %10s %10s %12s %12s %9s %9s\n", "figure", "median_us",
-         "min_us", "records/s", "bytes/s", "x_memcpy", "x_min");
+  printf("%-13s %10s %10s %12s %12s %9s %9s\n", "figure", "median_us", "min_us",
+         "records/s", "bytes/s", "x_memcpy", "x_min");
 #define ROW(name, tt)                                                          \
-  printf("%-13s %10.1f %10.1f %12.4g %12.4g %9.2f %9.2f\n", name,             \
+  printf("%-13s %10.1f %10.1f %12.4g %12.4g %9.2f %9.2f\n", name,              \
          (tt).median_ns / 1e3, (tt).min_ns / 1e3,                              \
          (double)records / ((tt).median_ns / 1e9),                             \
          (double)d.bytes / ((tt).median_ns / 1e9), (tt).median_ns / base,      \
@@ -827,8 +817,7 @@ int main(int argc, char **argv) {
          "values", tval.median_ns / 1e3, tval.min_ns / 1e3, "-", "-",
          tval.median_ns / base, tval.min_ns / base_min,
          (double)tval.median_ns / (double)nvalues);
-  struct timing tsum = {tp.median_ns + tval.median_ns,
-                        tp.min_ns + tval.min_ns};
+  struct timing tsum = {tp.median_ns + tval.median_ns, tp.min_ns + tval.min_ns};
   ROW("mapper+values", tsum);
 #undef ROW
 

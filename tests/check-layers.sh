@@ -33,6 +33,7 @@ public_layer() {
   conf | recconf | recconf_text) echo config ;;
   mapper | timerule | values) echo mapper ;;
   reader | events | capture | replay | setqueue) echo io ;;
+  health) echo format ;; # shared by io (the reader) and mapper
   *) echo unknown ;;
   esac
 }

@@ -300,10 +300,29 @@ static void test_record_check(void **state) {
   f[1].offset = 24;
   f[1].metric = "A";
   expect_check_error(f, 2, "data source \"a\" twice");
-  f[1].metric = "a_q0";
+  /* Element names: metric, the row's elem_prefix ("_" if none, whatever
+   * the count) and the index. */
+  f[1].metric = "a_0";
   f[0].count = 4;
   f[0].width = 1;
+  expect_check_error(f, 2, "data source \"a_0\" twice");
+  f[0].elem_prefix = "_q";
+  f[1].metric = "a_q0";
   expect_check_error(f, 2, "data source \"a_q0\" twice");
+  char name[32];
+  f[0].elem_prefix = NULL;
+  assert_int_equal(zvm_field_element_name(&f[0], 3, name, sizeof(name)), 3);
+  assert_string_equal(name, "a_3");
+  /* D4R10's dispatch-queue arrays declare "_q" in their rows. */
+  const struct zvm_field *q = NULL;
+  for (size_t i = 0; i < zvm_rec_useite.main.nfields; i++)
+    if (zvm_rec_useite.main.fields[i].ibm_name != NULL &&
+        strcmp(zvm_rec_useite.main.fields[i].ibm_name, "USEITE_VMDCIDLD") == 0)
+      q = &zvm_rec_useite.main.fields[i];
+  assert_non_null(q);
+  assert_int_equal(q->count, 4);
+  assert_int_equal(zvm_field_element_name(q, 3, name, sizeof(name)), 11);
+  assert_string_equal(name, "vmdcidld_q3");
 
   /* A key must name an instance: an EBCDIC user ID, not a counter. */
   struct zvm_record_desc d = proc_desc;
@@ -311,6 +330,17 @@ static void test_record_check(void **state) {
   d.main.key.part[0].field = 1;
   assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
   ERR_CONTAINS(err, "key field T_DISP cannot name an instance");
+
+  /* Hooks' notification kind: ZVM_NOTIFY_NONE (0) or a known kind. */
+  struct zvm_record_hooks h = {.notify_kind = ZVM_NOTIFY_NONE};
+  d = proc_desc;
+  d.hooks = &h;
+  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), 0);
+  h.notify_kind = ZVM_NOTIFY_DEVICE;
+  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), 0);
+  h.notify_kind = ZVM_NOTIFY_KINDS;
+  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
+  ERR_CONTAINS(err, "record D0R99: its hooks' notification kind 7 is unknown");
 }
 
 /* ------------------------------------------------------------------------
@@ -500,8 +530,7 @@ static bool outer_record(struct zvm_hook_ctx *ctx,
                          const struct zvm_record_view *view, uint64_t time_us) {
   uint8_t cmd = view->rec->data[29];
   if (cmd == 1) {
-    zvm_hook_notify(ctx, ZVM_NOTIF_WARNING, time_us, "tinst", "ttype",
-                    "told to forget");
+    zvm_hook_notify(ctx, ZVM_NOTIF_WARNING, time_us, "tinst", "told to forget");
     struct zvm_key_value key = view->key;
     assert_true(zvm_hook_forget(ctx, &inner_desc_keyed.main, &key));
     assert_null(zvm_hook_find(ctx, &inner_desc_keyed.main, &key));
@@ -521,6 +550,7 @@ static struct zvm_record_hooks outer_hooks = {
     .record = outer_record,
     .layouts = outer_layouts,
     .nlayouts = 1,
+    .notify_kind = ZVM_NOTIFY_LOGOFF,
 };
 
 static const struct zvm_record_desc outer_desc = {
@@ -596,6 +626,12 @@ static void test_hooks(void **state) {
   assert_int_equal(f->nn, 1);
   assert_string_equal(f->n[0].message, "told to forget");
   assert_string_equal(f->n[0].plugin_instance, "tinst");
+  /* Named by the hooks' kind (logoff), sent by the outer record. */
+  assert_ptr_equal(f->n[0].record, &outer_desc);
+  assert_int_equal(f->n[0].kind, ZVM_NOTIFY_LOGOFF);
+  assert_string_equal(f->n[0].instance, "tinst");
+  assert_string_equal(f->n[0].type, "session");
+  assert_string_equal(f->n[0].type_instance, "logoff");
   assert_int_equal(f->n[0].time_us, US(SEC, 5));
   v = find(f, "", "reader", "errors", "malformed");
   assert_int_equal(v->derive, 1);
@@ -621,6 +657,16 @@ static void test_hooks(void **state) {
   pass(f, TB_DOM(10));
   v = find(f, "lnx1", "n1", "zvm_tinner", "");
   assert_int_equal(v->items[0].derive, 4); /* from nothing again */
+
+  /* Hooks that leave their notification kind 0 (ZVM_NOTIFY_NONE) send
+   * nothing: the record hook's notification is dropped, its forget
+   * stands. */
+  outer_hooks.notify_kind = ZVM_NOTIFY_NONE;
+  add_outer(&f->mf.rs, tb_tod(SEC, 10), "LNX1", 1, 1, 0);
+  pass(f, TB_DOM(10));
+  outer_hooks.notify_kind = ZVM_NOTIFY_LOGOFF;
+  assert_int_equal(f->nn, 0);
+  assert_int_equal(released, 4);
   zvm_mapper_destroy(f->mf.m);
   f->mf.m = NULL;
   assert_int_equal(released, 4); /* every instance's state */

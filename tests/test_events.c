@@ -39,18 +39,18 @@ static size_t pass(uint64_t t) {
 static void test_quiet_stream_sends_nothing(void **state) {
   (void)state;
   for (unsigned t = 1; t <= 20; t++) {
-    rs.sets += 3;
-    rs.bytes_read += 3000;
+    rs.health.sets += 3;
+    rs.health.bytes_read += 3000;
     assert_int_equal(pass(t), 0);
   }
 }
 
 static void test_overflow_episode_once(void **state) {
   (void)state;
-  rs.sets = 5;
+  rs.health.sets = 5;
   assert_int_equal(pass(1), 0);
-  rs.eoverflow = 1;
-  rs.sets = 6;
+  rs.health.eoverflow = 1;
+  rs.health.sets = 6;
   assert_int_equal(pass(2), 1);
   assert_int_equal(out[0].kind, ZVM_EVENT_OVERFLOW);
   assert_int_equal(out[0].severity, ZVM_EVENT_WARNING);
@@ -58,25 +58,25 @@ static void test_overflow_episode_once(void **state) {
   assert_non_null(strstr(out[0].message, DEV));
   /* More overflows in the next passes: the same episode, no flood. */
   for (unsigned t = 3; t <= 8; t++) {
-    rs.eoverflow++;
-    rs.sets++;
+    rs.health.eoverflow++;
+    rs.health.sets++;
     assert_int_equal(pass(t), 0);
   }
   /* Sets arrive without overflow: the episode ends once it stayed away
    * for the settle time (3 s after the last overflow at t=8). */
-  rs.sets++;
+  rs.health.sets++;
   assert_int_equal(pass(9), 0);
-  rs.sets++;
+  rs.health.sets++;
   assert_int_equal(pass(10), 0);
-  rs.sets++;
+  rs.health.sets++;
   assert_int_equal(pass(11), 1);
   assert_int_equal(out[0].kind, ZVM_EVENT_OVERFLOW);
   assert_int_equal(out[0].severity, ZVM_EVENT_OKAY);
   assert_non_null(strstr(out[0].message, "7 in this episode"));
-  rs.sets++;
+  rs.health.sets++;
   assert_int_equal(pass(12), 0);
   /* A later overflow is a new episode. */
-  rs.eoverflow++;
+  rs.health.eoverflow++;
   assert_int_equal(pass(13), 1);
   assert_int_equal(out[0].severity, ZVM_EVENT_WARNING);
 }
@@ -84,7 +84,7 @@ static void test_overflow_episode_once(void **state) {
 /* Without complete sets reading has not resumed: no OKAY however long. */
 static void test_no_okay_before_data_resumes(void **state) {
   (void)state;
-  rs.efault = 1;
+  rs.health.efault = 1;
   rs.discarded = 1;
   assert_int_equal(pass(1), 1);
   assert_int_equal(out[0].kind, ZVM_EVENT_DISCARD);
@@ -92,7 +92,7 @@ static void test_no_okay_before_data_resumes(void **state) {
   assert_non_null(strstr(out[0].message, "incomplete sets 1"));
   for (unsigned t = 2; t < 100; t += 10)
     assert_int_equal(pass(t), 0);
-  rs.sets = 1;
+  rs.health.sets = 1;
   assert_int_equal(pass(100), 1);
   assert_int_equal(out[0].severity, ZVM_EVENT_OKAY);
   assert_int_equal(out[0].kind, ZVM_EVENT_DISCARD);
@@ -101,7 +101,7 @@ static void test_no_okay_before_data_resumes(void **state) {
 static void test_device_open_errors_and_advice(void **state) {
   (void)state;
   rs.open = 0;
-  rs.open_errors = 1;
+  rs.health.open_errors = 1;
   rs.open_errno = EBUSY;
   assert_int_equal(pass(1), 1);
   assert_int_equal(out[0].kind, ZVM_EVENT_DEVICE);
@@ -113,7 +113,7 @@ static void test_device_open_errors_and_advice(void **state) {
                          "another process holds /dev/monreader (only "
                          "one reader is allowed)"));
   /* Retries with other errors: still the same episode. */
-  rs.open_errors = 4;
+  rs.health.open_errors = 4;
   rs.open_errno = EACCES;
   assert_int_equal(pass(2), 0);
   /* Open again: OKAY once the trouble stayed away for the settle time. */
@@ -134,7 +134,7 @@ static void test_sever_flapping_is_one_episode(void **state) {
       rs.open = 0;
     } else {
       rs.open = 1;
-      rs.sets++;
+      rs.health.sets++;
     }
     size_t n = pass(t);
     if (t == 1) {
@@ -152,7 +152,7 @@ static void test_device_episode_named_by_its_start(void **state) {
   (void)state;
   rs.faults = 1;
   rs.open = 0;
-  rs.open_errors = 2;
+  rs.health.open_errors = 2;
   rs.open_errno = EIO;
   assert_int_equal(pass(1), 1);
   assert_non_null(strstr(out[0].message, "severed"));
@@ -164,7 +164,7 @@ static void test_device_episode_named_by_its_start(void **state) {
 static void test_stream_episode_names_the_device(void **state) {
   (void)state;
   rs.faults = 1;
-  rs.stream_errors = 1;
+  rs.health.stream_errors = 1;
   rs.open = 0;
   assert_int_equal(pass(1), 1);
   assert_int_equal(out[0].kind, ZVM_EVENT_DEVICE);
@@ -178,15 +178,15 @@ static void test_stream_episode_names_the_device(void **state) {
 static void test_kinds_are_independent_and_can_be_off(void **state) {
   (void)state;
   ev.enabled[ZVM_EVENT_OVERFLOW] = false;
-  rs.eoverflow = 1;
-  rs.eio = 1;
+  rs.health.eoverflow = 1;
+  rs.health.eio = 1;
   assert_int_equal(pass(1), 1);
   assert_int_equal(out[0].kind, ZVM_EVENT_DISCARD);
   assert_non_null(strstr(out[0].message, "EIO 1"));
   /* The disabled kind still tracks its episode: no WARNING when it is
    * switched on in the middle of one. */
   ev.enabled[ZVM_EVENT_OVERFLOW] = true;
-  rs.eoverflow = 2;
+  rs.health.eoverflow = 2;
   assert_int_equal(pass(2), 0);
 }
 

@@ -647,7 +647,9 @@ static void test_defaults_without_config(void **state) {
 
   static const char *const users[] = {"LINUX07"};
   script_users(users, 1, tb_tod(SEC, 250));
-  script(NULL, 0, &(struct zvm_reader_stats){.bytes_read = 4242, .sets = 1});
+  script(
+      NULL, 0,
+      &(struct zvm_reader_stats){.health.bytes_read = 4242, .health.sets = 1});
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
 
@@ -1066,7 +1068,7 @@ static void test_reader_thread(void **state) {
   script_users(users, 2, tb_tod(SEC, 10));
   sync_reader();
   script_users(users, 1, tb_tod(SEC, 20)); /* LINUX07 again, later */
-  script(NULL, 0, &(struct zvm_reader_stats){.sets = 2});
+  script(NULL, 0, &(struct zvm_reader_stats){.health.sets = 2});
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
   /* Latest record wins; every transaction counted; nothing twice. */
@@ -1343,7 +1345,7 @@ static void test_episode_notifications(void **state) {
   assert_int_equal(cb_init(), 0);
 
   struct zvm_reader_stats rs = {
-      .open = 0, .open_errors = 1, .open_errno = EBUSY};
+      .open = 0, .health.open_errors = 1, .open_errno = EBUSY};
   script(NULL, 0, &rs);
   sync_reader();
   assert_int_equal(cb_read(NULL), 0);
@@ -1360,10 +1362,10 @@ static void test_episode_notifications(void **state) {
 
   /* Opened; then an overflow and an EFAULT in the same pass. */
   rs = (struct zvm_reader_stats){.open = 1,
-                                 .open_errors = 1,
-                                 .sets = 3,
-                                 .eoverflow = 1,
-                                 .efault = 1,
+                                 .health.open_errors = 1,
+                                 .health.sets = 3,
+                                 .health.eoverflow = 1,
+                                 .health.efault = 1,
                                  .discarded = 1};
   script(NULL, 0, &rs);
   sync_reader();
@@ -1379,7 +1381,7 @@ static void test_episode_notifications(void **state) {
    * the overflow episode 30 s after the overflow; nothing else. */
   nnotifs = 0;
   for (int t = 2; t <= 4; t++) {
-    rs.sets++;
+    rs.health.sets++;
     script(NULL, 0, &rs);
     sync_reader();
     fake_now += TIME_T_TO_CDTIME_T(10);

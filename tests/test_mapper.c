@@ -488,6 +488,17 @@ static void test_neutral_value_model(void **state) {
   assert_null(v->record);
   assert_string_equal(v->instance, "reader");
   assert_string_equal(v->field, "records");
+
+  /* GuestsAsHosts names the collectd host by the guest; the instance
+   * stays the guest's name. */
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.conf.guests_as_hosts = true;
+  mapper_fx_start(&f->mf);
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 5), 5, 200);
+  pass(f, TB_DOM(4));
+  v = find(f, "linux07", "", "zvm_useite", "");
+  assert_non_null(v);
+  assert_string_equal(v->instance, "LINUX07");
 }
 
 static void test_useite_short_record(void **state) {
@@ -1045,6 +1056,12 @@ static void test_prcsmt_start_and_end(void **state) {
   assert_int_equal(f->n[0].time_us, US(SEC, 100));
   assert_string_equal(f->n[0].plugin_instance, "system");
   assert_string_equal(f->n[0].type, "threads");
+  assert_string_equal(f->n[0].type_instance, "");
+  /* Its neutral view: D5R21's, of kind multithreading, about "system". */
+  assert_int_equal(f->n[0].record->domain, 5);
+  assert_int_equal(f->n[0].record->number, 21);
+  assert_int_equal(f->n[0].kind, ZVM_NOTIFY_MULTITHREADING);
+  assert_string_equal(f->n[0].instance, "system");
   assert_string_equal(f->n[0].message,
                       "multithreading configuration change 2 started "
                       "(RCCSMTSQ 3); activated threads per core before the "
@@ -1364,11 +1381,9 @@ static void test_reset_is_new(void **state) {
 /* ------------------------------------------------------------------------
  * Reader counters.
  */
-static void test_reader_counters(void **state) {
-  struct fx *f = *state;
-  mapper_fx_option(&f->mf, "UserID", "LINUX07");
-  mapper_fx_start(&f->mf);
-
+/* A data set with trouble of every kind the walk and the mapper count,
+ * for a mapper with "UserID LINUX07". */
+static void add_troubled_set(struct fx *f) {
   /* Set 1: two record sets. The first: a D4R10 of a filtered user, an
    * unknown D0R1, a D5R21 whose array lies outside it, D1R13 plus
    * padding, then a record with MRHDRLEN 8 (malformed: rest skipped). */
@@ -1409,6 +1424,15 @@ static void test_reader_counters(void **state) {
   add_useite(&rec, "LINUX07", tb_tod(SEC, 3), 9, 200);
   tb_record_set(&f->mf.set, 0xC5, 0, DCSS_ADDR + 0x10000, &rec);
   zvm_mapper_add_set(f->mf.m, f->mf.set.data, f->mf.set.len);
+  tb_free(&rec);
+  tb_frames_free(&fr);
+}
+
+static void test_reader_counters(void **state) {
+  struct fx *f = *state;
+  mapper_fx_option(&f->mf, "UserID", "LINUX07");
+  mapper_fx_start(&f->mf);
+  add_troubled_set(f);
 
   struct zvm_source_health rs = {
       .bytes_read = 123456789,
@@ -1442,9 +1466,68 @@ static void test_reader_counters(void **state) {
   assert_int_equal(count_pi(f, "", "ifl"), 0);
   expect_gauge(f, "", "system", "gauge", "mt_config_seq", 2, US(SEC, 1));
   assert_int_equal(f->nv, READER_VALUES + MT_SYSTEM_VALUES + 1 + USEITE_NEXP);
+}
 
-  tb_free(&rec);
-  tb_frames_free(&fr);
+/* zvm_mapper_reset() zeroes every counter and statistic, whichever it
+ * is: the counters are one part of the mapper, reset as a whole. Every
+ * counter the data can move is made nonzero first; after the reset,
+ * every reader value and every statistic is 0. */
+static void test_reset_zeroes_counters(void **state) {
+  struct fx *f = *state;
+  mapper_fx_option(&f->mf, "UserID", "LINUX07");
+  mapper_fx_start(&f->mf);
+  add_troubled_set(f);
+  /* A record of 2043 (time_future) and a blank user ID. */
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC_2043, 0), 1, 200);
+  add_useite(&f->mf.rs, "", tb_tod(SEC, 5), 2, 200);
+  pass_at(f, TB_DOM(4), US(SEC + 60, 0));
+  /* Then an older, shorter record: restamped, short. */
+  add_useite(&f->mf.rs, "LINUX07", tb_tod(SEC, 4), 3, 102);
+  make_set(&f->mf.set, TB_DOM(4), &f->mf.rs);
+  tb_reset(&f->mf.rs);
+  zvm_mapper_add_set_at(f->mf.m, f->mf.set.data, f->mf.set.len,
+                        US(SEC + 61, 0));
+  const struct zvm_source_health health = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  finish(f, &health);
+  static const char *const moved[][2] = {
+      {"errors", "malformed"},        {"total_objects", "records"},
+      {"total_objects", "skipped"},   {"total_objects", "short_records"},
+      {"total_objects", "restamped"}, {"total_objects", "time_future"},
+  };
+  for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
+    if (reader_value(f, moved[i][0], moved[i][1]) == 0)
+      fail_msg("reader/%s-%s is 0 before the reset", moved[i][0], moved[i][1]);
+  const struct zvm_mapper_stats *ms = zvm_mapper_get_stats(f->mf.m);
+  const struct zvm_decode_stats *ds = zvm_mapper_decode_stats(f->mf.m);
+  assert_true(ms->users_tracked > 0 && ms->restamped > 0 &&
+              ms->time_future > 0 && ms->pass_timed > 0);
+  assert_true(ds->walk.records > 0 && ds->walk.malformed > 0 &&
+              ds->walk.mce_rejected > 0 && ds->unknown > 0 &&
+              ds->array_rejected > 0);
+
+  zvm_mapper_reset(f->mf.m);
+  f->nseen = 0;
+  static const struct zvm_decode_stats no_decode;
+  assert_memory_equal(ds, &no_decode, sizeof(no_decode));
+  assert_int_equal(ms->users_tracked, 0);
+  assert_int_equal(ms->users_dropped, 0);
+  assert_int_equal(ms->users_expired, 0);
+  assert_int_equal(ms->no_userid, 0);
+  assert_int_equal(ms->guest_tracked, 0);
+  assert_int_equal(ms->guest_dropped, 0);
+  assert_int_equal(ms->pass_guest_dropped, 0);
+  assert_int_equal(ms->restamped, 0);
+  assert_int_equal(ms->time_future, 0);
+  assert_int_equal(ms->pass_timed, 0);
+  assert_int_equal(ms->pass_restamped, 0);
+  assert_int_equal(ms->pass_future, 0);
+  assert_int_equal(ms->leap_us, 0);
+  finish(f, NULL);
+  assert_int_equal(f->nv, READER_VALUES);
+  for (size_t i = 0; i < f->nv; i++)
+    if (f->v[i].derive != 0)
+      fail_msg("reader/%s-%s is %lld after the reset", f->v[i].type,
+               f->v[i].type_instance, (long long)f->v[i].derive);
 }
 
 static void test_reader_counters_off(void **state) {
@@ -1515,6 +1598,7 @@ int main(void) {
       T(test_prcsmt_every_field),
       T(test_reset_is_new),
       T(test_reader_counters),
+      T(test_reset_zeroes_counters),
       T(test_reader_counters_off),
 #undef T
   };

@@ -498,8 +498,8 @@ static void run_chunking(size_t fixed, const size_t *pattern, size_t npat) {
   assert_int_equal(G.n, NSETS);
   for (size_t i = 0; i < NSETS; i++)
     assert_set(i, offs[i], set_sizes[i]);
-  assert_int_equal(st(r)->sets, NSETS);
-  assert_int_equal(st(r)->bytes_read, total);
+  assert_int_equal(st(r)->health.sets, NSETS);
+  assert_int_equal(st(r)->health.bytes_read, total);
   assert_int_equal(F.next, F.nsteps);
   if (fixed > 0) /* data reads + 0-byte reads + the final EAGAIN */
     assert_int_equal(F.n_read, expect_reads + NSETS + 1);
@@ -542,20 +542,20 @@ static void carry_over(void **s) {
 
   drain(r);
   assert_int_equal(G.n, 0);
-  assert_int_equal(st(r)->sets, 0);
-  assert_int_equal(st(r)->bytes_read, 5000);
+  assert_int_equal(st(r)->health.sets, 0);
+  assert_int_equal(st(r)->health.bytes_read, 5000);
 
   push_data_chunked(4000, 333);
   push_zero();
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, off, 9000);
-  assert_int_equal(st(r)->sets, 1);
+  assert_int_equal(st(r)->health.sets, 1);
 
   drain(r); /* nothing new: not delivered again */
   assert_int_equal(G.n, 1);
-  assert_int_equal(st(r)->sets, 1);
-  assert_int_equal(st(r)->bytes_read, 9000);
+  assert_int_equal(st(r)->health.sets, 1);
+  assert_int_equal(st(r)->health.bytes_read, 9000);
   zvm_reader_destroy(r);
 }
 
@@ -574,7 +574,7 @@ static void sets_in_order(void **s) {
   assert_set(0, a, 300);
   assert_set(1, b, 12);
   assert_set(2, c, 5000);
-  assert_int_equal(st(r)->sets, 3);
+  assert_int_equal(st(r)->health.sets, 3);
   zvm_reader_destroy(r);
 }
 
@@ -590,7 +590,7 @@ static void empty_set_counted_and_delivered(void **s) {
   assert_int_equal(G.n, 2);
   assert_int_equal(G.len[0], 0);
   assert_set(1, a, 5);
-  assert_int_equal(st(r)->sets, 2);
+  assert_int_equal(st(r)->health.sets, 2);
   zvm_reader_destroy(r);
 }
 
@@ -608,10 +608,10 @@ static void eio_discards_set(void **s) {
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, b, 40);
-  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->health.eio, 1);
   assert_int_equal(st(r)->discarded, 1);
-  assert_int_equal(st(r)->sets, 1);
-  assert_int_equal(st(r)->bytes_read, 90);
+  assert_int_equal(st(r)->health.sets, 1);
+  assert_int_equal(st(r)->health.bytes_read, 90);
   assert_int_equal(F.n_close, 0);
   assert_int_equal(F.n_poll, 2); /* drain start, after EIO */
   assert_int_equal(F.next, F.nsteps);
@@ -633,7 +633,7 @@ static void eio_at_set_boundary(void **s) {
   assert_int_equal(G.n, 2);
   assert_set(0, a, 30);
   assert_set(1, b, 10);
-  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->health.eio, 1);
   assert_int_equal(st(r)->discarded, 0);
   zvm_reader_destroy(r);
 }
@@ -659,11 +659,11 @@ static void efault_discards_set(void **s) {
   assert_int_equal(G.n, 2);
   assert_set(0, a, 25);
   assert_set(1, c, 40);
-  assert_int_equal(st(r)->efault, 1);
-  assert_int_equal(st(r)->eio, 0);
+  assert_int_equal(st(r)->health.efault, 1);
+  assert_int_equal(st(r)->health.eio, 0);
   assert_int_equal(st(r)->discarded, 1);
-  assert_int_equal(st(r)->sets, 2);
-  assert_int_equal(st(r)->bytes_read, 25 + 12 + 70 + 12 + 33 + 40);
+  assert_int_equal(st(r)->health.sets, 2);
+  assert_int_equal(st(r)->health.bytes_read, 25 + 12 + 70 + 12 + 33 + 40);
   assert_int_equal(F.n_close, 0);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "EFAULT"), 1);
   zvm_reader_destroy(r);
@@ -684,9 +684,9 @@ static void efault_at_set_start_keeps_message(void **s) {
   assert_int_equal(G.n, 2);
   assert_set(0, a, 25);
   assert_set(1, b, 30);
-  assert_int_equal(st(r)->efault, 1);
+  assert_int_equal(st(r)->health.efault, 1);
   assert_int_equal(st(r)->discarded, 0);
-  assert_int_equal(st(r)->sets, 2);
+  assert_int_equal(st(r)->health.sets, 2);
   zvm_reader_destroy(r);
 }
 
@@ -707,7 +707,7 @@ static void efault_tail_then_eio(void **s) {
   assert_int_equal(G.n, 1);
   assert_set(0, b, 30);
   assert_int_equal(st(r)->discarded, 1);
-  assert_int_equal(st(r)->sets, 1);
+  assert_int_equal(st(r)->health.sets, 1);
   zvm_reader_destroy(r);
 }
 
@@ -722,9 +722,9 @@ static void eoverflow_keeps_set(void **s) {
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, a, 50);
-  assert_int_equal(st(r)->eoverflow, 1);
+  assert_int_equal(st(r)->health.eoverflow, 1);
   assert_int_equal(st(r)->discarded, 0);
-  assert_int_equal(st(r)->sets, 1);
+  assert_int_equal(st(r)->health.sets, 1);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "EOVERFLOW"), 1);
   zvm_reader_destroy(r);
 }
@@ -760,7 +760,7 @@ static void eoverflow_logged_per_state_change(void **s) {
   drain(r);
   assert_int_equal(G.n, 5);
   assert_set(4, e, 5);
-  assert_int_equal(st(r)->eoverflow, 3);
+  assert_int_equal(st(r)->health.eoverflow, 3);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "EOVERFLOW"), 2);
   zvm_reader_destroy(r);
 }
@@ -777,13 +777,14 @@ static void eagain_keeps_partial(void **s) {
   assert_int_equal(G.n, 0);
   assert_int_equal(F.n_read, 2); /* stopped at EAGAIN */
   assert_int_equal(F.next, 2);
-  assert_int_equal(st(r)->bytes_read, 30);
+  assert_int_equal(st(r)->health.bytes_read, 30);
 
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, a, 50);
-  assert_int_equal(st(r)->sets, 1);
-  assert_int_equal(st(r)->eio + st(r)->efault + st(r)->eoverflow, 0);
+  assert_int_equal(st(r)->health.sets, 1);
+  assert_int_equal(
+      st(r)->health.eio + st(r)->health.efault + st(r)->health.eoverflow, 0);
   assert_int_equal(L.n, 1); /* "opened" only: EAGAIN is not an error */
   zvm_reader_destroy(r);
 }
@@ -845,7 +846,7 @@ static void open_errors_logged_once(void **s) {
       push_open_fail(cases[c].e);
       drain(r);
       assert_int_equal(F.n_open, i);
-      assert_int_equal(st(r)->open_errors, i);
+      assert_int_equal(st(r)->health.open_errors, i);
       F.now += 60000; /* past any back-off */
     }
     assert_int_equal(L.n, 1);
@@ -854,7 +855,7 @@ static void open_errors_logged_once(void **s) {
 
     drain(r); /* opens */
     assert_true(F.is_open);
-    assert_int_equal(st(r)->open_errors, 3);
+    assert_int_equal(st(r)->health.open_errors, 3);
     assert_int_equal(st(r)->reopens, 0);
     assert_int_equal(L.n, 2);
     assert_int_equal(L.level[1], ZVM_LOG_INFO);
@@ -877,7 +878,7 @@ static void open_error_transitions(void **s) {
     drain(r);
     F.now += 60000;
   }
-  assert_int_equal(st(r)->open_errors, 7);
+  assert_int_equal(st(r)->health.open_errors, 7);
   assert_int_equal(st(r)->open, 0);
   assert_int_equal(st(r)->open_errno, EIO); /* the most recent failure */
   assert_int_equal(L.n, 4);
@@ -930,7 +931,7 @@ static void open_backoff(void **s) {
   drain(r);
   assert_int_equal(F.n_open, 3);
   assert_true(F.is_open);
-  assert_int_equal(st(r)->open_errors, 2);
+  assert_int_equal(st(r)->health.open_errors, 2);
   assert_int_equal(st(r)->reopens, 0);
   zvm_reader_destroy(r);
 }
@@ -988,7 +989,7 @@ static void sever_backoff(void **s) {
     drain(r);
     assert_int_equal(F.n_open, opens + 1);
   }
-  assert_int_equal(st(r)->open_errors, 8);
+  assert_int_equal(st(r)->health.open_errors, 8);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "IUCV connection"), 1);
 
   F.now += 60000;
@@ -1034,7 +1035,7 @@ static void eio_then_pollerr_is_sever(void **s) {
   assert_false(F.is_open);
   assert_int_equal(F.n_close, 1);
   assert_int_equal(F.n_read, 2);
-  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->health.eio, 1);
   assert_int_equal(st(r)->discarded, 1);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "severed"), 1);
 
@@ -1043,7 +1044,7 @@ static void eio_then_pollerr_is_sever(void **s) {
   assert_int_equal(st(r)->reopens, 1);
   assert_int_equal(G.n, 1);
   assert_set(0, b, 30);
-  assert_int_equal(st(r)->eio, 1);
+  assert_int_equal(st(r)->health.eio, 1);
   assert_int_equal(st(r)->discarded, 1);
   zvm_reader_destroy(r);
 }
@@ -1090,10 +1091,10 @@ static void oversize_discarded(void **s) {
   assert_int_equal(G.n, 2);
   assert_set(0, fits, 100);
   assert_set(1, small, 10);
-  assert_int_equal(st(r)->sets, 5);
-  assert_int_equal(st(r)->oversize, 3);
+  assert_int_equal(st(r)->health.sets, 5);
+  assert_int_equal(st(r)->health.oversize, 3);
   assert_int_equal(st(r)->discarded, 0);
-  assert_int_equal(st(r)->bytes_read, 250 + 100 + 101 + 300 + 10);
+  assert_int_equal(st(r)->health.bytes_read, 250 + 100 + 101 + 300 + 10);
   /* logged for the 1st, again for the 3rd (a set fit in between), not for
    * the 4th */
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "larger than 100 bytes"), 2);
@@ -1115,8 +1116,8 @@ static void oversize_across_drains(void **s) {
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, b, 60);
-  assert_int_equal(st(r)->oversize, 1);
-  assert_int_equal(st(r)->sets, 2);
+  assert_int_equal(st(r)->health.oversize, 1);
+  assert_int_equal(st(r)->health.sets, 2);
   assert_true(heap.max_realloc <= 100);
   zvm_reader_destroy(r);
 }
@@ -1136,12 +1137,13 @@ static void bytes_read_counts_discarded(void **s) {
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, d, 50);
-  assert_int_equal(st(r)->bytes_read, 90 + 10 + 250 + 50);
+  assert_int_equal(st(r)->health.bytes_read, 90 + 10 + 250 + 50);
   assert_int_equal(st(r)->discarded, 2);
-  assert_int_equal(st(r)->oversize, 0); /* the 250 were the faulted tail */
-  assert_int_equal(st(r)->sets, 1);
-  assert_int_equal(st(r)->eio, 1);
-  assert_int_equal(st(r)->efault, 1);
+  assert_int_equal(st(r)->health.oversize,
+                   0); /* the 250 were the faulted tail */
+  assert_int_equal(st(r)->health.sets, 1);
+  assert_int_equal(st(r)->health.eio, 1);
+  assert_int_equal(st(r)->health.efault, 1);
   zvm_reader_destroy(r);
 }
 
@@ -1157,7 +1159,7 @@ static void read_cap_bounds_one_drain(void **s) {
   unsigned reads = F.n_read;
   assert_true(reads >= 100000);
   assert_true(reads <= (1u << 20));
-  assert_int_equal(st(r)->bytes_read, reads - 1 + 12);
+  assert_int_equal(st(r)->health.bytes_read, reads - 1 + 12);
   assert_int_equal(count_logs(ZVM_LOG_WARNING, "still had data"), 1);
 
   drain(r);
@@ -1176,15 +1178,15 @@ static void alloc_failure_keeps_partial(void **s) {
   heap.realloc_ok_left = 1; /* first buffer ok, growing it fails */
   assert_int_equal(zvm_reader_drain(r, on_set, &G), -1);
   assert_int_equal(G.n, 0);
-  assert_true(st(r)->bytes_read > 0);
-  assert_true(st(r)->bytes_read < 70000);
+  assert_true(st(r)->health.bytes_read > 0);
+  assert_true(st(r)->health.bytes_read < 70000);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "cannot allocate"), 1);
 
   heap.realloc_ok_left = -1;
   drain(r);
   assert_int_equal(G.n, 1);
   assert_set(0, a, 70000);
-  assert_int_equal(st(r)->bytes_read, 70000);
+  assert_int_equal(st(r)->health.bytes_read, 70000);
   assert_int_equal(st(r)->discarded, 0);
   zvm_reader_destroy(r);
 }
@@ -1322,7 +1324,7 @@ static void sysio_smoke(void **s) {
   struct zvm_reader *r = zvm_reader_create(&cfg);
   assert_non_null(r);
   assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
-  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(st(r)->health.open_errors, 1);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "missing does not exist"), 1);
   zvm_reader_destroy(r);
 
@@ -1332,7 +1334,7 @@ static void sysio_smoke(void **s) {
   r = zvm_reader_create(&cfg);
   assert_non_null(r);
   assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
-  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(st(r)->health.open_errors, 1);
   assert_int_equal(st(r)->open, 0);
   assert_int_equal(st(r)->open_errno, ZVM_READER_NOT_MONREADER);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "fifo is a FIFO, not the z/VM "
@@ -1344,7 +1346,7 @@ static void sysio_smoke(void **s) {
   r = zvm_reader_create(&cfg);
   assert_non_null(r);
   assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
-  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(st(r)->health.open_errors, 1);
   if (access("/sys/dev/char/1:3/uevent", R_OK) == 0)
     assert_int_equal(count_logs(ZVM_LOG_ERR, "/dev/null is the character "
                                              "device 1:3 (null), not"),
@@ -1360,14 +1362,14 @@ static void sysio_smoke(void **s) {
   r = zvm_reader_create(&cfg);
   assert_non_null(r);
   assert_int_equal(zvm_reader_drain(r, on_set, &G), 0); /* opens */
-  assert_int_equal(st(r)->open_errors, 0);
+  assert_int_equal(st(r)->health.open_errors, 0);
   int w = open(path, O_WRONLY | O_NONBLOCK);
   assert_true(w >= 0);
   assert_int_equal(zvm_reader_wait(r, 0), 0); /* nothing written yet */
   assert_int_equal(write(w, "MCE+records", 11), 11);
   assert_int_equal(zvm_reader_wait(r, 1000), 1); /* real poll() */
   assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
-  assert_int_equal(st(r)->bytes_read, 11);
+  assert_int_equal(st(r)->health.bytes_read, 11);
   assert_int_equal(G.n, 0);
   close(w);
   assert_int_equal(zvm_reader_drain(r, on_set, &G), 0);
@@ -1452,7 +1454,7 @@ static void open_refuses_other_devices(void **s) {
   assert_int_equal(F.n_close, 1);
   assert_false(F.is_open);
   assert_int_equal(F.n_read, 0); /* not one byte read from it */
-  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(st(r)->health.open_errors, 1);
   assert_int_equal(st(r)->open, 0);
   assert_int_equal(st(r)->open_errno, ZVM_READER_NOT_MONREADER);
   assert_int_equal(count_logs(ZVM_LOG_ERR,
@@ -1466,7 +1468,7 @@ static void open_refuses_other_devices(void **s) {
   F.now += 1;
   drain(r);
   assert_int_equal(F.n_open, 2);
-  assert_int_equal(st(r)->open_errors, 2);
+  assert_int_equal(st(r)->health.open_errors, 2);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "not the z/VM monitor device"), 1);
 
   /* The module is loaded and the node is right now. */
@@ -1485,7 +1487,7 @@ static void open_refuses_other_devices(void **s) {
   r = mk_checked(0);
   F.mode = S_IFREG;
   drain(r);
-  assert_int_equal(st(r)->open_errors, 1);
+  assert_int_equal(st(r)->health.open_errors, 1);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "is a regular file, not the z/VM "
                                            "monitor device"),
                    1);
@@ -1505,8 +1507,8 @@ static void empty_reads_are_an_episode(void **s) {
     push_zero();
 
   drain_uncollected(r);
-  assert_int_equal(st(r)->sets, 256);
-  assert_int_equal(st(r)->stream_errors, 1);
+  assert_int_equal(st(r)->health.sets, 256);
+  assert_int_equal(st(r)->health.stream_errors, 1);
   assert_int_equal(st(r)->faults, 1);
   assert_false(F.is_open);
   assert_int_equal(count_logs(ZVM_LOG_ERR,
@@ -1522,14 +1524,14 @@ static void empty_reads_are_an_episode(void **s) {
   F.now += 1;
   drain_uncollected(r); /* the 44 left, then EAGAIN: time passes, no episode */
   assert_int_equal(F.n_open, 2);
-  assert_int_equal(st(r)->sets, 300);
-  assert_int_equal(st(r)->stream_errors, 1);
+  assert_int_equal(st(r)->health.sets, 300);
+  assert_int_equal(st(r)->health.stream_errors, 1);
 
   /* Again: the back-off goes on doubling (no good set since), not logged. */
   for (int i = 0; i < 256; i++)
     push_zero();
   drain_uncollected(r);
-  assert_int_equal(st(r)->stream_errors, 2);
+  assert_int_equal(st(r)->health.stream_errors, 2);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "0-byte reads"), 1);
   F.now += 1999;
   drain_uncollected(r);
@@ -1545,7 +1547,7 @@ static void empty_reads_are_an_episode(void **s) {
   for (int i = 0; i < 256; i++)
     push_zero();
   drain_uncollected(r);
-  assert_int_equal(st(r)->stream_errors, 3);
+  assert_int_equal(st(r)->health.stream_errors, 3);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "re-open in 1 s"), 2);
   zvm_reader_destroy(r);
 }
@@ -1563,13 +1565,13 @@ static void sets_without_mce_are_an_episode(void **s) {
   }
   drain(r);
   assert_int_equal(G.n, 31);
-  assert_int_equal(st(r)->stream_errors, 0);
+  assert_int_equal(st(r)->health.stream_errors, 0);
   /* The 16th in a row. */
   push_bad_set_data(30);
   push_zero();
   drain(r);
   assert_int_equal(G.n, 32);
-  assert_int_equal(st(r)->stream_errors, 1);
+  assert_int_equal(st(r)->health.stream_errors, 1);
   assert_false(F.is_open);
   assert_int_equal(count_logs(ZVM_LOG_ERR, "returned data that does not start "
                                            "with a monitor control element"),
@@ -1583,8 +1585,8 @@ static void sets_without_mce_are_an_episode(void **s) {
   push_bad_set_data(12);
   push(ST_FOREVER);
   drain(r);
-  assert_int_equal(st(r)->stream_errors, 1);
-  assert_int_equal(st(r)->bytes_read, 1024 * 1024 + 1);
+  assert_int_equal(st(r)->health.stream_errors, 1);
+  assert_int_equal(st(r)->health.bytes_read, 1024 * 1024 + 1);
   assert_int_equal(st(r)->discarded, 1);
   assert_int_equal(G.n, 0);
   assert_false(F.is_open);
@@ -1630,7 +1632,7 @@ static void each_bad_mce_kind_is_an_episode(void **s) {
     }
     drain(r);
     assert_int_equal(G.n, 17);
-    assert_int_equal(st(r)->stream_errors, 1);
+    assert_int_equal(st(r)->health.stream_errors, 1);
     assert_false(F.is_open);
     assert_int_equal(count_logs(ZVM_LOG_ERR, "does not start with a monitor "
                                              "control element"),
@@ -1647,15 +1649,15 @@ static void oversize_sets_in_a_row_are_an_episode(void **s) {
     push_zero();
   }
   drain(r);
-  assert_int_equal(st(r)->oversize, 7);
-  assert_int_equal(st(r)->stream_errors, 0);
+  assert_int_equal(st(r)->health.oversize, 7);
+  assert_int_equal(st(r)->health.stream_errors, 0);
   for (int i = 0; i < 4; i++) {
     push_set_data(5000);
     push_zero();
   }
   drain(r);
-  assert_int_equal(st(r)->oversize, 11);
-  assert_int_equal(st(r)->stream_errors, 1);
+  assert_int_equal(st(r)->health.oversize, 11);
+  assert_int_equal(st(r)->health.stream_errors, 1);
   assert_false(F.is_open);
   assert_int_equal(count_logs(ZVM_LOG_ERR,
                               "returned 8 data sets in a row larger than "
@@ -1672,9 +1674,9 @@ static void oversize_sets_in_a_row_are_an_episode(void **s) {
   push(ST_FLOOD);
   for (int i = 0; i < 8 && F.is_open + (i == 0) > 0; i++)
     drain(r);
-  assert_int_equal(st(r)->stream_errors, 1);
-  assert_true(st(r)->bytes_read > 64u * 1024 * 1024);
-  assert_true(st(r)->bytes_read <= 64u * 1024 * 1024 + 4096);
+  assert_int_equal(st(r)->health.stream_errors, 1);
+  assert_true(st(r)->health.bytes_read > 64u * 1024 * 1024);
+  assert_true(st(r)->health.bytes_read <= 64u * 1024 * 1024 + 4096);
   assert_int_equal(st(r)->discarded, 1);
   assert_int_equal(G.n, 0);
   assert_false(F.is_open);
@@ -1691,15 +1693,15 @@ static void drain_bounded_in_bytes(void **s) {
   struct zvm_reader *r = mk(0);
   push(ST_FLOOD);
   drain(r);
-  uint64_t first = st(r)->bytes_read;
+  uint64_t first = st(r)->health.bytes_read;
   assert_true(first >= 16u * 1024 * 1024);
   assert_true(first < 17u * 1024 * 1024);
   assert_true(F.n_read < 1000);
   drain(r);
-  assert_true(st(r)->bytes_read >= 2 * first);
-  assert_true(st(r)->bytes_read < 2 * first + 1024 * 1024);
+  assert_true(st(r)->health.bytes_read >= 2 * first);
+  assert_true(st(r)->health.bytes_read < 2 * first + 1024 * 1024);
   assert_int_equal(G.n, 0);
-  assert_int_equal(st(r)->stream_errors, 0);
+  assert_int_equal(st(r)->health.stream_errors, 0);
   zvm_reader_destroy(r);
 }
 

@@ -166,8 +166,8 @@ static struct zvm_qset *run(const char *const *patterns, size_t n,
   zvm_replay_get_stats(rp, st, rs);
   /* what the read callback sees is what the replay counted, and the
    * queue's count of the sets it had no memory for */
-  assert_int_equal(published.sets_dropped, st->dropped);
-  rs->sets_dropped = st->dropped;
+  assert_int_equal(published.health.sets_dropped, st->dropped);
+  rs->health.sets_dropped = st->dropped;
   assert_memory_equal(&published, rs, sizeof(published));
   zvm_setq_destroy(c.q);
   zvm_replay_destroy(rp);
@@ -196,9 +196,9 @@ static void sets_counters_and_order(void **state) {
   for (unsigned i = 0; i < 3; i++, s = s->next)
     check_set(s, i);
   assert_null(s);
-  assert_int_equal(rs.sets, 3);
-  assert_int_equal(rs.bytes_read, 100 + 101 + 102 + 40);
-  assert_int_equal(rs.eio, 1);
+  assert_int_equal(rs.health.sets, 3);
+  assert_int_equal(rs.health.bytes_read, 100 + 101 + 102 + 40);
+  assert_int_equal(rs.health.eio, 1);
   assert_int_equal(rs.discarded, 1);
   assert_int_equal(st.passes, 1);
   assert_int_equal(st.events, 1);
@@ -225,7 +225,7 @@ static void glob_in_order(void **state) {
   for (unsigned i = 0; i < 5; i++, s = s->next)
     check_set(s, i);
   assert_null(s);
-  assert_int_equal(rs.eio, 3);
+  assert_int_equal(rs.health.eio, 3);
   zvm_qset_free(sets);
 }
 
@@ -373,8 +373,8 @@ static void dropped_set_counted(void **state) {
   assert_null(sets->next->next);
   assert_int_equal(st.sets, 2);
   assert_int_equal(st.dropped, 1);
-  assert_int_equal(rs.sets, 3);
-  assert_int_equal(rs.sets_dropped, 1);
+  assert_int_equal(rs.health.sets, 3);
+  assert_int_equal(rs.health.sets_dropped, 1);
   assert_int_equal(l.level[0], ZVM_LOG_ERR);
   assert_non_null(strstr(l.msg[0], "out of memory: a data set of 101 bytes "
                                    "from the capture "));
@@ -618,14 +618,14 @@ static void event_counting(void **state) {
       .type = ZVM_READER_EV_SEVER, .set_discarded = true, .discarded_bytes = 7};
   zvm_replay_count_event(&rs, &ev);
   assert_int_equal(rs.reopens, 1);
-  assert_int_equal(rs.open_errors, 1);
-  assert_int_equal(rs.eoverflow, 1);
-  assert_int_equal(rs.eio, 1);
-  assert_int_equal(rs.efault, 1);
-  assert_int_equal(rs.oversize, 1);
-  assert_int_equal(rs.sets, 1);
+  assert_int_equal(rs.health.open_errors, 1);
+  assert_int_equal(rs.health.eoverflow, 1);
+  assert_int_equal(rs.health.eio, 1);
+  assert_int_equal(rs.health.efault, 1);
+  assert_int_equal(rs.health.oversize, 1);
+  assert_int_equal(rs.health.sets, 1);
   assert_int_equal(rs.discarded, 1);
-  assert_int_equal(rs.bytes_read, 7);
+  assert_int_equal(rs.health.bytes_read, 7);
   assert_int_equal(rs.faults, 2);
   assert_int_equal(rs.open, 0);
   assert_int_equal(rs.open_errno, EBUSY);

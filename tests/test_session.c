@@ -21,11 +21,11 @@
 #include <string.h>
 
 #include "builder.h"
-#include "mapper_fixture.h"
 #include "conf_options.h"
+#include "mapper_fixture.h"
+#include "mapper_values.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
-#include "mapper_values.h"
 
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
@@ -99,9 +99,17 @@ static const struct zvm_value *find(const struct fx *f, const char *host,
   return NULL;
 }
 
+/* A logon or logoff notification: its neutral view (record D4R1 or D4R2,
+ * kind, the instance's whole name) and its collectd names. */
 static void expect_note(const struct zvm_notification *n, int severity,
-                        const char *host, const char *pi, const char *ti,
-                        const char *message, uint64_t time_us) {
+                        const char *instance, const char *host, const char *pi,
+                        const char *ti, const char *message, uint64_t time_us) {
+  bool logon = strcmp(ti, "logon") == 0;
+  assert_non_null(n->record);
+  assert_int_equal(n->record->domain, 4);
+  assert_int_equal(n->record->number, logon ? 1 : 2);
+  assert_int_equal(n->kind, logon ? ZVM_NOTIFY_LOGON : ZVM_NOTIFY_LOGOFF);
+  assert_string_equal(n->instance, instance);
   assert_int_equal(n->severity, severity);
   assert_string_equal(n->host, host);
   assert_string_equal(n->plugin_instance, pi);
@@ -122,9 +130,9 @@ static void test_logon_and_logoff_once_per_guest(void **state) {
   add_session(&f->mf.rs, false, "LINUX07", 2, tb_tod(SEC, 3) + (2 << 12));
   pass(f);
   assert_int_equal(f->nn, 2);
-  expect_note(&f->n[0], ZVM_NOTIF_OKAY, "", "LINUX07", "logon",
+  expect_note(&f->n[0], ZVM_NOTIF_OKAY, "LINUX07", "", "LINUX07", "logon",
               "z/VM guest LINUX07 logged on", US(SEC, 1));
-  expect_note(&f->n[1], ZVM_NOTIF_WARNING, "", "LINUX07", "logoff",
+  expect_note(&f->n[1], ZVM_NOTIF_WARNING, "LINUX07", "", "LINUX07", "logoff",
               "z/VM guest LINUX07 logged off", US(SEC, 3));
   /* The last values before the logoff are not lost. */
   const struct zvm_value *v = find(f, "", "LINUX07", "hfcpurn");
@@ -142,7 +150,7 @@ static void test_logon_and_logoff_once_per_guest(void **state) {
   add_session(&f->mf.rs, false, "LINUX07", 0, tb_tod(SEC + 60, 0));
   pass(f);
   assert_int_equal(f->nn, 1);
-  expect_note(&f->n[0], ZVM_NOTIF_WARNING, "", "LINUX07", "logoff",
+  expect_note(&f->n[0], ZVM_NOTIF_WARNING, "LINUX07", "", "LINUX07", "logoff",
               "z/VM guest LINUX07 logged off", US(SEC + 60, 0));
 }
 
@@ -187,9 +195,9 @@ static void test_guests_as_hosts_and_selection(void **state) {
   add_session(&f->mf.rs, false, "WEB01", 0, tb_tod(SEC, 3));
   pass(f);
   assert_int_equal(f->nn, 2);
-  expect_note(&f->n[0], ZVM_NOTIF_OKAY, "web01", "", "logon",
+  expect_note(&f->n[0], ZVM_NOTIF_OKAY, "WEB01", "web01", "", "logon",
               "z/VM guest WEB01 logged on", US(SEC, 2));
-  expect_note(&f->n[1], ZVM_NOTIF_WARNING, "web01", "", "logoff",
+  expect_note(&f->n[1], ZVM_NOTIF_WARNING, "WEB01", "web01", "", "logoff",
               "z/VM guest WEB01 logged off", US(SEC, 3));
 }
 
@@ -226,7 +234,7 @@ static void test_short_and_blank(void **state) {
   tb_put_ebcdic(&f->mf.rs, rec + 20, "SHORT", 8);
   pass(f);
   assert_int_equal(f->nn, 1);
-  expect_note(&f->n[0], ZVM_NOTIF_OKAY, "", "SHORT", "logon",
+  expect_note(&f->n[0], ZVM_NOTIF_OKAY, "SHORT", "", "SHORT", "logon",
               "z/VM guest SHORT logged on", US(SEC, 3));
 }
 

@@ -280,22 +280,22 @@ static void test_out_of_memory(void **state) {
   assert_null(zvm_setq_take(q, NULL, NULL));
   /* The drop reaches the consumer with the producer's counters, which
    * count the set as read: a set read is one delivered or dropped. */
-  struct zvm_reader_stats rs = {.sets = 2}, got;
+  struct zvm_reader_stats rs = {.health.sets = 2}, got;
   assert_int_equal(zvm_setq_push(q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
   malloc_fails = true;
-  rs.sets = 3;
+  rs.health.sets = 3;
   assert_int_equal(zvm_setq_push(q, a, sizeof(a), &rs), ZVM_SETQ_NOMEM);
   malloc_fails = false;
   struct zvm_qset *list = zvm_setq_take(q, &got, NULL);
   assert_int_equal(list_len(list), 1);
-  assert_int_equal(got.sets, 3);
-  assert_int_equal(got.sets_dropped, 2);
+  assert_int_equal(got.health.sets, 3);
+  assert_int_equal(got.health.sets_dropped, 2);
   zvm_qset_free(list);
   /* Closed: not counted as dropped for want of memory. */
   zvm_setq_close(q);
   assert_int_equal(zvm_setq_push(q, a, sizeof(a), &rs), ZVM_SETQ_CLOSED);
   assert_null(zvm_setq_take(q, &got, NULL));
-  assert_int_equal(got.sets_dropped, 2);
+  assert_int_equal(got.health.sets_dropped, 2);
   zvm_setq_get_stats(q, &st);
   assert_int_equal(st.dropped, 3);
   assert_int_equal(st.nomem, 2);
@@ -306,27 +306,27 @@ static void test_out_of_memory(void **state) {
 static void test_reader_counters_published(void **state) {
   (void)state;
   struct zvm_setq *q = zvm_setq_create(1000);
-  struct zvm_reader_stats rs = {.sets = 5, .bytes_read = 55}, got;
+  struct zvm_reader_stats rs = {.health.sets = 5, .health.bytes_read = 55}, got;
   int status = 7;
   uint8_t a[3] = {1, 2, 3};
   assert_null(zvm_setq_take(q, &got, &status));
-  assert_int_equal(got.sets, 0);
+  assert_int_equal(got.health.sets, 0);
   assert_int_equal(status, 0);
   assert_false(zvm_setq_wait_published(q, 10)); /* a push is no publish */
   assert_int_equal(zvm_setq_push(q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
   assert_false(zvm_setq_wait_published(q, 0));
   struct zvm_qset *list = zvm_setq_take(q, &got, &status);
   assert_int_equal(list_len(list), 1);
-  assert_int_equal(got.sets, 5);
-  assert_int_equal(got.bytes_read, 55);
+  assert_int_equal(got.health.sets, 5);
+  assert_int_equal(got.health.bytes_read, 55);
   zvm_qset_free(list);
-  rs.sets = 6;
-  rs.eoverflow = 1;
+  rs.health.sets = 6;
+  rs.health.eoverflow = 1;
   zvm_setq_publish(q, &rs, -1);
   assert_true(zvm_setq_wait_published(q, 0));
   assert_null(zvm_setq_take(q, &got, &status));
-  assert_int_equal(got.sets, 6);
-  assert_int_equal(got.eoverflow, 1);
+  assert_int_equal(got.health.sets, 6);
+  assert_int_equal(got.health.eoverflow, 1);
   assert_int_equal(status, -1);
   zvm_setq_destroy(q);
 }
@@ -368,7 +368,7 @@ static void *produce(void *arg) {
     buf[1] = (uint8_t)(seq >> 16);
     buf[2] = (uint8_t)(seq >> 8);
     buf[3] = (uint8_t)seq;
-    struct zvm_reader_stats rs = {.sets = seq + 1};
+    struct zvm_reader_stats rs = {.health.sets = seq + 1};
     int r = zvm_setq_push(p->q, buf, len, &rs);
     if (r == ZVM_SETQ_WAITED)
       p->waited++;
@@ -405,7 +405,7 @@ static void test_concurrent_nothing_lost_or_duplicated(void **state) {
       next++;
     }
     /* The counters cover every set taken. */
-    assert_true(rs.sets >= next);
+    assert_true(rs.health.sets >= next);
     zvm_qset_free(list);
     if (takes % 64 == 0)
       sleep_ms(1); /* let the queue fill now and then */
@@ -471,18 +471,19 @@ static void test_counters_published_with_their_set(void **state) {
   race_q = zvm_setq_create(1 << 16);
   assert_non_null(race_q);
   uint8_t a[8] = {0};
-  struct zvm_reader_stats rs = {.sets = 1, .bytes_read = 8};
+  struct zvm_reader_stats rs = {.health.sets = 1, .health.bytes_read = 8};
   assert_int_equal(zvm_setq_push(race_q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
-  rs = (struct zvm_reader_stats){.sets = 2, .bytes_read = 16};
+  rs = (struct zvm_reader_stats){.health.sets = 2, .health.bytes_read = 16};
   malloc_hook = take_during_copy;
   assert_int_equal(zvm_setq_push(race_q, a, sizeof(a), &rs), ZVM_SETQ_QUEUED);
-  assert_null(malloc_hook);           /* the hook ran inside the push */
-  assert_int_equal(race_taken, 1);    /* the first set only ... */
-  assert_int_equal(race_got.sets, 1); /* ... and the counters that go with it */
+  assert_null(malloc_hook);        /* the hook ran inside the push */
+  assert_int_equal(race_taken, 1); /* the first set only ... */
+  assert_int_equal(race_got.health.sets,
+                   1); /* ... and the counters that go with it */
   struct zvm_reader_stats got;
   struct zvm_qset *list = zvm_setq_take(race_q, &got, NULL);
   assert_int_equal(list_len(list), 1);
-  assert_int_equal(got.sets, 2);
+  assert_int_equal(got.health.sets, 2);
   zvm_qset_free(list);
   zvm_setq_destroy(race_q);
 }

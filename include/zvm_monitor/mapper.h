@@ -29,6 +29,7 @@
 
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/decode.h"
+#include "zvm_monitor/health.h"
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/recwalk.h"
 #include "zvm_monitor/value.h"
@@ -76,9 +77,13 @@ struct zvm_value {
    * an exporter, needs nothing else): the record's descriptor (NULL for
    * the source's health), the layout of the instance (its data sources
    * name a list's items: zvm_layout_data_sources()), the instance's name
-   * ("LINUX01", "ifl", "system"; "reader" for the health counters), and
-   * for one value its field's data source name (NULL for a list). The
-   * kind, time and value(s) follow below. */
+   * ("LINUX01", "ifl", "system"; "reader" for the health counters; every
+   * part of its key, whatever GuestsAsHosts says), and for one value its
+   * field's data source name (NULL for a list). The kind, time and
+   * value(s) follow below. Not neutral: the values a lists hook makes
+   * (APPLDATA, hooks.h struct zvm_hook_list) have the record, layout and
+   * instance, but their values are named only in collectd's terms below
+   * (field NULL; the layout's data sources do not name them). */
   const struct zvm_record_desc *record;
   const struct zvm_layout *layout;
   const char *instance;
@@ -101,13 +106,22 @@ struct zvm_value {
 };
 
 struct zvm_notification {
+  /* What happened, in no front end's terms: the record whose hooks sent
+   * it, its kind (the option Notify<Kind> switches it), severity and time
+   * (the record's TOD), the instance it is about ("system", "LINUX01": its
+   * whole key, whatever GuestsAsHosts says) and the message. */
+  const struct zvm_record_desc *record;
+  enum zvm_notify_kind kind;
   enum zvm_notif_severity severity;
-  uint64_t time_us;      /* the record's TOD */
+  uint64_t time_us;
+  char instance[ZVM_ID_MAX];
+  char message[ZVM_NOTIF_MSG_MAX];
+  /* The same as collectd identifiers (the naming contract; plugin
+   * "zvm_monitor"): */
   char host[ZVM_ID_MAX]; /* "" = the daemon's Hostname */
   char plugin_instance[ZVM_ID_MAX];
   const char *type;          /* a static string */
   const char *type_instance; /* a static string, "" for none */
-  char message[ZVM_NOTIF_MSG_MAX];
 };
 
 /* Where the leap-second offset of the last pass came from. */
@@ -216,22 +230,6 @@ void zvm_mapper_set_clock_leap(struct zvm_mapper *m, bool known,
 size_t zvm_mapper_type_count(const struct zvm_mapper *m);
 const struct zvm_layout *zvm_mapper_type_at(const struct zvm_mapper *m,
                                             size_t i);
-
-/* The data source's health as whoever reads the device counts it (the
- * reader, a replay): plain counters, dispatched with plugin instance
- * "reader" (the man page lists them). */
-struct zvm_source_health {
-  uint64_t bytes_read;    /* every byte any read() returned */
-  uint64_t sets;          /* data sets completed by a 0-byte read */
-  uint64_t eio;           /* read() failed with EIO */
-  uint64_t efault;        /* read() failed with EFAULT */
-  uint64_t eoverflow;     /* read() failed with EOVERFLOW */
-  uint64_t open_errors;   /* failed open() attempts */
-  uint64_t oversize;      /* sets discarded for exceeding their maximum size */
-  uint64_t stream_errors; /* episodes of a stream the driver cannot produce */
-  uint64_t sets_dropped;  /* complete sets lost before decoding (no memory
-                             to queue them) */
-};
 
 /* End the pass: build the values to dispatch. now_us is the wall clock
  * (user expiry); rs the source's counters (NULL: none). Returns 0, or -1

@@ -29,6 +29,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "zvm_monitor/health.h"
+
 /* System calls, replaceable by tests (a scripted fake device). */
 struct zvm_reader_io {
   int (*open)(const char *path, int flags, void *ctx);
@@ -70,22 +72,12 @@ typedef void (*zvm_reader_log_fn)(enum zvm_log_level level, const char *msg,
                                   void *ctx);
 
 struct zvm_reader_stats {
-  uint64_t bytes_read;    /* every byte any read() returned */
-  uint64_t sets;          /* data sets completed by a 0-byte read */
-  uint64_t eio;           /* read() failed with EIO */
-  uint64_t efault;        /* read() failed with EFAULT */
-  uint64_t eoverflow;     /* read() failed with EOVERFLOW */
-  uint64_t open_errors;   /* failed open() attempts */
-  uint64_t oversize;      /* sets discarded for exceeding max_set_size */
-  uint64_t discarded;     /* partial sets discarded (EIO/EFAULT/sever) */
-  uint64_t reopens;       /* successful re-opens after a severed path */
-  uint64_t faults;        /* open device closed for a re-open: a severed path
-                             (POLLERR/POLLHUP) or an unexpected read error */
-  uint64_t stream_errors; /* episodes of a stream the driver cannot produce
-                             (closed, re-opened with back-off) */
-  uint64_t sets_dropped;  /* complete sets the hand-over queue could not
-                             take (no memory for its copy): counted by the
-                             queue (setqueue.h), 0 from the reader itself */
+  /* What the mapper dispatches (oversize: sets over max_set_size). */
+  struct zvm_source_health health;
+  uint64_t discarded; /* partial sets discarded (EIO/EFAULT/sever) */
+  uint64_t reopens;   /* successful re-opens after a severed path */
+  uint64_t faults;    /* open device closed for a re-open: a severed path
+                         (POLLERR/POLLHUP) or an unexpected read error */
   /* The device's state when the counters were taken (not counters). */
   int open;       /* 1 while the device is open */
   int open_errno; /* errno of the most recent failed open() (0: none) */

@@ -103,8 +103,8 @@ struct zvm_field {
   enum zvm_field_kind kind;
   uint8_t flags; /* ZVM_FIELD_* */
   double scale;  /* value multiplier; 0 means 1 */
-  /* Element names: metric + elem_prefix + index. NULL: "_q" for 4
-   * elements (dispatch queues Q0..Q3, IBM MRUSEITE (z/VM V6R2.0)), else "_". */
+  /* Element names: metric + elem_prefix + index; NULL: "_". The row
+   * declares its own (D4R10's dispatch queues: "_q", vmdcprmd_q0). */
   const char *elem_prefix;
   /* collectd type of the value with OneValuePerList (one value per list,
    * type instance = metric): NULL means "derive" for counters and "gauge"
@@ -206,7 +206,7 @@ struct zvm_record_desc {
   const char *ibm_name;   /* e.g. "MRUSEITE" */
   const char *title;      /* IBM descriptive name */
   const char *zvm_level;  /* z/VM level the layout is copied from */
-  const char *source;     /* seed document / URL the layout comes from */
+  const char *source;     /* URL of the IBM page the layout comes from */
   uint16_t length;        /* record length at that level (fixed part) */
   struct zvm_layout main; /* the record's fields, key and type */
   const struct zvm_array *arrays; /* variable arrays; NULL if none */

@@ -16,14 +16,17 @@
 enum zvm_notif_severity { ZVM_NOTIF_OKAY, ZVM_NOTIF_WARNING };
 
 /* Kinds of notification, each switched by an option Notify<Kind>
- * (conf.h). A record's hooks name the kind they send (notify_kind). */
+ * (conf.h). A record's hooks name the kind they send (notify_kind); hooks
+ * that send none say ZVM_NOTIFY_NONE, and a notification of that kind (a
+ * kind left unset) is never dispatched. */
 enum zvm_notify_kind {
-  ZVM_NOTIFY_MULTITHREADING = 0, /* D5R21: start/end of an MT change */
-  ZVM_NOTIFY_LOGON,              /* D4R1: a guest logged on */
-  ZVM_NOTIFY_LOGOFF,             /* D4R2: a guest logged off */
-  ZVM_NOTIFY_OVERFLOW,           /* EOVERFLOW episodes (events.h) */
-  ZVM_NOTIFY_DISCARD,            /* discarded data sets (events.h) */
-  ZVM_NOTIFY_DEVICE,             /* device trouble (events.h) */
+  ZVM_NOTIFY_NONE = 0,       /* no notifications: none is dispatched */
+  ZVM_NOTIFY_MULTITHREADING, /* D5R21: start/end of an MT change */
+  ZVM_NOTIFY_LOGON,          /* D4R1: a guest logged on */
+  ZVM_NOTIFY_LOGOFF,         /* D4R2: a guest logged off */
+  ZVM_NOTIFY_OVERFLOW,       /* EOVERFLOW episodes (events.h) */
+  ZVM_NOTIFY_DISCARD,        /* discarded data sets (events.h) */
+  ZVM_NOTIFY_DEVICE,         /* device trouble (events.h) */
   ZVM_NOTIFY_KINDS
 };
 

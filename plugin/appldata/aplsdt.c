@@ -209,6 +209,7 @@ static const struct zvm_record_hooks appldata_hooks = {
     .state_size = sizeof(struct apl_state),
     .record_state_size = sizeof(struct apl_counts),
     .state_release = apl_state_release,
+    .notify_kind = ZVM_NOTIFY_NONE,
     .guest_dropped = "appldata_dropped",
 };
 

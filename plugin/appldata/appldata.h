@@ -32,8 +32,8 @@
  *             mon_procd.{c,h} @ b627b8d8 (headers), 780133f8 (fsstatd.c),
  *             58ecf1f3 (procd.c).
  */
-#ifndef ZVM_MONITOR_APPLDATA_H
-#define ZVM_MONITOR_APPLDATA_H
+#ifndef ZVM_APPLDATA_APPLDATA_H
+#define ZVM_APPLDATA_APPLDATA_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -288,4 +288,4 @@ struct zvm_apl_options {
 struct zvm_record_desc;
 extern const struct zvm_record_desc zvm_rec_aplsdt;
 
-#endif /* ZVM_MONITOR_APPLDATA_H */
+#endif /* ZVM_APPLDATA_APPLDATA_H */

@@ -5,6 +5,7 @@
  */
 #include "engine/check.h"
 #include "base/util.h"
+#include "engine/hooks.h"
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/typesdb.h"
@@ -152,6 +153,10 @@ int zvm_record_check(const struct zvm_record_desc *d, char *err,
            (unsigned)d->number);
   if (d->domain >= ZVM_DOMAIN_COUNT)
     return zvm_format_error(err, err_size, "%s: domain must be 0-15", what);
+  if (d->hooks != NULL && (unsigned)d->hooks->notify_kind >= ZVM_NOTIFY_KINDS)
+    return zvm_format_error(err, err_size,
+                            "%s: its hooks' notification kind %u is unknown",
+                            what, (unsigned)d->hooks->notify_kind);
   if (check_layout(&d->main, d->window, what, err, err_size) != 0)
     return -1;
   for (size_t a = 0; a < d->narrays; a++) {

@@ -31,8 +31,8 @@
  * the epoch after the mapper's record-time rules (one place, the mapping
  * layer); hooks do not convert TODs themselves.
  */
-#ifndef ZVM_MONITOR_HOOKS_H
-#define ZVM_MONITOR_HOOKS_H
+#ifndef ZVM_ENGINE_HOOKS_H
+#define ZVM_ENGINE_HOOKS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,11 +82,12 @@ struct zvm_hook_ctx;
 /* Services of the mapper (set by the mapper; hooks call the inline
  * wrappers below). */
 struct zvm_hook_ops {
-  /* Queue a notification: host = collectd's Hostname, plugin
-   * zvm_monitor. The strings are copied. */
+  /* Queue a notification about the named instance ("system"), of the
+   * hooks' notify_kind, from the descriptor being run. The strings are
+   * copied. (Its collectd names: host = the daemon's Hostname, plugin
+   * instance = instance, type and type instance by kind.) */
   void (*notify)(struct zvm_hook_ctx *ctx, enum zvm_notif_severity severity,
-                 uint64_t time_us, const char *plugin_instance,
-                 const char *type, const char *message);
+                 uint64_t time_us, const char *instance, const char *message);
   /* Forget an instance (its state is released; its next record starts
    * from nothing, as for a new one). False if it was not tracked. */
   bool (*forget)(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
@@ -97,13 +98,12 @@ struct zvm_hook_ops {
                                const struct zvm_key_value *key);
   /* Count a record a hook rejected as bad data (errors-malformed). */
   void (*count_malformed)(struct zvm_hook_ctx *ctx);
-  /* Queue a notification about an instance, named as its values are:
-   * host and plugin instance (GuestsAsHosts applies), and the given type
-   * and type instance. The strings are copied. */
+  /* Queue a notification about a tracked instance, as notify does (its
+   * collectd host and plugin instance are its values', GuestsAsHosts
+   * applies). The message is copied. */
   void (*notify_instance)(struct zvm_hook_ctx *ctx,
                           enum zvm_notif_severity severity, uint64_t time_us,
-                          const struct zvm_instance *inst, const char *type,
-                          const char *type_instance, const char *message);
+                          const struct zvm_instance *inst, const char *message);
   /* Start an instance afresh with its next record (a guest's logoff): its
    * hook state is released and zeroed and its record count restarts at 0
    * then. What it holds for this pass is still dispatched, and the times
@@ -132,10 +132,9 @@ struct zvm_hook_ctx {
 
 static inline void zvm_hook_notify(struct zvm_hook_ctx *ctx,
                                    enum zvm_notif_severity severity,
-                                   uint64_t time_us,
-                                   const char *plugin_instance,
-                                   const char *type, const char *message) {
-  ctx->ops->notify(ctx, severity, time_us, plugin_instance, type, message);
+                                   uint64_t time_us, const char *instance,
+                                   const char *message) {
+  ctx->ops->notify(ctx, severity, time_us, instance, message);
 }
 
 static inline bool zvm_hook_forget(struct zvm_hook_ctx *ctx,
@@ -154,13 +153,12 @@ static inline void zvm_hook_count_malformed(struct zvm_hook_ctx *ctx) {
   ctx->ops->count_malformed(ctx);
 }
 
-static inline void
-zvm_hook_notify_instance(struct zvm_hook_ctx *ctx,
-                         enum zvm_notif_severity severity, uint64_t time_us,
-                         const struct zvm_instance *inst, const char *type,
-                         const char *type_instance, const char *message) {
-  ctx->ops->notify_instance(ctx, severity, time_us, inst, type, type_instance,
-                            message);
+static inline void zvm_hook_notify_instance(struct zvm_hook_ctx *ctx,
+                                            enum zvm_notif_severity severity,
+                                            uint64_t time_us,
+                                            const struct zvm_instance *inst,
+                                            const char *message) {
+  ctx->ops->notify_instance(ctx, severity, time_us, inst, message);
 }
 
 static inline bool zvm_hook_restart(struct zvm_hook_ctx *ctx,
@@ -188,7 +186,9 @@ enum zvm_hook_verdict {
 };
 
 /* A value list a lists hook names itself (APPLDATA: the names collectd's
- * own plugins use on a guest). The mapper copies the strings. */
+ * own plugins use on a guest). The mapper copies the strings. Not front-
+ * end neutral: named in collectd's terms only (no family or item names
+ * of their own), as the mapper's values say (mapper.h). */
 #define ZVM_HOOK_LIST_ITEMS_MAX 4
 /* Longest plugin instance of such a list, with its NUL (collectd's
  * DATA_MAX_NAME_LEN); a longer one is not dispatched. */
@@ -248,7 +248,8 @@ struct zvm_record_hooks {
   size_t (*counters)(struct zvm_hook_ctx *ctx, struct zvm_hook_counter *out,
                      size_t max);
   /* The kind of the notifications these hooks send (its Notify<Kind>
-   * option switches them). */
+   * option switches them); ZVM_NOTIFY_NONE: they send none, and any they
+   * try is dropped. Every record's hooks set it. */
   enum zvm_notify_kind notify_kind;
   /* Instances named by what a guest writes (APPLDATA's mount points and
    * processes): the key's first word is the guest's user ID, the rest the
@@ -260,4 +261,4 @@ struct zvm_record_hooks {
   const char *guest_dropped;
 };
 
-#endif /* ZVM_MONITOR_HOOKS_H */
+#endif /* ZVM_ENGINE_HOOKS_H */

@@ -37,9 +37,6 @@ int zvm_field_element_name(const struct zvm_field *f, unsigned idx, char *buf,
     n = snprintf(buf, size, "%s", f->metric);
   else
     n = snprintf(buf, size, "%s%s%u", f->metric,
-                 f->elem_prefix != NULL ? f->elem_prefix
-                 : f->count == 4        ? "_q"
-                                        : "_",
-                 idx);
+                 f->elem_prefix != NULL ? f->elem_prefix : "_", idx);
   return n >= 0 && (size_t)n < size ? n : -1;
 }

@@ -483,18 +483,7 @@ static int zvm_read(user_data_t *ud) {
     zvm_mapper_add_set_at(mapper, s->data, s->len, s->arrival_us);
   zvm_qset_free(sets);
   dispatch_events(&rs);
-  const struct zvm_source_health health = {
-      .bytes_read = rs.bytes_read,
-      .sets = rs.sets,
-      .eio = rs.eio,
-      .efault = rs.efault,
-      .eoverflow = rs.eoverflow,
-      .open_errors = rs.open_errors,
-      .oversize = rs.oversize,
-      .stream_errors = rs.stream_errors,
-      .sets_dropped = rs.sets_dropped,
-  };
-  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &health) != 0)
+  if (zvm_mapper_finish(mapper, CDTIME_T_TO_US(cdtime()), &rs.health) != 0)
     c_complain(LOG_ERR, &oom_complaint,
                LOG_PREFIX "out of memory: values were lost");
   else

@@ -10,6 +10,7 @@
  * (LINKTYPE_USER0..15 = 147..162, reserved for private use).
  */
 #include "zvm_monitor/capture.h"
+#include "zvm_monitor/be.h"
 
 #include "base/util.h"
 
@@ -484,16 +485,16 @@ fail(struct zvm_cap_reader *r, uint64_t offset, const char *fmt, ...) {
 
 #define fail_step(...) (fail(__VA_ARGS__), STEP_ERROR)
 
+/* The section's byte order: big-endian unless its magic was swapped. */
 static uint16_t get16(const struct zvm_cap_reader *r, const uint8_t *p) {
-  return r->swap ? (uint16_t)(p[0] | p[1] << 8) : (uint16_t)(p[0] << 8 | p[1]);
+  return r->swap ? (uint16_t)(p[0] | p[1] << 8) : zvm_load_be16(p);
 }
 
 static uint32_t get32(const struct zvm_cap_reader *r, const uint8_t *p) {
   if (r->swap)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
            (uint32_t)p[3] << 24;
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-         (uint32_t)p[3];
+  return zvm_load_be32(p);
 }
 
 static uint64_t get64(const struct zvm_cap_reader *r, const uint8_t *p) {
@@ -642,11 +643,12 @@ static enum step handle_epb(struct zvm_cap_reader *r, uint64_t at, size_t total,
     item->len = caplen;
     item->event.type = (enum zvm_reader_event_type)type;
     item->event.set_discarded = (data[2] & ZVM_CAP_EVENT_DISCARDED) != 0;
-    item->event.err = (int)((uint32_t)data[4] << 24 | (uint32_t)data[5] << 16 |
-                            (uint32_t)data[6] << 8 | data[7]);
+    /* caplen >= ZVM_CAP_EVENT_LEN: both loads are inside the block. */
+    int32_t err = 0;
     uint64_t n = 0;
-    for (int i = 8; i < 16; i++)
-      n = n << 8 | data[i];
+    (void)zvm_be_s32(data, caplen, 4, &err);
+    (void)zvm_be_u64(data, caplen, 8, &n);
+    item->event.err = err;
     item->event.discarded_bytes = n;
     r->stats.events++;
     return STEP_ITEM;
@@ -677,8 +679,8 @@ enum zvm_cap_kind zvm_cap_next(struct zvm_cap_reader *r,
                   "truncated block header (%ld of 8 bytes; the "
                   "capture was cut off while it was written?)",
                   got);
-    uint32_t type = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 |
-                    (uint32_t)head[2] << 8 | head[3];
+    uint32_t type = 0;
+    (void)zvm_be_u32(head, (size_t)got, 0, &type);
     size_t have = 8;
     if (type == BT_SHB) {
       /* The byte-order magic decides how to read this section. */
@@ -688,8 +690,8 @@ enum zvm_cap_kind zvm_cap_next(struct zvm_cap_reader *r,
       if (got < 4)
         return fail(r, at, "truncated section header block");
       have = 12;
-      uint32_t magic = (uint32_t)head[8] << 24 | (uint32_t)head[9] << 16 |
-                       (uint32_t)head[10] << 8 | head[11];
+      uint32_t magic = 0;
+      (void)zvm_be_u32(head, sizeof(head), 8, &magic);
       if (magic == BYTE_ORDER_MAGIC)
         r->swap = false;
       else if (magic == UINT32_C(0x4D3C2B1A))

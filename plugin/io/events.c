@@ -64,7 +64,8 @@ static void start_message(const struct zvm_events *ev, enum zvm_event_kind k,
              "%s: monitor data was discarded (EIO %" PRIu64 ", EFAULT %" PRIu64
              ", incomplete sets %" PRIu64 ", oversize sets %" PRIu64
              "): the records of those data sets are lost",
-             ev->device, d->eio, d->efault, d->discarded, d->oversize);
+             ev->device, d->health.eio, d->health.efault, d->discarded,
+             d->health.oversize);
     break;
   case ZVM_EVENT_DEVICE:
   default:
@@ -73,7 +74,7 @@ static void start_message(const struct zvm_events *ev, enum zvm_event_kind k,
      * the message does not depend on how the pass fell. */
     if (d->faults == 0 && rs->open_errno != 0)
       zvm_reader_open_advice(rs->open_errno, ev->device, buf, size);
-    else if (d->stream_errors > 0)
+    else if (d->health.stream_errors > 0)
       snprintf(buf, size,
                "%s returned data /dev/monreader never returns (see the log): "
                "check that Device names the z/VM monitor device; no monitor "
@@ -124,24 +125,27 @@ size_t zvm_events_update(struct zvm_events *ev,
   static const struct zvm_reader_stats zero;
   const struct zvm_reader_stats *before = ev->have_last ? &ev->last : &zero;
   struct zvm_reader_stats d = {
-      .sets = grew(rs->sets, before->sets),
-      .eio = grew(rs->eio, before->eio),
-      .efault = grew(rs->efault, before->efault),
-      .eoverflow = grew(rs->eoverflow, before->eoverflow),
-      .open_errors = grew(rs->open_errors, before->open_errors),
-      .oversize = grew(rs->oversize, before->oversize),
+      .health.sets = grew(rs->health.sets, before->health.sets),
+      .health.eio = grew(rs->health.eio, before->health.eio),
+      .health.efault = grew(rs->health.efault, before->health.efault),
+      .health.eoverflow = grew(rs->health.eoverflow, before->health.eoverflow),
+      .health.open_errors =
+          grew(rs->health.open_errors, before->health.open_errors),
+      .health.oversize = grew(rs->health.oversize, before->health.oversize),
       .discarded = grew(rs->discarded, before->discarded),
       .faults = grew(rs->faults, before->faults),
-      .stream_errors = grew(rs->stream_errors, before->stream_errors),
+      .health.stream_errors =
+          grew(rs->health.stream_errors, before->health.stream_errors),
   };
   uint64_t trouble[ZVM_EVENT_KINDS] = {
-      [ZVM_EVENT_OVERFLOW] = d.eoverflow,
-      [ZVM_EVENT_DISCARD] = d.eio + d.efault + d.discarded + d.oversize,
-      [ZVM_EVENT_DEVICE] = d.open_errors + d.faults,
+      [ZVM_EVENT_OVERFLOW] = d.health.eoverflow,
+      [ZVM_EVENT_DISCARD] =
+          d.health.eio + d.health.efault + d.discarded + d.health.oversize,
+      [ZVM_EVENT_DEVICE] = d.health.open_errors + d.faults,
   };
   bool resumed[ZVM_EVENT_KINDS] = {
-      [ZVM_EVENT_OVERFLOW] = d.sets > 0,
-      [ZVM_EVENT_DISCARD] = d.sets > 0,
+      [ZVM_EVENT_OVERFLOW] = d.health.sets > 0,
+      [ZVM_EVENT_DISCARD] = d.health.sets > 0,
       [ZVM_EVENT_DEVICE] = rs->open != 0,
   };
 

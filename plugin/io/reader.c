@@ -429,7 +429,7 @@ static void open_refused(struct zvm_reader *r, int fd, uint64_t now,
                          const char *why) {
   int e = ZVM_READER_NOT_MONREADER;
   r->io.close(fd, r->io.ctx);
-  r->stats.open_errors++;
+  r->stats.health.open_errors++;
   emit(r, ZVM_READER_EV_OPEN_ERROR, e);
   uint64_t delay = schedule_open(r, now);
   if (!r->open_failing || e != r->open_errno)
@@ -452,7 +452,7 @@ static bool try_open(struct zvm_reader *r) {
   int fd = r->io.open(r->device, O_RDONLY | O_NONBLOCK | O_CLOEXEC, r->io.ctx);
   if (fd < 0) {
     int e = errno;
-    r->stats.open_errors++;
+    r->stats.health.open_errors++;
     emit(r, ZVM_READER_EV_OPEN_ERROR, e);
     schedule_open(r, now);
     if (!r->open_failing || e != r->open_errno)
@@ -614,10 +614,10 @@ static void complete_set(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
   }
   watch_set(r, len);
   new_set(r);
-  r->stats.sets++;
+  r->stats.health.sets++;
   if (r->skipping) {
     r->skipping = false;
-    r->stats.oversize++;
+    r->stats.health.oversize++;
     emit(r, ZVM_READER_EV_OVERSIZE, 0);
     return;
   }
@@ -665,7 +665,7 @@ static void unexpected_read_error(struct zvm_reader *r, int e,
  * doubling until a good set arrives), log once per run of episodes. */
 static void stream_episode(struct zvm_reader *r, const char *what,
                            const char *todo) {
-  r->stats.stream_errors++;
+  r->stats.health.stream_errors++;
   emit(r, ZVM_READER_EV_SEVER, EPROTO);
   uint64_t delay = close_faulted(r);
   r->suspect = true;
@@ -852,7 +852,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
     errno = 0;
     ssize_t got = r->io.read(r->fd, dst, want, r->io.ctx);
     if (got > 0) {
-      r->stats.bytes_read += (uint64_t)got;
+      r->stats.health.bytes_read += (uint64_t)got;
       if ((size_t)got > want) {
         unexpected_read_error(r, 0, "read() returned more bytes than asked");
         return 0;
@@ -885,13 +885,13 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
     read_error = true;
     switch (e) {
     case EOVERFLOW:
-      r->stats.eoverflow++;
+      r->stats.health.eoverflow++;
       emit(r, ZVM_READER_EV_EOVERFLOW, e);
       log_read_error(r, e);
       break;
     case EFAULT: {
       bool mid_set = r->len > 0 || r->skipping;
-      r->stats.efault++;
+      r->stats.health.efault++;
       emit(r, ZVM_READER_EV_EFAULT, e);
       discard_set(r);
       if (mid_set) {
@@ -902,7 +902,7 @@ int zvm_reader_drain(struct zvm_reader *r, zvm_set_fn fn, void *ctx) {
       break;
     }
     case EIO:
-      r->stats.eio++;
+      r->stats.health.eio++;
       emit(r, ZVM_READER_EV_EIO, e);
       discard_set(r);
       if (is_severed(poll_dev(r))) {

@@ -202,34 +202,34 @@ void zvm_replay_count_event(struct zvm_reader_stats *rs,
     rs->open = 1;
     break;
   case ZVM_READER_EV_OPEN_ERROR:
-    rs->open_errors++;
+    rs->health.open_errors++;
     rs->open_errno = ev->err;
     break;
   case ZVM_READER_EV_SEVER:
     rs->faults++;
     rs->open = 0;
     if (ev->err == EPROTO) /* a stream episode (reader.c) */
-      rs->stream_errors++;
+      rs->health.stream_errors++;
     break;
   case ZVM_READER_EV_EOVERFLOW:
-    rs->eoverflow++;
+    rs->health.eoverflow++;
     break;
   case ZVM_READER_EV_EIO:
-    rs->eio++;
+    rs->health.eio++;
     break;
   case ZVM_READER_EV_EFAULT:
-    rs->efault++;
+    rs->health.efault++;
     break;
   case ZVM_READER_EV_OVERSIZE:
-    rs->sets++;
-    rs->oversize++;
+    rs->health.sets++;
+    rs->health.oversize++;
     break;
   default:
     break;
   }
   if (ev->set_discarded) {
     rs->discarded++;
-    rs->bytes_read += ev->discarded_bytes;
+    rs->health.bytes_read += ev->discarded_bytes;
   }
 }
 
@@ -336,9 +336,9 @@ static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
     }
     if (it.len > rp->max_set) {
       /* As the reader: a set, discarded as oversize. */
-      rp->rs.sets++;
-      rp->rs.oversize++;
-      rp->rs.bytes_read += it.len;
+      rp->rs.health.sets++;
+      rp->rs.health.oversize++;
+      rp->rs.health.bytes_read += it.len;
       zvm_setq_publish(q, &rp->rs, 0);
       continue;
     }
@@ -346,8 +346,8 @@ static bool replay_file(struct zvm_replay *rp, size_t idx, struct zvm_setq *q,
       open_q = false;
       break;
     }
-    rp->rs.sets++;
-    rp->rs.bytes_read += it.len;
+    rp->rs.health.sets++;
+    rp->rs.health.bytes_read += it.len;
     enum zvm_setq_push_status s =
         zvm_setq_push_at(q, it.data, it.len, t, &rp->rs);
     if (s == ZVM_SETQ_CLOSED) {

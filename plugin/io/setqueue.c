@@ -196,7 +196,7 @@ struct zvm_qset *zvm_setq_take(struct zvm_setq *q, struct zvm_reader_stats *rs,
   account(q);
   if (rs != NULL) {
     *rs = q->rs;
-    rs->sets_dropped = q->stats.nomem;
+    rs->health.sets_dropped = q->stats.nomem;
   }
   if (reader_status != NULL)
     *reader_status = q->reader_status;

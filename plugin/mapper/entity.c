@@ -14,7 +14,6 @@
 #include "zvm_monitor/be.h"
 #include "zvm_monitor/recconf.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,53 +98,60 @@ _Static_assert(ZVM_RECCONF_MAX_PREFIX +
                    FULL_NAME_MAX,
                "a whole <Record> instance name fits FULL_NAME_MAX");
 
-/* How an entity is named and where its values go (the naming contract, man page
- * "METRICS"), decided before it is allocated: the names are stored at their
- * length. */
+void zvm_key_names(const struct zvm_layout *l, const struct zvm_key_value *key,
+                   struct zvm_key_names *kn) {
+  kn->n = l->key.nparts;
+  kn->user = -1;
+  for (unsigned p = 0; p < l->key.nparts; p++) {
+    const struct zvm_key_part *part = &l->key.part[p];
+    part_name(part, key->v[p], kn->part[p], sizeof(kn->part[p]));
+    if (part->kind == ZVM_KEY_USERID && kn->user < 0)
+      kn->user = (int)p;
+  }
+}
+
+void zvm_key_names_join(const struct zvm_layout *l,
+                        const struct zvm_key_names *kn, int skip, char *out,
+                        size_t size) {
+  char full[FULL_NAME_MAX] = "";
+  for (unsigned p = 0; p < kn->n; p++) {
+    const struct zvm_key_part *part = &l->key.part[p];
+    if ((int)p == skip)
+      continue;
+    if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
+      append(full, sizeof(full), part->text);
+    append(full, sizeof(full), kn->part[p]);
+  }
+  /* A part left out: no separator before what is left ("-vcpu1" ->
+   * "vcpu1"). */
+  const char *name = full;
+  if (skip >= 0 && (name[0] == '-' || name[0] == '_'))
+    name++;
+  size_t len = strlen(name);
+  memcpy(out, name, len < size ? len + 1 : size);
+  if (len >= size)
+    (void)zvm_id_shorten(out, size - 1, size, name, len);
+}
+
+/* How an entity is named and where its values go (cdname.c), decided
+ * before it is allocated: the names are stored at their length. */
 struct entity_naming {
-  char name[ZVM_ID_MAX]; /* plugin instance */
-  char host[ZVM_ID_MAX]; /* the guest's host (guest_host), lower case */
-  bool guest_host;
-  bool selected; /* UserID rules */
+  struct zvm_cd_instance cd;
+  char instance[ZVM_ID_MAX]; /* cd.guest_host: every key part */
+  bool selected;             /* UserID rules */
 };
 
 static void entity_naming(const struct zvm_mapper *m, const struct lay *lay,
                           const struct zvm_key_value *key,
                           struct entity_naming *n) {
-  const struct zvm_layout *l = lay->layout;
-  *n = (struct entity_naming){
-      .guest_host = lay->user_key &&
-                    (l->host == ZVM_HOST_GUEST || m->conf->guests_as_hosts)};
-  char user[ZVM_ID_MAX] = "";
-  char full[FULL_NAME_MAX] = "";
-  for (unsigned p = 0; p < l->key.nparts; p++) {
-    const struct zvm_key_part *part = &l->key.part[p];
-    char name[ZVM_ID_MAX];
-    part_name(part, key->v[p], name, sizeof(name));
-    if (part->kind == ZVM_KEY_USERID && user[0] == '\0') {
-      snprintf(user, sizeof(user), "%s", name);
-      if (n->guest_host)
-        continue; /* the host, not part of the instance */
-    }
-    if (part->kind != ZVM_KEY_FIXED && part->text != NULL)
-      append(full, sizeof(full), part->text);
-    append(full, sizeof(full), name);
-  }
-  if (n->guest_host) {
-    for (size_t i = 0; user[i] != '\0'; i++)
-      n->host[i] = (char)tolower((unsigned char)user[i]);
-  }
-  /* The user ID went to the host: no separator before what is left
-   * ("-vcpu1" -> "vcpu1"). */
-  const char *name = full;
-  if (n->guest_host && (name[0] == '-' || name[0] == '_'))
-    name++;
-  size_t len = strlen(name);
-  memcpy(n->name, name, len < sizeof(n->name) ? len + 1 : sizeof(n->name));
-  if (len >= sizeof(n->name))
-    (void)zvm_id_shorten(n->name, sizeof(n->name) - 1, sizeof(n->name), name,
-                         len);
-  n->selected = user[0] == '\0' || zvm_conf_user_selected(m->conf, user);
+  struct zvm_key_names kn;
+  zvm_key_names(lay->layout, key, &kn);
+  zvm_cd_instance(m->conf, lay, &kn, &n->cd);
+  n->instance[0] = '\0';
+  if (n->cd.guest_host)
+    zvm_key_names_join(lay->layout, &kn, -1, n->instance, sizeof(n->instance));
+  n->selected = kn.user < 0 || kn.part[kn.user][0] == '\0' ||
+                zvm_conf_user_selected(m->conf, kn.part[kn.user]);
 }
 
 /* ------------------------------------------------------------------------
@@ -158,11 +164,11 @@ static bool table_resize(struct zvm_mapper *m, size_t nbuckets) {
   unsigned shift = 64;
   for (size_t n = nbuckets; n > 1; n >>= 1)
     shift--;
-  struct entity **old = m->buckets;
-  size_t nold = m->nbuckets;
-  m->buckets = b;
-  m->nbuckets = nbuckets;
-  m->bucket_shift = shift;
+  struct entity **old = m->entities.buckets;
+  size_t nold = m->entities.nbuckets;
+  m->entities.buckets = b;
+  m->entities.nbuckets = nbuckets;
+  m->entities.bucket_shift = shift;
   for (size_t i = 0; i < nold; i++) {
     struct entity *e = old[i];
     while (e != NULL) {
@@ -188,30 +194,31 @@ bool zvm_entity_table_init(struct zvm_mapper *m) {
  */
 static size_t guest_home(const struct zvm_mapper *m, uint64_t user) {
   return (size_t)((user * UINT64_C(0x9E3779B97F4A7C15)) >> 32) &
-         (m->guests_cap - 1);
+         (m->entities.guests_cap - 1);
 }
 
 static struct guest_count *guest_find(const struct zvm_mapper *m,
                                       uint64_t user) {
-  if (m->guests_cap == 0)
+  if (m->entities.guests_cap == 0)
     return NULL;
-  for (size_t i = guest_home(m, user);; i = (i + 1) & (m->guests_cap - 1)) {
-    if (m->guests[i].user == user)
-      return &m->guests[i];
-    if (m->guests[i].user == 0)
+  for (size_t i = guest_home(m, user);;
+       i = (i + 1) & (m->entities.guests_cap - 1)) {
+    if (m->entities.guests[i].user == user)
+      return &m->entities.guests[i];
+    if (m->entities.guests[i].user == 0)
       return NULL;
   }
 }
 
 static bool guests_grow(struct zvm_mapper *m) {
-  size_t cap = m->guests_cap ? 2 * m->guests_cap : 64;
+  size_t cap = m->entities.guests_cap ? 2 * m->entities.guests_cap : 64;
   struct guest_count *g = calloc(cap, sizeof(*g));
   if (g == NULL)
     return false;
-  struct guest_count *old = m->guests;
-  size_t nold = m->guests_cap;
-  m->guests = g;
-  m->guests_cap = cap;
+  struct guest_count *old = m->entities.guests;
+  size_t nold = m->entities.guests_cap;
+  m->entities.guests = g;
+  m->entities.guests_cap = cap;
   for (size_t j = 0; j < nold; j++) {
     if (old[j].user == 0)
       continue;
@@ -229,33 +236,33 @@ static struct guest_count *guest_add(struct zvm_mapper *m, uint64_t user) {
   struct guest_count *g = guest_find(m, user);
   if (g != NULL)
     return g;
-  if (2 * (m->nguests + 1) > m->guests_cap && !guests_grow(m))
+  if (2 * (m->entities.nguests + 1) > m->entities.guests_cap && !guests_grow(m))
     return NULL;
   size_t i = guest_home(m, user);
-  while (m->guests[i].user != 0)
-    i = (i + 1) & (m->guests_cap - 1);
-  m->guests[i] = (struct guest_count){.user = user};
-  m->nguests++;
-  return &m->guests[i];
+  while (m->entities.guests[i].user != 0)
+    i = (i + 1) & (m->entities.guests_cap - 1);
+  m->entities.guests[i] = (struct guest_count){.user = user};
+  m->entities.nguests++;
+  return &m->entities.guests[i];
 }
 
 static void guest_release(struct zvm_mapper *m, uint64_t user) {
   struct guest_count *g = guest_find(m, user);
   if (g == NULL || --g->held > 0)
     return;
-  size_t mask = m->guests_cap - 1;
-  size_t hole = (size_t)(g - m->guests);
-  for (size_t i = (hole + 1) & mask; m->guests[i].user != 0;
+  size_t mask = m->entities.guests_cap - 1;
+  size_t hole = (size_t)(g - m->entities.guests);
+  for (size_t i = (hole + 1) & mask; m->entities.guests[i].user != 0;
        i = (i + 1) & mask) {
-    size_t home = guest_home(m, m->guests[i].user);
+    size_t home = guest_home(m, m->entities.guests[i].user);
     /* Move back unless its home lies in (hole, i]. */
     if (((i - home) & mask) >= ((i - hole) & mask)) {
-      m->guests[hole] = m->guests[i];
+      m->entities.guests[hole] = m->entities.guests[i];
       hole = i;
     }
   }
-  m->guests[hole] = (struct guest_count){0};
-  m->nguests--;
+  m->entities.guests[hole] = (struct guest_count){0};
+  m->entities.nguests--;
 }
 
 uint64_t zvm_entity_guest_held(const struct zvm_mapper *m, uint64_t user) {
@@ -266,10 +273,10 @@ uint64_t zvm_entity_guest_held(const struct zvm_mapper *m, uint64_t user) {
 uint64_t zvm_entity_guest_top(const struct zvm_mapper *m, uint64_t *held) {
   uint64_t user = 0;
   *held = 0;
-  for (size_t i = 0; i < m->guests_cap; i++)
-    if (m->guests[i].user != 0 && m->guests[i].held > *held) {
-      user = m->guests[i].user;
-      *held = m->guests[i].held;
+  for (size_t i = 0; i < m->entities.guests_cap; i++)
+    if (m->entities.guests[i].user != 0 && m->entities.guests[i].held > *held) {
+      user = m->entities.guests[i].user;
+      *held = m->entities.guests[i].held;
     }
   return user;
 }
@@ -279,9 +286,9 @@ uint64_t zvm_entity_guest_top(const struct zvm_mapper *m, uint64_t *held) {
 static enum zvm_refusal guest_admit(const struct zvm_mapper *m, uint64_t held) {
   if (held >= m->conf->guest_instances_max)
     return ZVM_REFUSED_GUEST_CAP;
-  if (m->nguest_entities >= ZVM_MAPPER_MAX_GUEST_INSTANCES)
+  if (m->entities.nguest_entities >= ZVM_MAPPER_MAX_GUEST_INSTANCES)
     return ZVM_REFUSED_GUEST_POOL;
-  if (m->nguest_entities >=
+  if (m->entities.nguest_entities >=
           ZVM_MAPPER_MAX_GUEST_INSTANCES - ZVM_MAPPER_GUEST_RESERVE &&
       held >= ZVM_MAPPER_GUEST_RESERVE_BELOW)
     return ZVM_REFUSED_GUEST_POOL;
@@ -294,36 +301,45 @@ static void entity_free(struct zvm_mapper *m, struct entity *e) {
     h->state_release(e->inst.state); /* inside e: freed with it */
   if (e->lay->guest_named) {
     guest_release(m, e->inst.key.v[0]);
-    m->nguest_entities--;
-    m->stats.guest_tracked--;
+    m->entities.nguest_entities--;
+    m->counts.stats.guest_tracked--;
   } else if (e->lay->user_key) {
-    m->stats.users_tracked--;
+    m->counts.stats.users_tracked--;
   }
-  m->nentities--;
+  m->entities.nentities--;
   free(e);
 }
 
 void zvm_entity_table_clear(struct zvm_mapper *m) {
-  for (size_t i = 0; i < m->nbuckets; i++) {
-    struct entity *e = m->buckets[i];
+  for (size_t i = 0; i < m->entities.nbuckets; i++) {
+    struct entity *e = m->entities.buckets[i];
     while (e != NULL) {
       struct entity *next = e->next;
       entity_free(m, e);
       e = next;
     }
-    m->buckets[i] = NULL;
+    m->entities.buckets[i] = NULL;
   }
-  m->touched = NULL;
+  /* Empty (the guests' pool emptied itself as its entities went): the
+   * memory kept, every other member from nothing. */
+  struct mapper_entities *t = &m->entities;
+  if (t->guests != NULL)
+    memset(t->guests, 0, t->guests_cap * sizeof(*t->guests));
+  *t = (struct mapper_entities){.buckets = t->buckets,
+                                .nbuckets = t->nbuckets,
+                                .bucket_shift = t->bucket_shift,
+                                .guests = t->guests,
+                                .guests_cap = t->guests_cap};
 }
 
 void zvm_entity_table_free(struct zvm_mapper *m) {
   zvm_entity_table_clear(m);
-  free(m->guests);
-  m->guests = NULL;
-  m->guests_cap = 0;
-  free(m->buckets);
-  m->buckets = NULL;
-  m->nbuckets = 0;
+  free(m->entities.guests);
+  m->entities.guests = NULL;
+  m->entities.guests_cap = 0;
+  free(m->entities.buckets);
+  m->entities.buckets = NULL;
+  m->entities.nbuckets = 0;
 }
 
 struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
@@ -335,21 +351,25 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
     if (*why == ZVM_REFUSED_NONE && (g = guest_add(m, key->v[0])) == NULL)
       *why = ZVM_REFUSED_NO_MEMORY;
   } else {
-    *why = m->nentities - m->nguest_entities >= ZVM_MAPPER_MAX_USERS
+    *why = m->entities.nentities - m->entities.nguest_entities >=
+                   ZVM_MAPPER_MAX_USERS
                ? ZVM_REFUSED_FULL
                : ZVM_REFUSED_NONE;
   }
   if (*why != ZVM_REFUSED_NONE)
     return NULL;
-  if (m->nentities >= m->nbuckets)
-    (void)table_resize(m, 2 * m->nbuckets); /* still works if it fails */
+  if (m->entities.nentities >= m->entities.nbuckets)
+    (void)table_resize(m,
+                       2 * m->entities.nbuckets); /* still works if it fails */
   /* One allocation: the entity, its kept record, the hooks' state, the
    * names at their length (struct entity). */
   struct entity_naming n;
   entity_naming(m, l, key, &n);
-  size_t name_size = strlen(n.name) + 1;
-  size_t host_size = n.guest_host ? strlen(n.host) + 1 : 0;
-  struct entity *e = calloc(1, l->names_off + name_size + host_size);
+  size_t name_size = strlen(n.cd.name) + 1;
+  size_t host_size = n.cd.guest_host ? strlen(n.cd.host) + 1 : 0;
+  size_t inst_size = n.cd.guest_host ? strlen(n.instance) + 1 : 0;
+  struct entity *e =
+      calloc(1, l->names_off + name_size + host_size + inst_size);
   if (e == NULL) {
     *why = ZVM_REFUSED_NO_MEMORY;
     if (g != NULL && g->held == 0) { /* made for this entity */
@@ -361,37 +381,38 @@ struct entity *zvm_entity_insert(struct zvm_mapper *m, struct lay *l,
   if (l->names_off > l->state_off) /* the hooks keep state */
     e->inst.state = (char *)e + l->state_off;
   char *names = (char *)e + l->names_off;
-  memcpy(names, n.name, name_size);
-  memcpy(names + name_size, n.host, host_size);
+  memcpy(names, n.cd.name, name_size);
+  memcpy(names + name_size, n.cd.host, host_size);
+  memcpy(names + name_size + host_size, n.instance, inst_size);
   e->inst.name = names;
-  e->guest_host = n.guest_host;
+  e->guest_host = n.cd.guest_host;
   e->selected = n.selected;
   e->lay = l;
   e->inst.layout = l->layout;
   e->inst.key = *key;
   size_t j = zvm_entity_bucket(m, l->id, key);
-  e->next = m->buckets[j];
-  m->buckets[j] = e;
-  m->nentities++;
+  e->next = m->entities.buckets[j];
+  m->entities.buckets[j] = e;
+  m->entities.nentities++;
   if (g != NULL) {
     g->held++;
-    m->nguest_entities++;
-    m->stats.guest_tracked++;
+    m->entities.nguest_entities++;
+    m->counts.stats.guest_tracked++;
   } else if (l->user_key) {
-    m->stats.users_tracked++;
+    m->counts.stats.users_tracked++;
   }
   return e;
 }
 
 void zvm_entity_remove(struct zvm_mapper *m, struct entity *e) {
   struct entity **pp =
-      &m->buckets[zvm_entity_bucket(m, e->lay->id, &e->inst.key)];
+      &m->entities.buckets[zvm_entity_bucket(m, e->lay->id, &e->inst.key)];
   while (*pp != NULL && *pp != e)
     pp = &(*pp)->next;
   if (*pp == e)
     *pp = e->next;
   if (e->touched) {
-    struct entity **tp = &m->touched;
+    struct entity **tp = &m->entities.touched;
     while (*tp != NULL && *tp != e)
       tp = &(*tp)->touched_next;
     if (*tp == e)
@@ -414,8 +435,8 @@ void zvm_entity_restart(struct zvm_mapper *m, struct entity *e) {
 }
 
 void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us) {
-  for (size_t i = 0; i < m->nbuckets; i++) {
-    struct entity **pp = &m->buckets[i];
+  for (size_t i = 0; i < m->entities.nbuckets; i++) {
+    struct entity **pp = &m->entities.buckets[i];
     while (*pp != NULL) {
       struct entity *e = *pp;
       uint64_t expire_us = e->lay->guest_named ? ZVM_MAPPER_GUEST_EXPIRE_US
@@ -424,7 +445,7 @@ void zvm_entity_expire(struct zvm_mapper *m, uint64_t now_us) {
           now_us - e->last_seen_us > expire_us) {
         *pp = e->next;
         if (e->lay->user_key && !e->lay->guest_named)
-          m->stats.users_expired++;
+          m->counts.stats.users_expired++;
         entity_free(m, e);
       } else {
         pp = &e->next;

@@ -25,7 +25,7 @@
 static uint64_t record_time(const struct zvm_mapper *m,
                             const struct zvm_record *rec) {
   uint64_t us;
-  if (!zvm_tod_unix_us(rec->tod, m->arrival_us, &us))
+  if (!zvm_tod_unix_us(rec->tod, m->time.arrival_us, &us))
     return 0;
   return us;
 }
@@ -33,15 +33,15 @@ static uint64_t record_time(const struct zvm_mapper *m,
 /* The leap-second offset of this pass (LeapSecondOffset, man page). */
 static uint64_t pass_leap(struct zvm_mapper *m) {
   if (!m->conf->leap_auto) {
-    m->stats.leap_method = ZVM_LEAP_CONFIGURED;
+    m->counts.stats.leap_method = ZVM_LEAP_CONFIGURED;
     return m->conf->leap_us;
   }
-  if (m->clock_leap_known) {
-    m->stats.leap_method = ZVM_LEAP_CLOCKS;
-    return m->clock_leap_us;
+  if (m->time.clock_leap_known) {
+    m->counts.stats.leap_method = ZVM_LEAP_CLOCKS;
+    return m->time.clock_leap_us;
   }
-  m->stats.leap_method = ZVM_LEAP_ARRIVAL;
-  return zvm_leap_estimate_us(&m->leap_est);
+  m->counts.stats.leap_method = ZVM_LEAP_ARRIVAL;
+  return zvm_leap_estimate_us(&m->time.leap_est);
 }
 
 static void restamp_note(struct zvm_restamp_note *n, const struct entity *e,
@@ -63,19 +63,19 @@ static void restamp_note(struct zvm_restamp_note *n, const struct entity *e,
  * is not after 1970 once the offset is off (nothing to dispatch). */
 static uint64_t dispatch_time(struct zvm_mapper *m, struct entity *e) {
   uint64_t rec_us, out_us;
-  if (!zvm_unix_to_utc(e->pend_us, m->stats.leap_us, &rec_us))
+  if (!zvm_unix_to_utc(e->pend_us, m->counts.stats.leap_us, &rec_us))
     return 0;
   enum zvm_stamp how =
       zvm_time_stamp(e->inst.last_us, rec_us, e->pend_arrival_us, &out_us);
-  m->stats.pass_timed++;
+  m->counts.stats.pass_timed++;
   if (how == ZVM_STAMP_FUTURE) {
-    m->stats.time_future++;
-    if (m->stats.pass_future++ == 0)
-      restamp_note(&m->stats.first_future, e, rec_us, out_us);
+    m->counts.stats.time_future++;
+    if (m->counts.stats.pass_future++ == 0)
+      restamp_note(&m->counts.stats.first_future, e, rec_us, out_us);
   } else if (how != ZVM_STAMP_RECORD) {
-    m->stats.restamped++;
-    if (m->stats.pass_restamped++ == 0)
-      restamp_note(&m->stats.first_restamp, e, rec_us, out_us);
+    m->counts.stats.restamped++;
+    if (m->counts.stats.pass_restamped++ == 0)
+      restamp_note(&m->counts.stats.first_restamp, e, rec_us, out_us);
   }
   return out_us;
 }
@@ -98,10 +98,10 @@ static void guest_refused(struct zvm_mapper *m, struct lay *l,
                           const struct zvm_key_value *key,
                           enum zvm_refusal why) {
   l->rec->guest_dropped++;
-  m->stats.guest_dropped++;
-  if (m->stats.pass_guest_dropped++ > 0)
+  m->counts.stats.guest_dropped++;
+  if (m->counts.stats.pass_guest_dropped++ > 0)
     return;
-  struct zvm_guest_note *n = &m->stats.first_guest_drop;
+  struct zvm_guest_note *n = &m->counts.stats.first_guest_drop;
   *n = (struct zvm_guest_note){
       .held = zvm_entity_guest_held(m, key->v[0]),
       .limit = m->conf->guest_instances_max,
@@ -122,7 +122,7 @@ static struct zvm_mapper *ctx_mapper(struct zvm_hook_ctx *ctx) {
 
 static struct lay *lay_of(struct zvm_mapper *m,
                           const struct zvm_layout *layout) {
-  for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
+  for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next) {
     if (&r->desc->main == layout)
       return &r->main;
     for (size_t a = 0; a < r->desc->narrays; a++)
@@ -132,23 +132,25 @@ static struct lay *lay_of(struct zvm_mapper *m,
   return NULL;
 }
 
-/* Whether the Notify<Kind> option of the descriptor's notifications is
- * on. */
-static bool notify_wanted(struct zvm_hook_ctx *ctx) {
+/* The kind of the descriptor's notifications if its Notify<Kind> option
+ * is on, else ZVM_NOTIFY_NONE. Hooks that declare no kind send nothing; a
+ * kind out of range is refused by zvm_record_check(). */
+static enum zvm_notify_kind notify_wanted(struct zvm_hook_ctx *ctx) {
   const struct zvm_record_hooks *h = ctx->desc->hooks;
-  enum zvm_notify_kind kind =
-      h != NULL ? h->notify_kind : ZVM_NOTIFY_MULTITHREADING;
-  return (unsigned)kind >= ZVM_NOTIFY_KINDS ||
-         ctx_mapper(ctx)->conf->notify[kind];
+  enum zvm_notify_kind kind = h != NULL ? h->notify_kind : ZVM_NOTIFY_NONE;
+  return kind != ZVM_NOTIFY_NONE && (unsigned)kind < ZVM_NOTIFY_KINDS &&
+                 ctx_mapper(ctx)->conf->notify[kind]
+             ? kind
+             : ZVM_NOTIFY_NONE;
 }
 
 static void op_notify(struct zvm_hook_ctx *ctx,
                       enum zvm_notif_severity severity, uint64_t time_us,
-                      const char *plugin_instance, const char *type,
-                      const char *message) {
-  if (notify_wanted(ctx))
-    zvm_output_notify(ctx_mapper(ctx), severity, time_us, "", plugin_instance,
-                      type, NULL, message);
+                      const char *instance, const char *message) {
+  enum zvm_notify_kind kind = notify_wanted(ctx);
+  if (kind != ZVM_NOTIFY_NONE)
+    zvm_output_notify(ctx_mapper(ctx), ctx->desc, kind, severity, time_us,
+                      instance, "", instance, message);
 }
 
 static struct entity *entity_of(const struct zvm_instance *inst) {
@@ -159,13 +161,14 @@ static void op_notify_instance(struct zvm_hook_ctx *ctx,
                                enum zvm_notif_severity severity,
                                uint64_t time_us,
                                const struct zvm_instance *inst,
-                               const char *type, const char *type_instance,
                                const char *message) {
-  if (!notify_wanted(ctx))
+  enum zvm_notify_kind kind = notify_wanted(ctx);
+  if (kind == ZVM_NOTIFY_NONE)
     return;
   const struct entity *e = entity_of(inst);
-  zvm_output_notify(ctx_mapper(ctx), severity, time_us, zvm_entity_host(e),
-                    e->inst.name, type, type_instance, message);
+  zvm_output_notify(ctx_mapper(ctx), ctx->desc, kind, severity, time_us,
+                    zvm_entity_instance(e), zvm_entity_host(e), e->inst.name,
+                    message);
 }
 
 /* The tracked instance of layout with key, for the hook services. */
@@ -204,7 +207,7 @@ static struct zvm_instance *op_find(struct zvm_hook_ctx *ctx,
 }
 
 static void op_count_malformed(struct zvm_hook_ctx *ctx) {
-  ctx_mapper(ctx)->hook_malformed++;
+  ctx_mapper(ctx)->counts.hook_malformed++;
 }
 
 static const uint8_t *op_kept(struct zvm_hook_ctx *ctx,
@@ -261,8 +264,8 @@ static bool slots_build(struct zvm_mapper *m, struct lay *l) {
                     zvm_conf_userfield_selected(m->conf, s->ds, f->metric);
     }
   }
-  if (l->nslots > m->max_slots)
-    m->max_slots = l->nslots;
+  if (l->nslots > m->index.max_slots)
+    m->index.max_slots = l->nslots;
   l->dispatched = (l->nslots > 0 && (layout->type_name != NULL || l->single)) ||
                   (l->rec->hooks != NULL && l->rec->hooks->lists != NULL);
   return true;
@@ -273,7 +276,7 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
   l->layout = layout;
   l->rec = r;
   l->hooks = r->hooks;
-  l->id = m->nlays++;
+  l->id = m->index.nlays++;
   for (unsigned p = 0; p < layout->key.nparts; p++)
     if (layout->key.part[p].kind == ZVM_KEY_USERID)
       l->user_key = true;
@@ -295,9 +298,10 @@ static bool lay_init(struct zvm_mapper *m, struct mrec *r, struct lay *l,
       (offsetof(struct entity, copy) + l->copy_size + align - 1) & ~(align - 1);
   l->names_off = l->state_off + (l->hooks != NULL ? l->hooks->state_size : 0);
   if (l->dispatched && layout->type_name != NULL && !l->single) {
-    if (!zvm_grow(&m->types, &m->cap_types, m->ntypes, sizeof(*m->types), 8))
+    if (!zvm_grow(&m->index.types, &m->index.cap_types, m->index.ntypes,
+                  sizeof(*m->index.types), 8))
       return false;
-    m->types[m->ntypes++] = layout;
+    m->index.types[m->index.ntypes++] = layout;
   }
   return true;
 }
@@ -310,8 +314,8 @@ static struct mrec *mrec_create(struct zvm_mapper *m,
   struct mrec *r = calloc(1, sizeof(*r));
   if (r == NULL)
     return NULL;
-  r->next = m->mrecs; /* owned by m from here on */
-  m->mrecs = r;
+  r->next = m->index.mrecs; /* owned by m from here on */
+  m->index.mrecs = r;
   r->desc = d;
   r->hooks = d->hooks;
   r->ctx = (struct zvm_hook_ctx){
@@ -354,21 +358,22 @@ static void mrec_free(struct mrec *r) {
  * layout a select hook handed out (created during a pass) is wider than
  * every layout so far. */
 static bool slots_fit(struct zvm_mapper *m) {
-  size_t want = m->max_slots + 1;
-  if (want <= m->items_cap)
+  size_t want = m->index.max_slots + 1;
+  if (want <= m->out.items_cap)
     return true;
-  struct zvm_value_item *items = realloc(m->items, want * sizeof(*items));
+  struct zvm_value_item *items = realloc(m->out.items, want * sizeof(*items));
   if (items != NULL)
-    m->items = items;
-  bool *present = realloc(m->present, want * sizeof(*present));
+    m->out.items = items;
+  bool *present = realloc(m->out.present, want * sizeof(*present));
   if (present != NULL)
-    m->present = present;
+    m->out.present = present;
   if (items == NULL || present == NULL)
     return false;
-  memset(m->items + m->items_cap, 0, (want - m->items_cap) * sizeof(*items));
-  memset(m->present + m->items_cap, 0,
-         (want - m->items_cap) * sizeof(*present));
-  m->items_cap = want;
+  memset(m->out.items + m->out.items_cap, 0,
+         (want - m->out.items_cap) * sizeof(*items));
+  memset(m->out.present + m->out.items_cap, 0,
+         (want - m->out.items_cap) * sizeof(*present));
+  m->out.items_cap = want;
   return true;
 }
 
@@ -377,12 +382,12 @@ static bool slots_fit(struct zvm_mapper *m) {
 static struct mrec *mrec_of(struct zvm_mapper *m,
                             const struct zvm_record_desc *d, bool *bad) {
   *bad = false;
-  if (d->domain < ZVM_DOMAIN_COUNT && d->number < m->nby_num[d->domain]) {
-    struct mrec *r = m->by_num[d->domain][d->number];
+  if (d->domain < ZVM_DOMAIN_COUNT && d->number < m->index.nby_num[d->domain]) {
+    struct mrec *r = m->index.by_num[d->domain][d->number];
     if (r != NULL && r->desc == d)
       return r;
   }
-  for (struct mrec *r = m->mrecs; r != NULL; r = r->next)
+  for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next)
     if (r->desc == d)
       return r;
   *bad = zvm_record_check(d, NULL, 0) != 0;
@@ -415,9 +420,9 @@ map_instance(struct zvm_mapper *m, struct lay *l, const uint8_t *data,
   }
   if (!have_key) {
     if (l->user_key)
-      m->stats.no_userid++;
+      m->counts.stats.no_userid++;
     else
-      m->hook_skipped++;
+      m->counts.hook_skipped++;
     return;
   }
 
@@ -429,17 +434,17 @@ map_instance(struct zvm_mapper *m, struct lay *l, const uint8_t *data,
       if (why == ZVM_REFUSED_GUEST_CAP || why == ZVM_REFUSED_GUEST_POOL)
         guest_refused(m, l, &key, why);
       else
-        m->stats.users_dropped++; /* table full or no memory */
+        m->counts.stats.users_dropped++; /* table full or no memory */
       return;
     }
   }
   if (!e->touched) {
     e->touched = true;
-    e->touched_next = m->touched;
-    m->touched = e;
+    e->touched_next = m->entities.touched;
+    m->entities.touched = e;
   }
   if (!e->selected) {
-    m->userid_filtered++;
+    m->counts.userid_filtered++;
     return;
   }
   if (e->restart)
@@ -466,7 +471,7 @@ map_instance(struct zvm_mapper *m, struct lay *l, const uint8_t *data,
   }
   e->pending = true;
   e->pend_us = time_us;
-  e->pend_arrival_us = m->arrival_us;
+  e->pend_arrival_us = m->time.arrival_us;
 }
 
 /* reg: the registry's descriptor (select and record hooks); r: the one
@@ -479,12 +484,12 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
   uint64_t time_us = record_time(m, rec);
   /* The newest record of the set, for the leap-second estimate (one too
    * far ahead of its arrival is no estimate of the offset). */
-  if (m->arrival_us != 0 && time_us > m->set_newest_us &&
-      !zvm_time_too_far(time_us, m->arrival_us))
-    m->set_newest_us = time_us;
+  if (m->time.arrival_us != 0 && time_us > m->time.set_newest_us &&
+      !zvm_time_too_far(time_us, m->time.arrival_us))
+    m->time.set_newest_us = time_us;
   if (reg->plain) { /* the steps below, none of which applies */
     if (rec->len < reg->main.copy_size)
-      m->short_records++;
+      m->counts.short_records++;
     map_instance(m, &reg->main, rec->data, rec->len, NULL, time_us);
     return;
   }
@@ -492,28 +497,28 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
       .rec = rec, .desc = desc, .data = rec->data, .len = rec->len};
 
   if (h != NULL && h->select != NULL) {
-    reg->ctx.arrival_us = m->arrival_us;
+    reg->ctx.arrival_us = m->time.arrival_us;
     if (!h->select(&reg->ctx, &view)) {
-      m->hook_skipped++;
+      m->counts.hook_skipped++;
       return;
     }
     bool bad;
     if (view.desc != desc && (r = mrec_of(m, view.desc, &bad)) == NULL) {
       if (bad)
-        m->hook_malformed++; /* a hook handed out a layout that fails
+        m->counts.hook_malformed++; /* a hook handed out a layout that fails
                                 zvm_record_check(): a bug, counted */
       else
-        m->oom = true;
+        m->out.oom = true;
       return;
     }
     if (!slots_fit(m)) {
-      m->oom = true;
+      m->out.oom = true;
       return;
     }
   }
 
   if (h != NULL && h->record != NULL) {
-    reg->ctx.arrival_us = m->arrival_us;
+    reg->ctx.arrival_us = m->time.arrival_us;
     if (!h->record(&reg->ctx, &view, time_us))
       return;
   }
@@ -521,7 +526,7 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
   /* Shorter than its fields (an older z/VM level, a <Record> block that
    * does not fit): the fields it holds are used, and it is counted. */
   if (view.len < r->main.copy_size)
-    m->short_records++;
+    m->counts.short_records++;
   map_instance(m, &r->main, view.data, view.len,
                view.key_given ? &view.key : NULL, time_us);
   for (size_t a = 0; a < view.desc->narrays; a++) {
@@ -542,30 +547,30 @@ static void map_record(struct zvm_mapper *m, struct mrec *reg,
 void zvm_mapper_add_set_at(struct zvm_mapper *m, const uint8_t *set, size_t len,
                            uint64_t arrival_us) {
   zvm_output_begin(m);
-  m->arrival_us = arrival_us;
-  m->set_newest_us = 0;
+  m->time.arrival_us = arrival_us;
+  m->time.set_newest_us = 0;
   /* zvm_decode_set_with(), with the mapper's own table: one lookup per
    * record gives the descriptor and the mapper's state for it. */
   struct zvm_walk walk;
   struct zvm_record rec;
   zvm_walk_init(&walk, set, len, m->conf->domains);
   while (zvm_walk_next(&walk, &rec)) {
-    struct mrec *r =
-        rec.domain < ZVM_DOMAIN_COUNT && rec.number < m->nby_num[rec.domain]
-            ? m->by_num[rec.domain][rec.number]
-            : NULL;
-    if (zvm_record_accept(r != NULL ? r->desc : NULL, &rec, &m->decode))
+    struct mrec *r = rec.domain < ZVM_DOMAIN_COUNT &&
+                             rec.number < m->index.nby_num[rec.domain]
+                         ? m->index.by_num[rec.domain][rec.number]
+                         : NULL;
+    if (zvm_record_accept(r != NULL ? r->desc : NULL, &rec, &m->counts.decode))
       map_record(m, r, &rec);
   }
-  zvm_walk_stats_add(&m->decode.walk, &walk.stats);
-  zvm_leap_observe(&m->leap_est, m->set_newest_us, arrival_us);
-  m->arrival_us = 0;
+  zvm_walk_stats_add(&m->counts.decode.walk, &walk.stats);
+  zvm_leap_observe(&m->time.leap_est, m->time.set_newest_us, arrival_us);
+  m->time.arrival_us = 0;
 }
 
 void zvm_mapper_set_clock_leap(struct zvm_mapper *m, bool known,
                                uint64_t leap_us) {
-  m->clock_leap_known = known;
-  m->clock_leap_us = leap_us;
+  m->time.clock_leap_known = known;
+  m->time.clock_leap_us = leap_us;
 }
 
 void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
@@ -575,23 +580,23 @@ void zvm_mapper_add_set(struct zvm_mapper *m, const uint8_t *set, size_t len) {
 int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
                       const struct zvm_source_health *rs) {
   zvm_output_begin(m);
-  m->stats.leap_us = pass_leap(m);
-  m->stats.pass_timed = 0;
-  m->stats.pass_restamped = 0;
-  m->stats.pass_future = 0;
+  m->counts.stats.leap_us = pass_leap(m);
+  m->counts.stats.pass_timed = 0;
+  m->counts.stats.pass_restamped = 0;
+  m->counts.stats.pass_future = 0;
 
   /* Entities' values are produced on demand (zvm_mapper_next_value) from
    * the records kept in them, untouched until the next pass starts. */
-  for (struct entity *e = m->touched; e != NULL;) {
+  for (struct entity *e = m->entities.touched; e != NULL;) {
     struct entity *next = e->touched_next;
     uint64_t us = e->pending && e->lay->dispatched ? dispatch_time(m, e) : 0;
     if (us != 0) {
-      if (zvm_output_grow((void **)&m->emit, &m->cap_emit, m->nemit,
-                          sizeof(*m->emit))) {
-        m->emit[m->nemit++] = (struct emit){.e = e};
+      if (zvm_output_grow((void **)&m->out.emit, &m->out.cap_emit, m->out.nemit,
+                          sizeof(*m->out.emit))) {
+        m->out.emit[m->out.nemit++] = (struct emit){.e = e};
         e->inst.last_us = us;
       } else {
-        m->oom = true;
+        m->out.oom = true;
       }
     }
     e->pending = false;
@@ -600,22 +605,22 @@ int zvm_mapper_finish(struct zvm_mapper *m, uint64_t now_us,
     e->last_seen_us = now_us;
     e = next;
   }
-  m->touched = NULL;
+  m->entities.touched = NULL;
   zvm_output_notifs_to_utc(m);
   /* The reader's counters last: they include this pass's restamping. */
   if (m->conf->report_reader_stats)
     zvm_output_reader(m, rs);
 
-  if (m->last_sweep_us == 0 || now_us < m->last_sweep_us) {
-    m->last_sweep_us = now_us;
-  } else if (now_us - m->last_sweep_us >= ZVM_MAPPER_SWEEP_US) {
+  if (m->entities.last_sweep_us == 0 || now_us < m->entities.last_sweep_us) {
+    m->entities.last_sweep_us = now_us;
+  } else if (now_us - m->entities.last_sweep_us >= ZVM_MAPPER_SWEEP_US) {
     zvm_entity_expire(m, now_us);
-    m->last_sweep_us = now_us;
+    m->entities.last_sweep_us = now_us;
   }
 
-  m->output_done = true;
-  bool oom = m->oom;
-  m->oom = false;
+  m->out.output_done = true;
+  bool oom = m->out.oom;
+  m->out.oom = false;
   return oom ? -1 : 0;
 }
 
@@ -638,26 +643,26 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
   bool ok = m->reg != NULL && zvm_entity_table_init(m);
   for (size_t i = 0; ok && i < zvm_registry_count(m->reg); i++) {
     const struct zvm_record_desc *d = zvm_registry_at(m->reg, i);
-    size_t old = m->nby_num[d->domain];
-    ok = zvm_grow(&m->by_num[d->domain], &m->nby_num[d->domain], d->number,
-                  sizeof(struct mrec *), (size_t)d->number + 1);
+    size_t old = m->index.nby_num[d->domain];
+    ok = zvm_grow(&m->index.by_num[d->domain], &m->index.nby_num[d->domain],
+                  d->number, sizeof(struct mrec *), (size_t)d->number + 1);
     if (!ok)
       break;
-    memset(m->by_num[d->domain] + old, 0,
-           (m->nby_num[d->domain] - old) * sizeof(struct mrec *));
+    memset(m->index.by_num[d->domain] + old, 0,
+           (m->index.nby_num[d->domain] - old) * sizeof(struct mrec *));
     struct mrec *r = mrec_create(m, d);
     ok = r != NULL;
     if (ok)
-      m->by_num[d->domain][d->number] = r;
+      m->index.by_num[d->domain][d->number] = r;
     for (size_t j = 0; ok && d->hooks != NULL && j < d->hooks->nlayouts; j++) {
       bool bad;
       ok = mrec_of(m, d->hooks->layouts[j], &bad) != NULL;
     }
   }
-  m->created_mrecs = m->mrecs;
-  m->created_nlays = m->nlays;
-  m->created_ntypes = m->ntypes;
-  m->created_max_slots = m->max_slots;
+  m->index.created_mrecs = m->index.mrecs;
+  m->index.created_nlays = m->index.nlays;
+  m->index.created_ntypes = m->index.ntypes;
+  m->index.created_max_slots = m->index.max_slots;
   ok = ok && slots_fit(m);
   if (!ok) {
     zvm_mapper_destroy(m);
@@ -670,64 +675,60 @@ void zvm_mapper_destroy(struct zvm_mapper *m) {
   if (m == NULL)
     return;
   zvm_entity_table_free(m);
-  while (m->mrecs != NULL) {
-    struct mrec *next = m->mrecs->next;
-    mrec_free(m->mrecs);
-    m->mrecs = next;
+  while (m->index.mrecs != NULL) {
+    struct mrec *next = m->index.mrecs->next;
+    mrec_free(m->index.mrecs);
+    m->index.mrecs = next;
   }
   for (unsigned d = 0; d < ZVM_DOMAIN_COUNT; d++)
-    free(m->by_num[d]);
-  free(m->types);
+    free(m->index.by_num[d]);
+  free(m->index.types);
   zvm_output_free(m);
   free(m);
 }
 
+/* Each part back to what create left: the entity table and the output
+ * by assignment keeping their memory, the index to what create built,
+ * the time rules and the counters by assignment. */
 void zvm_mapper_reset(struct zvm_mapper *m) {
   zvm_entity_table_clear(m); /* first: entities point to their layouts */
-  while (m->mrecs != m->created_mrecs) {
-    struct mrec *next = m->mrecs->next;
-    mrec_free(m->mrecs);
-    m->mrecs = next;
+  while (m->index.mrecs != m->index.created_mrecs) {
+    struct mrec *next = m->index.mrecs->next;
+    mrec_free(m->index.mrecs);
+    m->index.mrecs = next;
   }
-  m->nlays = m->created_nlays;
-  m->ntypes = m->created_ntypes;
-  m->max_slots = m->created_max_slots;
-  for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
+  m->index.nlays = m->index.created_nlays;
+  m->index.ntypes = m->index.created_ntypes;
+  m->index.max_slots = m->index.created_max_slots;
+  /* The descriptors create built: their hooks' state from nothing. */
+  for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next) {
     r->ctx.arrival_us = 0;
     r->ctx.now_us = 0;
     if (r->ctx.record_state != NULL)
       memset(r->ctx.record_state, 0, r->hooks->record_state_size);
   }
-  zvm_output_reset(m);
-  m->arrival_us = 0;
-  m->set_newest_us = 0;
-  m->leap_est = (struct zvm_leap_est){0};
-  m->clock_leap_known = false;
-  m->clock_leap_us = 0;
-  m->decode = (struct zvm_decode_stats){0};
-  m->userid_filtered = 0;
-  m->hook_skipped = 0;
-  m->hook_malformed = 0;
-  m->short_records = 0;
-  m->last_sweep_us = 0;
-  m->stats = (struct zvm_mapper_stats){0};
-  for (struct mrec *r = m->mrecs; r != NULL; r = r->next)
+  for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next)
     r->guest_dropped = 0;
+  zvm_output_reset(m);
+  m->time = (struct mapper_time){0};
+  m->counts = (struct mapper_counters){0};
 }
 
-size_t zvm_mapper_type_count(const struct zvm_mapper *m) { return m->ntypes; }
+size_t zvm_mapper_type_count(const struct zvm_mapper *m) {
+  return m->index.ntypes;
+}
 
 const struct zvm_layout *zvm_mapper_type_at(const struct zvm_mapper *m,
                                             size_t i) {
-  return i < m->ntypes ? m->types[i] : NULL;
+  return i < m->index.ntypes ? m->index.types[i] : NULL;
 }
 
 const struct zvm_mapper_stats *
 zvm_mapper_get_stats(const struct zvm_mapper *m) {
-  return &m->stats;
+  return &m->counts.stats;
 }
 
 const struct zvm_decode_stats *
 zvm_mapper_decode_stats(const struct zvm_mapper *m) {
-  return &m->decode;
+  return &m->counts.decode;
 }

@@ -8,11 +8,12 @@
  *             keeping the latest record per entity; life cycle
  *   output.c  the pass's output: value lists (one per entity by default,
  *             or one value per list), reader counters, notifications
+ *   cdname.c  collectd's identifiers of instances and notifications
  *
  * Not an installed header: nothing outside the mapper sees these structs.
  */
-#ifndef ZVM_MONITOR_MAPPER_INT_H
-#define ZVM_MONITOR_MAPPER_INT_H
+#ifndef ZVM_MAPPER_MAPPER_INT_H
+#define ZVM_MAPPER_MAPPER_INT_H
 
 #include "base/util.h"
 #include "engine/check.h"
@@ -101,9 +102,9 @@ struct entity {
   bool guest_host; /* its values go to the guest's host (GuestsAsHosts) */
   uint16_t copy_len;
   /* The latest record (or entry) of the pass, lay->copy_size bytes, then
-   * the hooks' state (lay->state_off), then the instance name (plugin
-   * instance) and the host if the instance is a guest's (lay->names_off,
-   * each at its length): one allocation. */
+   * the hooks' state (lay->state_off), then the plugin instance, and if
+   * the instance is a guest's the host and the instance's whole name
+   * (lay->names_off, each at its length): one allocation. */
   uint8_t copy[];
 };
 
@@ -111,6 +112,16 @@ struct entity {
  * collectd's Hostname), decided when the entity was first seen. */
 static inline const char *zvm_entity_host(const struct entity *e) {
   return e->guest_host ? e->inst.name + strlen(e->inst.name) + 1 : "";
+}
+
+/* The instance's name in no front end's terms: every part of its key
+ * ("LINUX01", "LINUX01-vcpu1"), the plugin instance unless a part went to
+ * the host. */
+static inline const char *zvm_entity_instance(const struct entity *e) {
+  if (!e->guest_host)
+    return e->inst.name;
+  const char *host = zvm_entity_host(e);
+  return host + strlen(host) + 1;
 }
 
 /* Storage for strings the pass hands out (output.c). */
@@ -132,32 +143,41 @@ struct emit {
   struct entity *e;
 };
 
-struct zvm_mapper {
-  const struct zvm_conf *conf;
-  const struct zvm_registry *reg;
+/* The mapper's state in five parts, each reset as a whole
+ * (zvm_mapper_reset()): a member added to a part is reset with it. */
 
-  /* Descriptors: by (domain, record) for the registry's, plus any a
-   * select hook hands out (looked up by pointer). */
+/* The descriptors and their layouts: by (domain, record) for the
+ * registry's, plus any a select hook hands out (looked up by pointer);
+ * the value-list types for plugin_register_data_set. */
+struct mapper_index {
   struct mrec **by_num[ZVM_DOMAIN_COUNT];
   size_t nby_num[ZVM_DOMAIN_COUNT];
   struct mrec *mrecs;
   unsigned nlays;
+  const struct zvm_layout **types;
+  size_t ntypes, cap_types;
+  size_t max_slots; /* the widest layout's values */
   /* What create built, for zvm_mapper_reset(): descriptors a select hook
    * hands out later are added in front of created_mrecs. */
   struct mrec *created_mrecs;
   unsigned created_nlays;
   size_t created_ntypes, created_max_slots;
-  struct zvm_hook_ops ops;
-  uint64_t arrival_us; /* of the set being added */
-  /* Record-time rules (timerule.h): the newest record of the set being
-   * added, the leap-second estimate from arrival times, the offset the
-   * glue read from the clocks. */
+};
+
+/* Record-time rules (timerule.h): the arrival time and the newest record
+ * of the set being added, the leap-second estimate from arrival times,
+ * the offset the glue read from the clocks. */
+struct mapper_time {
+  uint64_t arrival_us;
   uint64_t set_newest_us;
   struct zvm_leap_est leap_est;
   bool clock_leap_known;
   uint64_t clock_leap_us;
+};
 
-  /* The entity table: chained hash over (layout, key). */
+/* The entity table (entity.c): chained hash over (layout, key), the
+ * guests' pool, the entities of the pass, the last expiry sweep. */
+struct mapper_entities {
   struct entity **buckets;
   size_t nbuckets;
   unsigned bucket_shift; /* 64 - log2(nbuckets) */
@@ -166,29 +186,28 @@ struct zvm_mapper {
   struct guest_count *guests;
   size_t guests_cap, nguests; /* cap: 0 or a power of two */
   struct entity *touched;
+  uint64_t last_sweep_us;
+};
 
-  /* Types for plugin_register_data_set. */
-  const struct zvm_layout **types;
-  size_t ntypes, cap_types;
-
-  /* The pass's output: reader values built by finish (a few), then the
-   * entities' values produced on demand from the kept records. */
+/* The pass's output (output.c): reader values built by finish (a few),
+ * then the entities' values produced on demand from the kept records. */
+struct mapper_output {
   struct zvm_value *fixed;
   size_t nfixed, cap_fixed;
   struct emit *emit;
   size_t nemit, cap_emit;
   struct zvm_value_item *items; /* one entity's values */
   bool *present;
-  size_t max_slots;
   size_t items_cap; /* entries of items and present (> max_slots) */
   size_t items_for; /* emit index the items belong to + 1; 0: none */
-  bool items_ok;    /* every item present */
+  size_t head_for;  /* emit index head_host/instance belong to + 1 */
+  const char *head_host, *head_instance;
+  bool items_ok; /* every item present */
   size_t nitems_present;
   struct zvm_notification *notifs;
   size_t nnotifs, cap_notifs;
   bool output_done; /* the previous pass's output is still there */
   bool oom;
-
   /* Value lists a lists hook made for one emitted entity (hlists_for:
    * its emit index + 1), and the pass's copies of their plugin
    * instances: chunks never moved nor reused within a pass, so a pointer
@@ -197,17 +216,46 @@ struct zvm_mapper {
   size_t nhlists, cap_hlists, hlists_for;
   struct text_chunk *chunks;
   const char *last_text;
+};
 
+/* Every counter and statistic the mapper keeps (the hooks' own and the
+ * per-record refusals are in the descriptors: struct mrec). */
+struct mapper_counters {
   struct zvm_decode_stats decode;
   uint64_t userid_filtered;
   uint64_t hook_skipped, hook_malformed;
   uint64_t short_records; /* shorter than their layout's fields */
-  uint64_t last_sweep_us;
   struct zvm_mapper_stats stats;
+};
+
+struct zvm_mapper {
+  const struct zvm_conf *conf;
+  const struct zvm_registry *reg;
+  struct zvm_hook_ops ops;
+  struct mapper_index index;
+  struct mapper_time time;
+  struct mapper_entities entities;
+  struct mapper_output out;
+  struct mapper_counters counts;
 };
 
 /* entity.c */
 /* (zvm_text_key8(), zvm_name_key(): decode.h) */
+
+/* The names of an instance's key parts, in no front end's terms. */
+struct zvm_key_names {
+  unsigned n;
+  int user; /* the first ZVM_KEY_USERID part; -1: none */
+  char part[ZVM_KEY_PARTS_MAX][ZVM_ID_MAX];
+};
+void zvm_key_names(const struct zvm_layout *l, const struct zvm_key_value *key,
+                   struct zvm_key_names *kn);
+/* The parts' names, each after its prefix, all but part skip (-1: none;
+ * a separator it leaves at the start is dropped), shortened to size - 1
+ * characters by the rule every name follows (zvm_id_shorten). */
+void zvm_key_names_join(const struct zvm_layout *l,
+                        const struct zvm_key_names *kn, int skip, char *out,
+                        size_t size);
 
 bool zvm_entity_table_init(struct zvm_mapper *m);
 void zvm_entity_table_free(struct zvm_mapper *m);
@@ -222,14 +270,15 @@ static inline size_t zvm_entity_bucket(const struct zvm_mapper *m, unsigned id,
   uint64_t h = key->v[0] ^ (key->v[1] * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
                ((uint64_t)id << 56);
   /* Fibonacci hashing: the top bits of h * 2^64/phi. */
-  return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >> m->bucket_shift);
+  return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >>
+                  m->entities.bucket_shift);
 }
 
 /* Inline: this runs for every record. */
 static inline struct entity *zvm_entity_find(const struct zvm_mapper *m,
                                              const struct lay *l,
                                              const struct zvm_key_value *key) {
-  for (struct entity *e = m->buckets[zvm_entity_bucket(m, l->id, key)];
+  for (struct entity *e = m->entities.buckets[zvm_entity_bucket(m, l->id, key)];
        e != NULL; e = e->next)
     if (e->inst.key.v[0] == key->v[0] && e->inst.key.v[1] == key->v[1] &&
         e->inst.layout == l->layout)
@@ -273,11 +322,30 @@ static inline bool zvm_output_grow(void *array, size_t *cap, size_t n,
 }
 void zvm_output_reader(struct zvm_mapper *m,
                        const struct zvm_source_health *rs);
-void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *host,
-                       const char *plugin_instance, const char *type,
-                       const char *type_instance, const char *message);
+/* Queue a notification (the strings are copied); host and plugin_instance
+ * are the instance's collectd names (cdname.c). */
+void zvm_output_notify(struct zvm_mapper *m,
+                       const struct zvm_record_desc *record,
+                       enum zvm_notify_kind kind,
+                       enum zvm_notif_severity severity, uint64_t time_us,
+                       const char *instance, const char *host,
+                       const char *plugin_instance, const char *message);
 void zvm_output_notifs_to_utc(struct zvm_mapper *m);
 void zvm_output_free(struct zvm_mapper *m);
 
-#endif /* ZVM_MONITOR_MAPPER_INT_H */
+/* cdname.c: collectd's identifiers from the neutral names. */
+struct zvm_cd_instance {
+  char name[ZVM_ID_MAX]; /* plugin instance */
+  char host[ZVM_ID_MAX]; /* guest_host: the guest's host, lower case */
+  bool guest_host;
+};
+/* Where an instance of lay with key parts kn goes. */
+void zvm_cd_instance(const struct zvm_conf *conf, const struct lay *lay,
+                     const struct zvm_key_names *kn,
+                     struct zvm_cd_instance *out);
+/* A notification's collectd identifiers: its type and type instance by
+ * its kind, the host and plugin instance given (its instance's). */
+void zvm_cd_notification(struct zvm_notification *n, const char *host,
+                         const char *plugin_instance);
+
+#endif /* ZVM_MAPPER_MAPPER_INT_H */

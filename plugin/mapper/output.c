@@ -25,44 +25,54 @@
 /* The previous pass's output is dropped when the next pass starts: the
  * records it points into (in the entities) are overwritten from here on. */
 static void text_reset(struct zvm_mapper *m) {
-  for (struct text_chunk *c = m->chunks; c != NULL; c = c->next)
+  for (struct text_chunk *c = m->out.chunks; c != NULL; c = c->next)
     c->used = 0;
-  m->last_text = NULL;
+  m->out.last_text = NULL;
 }
 
 void zvm_output_begin(struct zvm_mapper *m) {
-  if (!m->output_done)
+  if (!m->out.output_done)
     return;
   text_reset(m);
-  m->hlists_for = 0;
-  m->nfixed = 0;
-  m->nemit = 0;
-  m->items_for = 0;
-  m->nnotifs = 0;
-  m->output_done = false;
-  m->stats.pass_guest_dropped = 0; /* counted while sets are added */
+  m->out.hlists_for = 0;
+  m->out.nfixed = 0;
+  m->out.nemit = 0;
+  m->out.items_for = 0;
+  m->out.head_for = 0;
+  m->out.nnotifs = 0;
+  m->out.output_done = false;
+  m->counts.stats.pass_guest_dropped = 0; /* counted while sets are added */
 }
 
 void zvm_output_reset(struct zvm_mapper *m) {
-  m->output_done = true;
-  zvm_output_begin(m);
-  m->nhlists = 0;
-  m->items_ok = false;
-  m->nitems_present = 0;
-  m->oom = false;
+  struct mapper_output *o = &m->out;
+  text_reset(m);
+  /* The memory kept, every other member from nothing. */
+  *o = (struct mapper_output){.fixed = o->fixed,
+                              .cap_fixed = o->cap_fixed,
+                              .emit = o->emit,
+                              .cap_emit = o->cap_emit,
+                              .items = o->items,
+                              .present = o->present,
+                              .items_cap = o->items_cap,
+                              .notifs = o->notifs,
+                              .cap_notifs = o->cap_notifs,
+                              .hlists = o->hlists,
+                              .cap_hlists = o->cap_hlists,
+                              .chunks = o->chunks};
 }
 
 void zvm_output_free(struct zvm_mapper *m) {
-  for (struct text_chunk *c = m->chunks, *next; c != NULL; c = next) {
+  for (struct text_chunk *c = m->out.chunks, *next; c != NULL; c = next) {
     next = c->next;
     free(c);
   }
-  free(m->hlists);
-  free(m->fixed);
-  free(m->emit);
-  free(m->items);
-  free(m->present);
-  free(m->notifs);
+  free(m->out.hlists);
+  free(m->out.fixed);
+  free(m->out.emit);
+  free(m->out.items);
+  free(m->out.present);
+  free(m->out.notifs);
 }
 
 /* Counters are unsigned 64-bit sums; derive_t is signed. */
@@ -75,13 +85,13 @@ static int64_t counter(uint64_t v) {
  */
 static void emit_counter(struct zvm_mapper *m, const char *type,
                          const char *type_instance, uint64_t value) {
-  if (!zvm_output_grow((void **)&m->fixed, &m->cap_fixed, m->nfixed,
-                       sizeof(*m->fixed))) {
-    m->oom = true;
+  if (!zvm_output_grow((void **)&m->out.fixed, &m->out.cap_fixed, m->out.nfixed,
+                       sizeof(*m->out.fixed))) {
+    m->out.oom = true;
     return;
   }
   /* time 0: the daemon stamps these with the time of dispatch. */
-  m->fixed[m->nfixed++] = (struct zvm_value){
+  m->out.fixed[m->out.nfixed++] = (struct zvm_value){
       .instance = PLUGIN_INSTANCE_READER,
       .field = type_instance,
       .host = "",
@@ -98,12 +108,13 @@ void zvm_output_reader(struct zvm_mapper *m,
   static const struct zvm_source_health none;
   if (rs == NULL)
     rs = &none;
-  const struct zvm_decode_stats *d = &m->decode;
+  const struct zvm_decode_stats *d = &m->counts.decode;
   uint64_t malformed = d->walk.malformed + d->walk.mce_rejected +
-                       d->array_rejected + rs->oversize + m->hook_malformed;
-  uint64_t skipped = d->unknown + d->walk.filtered + m->userid_filtered +
-                     m->stats.no_userid + m->stats.users_dropped +
-                     m->hook_skipped;
+                       d->array_rejected + rs->oversize +
+                       m->counts.hook_malformed;
+  uint64_t skipped = d->unknown + d->walk.filtered + m->counts.userid_filtered +
+                     m->counts.stats.no_userid + m->counts.stats.users_dropped +
+                     m->counts.hook_skipped;
 
   emit_counter(m, "errors", "eoverflow", rs->eoverflow);
   emit_counter(m, "errors", "eio", rs->eio);
@@ -115,11 +126,11 @@ void zvm_output_reader(struct zvm_mapper *m,
   emit_counter(m, "total_objects", "sets_dropped", rs->sets_dropped);
   emit_counter(m, "total_objects", "records", d->walk.records);
   emit_counter(m, "total_objects", "skipped", skipped);
-  emit_counter(m, "total_objects", "short_records", m->short_records);
+  emit_counter(m, "total_objects", "short_records", m->counts.short_records);
   emit_counter(m, "total_bytes", "read", rs->bytes_read);
-  emit_counter(m, "total_objects", "restamped", m->stats.restamped);
-  emit_counter(m, "total_objects", "time_future", m->stats.time_future);
-  for (struct mrec *r = m->mrecs; r != NULL; r = r->next) {
+  emit_counter(m, "total_objects", "restamped", m->counts.stats.restamped);
+  emit_counter(m, "total_objects", "time_future", m->counts.stats.time_future);
+  for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next) {
     if (r->hooks == NULL || r->hooks->counters == NULL)
       continue;
     struct zvm_hook_counter c[8];
@@ -127,45 +138,48 @@ void zvm_output_reader(struct zvm_mapper *m,
     for (size_t i = 0; i < n && i < 8; i++)
       emit_counter(m, "total_objects", c[i].type_instance, c[i].value);
   }
-  for (struct mrec *r = m->mrecs; r != NULL; r = r->next)
+  for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next)
     if (r->hooks != NULL && r->hooks->guest_dropped != NULL)
       emit_counter(m, "total_objects", r->hooks->guest_dropped,
                    r->guest_dropped);
 }
 
-void zvm_output_notify(struct zvm_mapper *m, enum zvm_notif_severity severity,
-                       uint64_t time_us, const char *host,
-                       const char *plugin_instance, const char *type,
-                       const char *type_instance, const char *message) {
+void zvm_output_notify(struct zvm_mapper *m,
+                       const struct zvm_record_desc *record,
+                       enum zvm_notify_kind kind,
+                       enum zvm_notif_severity severity, uint64_t time_us,
+                       const char *instance, const char *host,
+                       const char *plugin_instance, const char *message) {
   /* Hooks notify while a set is added (the output already begun), never
    * while the pass's output is read. */
-  if (!zvm_output_grow((void **)&m->notifs, &m->cap_notifs, m->nnotifs,
-                       sizeof(*m->notifs))) {
-    m->oom = true;
+  if (!zvm_output_grow((void **)&m->out.notifs, &m->out.cap_notifs,
+                       m->out.nnotifs, sizeof(*m->out.notifs))) {
+    m->out.oom = true;
     return;
   }
-  struct zvm_notification *n = &m->notifs[m->nnotifs++];
+  struct zvm_notification *n = &m->out.notifs[m->out.nnotifs++];
+  /* Names are copied: an instance may be forgotten before the
+   * notification goes out. */
   *n = (struct zvm_notification){
+      .record = record,
+      .kind = kind,
       .severity = severity,
       .time_us = time_us,
-      /* Hooks pass string literals as types; names are copied (an
-       * instance may be forgotten before the notification goes out). */
-      .type = type,
-      .type_instance = type_instance != NULL ? type_instance : "",
   };
-  snprintf(n->host, sizeof(n->host), "%s", host != NULL ? host : "");
-  snprintf(n->plugin_instance, sizeof(n->plugin_instance), "%s",
-           plugin_instance != NULL ? plugin_instance : "");
+  snprintf(n->instance, sizeof(n->instance), "%s",
+           instance != NULL ? instance : "");
   snprintf(n->message, sizeof(n->message), "%s", message);
+  zvm_cd_notification(n, host, plugin_instance);
 }
 
 /* Hooks notify with their records' Unix times: take the pass's
  * leap-second offset off (timerule.h). */
 void zvm_output_notifs_to_utc(struct zvm_mapper *m) {
-  for (size_t i = 0; i < m->nnotifs; i++) {
+  for (size_t i = 0; i < m->out.nnotifs; i++) {
     uint64_t utc;
-    if (zvm_unix_to_utc(m->notifs[i].time_us, m->stats.leap_us, &utc))
-      m->notifs[i].time_us = utc;
+    if (zvm_unix_to_utc(m->out.notifs[i].time_us, m->counts.stats.leap_us,
+                        &utc))
+      m->out.notifs[i].time_us = utc;
   }
 }
 
@@ -190,14 +204,14 @@ plain_read(const struct slot *s, const uint8_t *data, size_t len, int64_t *x) {
   return true;
 }
 
-/* Fill m->items for emitted entity k (once per entity and pass); false if
+/* Fill m->out.items for emitted entity k (once per entity and pass); false if
  * the entity has no value list this pass (its values hook said so). */
 static bool entity_items(struct zvm_mapper *m, size_t k) {
-  if (m->items_for == k + 1)
-    return m->items_ok || m->nitems_present > 0;
-  const struct entity *e = m->emit[k].e;
+  if (m->out.items_for == k + 1)
+    return m->out.items_ok || m->out.nitems_present > 0;
+  const struct entity *e = m->out.emit[k].e;
   const struct lay *l = e->lay;
-  struct zvm_value_item *items = m->items;
+  struct zvm_value_item *items = m->out.items;
   bool all = true;
   size_t npresent = 0;
   for (size_t i = 0; i < l->nslots; i++) {
@@ -216,7 +230,7 @@ static bool entity_items(struct zvm_mapper *m, size_t k) {
     } else {
       ok = zvm_field_value(s->f, e->copy, e->copy_len, s->idx, &x, &g);
     }
-    m->present[i] = ok;
+    m->out.present[i] = ok;
     all = all && ok;
     npresent += ok;
     items[i] =
@@ -230,18 +244,18 @@ static bool entity_items(struct zvm_mapper *m, size_t k) {
     all = false;
     npresent = 0;
   }
-  m->items_for = k + 1;
-  m->items_ok = all;
-  m->nitems_present = npresent;
+  m->out.items_for = k + 1;
+  m->out.items_ok = all;
+  m->out.nitems_present = npresent;
   return all || npresent > 0;
 }
 
 /* A copy of s for the rest of the pass (NULL if out of memory). */
 static const char *text_keep(struct zvm_mapper *m, const char *s) {
-  if (m->last_text != NULL && strcmp(m->last_text, s) == 0)
-    return m->last_text;
+  if (m->out.last_text != NULL && strcmp(m->out.last_text, s) == 0)
+    return m->out.last_text;
   size_t n = strlen(s) + 1;
-  struct text_chunk *c = m->chunks;
+  struct text_chunk *c = m->out.chunks;
   for (; c != NULL && c->size - c->used < n; c = c->next)
     ;
   if (c == NULL) {
@@ -249,13 +263,13 @@ static const char *text_keep(struct zvm_mapper *m, const char *s) {
     c = malloc(sizeof(*c) + size);
     if (c == NULL)
       return NULL;
-    *c = (struct text_chunk){.next = m->chunks, .size = size};
-    m->chunks = c;
+    *c = (struct text_chunk){.next = m->out.chunks, .size = size};
+    m->out.chunks = c;
   }
   char *t = c->text + c->used;
   memcpy(t, s, n);
   c->used += n;
-  m->last_text = t;
+  m->out.last_text = t;
   return t;
 }
 
@@ -267,38 +281,51 @@ static void hook_list_cb(void *sink, const struct zvm_hook_list *l) {
       strlen(l->plugin_instance) >= ZVM_HOOK_NAME_MAX ||
       strlen(l->type) >= ZVM_ID_MAX || strlen(l->type_instance) >= ZVM_ID_MAX)
     return;
-  if (!zvm_output_grow((void **)&m->hlists, &m->cap_hlists, m->nhlists,
-                       sizeof(*m->hlists))) {
-    m->oom = true;
+  if (!zvm_output_grow((void **)&m->out.hlists, &m->out.cap_hlists,
+                       m->out.nhlists, sizeof(*m->out.hlists))) {
+    m->out.oom = true;
     return;
   }
   const char *pi = text_keep(m, l->plugin_instance);
   if (pi == NULL) {
-    m->oom = true;
+    m->out.oom = true;
     return;
   }
-  m->hlists[m->nhlists] = *l;
-  m->hlists[m->nhlists++].plugin_instance = pi;
+  m->out.hlists[m->out.nhlists] = *l;
+  m->out.hlists[m->out.nhlists++].plugin_instance = pi;
 }
 
 /* The value lists a lists hook makes for emitted entity k (once). */
 static size_t entity_hook_lists(struct zvm_mapper *m, size_t k) {
-  if (m->hlists_for != k + 1) {
-    const struct entity *e = m->emit[k].e;
+  if (m->out.hlists_for != k + 1) {
+    const struct entity *e = m->out.emit[k].e;
     const struct mrec *r = e->lay->rec;
-    m->nhlists = 0;
+    m->out.nhlists = 0;
     r->hooks->lists((struct zvm_hook_ctx *)&r->ctx, &e->inst, hook_list_cb, m);
-    m->hlists_for = k + 1;
+    m->out.hlists_for = k + 1;
   }
-  return m->nhlists;
+  return m->out.nhlists;
 }
 
-static void value_head(const struct entity *e, struct zvm_value *v) {
+/* The names every value of emitted entity k starts with; a guest's
+ * (host, whole name: after the plugin instance) found once per entity. */
+static void value_head(struct zvm_mapper *m, size_t k, const struct entity *e,
+                       struct zvm_value *v) {
+  const char *host = "", *instance = e->inst.name;
+  if (e->guest_host) {
+    if (m->out.head_for != k + 1) {
+      m->out.head_host = zvm_entity_host(e);
+      m->out.head_instance = zvm_entity_instance(e);
+      m->out.head_for = k + 1;
+    }
+    host = m->out.head_host;
+    instance = m->out.head_instance;
+  }
   const struct zvm_layout *layout = e->lay->layout;
   *v = (struct zvm_value){.record = e->lay->rec->desc,
                           .layout = layout,
-                          .instance = e->inst.name,
-                          .host = zvm_entity_host(e),
+                          .instance = instance,
+                          .host = host,
                           .plugin = layout->plugin,
                           .plugin_instance = e->inst.name,
                           .time_us = e->inst.last_us};
@@ -306,17 +333,17 @@ static void value_head(const struct entity *e, struct zvm_value *v) {
 
 bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
                            struct zvm_value *v) {
-  if (it->fixed < m->nfixed) {
-    *v = m->fixed[it->fixed++];
+  if (it->fixed < m->out.nfixed) {
+    *v = m->out.fixed[it->fixed++];
     return true;
   }
-  while (it->user < m->nemit) {
-    const struct entity *e = m->emit[it->user].e;
+  while (it->user < m->out.nemit) {
+    const struct entity *e = m->out.emit[it->user].e;
     const struct lay *l = e->lay;
     if (l->rec->hooks != NULL && l->rec->hooks->lists != NULL) {
       if (it->value < entity_hook_lists(m, it->user)) {
-        const struct zvm_hook_list *hl = &m->hlists[it->value++];
-        value_head(e, v);
+        const struct zvm_hook_list *hl = &m->out.hlists[it->value++];
+        value_head(m, it->user, e, v);
         if (hl->daemon_host)
           v->host = "";
         v->plugin = hl->plugin;
@@ -342,27 +369,27 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
       it->value = 0;
       continue;
     }
-    if (it->value == 0 && !l->single && m->items_ok) {
-      value_head(e, v);
+    if (it->value == 0 && !l->single && m->out.items_ok) {
+      value_head(m, it->user, e, v);
       v->type = l->layout->type_name;
       v->type_instance = "";
       v->nitems = l->nslots;
-      v->items = m->items;
+      v->items = m->out.items;
       it->user++;
       return true;
     }
     while (it->value < l->nslots) {
       size_t i = it->value++;
       const struct slot *s = &l->slots[i];
-      if (!m->present[i] || !s->selected)
+      if (!m->out.present[i] || !s->selected)
         continue;
-      value_head(e, v);
+      value_head(m, it->user, e, v);
       v->field = s->ds;
       v->type = s->single_type;
       v->type_instance = s->single_ti;
       v->kind = s->kind;
-      v->derive = m->items[i].derive;
-      v->gauge = m->items[i].gauge;
+      v->derive = m->out.items[i].derive;
+      v->gauge = m->out.items[i].gauge;
       return true;
     }
     it->user++;
@@ -373,6 +400,6 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
 
 const struct zvm_notification *
 zvm_mapper_notifications(const struct zvm_mapper *m, size_t *n) {
-  *n = m->nnotifs;
-  return m->notifs;
+  *n = m->out.nnotifs;
+  return m->out.notifs;
 }

@@ -7,8 +7,8 @@
  * configuration copies the D10R2 descriptor, and the tests check every
  * table. The tools and the glue need only builtin.h.
  */
-#ifndef ZVM_MONITOR_RECORDS_CATALOG_H
-#define ZVM_MONITOR_RECORDS_CATALOG_H
+#ifndef ZVM_RECORDS_CATALOG_H
+#define ZVM_RECORDS_CATALOG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,4 +34,4 @@ extern const size_t zvm_record_table_count;
 /* Built-in descriptor for a record, or NULL (a scan of the few tables). */
 const struct zvm_record_desc *zvm_record_find(uint8_t domain, uint16_t number);
 
-#endif /* ZVM_MONITOR_RECORDS_CATALOG_H */
+#endif /* ZVM_RECORDS_CATALOG_H */

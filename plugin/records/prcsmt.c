@@ -285,7 +285,7 @@ static void notify_start(struct zvm_hook_ctx *ctx, struct prcsmt_state *st,
     msg_append(msg, sizeof(msg), " none listed");
   msg_append(msg, sizeof(msg),
              "; data until the change ends spans two configurations");
-  zvm_hook_notify(ctx, ZVM_NOTIF_WARNING, us, "system", "threads", msg);
+  zvm_hook_notify(ctx, ZVM_NOTIF_WARNING, us, "system", msg);
 }
 
 static void notify_end(struct zvm_hook_ctx *ctx, struct prcsmt_state *st,
@@ -315,7 +315,7 @@ static void notify_end(struct zvm_hook_ctx *ctx, struct prcsmt_state *st,
       msg_append(msg, sizeof(msg), " none listed");
     if (s == NULL)
       msg_append(msg, sizeof(msg), "; the start of this change was not seen");
-    zvm_hook_notify(ctx, ZVM_NOTIF_OKAY, us, "system", "threads", msg);
+    zvm_hook_notify(ctx, ZVM_NOTIF_OKAY, us, "system", msg);
   }
   if (s != NULL)
     s->used = false;

@@ -52,8 +52,7 @@ static enum zvm_hook_verdict uselof_instance(struct zvm_hook_ctx *ctx,
     char msg[ZVM_NOTIF_MSG_MAX];
     session_message(msg, sizeof(msg), &uselof_fields[SESSION_VMDUSER], data,
                     len, "off");
-    zvm_hook_notify_instance(ctx, ZVM_NOTIF_WARNING, time_us, inst, "session",
-                             "logoff", msg);
+    zvm_hook_notify_instance(ctx, ZVM_NOTIF_WARNING, time_us, inst, msg);
     st->logged_off = true;
     st->logoff_us = time_us;
   }

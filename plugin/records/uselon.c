@@ -27,8 +27,7 @@ static enum zvm_hook_verdict uselon_instance(struct zvm_hook_ctx *ctx,
   char msg[ZVM_NOTIF_MSG_MAX];
   session_message(msg, sizeof(msg), &uselon_fields[SESSION_VMDUSER], data, len,
                   "on");
-  zvm_hook_notify_instance(ctx, ZVM_NOTIF_OKAY, time_us, inst, "session",
-                           "logon", msg);
+  zvm_hook_notify_instance(ctx, ZVM_NOTIF_OKAY, time_us, inst, msg);
   /* A new session: whatever was kept of an old one is stale (its logoff
    * may have been lost). */
   zvm_hook_restart(ctx, &zvm_rec_useite.main, &inst->key);

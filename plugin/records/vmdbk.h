@@ -4,18 +4,19 @@
  * no bytes, no collectd).
  *
  * D4R10 is written per VMDBK: "a separate record is generated for each
- * VMDBK in a virtual complex that contributed to the transaction" (seed
- * 002, MRUSEITE, z/VM V6R2.0), one VMDBK per virtual CPU, told apart by
- * USEITE_VMDCPUAD. Each VMDBK's high-frequency counters are its own, so a
- * guest's counter is the sum over its VMDBKs of each one's latest value;
+ * VMDBK in a virtual complex that contributed to the transaction" (IBM
+ * z/VM V6R2 monitor record MRUSEITE (D4R10),
+ * www.vm.ibm.com/pubs/mon620/MRUSEITE.HTML), one VMDBK per virtual CPU, told
+ * apart by USEITE_VMDCPUAD. Each VMDBK's high-frequency counters are its own,
+ * so a guest's counter is the sum over its VMDBKs of each one's latest value;
  * a VMDBK that skips transactions keeps its last values in the sum, so
  * the sum never goes backwards while the guest is tracked.
  *
  * The set holds n values per VMDBK (the caller's value slots, counters and
  * levels alike; the caller decides which it sums) and their sums.
  */
-#ifndef ZVM_MONITOR_VMDBK_H
-#define ZVM_MONITOR_VMDBK_H
+#ifndef ZVM_RECORDS_VMDBK_H
+#define ZVM_RECORDS_VMDBK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,4 +71,4 @@ const struct zvm_vmdbk *zvm_vmdbk_find(const struct zvm_vmdbk_set *s,
 /* The base VMDBK (latest record with CALBASE), or NULL if none seen. */
 const struct zvm_vmdbk *zvm_vmdbk_base(const struct zvm_vmdbk_set *s);
 
-#endif /* ZVM_MONITOR_VMDBK_H */
+#endif /* ZVM_RECORDS_VMDBK_H */

@@ -401,12 +401,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   const struct zvm_reader_stats *st = zvm_reader_get_stats(r);
   FUZZ_CHECK(st != NULL);
-  FUZZ_CHECK(st->bytes_read == f->stream_len);
-  FUZZ_CHECK(st->eio == f->eio);
-  FUZZ_CHECK(st->efault == f->efault);
-  FUZZ_CHECK(st->eoverflow == f->eoverflow);
-  FUZZ_CHECK(st->open_errors == f->open_errors);
-  FUZZ_CHECK(st->sets <= f->nends);
+  FUZZ_CHECK(st->health.bytes_read == f->stream_len);
+  FUZZ_CHECK(st->health.eio == f->eio);
+  FUZZ_CHECK(st->health.efault == f->efault);
+  FUZZ_CHECK(st->health.eoverflow == f->eoverflow);
+  FUZZ_CHECK(st->health.open_errors == f->open_errors);
+  FUZZ_CHECK(st->health.sets <= f->nends);
   check_sets(f);
 
   zvm_reader_destroy(r);

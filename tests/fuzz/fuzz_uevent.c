@@ -245,10 +245,10 @@ static void through_reader(const struct stat *st, const char *uevent,
   }
   const struct zvm_reader_stats *s = zvm_reader_get_stats(r);
   if (expected(st, u, m)) {
-    FUZZ_CHECK(s->open == 1 && s->open_errors == 0 && f.is_open);
+    FUZZ_CHECK(s->open == 1 && s->health.open_errors == 0 && f.is_open);
     FUZZ_CHECK(!f.refused_logged);
   } else {
-    FUZZ_CHECK(s->open == 0 && s->open_errors == 1 && !f.is_open);
+    FUZZ_CHECK(s->open == 0 && s->health.open_errors == 1 && !f.is_open);
     FUZZ_CHECK(s->open_errno == ZVM_READER_NOT_MONREADER);
     FUZZ_CHECK(f.refused_logged && f.logs == 1);
   }
