@@ -573,6 +573,42 @@ static void test_useite_block_equals_builtin(void **state) {
   assert_int_equal(block[3].items[0].derive, 1);
 }
 
+/* A record per virtual processor whose page names no base VMDBK bit
+ * (Kind processor, no Kind base): its counters summed per guest, its
+ * gauge the latest record's, its record count every VMDBK's records. */
+static void test_per_vp_without_base(void **state) {
+  struct fx *f = *state;
+  configure(f, "<Record \"4/200\">\n Name \"vp\"\n"
+               " <Field \"user\">\n Offset 20\n Length 8\n Type \"userid\"\n"
+               " Kind \"instance\"\n </Field>\n"
+               " <Field \"n\">\n Type \"records\"\n Kind \"counter\"\n"
+               " </Field>\n"
+               " <Field \"cpu\">\n Offset 28\n Length 2\n Type \"unsigned\"\n"
+               " Kind \"processor\"\n </Field>\n"
+               " <Field \"lvl\">\n Offset 30\n Length 2\n Type \"unsigned\"\n"
+               " Kind \"gauge\"\n </Field>\n"
+               " <Field \"c\">\n Offset 32\n Length 4\n Type \"unsigned\"\n"
+               " Kind \"counter\"\n </Field>\n</Record>\n");
+  static const struct {
+    uint16_t cpu, lvl;
+    uint32_t c;
+  } recs[] = {{0, 5, 100}, {1, 6, 1000}, {2, 7, 10}, {1, 8, 2000}};
+  for (size_t i = 0; i < 4; i++) {
+    size_t r = tb_record(&f->mf.rs, 36, 4, 200, tb_tod(SEC, (uint32_t)i));
+    tb_put_ebcdic(&f->mf.rs, r + 20, "LINUX01", 8);
+    tb_put_u16(&f->mf.rs, r + 28, recs[i].cpu);
+    tb_put_u16(&f->mf.rs, r + 30, recs[i].lvl);
+    tb_put_u32(&f->mf.rs, r + 32, recs[i].c);
+  }
+  pass(f, 0xC5, TB_DOM(4));
+  const struct zvm_value *v = list(f, "LINUX01", "zvm_vp");
+  assert_non_null(v);
+  assert_int_equal(v->nitems, 3);
+  assert_int_equal(v->items[0].derive, 4);               /* every record */
+  assert_true(v->items[1].gauge == 8);                   /* the latest's */
+  assert_int_equal(v->items[2].derive, 100 + 2000 + 10); /* each latest */
+}
+
 /* Named bits as 0/1 gauges (two bits of one flag byte), a device number
  * as a hexadecimal instance, and a record of more counters than one value
  * list holds (70), dispatched one value per list. */
@@ -700,6 +736,7 @@ int main(void) {
       T(test_man_page_example),
       T(test_useite_block_equals_builtin),
       T(test_bits_hex_and_many),
+      T(test_per_vp_without_base),
 #undef T
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

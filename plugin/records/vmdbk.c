@@ -248,7 +248,7 @@ static enum zvm_hook_verdict vmdbk_instance(struct zvm_hook_ctx *ctx,
   (void)zvm_be_uint(data, len, vf->cpuad_offset, vf->cpuad_width, &cpuad);
   if (vf->base_width > 0)
     (void)zvm_be_uint(data, len, vf->base_offset, vf->base_width, &flag);
-  bool base = (flag & vf->base_mask) != 0;
+  bool base = vf->base_width == 0 || (flag & vf->base_mask) != 0;
 
   /* One VMDBK, every record its base's (a guest with one virtual CPU, the
    * common case): the guest's values are its latest record's, read by the
@@ -353,7 +353,11 @@ static bool vmdbk_values(struct zvm_hook_ctx *ctx,
   const struct zvm_layout *l = inst->layout;
   if (!vmdbks_update(st, l))
     return false; /* out of memory: no list this pass */
-  const struct zvm_vmdbk *level_src = zvm_vmdbk_base(&st->vmdbks);
+  /* Without a base flag every record is its VMDBK's base record: the
+   * levels are the latest record's. */
+  const struct zvm_vmdbk_fields *vf = ctx->hook_data;
+  const struct zvm_vmdbk *level_src =
+      vf->base_width > 0 ? zvm_vmdbk_base(&st->vmdbks) : NULL;
   if (level_src == NULL)
     level_src = zvm_vmdbk_find(&st->vmdbks, st->latest_cpuad);
   size_t k = 0;
