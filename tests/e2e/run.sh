@@ -706,7 +706,8 @@ sc_d0r2_short() {
 
 # Records defined in collectd.conf, decoded by the same engine: D0R1 with
 # a processor key, an array and a scaled gauge; D8R1 with two keys (EBCDIC
-# owner and device number) and a field past its 316 bytes (so its values
+# owner and device number, in hex), an array named _q0.._q2, two named
+# bits of one 4-byte field as gauges and a field past its 316 bytes (so its values
 # go one per list and each record counts as short); D3R2 without a key.
 # The oracle reads the definitions from the daemon's collectd.conf.
 sc_user_records() {
@@ -720,8 +721,10 @@ sc_user_records() {
     '</Record>' \
     '<Record "8/1">' 'Name "vnd"' \
     '<Field "owner">' 'Offset 24' 'Length 8' 'Type "ebcdic"' 'Kind "instance"' '</Field>' \
-    '<Field "dev">' 'Offset 32' 'Length 2' 'Type "unsigned"' 'Kind "instance"' '</Field>' \
-    '<Field "x">' 'Offset 96' 'Length 4' 'Count 3' 'Type "unsigned"' 'Kind "counter"' '</Field>' \
+    '<Field "dev">' 'Offset 32' 'Length 2' 'Type "unsigned"' 'Kind "instance"' 'Format "hex"' '</Field>' \
+    '<Field "x">' 'Offset 96' 'Length 4' 'Count 3' 'ElementPrefix "_q"' 'Type "unsigned"' 'Kind "counter"' '</Field>' \
+    '<Field "b7">' 'Offset 108' 'Length 4' 'Mask 128' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
+    '<Field "b4">' 'Offset 108' 'Length 4' 'Mask 16' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
     '<Field "late">' 'Offset 320' 'Length 4' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
     '</Record>' \
     '<Record "3/2">' 'Name "stor"' \
@@ -731,9 +734,9 @@ sc_user_records() {
   CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "--conf $D/collectd.conf" "$@" || return 1
   ls "$D"/csv/zvmtest/zvm_monitor-cpu1/zvm_sys-* >/dev/null 2>&1 || fail "no cpu1 zvm_sys list" || return 1
   ls "$D"/csv/zvmtest/zvm_monitor/zvm_stor-* >/dev/null 2>&1 || fail "no zvm_stor list" || return 1
-  ls "$D"/csv/zvmtest/zvm_monitor-TCPIP_1539/derive-x_2-* >/dev/null 2>&1 ||
-    fail "no TCPIP_1539 derive-x_2" || return 1
-  grep -q 'record 8/1 from its <Record> block, type zvm_vnd; types.db line: zvm_vnd.x_0:DERIVE:0:U, x_1:DERIVE:0:U, x_2:DERIVE:0:U, late:GAUGE:U:U' "$D/collectd.log" ||
+  ls "$D"/csv/zvmtest/zvm_monitor-TCPIP_0603/derive-x_q2-* >/dev/null 2>&1 ||
+    fail "no TCPIP_0603 derive-x_q2 (device number in hex)" || return 1
+  grep -q 'record 8/1 from its <Record> block, type zvm_vnd; types.db line: zvm_vnd.x_q0:DERIVE:0:U, x_q1:DERIVE:0:U, x_q2:DERIVE:0:U, b7:GAUGE:U:U, b4:GAUGE:U:U, late:GAUGE:U:U' "$D/collectd.log" ||
     fail "no types.db line for zvm_vnd in the log" || return 1
 }
 
