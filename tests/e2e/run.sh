@@ -706,8 +706,7 @@ sc_d0r2_short() {
 
 # Records defined in collectd.conf, decoded by the same engine: D0R1 with
 # a processor key, an array and a scaled gauge; D8R1 with two keys (EBCDIC
-# owner and device number, in hex), an array named _q0.._q2, two named
-# bits of one 4-byte field as gauges and a field past its 316 bytes (so its values
+# owner and device number) and a field past its 316 bytes (so its values
 # go one per list and each record counts as short); D3R2 without a key.
 # The oracle reads the definitions from the daemon's collectd.conf.
 sc_user_records() {
@@ -721,10 +720,8 @@ sc_user_records() {
     '</Record>' \
     '<Record "8/1">' 'Name "vnd"' \
     '<Field "owner">' 'Offset 24' 'Length 8' 'Type "ebcdic"' 'Kind "instance"' '</Field>' \
-    '<Field "dev">' 'Offset 32' 'Length 2' 'Type "unsigned"' 'Kind "instance"' 'Format "hex"' '</Field>' \
-    '<Field "x">' 'Offset 96' 'Length 4' 'Count 3' 'ElementPrefix "_q"' 'Type "unsigned"' 'Kind "counter"' '</Field>' \
-    '<Field "b7">' 'Offset 108' 'Length 4' 'Mask 128' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
-    '<Field "b4">' 'Offset 108' 'Length 4' 'Mask 16' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
+    '<Field "dev">' 'Offset 32' 'Length 2' 'Type "unsigned"' 'Kind "instance"' '</Field>' \
+    '<Field "x">' 'Offset 96' 'Length 4' 'Count 3' 'Type "unsigned"' 'Kind "counter"' '</Field>' \
     '<Field "late">' 'Offset 320' 'Length 4' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
     '</Record>' \
     '<Record "3/2">' 'Name "stor"' \
@@ -734,10 +731,35 @@ sc_user_records() {
   CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "--conf $D/collectd.conf" "$@" || return 1
   ls "$D"/csv/zvmtest/zvm_monitor-cpu1/zvm_sys-* >/dev/null 2>&1 || fail "no cpu1 zvm_sys list" || return 1
   ls "$D"/csv/zvmtest/zvm_monitor/zvm_stor-* >/dev/null 2>&1 || fail "no zvm_stor list" || return 1
-  ls "$D"/csv/zvmtest/zvm_monitor-TCPIP_0603/derive-x_q2-* >/dev/null 2>&1 ||
-    fail "no TCPIP_0603 derive-x_q2 (device number in hex)" || return 1
-  grep -q 'record 8/1 from its <Record> block, type zvm_vnd; types.db line: zvm_vnd.x_q0:DERIVE:0:U, x_q1:DERIVE:0:U, x_q2:DERIVE:0:U, b7:GAUGE:U:U, b4:GAUGE:U:U, late:GAUGE:U:U' "$D/collectd.log" ||
+  ls "$D"/csv/zvmtest/zvm_monitor-TCPIP_1539/derive-x_2-* >/dev/null 2>&1 ||
+    fail "no TCPIP_1539 derive-x_2" || return 1
+  grep -q 'record 8/1 from its <Record> block, type zvm_vnd; types.db line: zvm_vnd.x_0:DERIVE:0:U, x_1:DERIVE:0:U, x_2:DERIVE:0:U, late:GAUGE:U:U' "$D/collectd.log" ||
     fail "no types.db line for zvm_vnd in the log" || return 1
+}
+
+# The <Record> options for what IBM's pages describe beyond plain numbers,
+# through the oracle (which models each from the man page): D8R1 with the
+# device number as its instance in hex (Format hex: TCPIP_0603), an array
+# named x_q0..x_q2 (ElementPrefix) and two named bits of one 4-byte field
+# as 0/1 gauges (Mask).
+sc_user_records_bits() {
+  gen -g 0 -i 3 --cpus 0 --nics 2 --smt-every 0 --unknown-events 0 --gap-ms 1100 \
+    -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "--conf $D/collectd.conf" \
+    '<Record "8/1">' 'Name "vnd"' \
+    '<Field "owner">' 'Offset 24' 'Length 8' 'Type "ebcdic"' 'Kind "instance"' '</Field>' \
+    '<Field "dev">' 'Offset 32' 'Length 2' 'Type "unsigned"' 'Kind "instance"' 'Format "hex"' '</Field>' \
+    '<Field "x">' 'Offset 96' 'Length 4' 'Count 3' 'ElementPrefix "_q"' 'Type "unsigned"' 'Kind "counter"' '</Field>' \
+    '<Field "b7">' 'Offset 108' 'Length 4' 'Mask 128' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
+    '<Field "b4">' 'Offset 108' 'Length 4' 'Mask 16' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
+    '</Record>' || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-TCPIP_0603/zvm_vnd-*) ||
+    fail "no TCPIP_0603 zvm_vnd list (device number in hex)" || return 1
+  [ "$(head -n 1 "$f")" = "epoch,x_q0,x_q1,x_q2,b7,b4" ] ||
+    fail "TCPIP_0603: csv header $(head -n 1 "$f")" || return 1
+  # the bits differ between the two devices in the last interval
+  [ "$(tail -q -n 1 "$D"/csv/zvmtest/zvm_monitor-TCPIP_06*/zvm_vnd-* | cut -d, -f6 | sort -u | wc -l)" -eq 2 ] ||
+    fail "b4 the same on both devices" || return 1
 }
 
 # A record per guest defined in collectd.conf (D2R1 of the generator: the
@@ -1442,7 +1464,7 @@ userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_
 episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
 appldata appldata_naming graphite influxdb prometheus capture_replay replay_damaged capture_tool"
 ALL="$ALL d0r2 d0r2_short user_records user_records_guests user_record_error"
-ALL="$ALL record_tool_d4r10 record_tool_per_vp"
+ALL="$ALL user_records_bits record_tool_d4r10 record_tool_per_vp"
 ALL="$ALL wrong_device fifo_inputs shutdown"
 [ $# -gt 0 ] && ALL="$*"
 
