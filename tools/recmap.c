@@ -377,6 +377,28 @@ static struct rp_mapped *entry_of(struct rp_map *map, size_t i) {
 static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
                      const char **by);
 
+/* An emitted field whose bytes m's would share (named bits of one field
+ * may share them), or NULL: the plugin refuses overlapping fields, and a
+ * page whose rows overlap (a redefinition the cross reference does not
+ * catch) must not make a block it refuses. */
+static const struct rp_mapped *overlapping(const struct rp_map *map,
+                                           const struct rp_mapped *m) {
+  unsigned from = m->f->offset;
+  unsigned to = from + m->f->length * (m->count > 1 ? m->count : 1);
+  for (size_t i = 0; i < map->n; i++) {
+    const struct rp_mapped *o = &map->m[i];
+    if (!o->emit || o == m)
+      continue;
+    unsigned ofrom = o->f->offset;
+    unsigned oto = ofrom + o->f->length * (o->count > 1 ? o->count : 1);
+    bool bits = m->bit != NULL && o->bit != NULL && from == ofrom &&
+                m->f->length == o->f->length;
+    if (from < oto && ofrom < to && !bits)
+      return o;
+  }
+  return NULL;
+}
+
 /* A named bit m->bit of the flag field m->f: a 0/1 gauge (Mask), or the
  * base VMDBK's flag of a record summed per guest. 0, or -1 with m->skip
  * set. */
@@ -405,6 +427,12 @@ static int map_bit(const struct rp_page *pg, struct rp_map *map,
     return -1;
   }
   m->mask = (unsigned long long)b->mask << (8 * (f->length - b->width));
+  const struct rp_mapped *o = overlapping(map, m);
+  if (o != NULL) {
+    SKIP("a bit of %s: its bytes are %s's too (the page's rows overlap)",
+         f->name, o->bit != NULL ? o->bit->name : o->f->name);
+    return -1;
+  }
   ds_base(pg, b->name, m->ds, sizeof(m->ds));
   m->ds[MAX_DS_NAME] = '\0';
   if (base) {
@@ -653,7 +681,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     if (per_vmdbk && m->bit == NULL && m->role == RP_ROLE_ID &&
         !map->per_vmdbk && strstr(m->why, "processor") != NULL &&
         f->type == RP_UNSIGNED && (f->length == 1 || f->length == 2) &&
-        f->dim == 1) {
+        f->dim == 1 && overlapping(map, m) == NULL) {
       /* Kept whatever --fields says, like the instance field. */
       m->kind = RP_K_PROCESSOR;
       snprintf(m->why, sizeof(m->why),
@@ -781,6 +809,12 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     }
     if (taken) {
       SKIP("its data source name %s is taken by %s", m->ds, by);
+      continue;
+    }
+    const struct rp_mapped *o = overlapping(map, m);
+    if (o != NULL) {
+      SKIP("its bytes are %s's too (the page's rows overlap)",
+           o->bit != NULL ? o->bit->name : o->f->name);
       continue;
     }
     m->emit = true;
