@@ -580,6 +580,20 @@ static struct interval_cost interval_cost(const struct zvm_conf *conf,
   return c;
 }
 
+/* One row of a cost table: the name in width columns. */
+static void cost_row(int width, const char *name,
+                     const struct interval_cost *c) {
+  printf("%-*s %8" PRIu64 " %8zu %10.1f %10.1f %10.1f %10.1f\n", width, name,
+         c->records, c->nvalues, c->pass.median_ns / 1e3,
+         c->values.median_ns / 1e3, c->total.median_ns / 1e3,
+         c->total.min_ns / 1e3);
+}
+
+static void cost_head(int width) {
+  printf("%-*s %8s %8s %10s %10s %10s %10s\n", width, "interval of", "records",
+         "values", "pass_us", "values_us", "total_us", "total_min");
+}
+
 static int appldata_run(const char *gen, unsigned guests, unsigned reps) {
   struct zvm_conf conf;
   if (zvm_conf_init(&conf) != 0)
@@ -598,19 +612,12 @@ static int appldata_run(const char *gen, unsigned guests, unsigned reps) {
   load(gen, NULL, args, &d10);
   struct interval_cost a = interval_cost(&conf, &d4, reps);
   struct interval_cost b = interval_cost(&conf, &d10, reps);
-  printf("%-26s %8s %8s %10s %10s %10s %10s\n", "interval of", "records",
-         "values", "pass_us", "values_us", "total_us", "total_min");
-#define COST_ROW(name, c)                                                      \
-  printf("%-26s %8" PRIu64 " %8zu %10.1f %10.1f %10.1f %10.1f\n", name,        \
-         (c).records, (c).nvalues, (c).pass.median_ns / 1e3,                   \
-         (c).values.median_ns / 1e3, (c).total.median_ns / 1e3,                \
-         (c).total.min_ns / 1e3)
+  cost_head(26);
   char name[64];
   snprintf(name, sizeof(name), "%u D4R10 guests", guests);
-  COST_ROW(name, a);
+  cost_row(26, name, &a);
   snprintf(name, sizeof(name), "%u Linux guests (APPLDATA)", guests);
-  COST_ROW(name, b);
-#undef COST_ROW
+  cost_row(26, name, &b);
   printf("ratio APPLDATA / D4R10: total %.2f (minimums %.2f), per value "
          "%.2f\n",
          (double)b.total.median_ns / (double)a.total.median_ns,
@@ -681,8 +688,7 @@ static int imported_run(const char *gen, unsigned guests, unsigned reps,
     die("%s: no <Record \"4/10\"> block with Replace true", file);
   printf("# imported: %s, %zu fields, %zu data sources\n", file, r->nfields,
          r->nds);
-  printf("%-34s %8s %8s %10s %10s %10s %10s\n", "interval of", "records",
-         "values", "pass_us", "values_us", "total_us", "total_min");
+  cost_head(34);
   static const unsigned vcpus[] = {1, 3};
   for (size_t k = 0; k < 2; k++) {
     char args[256];
@@ -708,19 +714,13 @@ static int imported_run(const char *gen, unsigned guests, unsigned reps,
       a = a2;
     if (b2.total.min_ns < b.total.min_ns)
       b = b2;
-#define COST_ROW(name, c)                                                      \
-  printf("%-34s %8" PRIu64 " %8zu %10.1f %10.1f %10.1f %10.1f\n", name,        \
-         (c).records, (c).nvalues, (c).pass.median_ns / 1e3,                   \
-         (c).values.median_ns / 1e3, (c).total.median_ns / 1e3,                \
-         (c).total.min_ns / 1e3)
     char name[64];
     snprintf(name, sizeof(name), "%u guests x %u VMDBKs, built in", guests,
              vcpus[k]);
-    COST_ROW(name, a);
+    cost_row(34, name, &a);
     snprintf(name, sizeof(name), "%u guests x %u VMDBKs, imported", guests,
              vcpus[k]);
-    COST_ROW(name, b);
-#undef COST_ROW
+    cost_row(34, name, &b);
     printf("ratio imported / built in (%u VMDBKs): value lists %zu / %zu, "
            "values identical; time %.3f (minimums %.3f)\n",
            vcpus[k], lb, la,

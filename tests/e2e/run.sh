@@ -51,28 +51,14 @@ run_case() {
   rc_scn=$2
   rc_oargs=$3
   shift 3
-  e2e_conf "$rc_dir" "$@"
-  rc_from=$(date +%s)
-  # shellcheck disable=SC2086
-  e2e_collectd "$rc_dir" "$rc_scn" ${CASE_ENV:-}
-  rc_pid=$E2E_PID
-  # shellcheck disable=SC2086
-  if ! e2e_wait "${CASE_TIMEOUT:-40}" "$PY" "$ORACLE" ready --settle 8 "$rc_scn" --csv "$rc_dir/csv" $rc_oargs; then
-    e2e_stop "$rc_pid" || true
-    tail -n 20 "$rc_dir/collectd.log" >>"$SC_LOG" 2>/dev/null
+  if ! run_plain "$rc_dir" "$rc_scn" "$rc_oargs" "$@"; then
     # shellcheck disable=SC2086
-    "$PY" "$ORACLE" check "$rc_scn" --csv "$rc_dir/csv" --log "$rc_dir/collectd.log" $rc_oargs >>"$SC_LOG" 2>&1
-    fail "reader counters not final within ${CASE_TIMEOUT:-40} s"
+    [ "$rp_stage" != ready ] ||
+      "$PY" "$ORACLE" check "$rc_scn" --csv "$rc_dir/csv" --log "$rc_dir/collectd.log" $rc_oargs >>"$SC_LOG" 2>&1
     return 1
   fi
-  e2e_stop "$rc_pid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
   # the window in which every set arrived (the time rule's arrival times)
-  rc_oargs="$rc_oargs --wall $rc_from:$(date +%s)"
-  grep -q "Exiting normally" "$rc_dir/collectd.log" || {
-    tail -n 20 "$rc_dir/collectd.log" >>"$SC_LOG"
-    fail "collectd did not exit normally"
-    return 1
-  }
+  rc_oargs="$rc_oargs --wall $rp_from:$rp_to"
   # shellcheck disable=SC2086
   "$PY" "$ORACLE" check "$rc_scn" --csv "$rc_dir/csv" --log "$rc_dir/collectd.log" \
     $rc_oargs ${CASE_CHECK:-} >>"$SC_LOG" 2>&1 || { fail "output differs from the oracle"; return 1; }
@@ -782,28 +768,38 @@ sc_user_records_guests() {
   fi
 }
 
-# run_plain DIR SCENARIO-FILE [PLUGIN-LINE...]: the daemon plays the
-# scenario once with these lines and stops when the reader counters are
-# final, as run_case, without the oracle (for a run whose output another
-# run's is compared with).
+# run_plain DIR SCENARIO-FILE "READY-ARGS" [PLUGIN-LINE...]: the daemon
+# plays the scenario once with these lines and stops when the reader
+# counters are final (the oracle's "ready" with READY-ARGS), run_case's
+# first half: for a run whose output another run's is compared with.
+# $rp_from and $rp_to: the wall-clock window of the run; $rp_stage: where
+# it failed.
 run_plain() {
   rp_dir=$1
   rp_scn=$2
-  shift 2
+  rp_ready=$3
+  shift 3
+  rp_stage=start
   mkdir -p "$rp_dir" || return 1
   e2e_conf "$rp_dir" "$@"
-  e2e_collectd "$rp_dir" "$rp_scn"
+  rp_from=$(date +%s)
+  # shellcheck disable=SC2086
+  e2e_collectd "$rp_dir" "$rp_scn" ${CASE_ENV:-}
   rp_pid=$E2E_PID
-  if ! e2e_wait "${CASE_TIMEOUT:-40}" "$PY" "$ORACLE" ready --settle 8 "$rp_scn" --csv "$rp_dir/csv"; then
+  # shellcheck disable=SC2086
+  if ! e2e_wait "${CASE_TIMEOUT:-40}" "$PY" "$ORACLE" ready --settle 8 "$rp_scn" --csv "$rp_dir/csv" $rp_ready; then
     e2e_stop "$rp_pid" || true
     tail -n 20 "$rp_dir/collectd.log" >>"$SC_LOG" 2>/dev/null
-    fail "$rp_dir: reader counters not final within ${CASE_TIMEOUT:-40} s"
+    rp_stage=ready
+    fail "reader counters not final within ${CASE_TIMEOUT:-40} s"
     return 1
   fi
+  rp_stage=stop
   e2e_stop "$rp_pid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
+  rp_to=$(date +%s)
   grep -q "Exiting normally" "$rp_dir/collectd.log" || {
     tail -n 20 "$rp_dir/collectd.log" >>"$SC_LOG"
-    fail "$rp_dir: collectd did not exit normally"
+    fail "collectd did not exit normally"
     return 1
   }
 }
@@ -844,7 +840,7 @@ sc_record_tool_d4r10() {
   while IFS= read -r line; do
     set -- "$@" "$line"
   done <"$D/useite.conf"
-  run_plain "$D/block" "$D/s.scn" "$@" || return 1
+  run_plain "$D/block" "$D/s.scn" "" "$@" || return 1
   grep -q 'record 4/10 from its <Record> block, type zvm_useite' "$D/block/collectd.log" ||
     fail "the block did not replace D4R10" || return 1
   same_useite "$D/builtin" "$D/block"
@@ -869,7 +865,7 @@ sc_record_tool_per_vp() {
   while IFS= read -r line; do
     set -- "$@" "$line"
   done <"$D/usetst.conf"
-  run_plain "$D/run" "$D/s.scn" "$@" || return 1
+  run_plain "$D/run" "$D/s.scn" "" "$@" || return 1
   grep -q 'record 4/200 from its <Record> block: more data sources than one value list holds' \
     "$D/run/collectd.log" || fail "no one-value-per-list line for 4/200 in the log" || return 1
   for g in LINUX001 LINUX002 LINUX003; do
