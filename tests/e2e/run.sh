@@ -804,6 +804,19 @@ run_plain() {
   }
 }
 
+# run_block DIR SCENARIO-FILE BLOCK-FILE: run_plain with the lines of
+# BLOCK-FILE (what zvm-monitor-record wrote) inside <Plugin zvm_monitor>.
+run_block() {
+  rb_dir=$1
+  rb_scn=$2
+  rb_file=$3
+  set --
+  while IFS= read -r line; do
+    set -- "$@" "$line"
+  done <"$rb_file"
+  run_plain "$rb_dir" "$rb_scn" "" "$@"
+}
+
 # same_useite A B: every csv file of the guests' D4R10 lists under A has
 # the same name and the same lines under B, and B has no others.
 same_useite() {
@@ -836,11 +849,7 @@ sc_record_tool_d4r10() {
   e2e_run "$E2E_BUILD/tools/zvm-monitor-record" -q -c transactions -f "$fields" \
     "$top/tests/data/recpages/useite-v6r2.txt" >"$D/useite.conf" ||
     fail "zvm-monitor-record failed on the D4R10 page" || return 1
-  set --
-  while IFS= read -r line; do
-    set -- "$@" "$line"
-  done <"$D/useite.conf"
-  run_plain "$D/block" "$D/s.scn" "" "$@" || return 1
+  run_block "$D/block" "$D/s.scn" "$D/useite.conf" || return 1
   grep -q 'record 4/10 from its <Record> block, type zvm_useite' "$D/block/collectd.log" ||
     fail "the block did not replace D4R10" || return 1
   same_useite "$D/builtin" "$D/block"
@@ -861,11 +870,7 @@ sc_record_tool_per_vp() {
   e2e_run "$E2E_BUILD/tools/zvm-monitor-record" -q -c records \
     "$top/tests/data/recpages/usetst-l2-table.html" >"$D/usetst.conf" ||
     fail "zvm-monitor-record failed on the D4R200 page" || return 1
-  set --
-  while IFS= read -r line; do
-    set -- "$@" "$line"
-  done <"$D/usetst.conf"
-  run_plain "$D/run" "$D/s.scn" "" "$@" || return 1
+  run_block "$D/run" "$D/s.scn" "$D/usetst.conf" || return 1
   grep -q 'record 4/200 from its <Record> block: more data sources than one value list holds' \
     "$D/run/collectd.log" || fail "no one-value-per-list line for 4/200 in the log" || return 1
   for g in LINUX001 LINUX002 LINUX003; do
