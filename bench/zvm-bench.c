@@ -52,6 +52,8 @@
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/reader.h"
+#include "zvm_monitor/recconf.h"
+#include "zvm_monitor/recconf_text.h"
 #include "zvm_monitor/records.h"
 #include "zvm_monitor/setqueue.h"
 
@@ -488,24 +490,28 @@ static void machine(void) {
 }
 
 static void usage(FILE *fp) {
-  fprintf(fp,
-          "usage: %s [-g GUESTS] [-r REPS] [--gen PATH] [--input SETS-FILE]\n"
-          "          [--smoke]\n"
-          "  -g, --guests N   guests (D4R10 records) in the interval "
-          "(default 10000)\n"
-          "  -r, --reps N     timed repetitions per figure (default 31)\n"
-          "      --gen PATH   zvm-stream-gen to run (default %s)\n"
-          "      --input FILE data sets in zvm-stream-gen's \"sets\" format\n"
-          "      --smoke      tiny run that only proves the program works\n"
-          "      --only FIG   time only memcpy, decode, cold, mapper (with "
-          "values),\n"
-          "                   cap-write or cap-read: for callgrind, see\n"
-          "                   bench/README.md\n"
-          "      --memory     peak RSS growth of the plugin's data path (P3)\n"
-          "      --intervals N  intervals for --memory (default 3)\n"
-          "      --appldata   cost per interval of N Linux guests (2 CPUs;\n"
-          "                   os, mem, net_sum) against N D4R10 guests\n",
-          argv0, ZVM_BENCH_GEN);
+  fprintf(
+      fp,
+      "usage: %s [-g GUESTS] [-r REPS] [--gen PATH] [--input SETS-FILE]\n"
+      "          [--smoke]\n"
+      "  -g, --guests N   guests (D4R10 records) in the interval "
+      "(default 10000)\n"
+      "  -r, --reps N     timed repetitions per figure (default 31)\n"
+      "      --gen PATH   zvm-stream-gen to run (default %s)\n"
+      "      --input FILE data sets in zvm-stream-gen's \"sets\" format\n"
+      "      --smoke      tiny run that only proves the program works\n"
+      "      --only FIG   time only memcpy, decode, cold, mapper (with "
+      "values),\n"
+      "                   cap-write or cap-read: for callgrind, see\n"
+      "                   bench/README.md\n"
+      "      --memory     peak RSS growth of the plugin's data path (P3)\n"
+      "      --intervals N  intervals for --memory (default 3)\n"
+      "      --appldata   cost per interval of N Linux guests (2 CPUs;\n"
+      "                   os, mem, net_sum) against N D4R10 guests\n"
+      "      --imported FILE  cost per interval of N D4R10 guests decoded\n"
+      "                   with the <Record \"4/10\"> block in FILE (Replace\n"
+      "                   true) against the built-in table\n",
+      argv0, ZVM_BENCH_GEN);
 }
 
 /* One steady-state pass, one interval after the previous one: the data's
@@ -564,6 +570,20 @@ static struct interval_cost interval_cost(const struct zvm_conf *conf,
   return c;
 }
 
+/* One row of a cost table: the name in width columns. */
+static void cost_row(int width, const char *name,
+                     const struct interval_cost *c) {
+  printf("%-*s %8" PRIu64 " %8zu %10.1f %10.1f %10.1f %10.1f\n", width, name,
+         c->records, c->nvalues, c->pass.median_ns / 1e3,
+         c->values.median_ns / 1e3, c->total.median_ns / 1e3,
+         c->total.min_ns / 1e3);
+}
+
+static void cost_head(int width) {
+  printf("%-*s %8s %8s %10s %10s %10s %10s\n", width, "interval of", "records",
+         "values", "pass_us", "values_us", "total_us", "total_min");
+}
+
 static int appldata_run(const char *gen, unsigned guests, unsigned reps) {
   struct zvm_conf conf;
   if (zvm_conf_init(&conf) != 0)
@@ -582,19 +602,12 @@ static int appldata_run(const char *gen, unsigned guests, unsigned reps) {
   load(gen, NULL, args, &d10);
   struct interval_cost a = interval_cost(&conf, &d4, reps);
   struct interval_cost b = interval_cost(&conf, &d10, reps);
-  printf("%-26s %8s %8s %10s %10s %10s %10s\n", "interval of", "records",
-         "values", "pass_us", "values_us", "total_us", "total_min");
-#define COST_ROW(name, c)                                                      \
-  printf("%-26s %8" PRIu64 " %8zu %10.1f %10.1f %10.1f %10.1f\n", name,        \
-         (c).records, (c).nvalues, (c).pass.median_ns / 1e3,                   \
-         (c).values.median_ns / 1e3, (c).total.median_ns / 1e3,                \
-         (c).total.min_ns / 1e3)
+  cost_head(26);
   char name[64];
   snprintf(name, sizeof(name), "%u D4R10 guests", guests);
-  COST_ROW(name, a);
+  cost_row(26, name, &a);
   snprintf(name, sizeof(name), "%u Linux guests (APPLDATA)", guests);
-  COST_ROW(name, b);
-#undef COST_ROW
+  cost_row(26, name, &b);
   printf("ratio APPLDATA / D4R10: total %.2f (minimums %.2f), per value "
          "%.2f\n",
          (double)b.total.median_ns / (double)a.total.median_ns,
@@ -611,12 +624,114 @@ static int appldata_run(const char *gen, unsigned guests, unsigned reps) {
   return 0;
 }
 
+/* ---- --imported: D4R10 decoded with a <Record> block against the
+ * built-in table ------------------------------------------------------ */
+
+/* Every value of one pass, as a checksum: list items included. */
+static uint64_t values_checksum(struct zvm_mapper *m, size_t *lists) {
+  struct zvm_value_iter it = ZVM_VALUE_ITER_INIT;
+  struct zvm_value v;
+  uint64_t acc = 0;
+  *lists = 0;
+  while (zvm_mapper_next_value(m, &it, &v)) {
+    if (strcmp(v.plugin_instance, "reader") == 0)
+      continue; /* the reader's own counters: the passes' history */
+    (*lists)++;
+    acc = acc * 31 + (uint64_t)v.time_us + (uint8_t)v.plugin_instance[0];
+    for (size_t i = 0; i < v.nitems; i++)
+      acc = acc * 31 + (uint64_t)v.items[i].derive +
+            (uint64_t)(int64_t)v.items[i].gauge;
+    acc = acc * 31 + (uint64_t)v.derive + (uint64_t)(int64_t)v.gauge;
+  }
+  return acc;
+}
+
+static uint64_t first_pass_checksum(const struct zvm_conf *conf, struct data *d,
+                                    size_t *lists) {
+  struct zvm_mapper *m = zvm_mapper_create(conf);
+  if (m == NULL)
+    die("out of memory");
+  pass_mapper(m, d, 1700000000 * UINT64_C(1000000));
+  uint64_t sum = values_checksum(m, lists);
+  zvm_mapper_destroy(m);
+  return sum;
+}
+
+static int imported_run(const char *gen, unsigned guests, unsigned reps,
+                        const char *file) {
+  struct zvm_conf builtin, imported;
+  struct zvm_recconf rc;
+  if (zvm_conf_init(&builtin) != 0 || zvm_conf_init(&imported) != 0)
+    die("out of memory");
+  zvm_recconf_init(&rc, imported.records);
+  FILE *fp = fopen(file, "r");
+  if (fp == NULL)
+    die("%s: %s", file, strerror(errno));
+  static char text[1 << 20];
+  size_t len = fread(text, 1, sizeof(text), fp);
+  fclose(fp);
+  char err[512];
+  if (zvm_recconf_parse_text(&rc, text, len, err, sizeof(err)) != 0)
+    die("%s: %s", file, err);
+  const struct zvm_urecord *r = zvm_recconf_find(&rc, 4, 10);
+  if (r == NULL || !r->replace)
+    die("%s: no <Record \"4/10\"> block with Replace true", file);
+  printf("# imported: %s, %zu fields, %zu data sources\n", file, r->nfields,
+         r->nds);
+  cost_head(34);
+  static const unsigned vcpus[] = {1, 3};
+  for (size_t k = 0; k < 2; k++) {
+    char args[256];
+    struct data d = {0};
+    snprintf(args, sizeof(args),
+             "-g %u -i 1 --smt-every 0 --unknown-events 0 --cpus 2 --nics 1 "
+             "--vcpus %u",
+             guests, vcpus[k]);
+    load(gen, NULL, args, &d);
+    size_t la, lb;
+    uint64_t ca = first_pass_checksum(&builtin, &d, &la);
+    uint64_t cb = first_pass_checksum(&imported, &d, &lb);
+    if (la != lb || ca != cb)
+      die("--vcpus %u: the imported block gives %zu lists (checksum %016" PRIx64
+          "), the built-in table %zu (%016" PRIx64 ")",
+          vcpus[k], lb, cb, la, ca);
+    /* Alternately, so that the machine's other load meets both alike. */
+    struct interval_cost a = interval_cost(&builtin, &d, reps);
+    struct interval_cost b = interval_cost(&imported, &d, reps);
+    struct interval_cost a2 = interval_cost(&builtin, &d, reps);
+    struct interval_cost b2 = interval_cost(&imported, &d, reps);
+    if (a2.total.min_ns < a.total.min_ns)
+      a = a2;
+    if (b2.total.min_ns < b.total.min_ns)
+      b = b2;
+    char name[64];
+    snprintf(name, sizeof(name), "%u guests x %u VMDBKs, built in", guests,
+             vcpus[k]);
+    cost_row(34, name, &a);
+    snprintf(name, sizeof(name), "%u guests x %u VMDBKs, imported", guests,
+             vcpus[k]);
+    cost_row(34, name, &b);
+    printf("ratio imported / built in (%u VMDBKs): value lists %zu / %zu, "
+           "values identical; time %.3f (minimums %.3f)\n",
+           vcpus[k], lb, la,
+           (double)b.total.median_ns / (double)a.total.median_ns,
+           (double)b.total.min_ns / (double)a.total.min_ns);
+    for (size_t i = 0; i < d.nsets; i++)
+      free(d.sets[i].data);
+    free(d.sets);
+  }
+  zvm_conf_free(&imported); /* the mappers are gone: the registry first */
+  zvm_recconf_free(&rc);
+  zvm_conf_free(&builtin);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *gen = ZVM_BENCH_GEN, *input = NULL;
   unsigned guests = 10000, reps = 31;
   bool smoke = false, memory = false, appldata = false;
   unsigned intervals = 3;
-  const char *only = NULL;
+  const char *only = NULL, *imported = NULL;
   static const struct option lopts[] = {
       {"guests", required_argument, NULL, 'g'},
       {"reps", required_argument, NULL, 'r'},
@@ -627,6 +742,7 @@ int main(int argc, char **argv) {
       {"memory", no_argument, NULL, 'm'},
       {"intervals", required_argument, NULL, 'I'},
       {"appldata", no_argument, NULL, 'A'},
+      {"imported", required_argument, NULL, 'X'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -661,6 +777,9 @@ int main(int argc, char **argv) {
     case 'A':
       appldata = true;
       break;
+    case 'X':
+      imported = optarg;
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -687,6 +806,8 @@ int main(int argc, char **argv) {
     return memory_run(gen, guests, intervals);
   if (appldata)
     return appldata_run(gen, guests, reps);
+  if (imported != NULL)
+    return imported_run(gen, guests, reps, imported);
 
   struct data d = {0};
   char gen_args[256];

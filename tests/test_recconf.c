@@ -184,12 +184,16 @@ static void test_arrays_gauges_and_two_records(void **state) {
   zvm_recconf_free(&rc);
 }
 
-/* 63 data sources is collectd's limit per type; 63 one-byte counters in
- * one record are fine, the 64th is refused. */
+/* 63 data sources is collectd's limit per type: a record of 63 counters
+ * is one value list of type zvm_<name>; of 64, one value per list (no
+ * type of its own); 256 is the most a record holds, the 257th is refused
+ * with that limit in its message. */
 static void test_data_source_limit(void **state) {
   (void)state;
-  char text[16384];
-  for (int n = 63; n <= 64; n++) {
+  static char text[65536];
+  static const int counts[] = {63, 64, 256, 257};
+  for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+    int n = counts[c];
     size_t len = (size_t)snprintf(text, sizeof(text),
                                   "<Record \"2/9\">\nName \"many\"\n");
     for (int i = 0; i < n; i++)
@@ -201,12 +205,21 @@ static void test_data_source_limit(void **state) {
     snprintf(text + len, sizeof(text) - len, "</Record>\n");
     struct zvm_recconf rc;
     int rv = parse(&rc, text);
-    if (n == 63) {
+    if (n <= 256) {
       assert_int_equal(rv, 0);
-      assert_int_equal(rc.records[0].nds, 63);
+      assert_int_equal(rc.records[0].nds, n);
+      assert_int_equal(rc.records[0].one_value_per_list, n > 63);
+      const struct zvm_record_desc *d = zvm_registry_find(reg, 2, 9);
+      assert_non_null(d);
+      assert_int_equal(d->main.one_value_per_list, n > 63);
+      if (n > 63)
+        assert_null(d->main.type_name);
+      else
+        assert_string_equal(d->main.type_name, "zvm_many");
     } else {
       assert_int_equal(rv, -1);
-      assert_non_null(strstr(err, "more than 63 counters and gauges"));
+      assert_non_null(strstr(err, "Field \"c256\": more than 256 counters "
+                                  "and gauges in one record"));
     }
     zvm_recconf_free(&rc);
   }
@@ -244,6 +257,12 @@ static void test_record_block_limit(void **state) {
 
 #define FIELD(name, body) "<Field \"" name "\">\n" body "</Field>\n"
 #define REC(id, body) "<Record \"" id "\">\nName \"r\"\n" body "</Record>\n"
+#define OK_COUNTER_24                                                          \
+  FIELD("c", "Offset 24\nLength 4\nType \"unsigned\"\nKind \"counter\"\n")
+#define OK_COUNTER_32                                                          \
+  FIELD("c", "Offset 32\nLength 4\nType \"unsigned\"\nKind \"counter\"\n")
+#define USER_ID                                                                \
+  FIELD("u", "Offset 20\nLength 8\nType \"userid\"\nKind \"instance\"\n")
 #define OK_COUNTER                                                             \
   FIELD("c", "Offset 20\nLength 4\nType \"unsigned\"\nKind \"counter\"\n")
 
@@ -283,6 +302,59 @@ static void test_every_error(void **state) {
       {REC("0/9", FIELD("i", "Offset 20\nLength 2\nType \"unsigned\"\n"
                              "Kind \"instance\"\n")),
        "no field with Kind counter or gauge"},
+      /* per virtual processor, bits, hex instances, record counts */
+      {REC("4/9",
+           FIELD("p", "Offset 20\nLength 2\n"
+                      "Type \"unsigned\"\nKind \"processor\"\n") OK_COUNTER_24),
+       "Record \"4/9\": a field of Kind processor sums the record per guest; "
+       "it needs the guest's user ID"},
+      {REC("4/9", USER_ID FIELD("b", "Offset 28\nLength 1\nMask 128\n"
+                                     "Type \"unsigned\"\nKind \"base\"\n")
+                      OK_COUNTER_32),
+       "a field of Kind base marks the base virtual processor's records; "
+       "add the field of Kind processor"},
+      {REC("4/9", FIELD("p", "Offset 28\nLength 4\n"
+                             "Type \"unsigned\"\nKind \"processor\"\n")),
+       "Kind processor, Type unsigned: a processor address is unsigned, 1 or "
+       "2 bytes"},
+      {REC("4/9", USER_ID FIELD("p", "Offset 28\nLength 2\nType "
+                                     "\"unsigned\"\nKind \"processor\"\n")
+                      FIELD("q", "Offset 30\nLength 2\nType \"unsigned\"\n"
+                                 "Kind \"processor\"\n")),
+       "Field \"q\": field \"p\" has Kind processor already; a record has at "
+       "most one"},
+      {REC("0/9", FIELD("b", "Offset 20\nLength 1\nMask 128\n"
+                             "Type \"unsigned\"\nKind \"counter\"\n")),
+       "a bit is a state, 1 or 0: use Kind gauge"},
+      {REC("0/9", FIELD("b", "Offset 20\nLength 1\nMask 256\n"
+                             "Type \"unsigned\"\nKind \"gauge\"\n")),
+       "the Mask has bits outside the field's Length"},
+      {REC("0/9", FIELD("b", "Offset 20\nLength 1\nMask 0\n")),
+       "Mask 0 must be a whole number 1-2^53"},
+      {REC("0/9", FIELD("b", "Offset 20\nLength 8\nMask 1\n"
+                             "Type \"cputimer\"\nKind \"gauge\"\n")),
+       "a Mask selects bits of an unsigned field"},
+      {REC("0/9", FIELD("a", "Offset 20\nLength 1\nMask 128\n"
+                             "Type \"unsigned\"\nKind \"gauge\"\n")
+                      FIELD("b", "Offset 20\nLength 1\n"
+                                 "Type \"unsigned\"\nKind \"gauge\"\n")),
+       "Field \"b\" (bytes 20-20) overlaps field \"a\""},
+      {REC("0/9", FIELD("d", "Offset 20\nLength 2\nFormat \"hex\"\n"
+                             "Type \"unsigned\"\nKind \"gauge\"\n")),
+       "Format applies to instance fields of Type unsigned"},
+      {REC("0/9", FIELD("d", "Format \"octal\"\n")),
+       "unknown Format \"octal\" (use decimal or hex)"},
+      {REC("0/9", FIELD("c", "Offset 20\nLength 2\nElementPrefix \"_q\"\n"
+                             "Type \"unsigned\"\nKind \"counter\"\n")),
+       "ElementPrefix names the elements of an array: it needs a Count"},
+      {REC("0/9", FIELD("c", "ElementPrefix \"-q\"\n")),
+       "ElementPrefix \"-q\": 1-4 letters, digits or '_'"},
+      {REC("0/9", FIELD("n", "Offset 20\nLength 4\n"
+                             "Type \"records\"\nKind \"counter\"\n")),
+       "Type records counts the instance's records, it is not in the bytes: "
+       "remove Offset and Length"},
+      {REC("0/9", FIELD("n", "Type \"records\"\nKind \"gauge\"\n")),
+       "a record count is a counter"},
       /* built-in records */
       {REC("4/10", OK_COUNTER), "is built in (D4R10 MRUSEITE, type "
                                 "zvm_useite); add 'Replace true'"},

@@ -168,21 +168,26 @@ static void test_two_levels_html_and_text(void **state) {
   struct rp_options opt = {.source = "t"};
   struct rp_map map;
   assert_int_equal(rp_map_page(&table, &opt, &map, err, sizeof(err)), 0);
-  assert_int_equal(map.nds, 63);
+  /* Every field: the per-virtual-processor record summed per guest
+   * (VMDCPUAD of Kind processor), its named bits as gauges, 101 data
+   * sources (one value per list in the plugin). */
+  assert_int_equal(map.nds, 101);
+  assert_true(map.per_vmdbk);
   assert_int_equal(map.instances, 1);
   assert_string_equal(map.instance[0]->f->name, "USETST_USERID");
   bool limit = false, array = false, bits = false, reserved = false;
   for (size_t i = 0; i < map.n; i++) {
     const struct rp_mapped *m = &map.m[i];
-    limit |= strcmp(m->f->name, "USETST_QDEPTH") == 0 &&
-             strstr(m->skip, "more fields than a record block holds (limit "
-                             "63 data sources)") != NULL;
+    limit |= strcmp(m->f->name, "USETST_QDEPTH") == 0 && m->emit;
     array |= strcmp(m->f->name, "USETST_ENTIOS") == 0 &&
              strstr(m->skip, "variable array USETST_ENTRY: not supported by "
                              "this engine version") != NULL;
-    bits |= strcmp(m->f->name, "USETST_MODE") == 0 &&
-            strcmp(m->skip, "bit flags (USETST_ESA, USETST_XA): not "
-                            "supported by this engine version") == 0;
+    if (strcmp(m->f->name, "USETST_VMDCPUAD") == 0)
+      assert_int_equal(m->kind, RP_K_PROCESSOR);
+    if (m->bit != NULL && strcmp(m->bit->name, "USETST_XA") == 0) {
+      bits = m->emit && m->kind == RP_K_GAUGE && m->mask == 0x20 &&
+             strcmp(m->ds, "xa") == 0;
+    }
     reserved |= strcmp(m->f->name, "*") == 0 && m->f->offset == 31 &&
                 strcmp(m->skip, "reserved") == 0;
     if (strcmp(m->f->name, "USETST_TTIME") == 0) {
@@ -318,7 +323,8 @@ static void test_block_accepted_by_the_plugin(void **state) {
   (void)state;
   struct rp_page pg;
   struct rp_map map;
-  struct rp_options opt = {.builtin = true, .source = "useite-v6r2.txt"};
+  struct rp_options opt = {
+      .builtin = true, .source = "useite-v6r2.txt", .count = "transactions"};
   struct rp_buf out = {0};
   parse_file("useite-v6r2.txt", &pg);
   assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), 0);
@@ -346,18 +352,39 @@ static void test_block_accepted_by_the_plugin(void **state) {
   assert_non_null(r);
   assert_true(r->replace);
   assert_string_equal(r->name, "useite");
-  assert_int_equal(r->nfields, map.emitted);
+  assert_int_equal(r->nfields, map.emitted + 1); /* and the record count */
   assert_true(r->nfields >= 35);
+  /* The elements of the queue arrays are named as the built-in names
+   * them. */
+  for (size_t i = 0; i < r->nfields; i++)
+    if (strcmp(r->fields[i].name, "vmdcprmd") == 0)
+      assert_string_equal(r->fields[i].elem_prefix, "_q");
   for (size_t i = 0; i < r->nfields; i++) {
     const struct zvm_ufield *u = &r->fields[i];
     const struct zvm_field *b = NULL;
+    if (u->type == ZVM_UTYPE_RECORDS) { /* --count: D4R10's transactions */
+      assert_string_equal(u->name, "transactions");
+      assert_int_equal(bfields[0].type, ZVM_TYPE_RECORD_COUNT);
+      continue;
+    }
     for (size_t k = 0; k < nb && b == NULL; k++)
       if (bfields[k].offset == u->offset && bfields[k].ibm_name != NULL)
         b = &bfields[k];
     assert_non_null(b);
     assert_int_equal(u->length, b->width);
     assert_int_equal(u->count, b->count);
+    if (u->mask != 0) { /* a named bit of a flag byte: CALBASE is base */
+      assert_int_equal(b->kind, ZVM_FIELD_FLAGS);
+      assert_true(
+          u->kind == ZVM_UKIND_GAUGE ||
+          (u->kind == ZVM_UKIND_BASE && u->offset == 47 && u->mask == 0x80));
+      continue;
+    }
     switch (u->kind) {
+    case ZVM_UKIND_PROCESSOR: /* VMDCPUAD: the guest's VMDBKs summed */
+      assert_int_equal(b->kind, ZVM_FIELD_ID);
+      assert_int_equal(u->offset, 28);
+      break;
     case ZVM_UKIND_COUNTER:
       assert_int_equal(b->kind, ZVM_FIELD_COUNTER);
       break;

@@ -37,7 +37,7 @@
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 #define DCSS 0x00400000u
-#define MAX_VALUES 64
+#define MAX_VALUES 128
 #define TIMER_START UINT64_C(0x7FFFFFFF00000000) /* IBM: PFXPRBTM's start */
 
 /* A D0R2 record of len bytes: processor cpu, PLSCUHAF haf, emulation
@@ -455,6 +455,214 @@ static void test_replace_builtin(void **state) {
   assert_true(v->items[0].gauge > 2.4999 && v->items[0].gauge < 2.5001);
 }
 
+/* D4R10 as a <Record> block with Replace true: a field of Kind processor
+ * (VMDCPUAD), the base VMDBK's bit (CALBASE, X'80' of CALFLAG1), the
+ * record count and the dispatch-queue array named as the built-in names it
+ * (_q0.._q3). A guest with two VMDBKs, one skipping a transaction, then a
+ * logon that starts its sums afresh: every value the block gives is the
+ * built-in table's value of the same name. */
+static const char useite_conf[] =
+    "<Record \"4/10\">\n Name \"useite\"\n Replace true\n"
+    " <Field \"transactions\">\n Type \"records\"\n Kind \"counter\"\n"
+    " </Field>\n"
+    " <Field \"vmduser\">\n Offset 20\n Length 8\n Type \"userid\"\n"
+    " Kind \"instance\"\n </Field>\n"
+    " <Field \"vmdcpuad\">\n Offset 28\n Length 2\n Type \"unsigned\"\n"
+    " Kind \"processor\"\n </Field>\n"
+    " <Field \"vmdslcnt\">\n Offset 30\n Length 2\n Type \"signed\"\n"
+    " Kind \"gauge\"\n </Field>\n"
+    " <Field \"calbase\">\n Offset 47\n Length 1\n Mask 128\n"
+    " Type \"unsigned\"\n Kind \"base\"\n </Field>\n"
+    " <Field \"hfcpurn\">\n Offset 116\n Length 4\n Type \"unsigned\"\n"
+    " Kind \"counter\"\n </Field>\n"
+    " <Field \"vmdcprmd\">\n Offset 152\n Length 2\n Count 4\n"
+    " ElementPrefix \"_q\"\n Type \"unsigned\"\n Kind \"counter\"\n"
+    " </Field>\n"
+    "</Record>\n";
+
+/* One D4R10 record of VMDBK cpuad of user (CALBASE on base), its values
+ * derived from n. */
+static void useite_rec(struct tb *rs, uint64_t tod, const char *user,
+                       uint16_t cpuad, bool base, uint32_t n) {
+  size_t r = tb_record(rs, 200, 4, 10, tod);
+  tb_put_ebcdic(rs, r + 20, user, 8);
+  tb_put_u16(rs, r + 28, cpuad);
+  tb_put_u16(rs, r + 30, (uint16_t)(n % 7 + 10 * cpuad));
+  tb_put_u8(rs, r + 47, base ? 0xC0 : 0x40);
+  tb_put_u32(rs, r + 116, n * 3 + cpuad);
+  for (unsigned q = 0; q < 4; q++)
+    tb_put_u16(rs, r + 152 + 2 * q, (uint16_t)(n + q + 100 * cpuad));
+}
+
+/* A logon (D4R1) of user. */
+static void logon_rec(struct tb *rs, uint64_t tod, const char *user) {
+  size_t r = tb_record(rs, 180, 4, 1, tod);
+  tb_put_ebcdic(rs, r + 20, user, 8);
+}
+
+#define USEITE_PASSES 4
+struct useite_list {
+  uint64_t time_us;
+  size_t nitems;
+  struct zvm_value_item items[ZVM_LAYOUT_DS_MAX];
+};
+/* The guest's zvm_useite list after each pass (its items copied: the
+ * mapper's are valid until its next pass). */
+static void useite_passes(struct fx *f, struct useite_list out[USEITE_PASSES]) {
+  for (unsigned p = 0; p < USEITE_PASSES; p++) {
+    uint64_t t = tb_tod(SEC + 60 * p, 0);
+    uint32_t n = p < 3 ? 1000 * (p + 1) : 5; /* after the logon: small */
+    if (p == 3)
+      logon_rec(&f->mf.rs, t, "LINUX01");
+    useite_rec(&f->mf.rs, t + 1, "LINUX01", 0, true, n);
+    if (p != 1) /* VMDBK 1 skips the second transaction */
+      useite_rec(&f->mf.rs, t + 2, "LINUX01", 1, false, n + 1);
+    pass(f, 0xC5, TB_DOM(4));
+    const struct zvm_value *v = list(f, "LINUX01", "zvm_useite");
+    assert_non_null(v);
+    assert_true(v->nitems <= ZVM_LAYOUT_DS_MAX);
+    out[p].time_us = v->time_us;
+    out[p].nitems = v->nitems;
+    memcpy(out[p].items, v->items, v->nitems * sizeof(*v->items));
+  }
+}
+
+static void test_useite_block_equals_builtin(void **state) {
+  struct fx *f = *state;
+  static struct useite_list builtin[USEITE_PASSES], block[USEITE_PASSES];
+  useite_passes(f, builtin);
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.m = NULL;
+  configure(f, useite_conf);
+  useite_passes(f, block);
+
+  const struct zvm_record_desc *d =
+      zvm_registry_find(f->mf.conf.records, 4, 10);
+  assert_true(d->user_defined);
+  struct zvm_ds ds[ZVM_LAYOUT_DS_MAX], bds[ZVM_LAYOUT_DS_MAX];
+  size_t nds = zvm_layout_data_sources(&d->main, ds, ZVM_LAYOUT_DS_MAX);
+  size_t nbds =
+      zvm_layout_data_sources(&zvm_rec_useite.main, bds, ZVM_LAYOUT_DS_MAX);
+  assert_int_equal(nds, 7);
+  for (unsigned p = 0; p < USEITE_PASSES; p++) {
+    assert_int_equal(block[p].nitems, nds);
+    assert_int_equal(block[p].time_us, builtin[p].time_us);
+    for (size_t i = 0; i < nds; i++) {
+      size_t j = 0;
+      while (j < nbds && strcmp(bds[j].name, ds[i].name) != 0)
+        j++;
+      assert_true(j < nbds); /* the built-in has the same name */
+      const struct zvm_value_item *a = &block[p].items[i];
+      const struct zvm_value_item *b = &builtin[p].items[j];
+      assert_int_equal(a->kind, b->kind);
+      if (a->kind == ZVM_VALUE_DERIVE)
+        assert_int_equal(a->derive, b->derive);
+      else
+        assert_true(a->gauge == b->gauge);
+    }
+  }
+  /* The sums themselves: hfcpurn of both VMDBKs, VMDBK 1 keeping its
+   * first value in the second pass; transactions count the base's
+   * records; vmdslcnt is the base VMDBK's; after the logon, afresh. */
+  assert_int_equal(block[0].items[2].derive, 3000 + 3004);
+  assert_int_equal(block[1].items[2].derive, 6000 + 3004);
+  assert_int_equal(block[2].items[2].derive, 9000 + 9004);
+  assert_int_equal(block[3].items[2].derive, 15 + 19);
+  assert_int_equal(block[1].items[0].derive, 2);
+  assert_true(block[2].items[1].gauge == 3000 % 7);
+  assert_int_equal(block[3].items[0].derive, 1);
+}
+
+/* A record per virtual processor whose page names no base VMDBK bit
+ * (Kind processor, no Kind base): its counters summed per guest, its
+ * gauge the latest record's, its record count every VMDBK's records. */
+static void test_per_vp_without_base(void **state) {
+  struct fx *f = *state;
+  configure(f, "<Record \"4/200\">\n Name \"vp\"\n"
+               " <Field \"user\">\n Offset 20\n Length 8\n Type \"userid\"\n"
+               " Kind \"instance\"\n </Field>\n"
+               " <Field \"n\">\n Type \"records\"\n Kind \"counter\"\n"
+               " </Field>\n"
+               " <Field \"cpu\">\n Offset 28\n Length 2\n Type \"unsigned\"\n"
+               " Kind \"processor\"\n </Field>\n"
+               " <Field \"lvl\">\n Offset 30\n Length 2\n Type \"unsigned\"\n"
+               " Kind \"gauge\"\n </Field>\n"
+               " <Field \"c\">\n Offset 32\n Length 4\n Type \"unsigned\"\n"
+               " Kind \"counter\"\n </Field>\n</Record>\n");
+  static const struct {
+    uint16_t cpu, lvl;
+    uint32_t c;
+  } recs[] = {{0, 5, 100}, {1, 6, 1000}, {2, 7, 10}, {1, 8, 2000}};
+  for (size_t i = 0; i < 4; i++) {
+    size_t r = tb_record(&f->mf.rs, 36, 4, 200, tb_tod(SEC, (uint32_t)i));
+    tb_put_ebcdic(&f->mf.rs, r + 20, "LINUX01", 8);
+    tb_put_u16(&f->mf.rs, r + 28, recs[i].cpu);
+    tb_put_u16(&f->mf.rs, r + 30, recs[i].lvl);
+    tb_put_u32(&f->mf.rs, r + 32, recs[i].c);
+  }
+  pass(f, 0xC5, TB_DOM(4));
+  const struct zvm_value *v = list(f, "LINUX01", "zvm_vp");
+  assert_non_null(v);
+  assert_int_equal(v->nitems, 3);
+  assert_int_equal(v->items[0].derive, 4);               /* every record */
+  assert_true(v->items[1].gauge == 8);                   /* the latest's */
+  assert_int_equal(v->items[2].derive, 100 + 2000 + 10); /* each latest */
+}
+
+/* Named bits as 0/1 gauges (two bits of one flag byte), a device number
+ * as a hexadecimal instance, and a record of more counters than one value
+ * list holds (70), dispatched one value per list. */
+static void test_bits_hex_and_many(void **state) {
+  struct fx *f = *state;
+  char text[16384];
+  size_t len = (size_t)snprintf(
+      text, sizeof(text),
+      "<Record \"6/30\">\n Name \"dev\"\n InstancePrefix \"dev\"\n"
+      " <Field \"rdev\">\n Offset 20\n Length 2\n Format \"hex\"\n"
+      " Type \"unsigned\"\n Kind \"instance\"\n </Field>\n"
+      " <Field \"busy\">\n Offset 22\n Length 1\n Mask 128\n"
+      " Type \"unsigned\"\n Kind \"gauge\"\n </Field>\n"
+      " <Field \"online\">\n Offset 22\n Length 1\n Mask 1\n"
+      " Type \"unsigned\"\n Kind \"gauge\"\n </Field>\n");
+  for (int i = 0; i < 70; i++)
+    len += (size_t)snprintf(text + len, sizeof(text) - len,
+                            " <Field \"c%d\">\n Offset %d\n Length 4\n"
+                            " Type \"unsigned\"\n Kind \"counter\"\n"
+                            " </Field>\n",
+                            i, 24 + 4 * i);
+  snprintf(text + len, sizeof(text) - len, "</Record>\n");
+  configure(f, text);
+  size_t r = tb_record(&f->mf.rs, 24 + 4 * 70, 6, 30, tb_tod(SEC, 0));
+  tb_put_u16(&f->mf.rs, r + 20, 0x0A0C);
+  tb_put_u8(&f->mf.rs, r + 22, 0x81 & ~0x01); /* busy, not online */
+  for (int i = 0; i < 70; i++)
+    tb_put_u32(&f->mf.rs, r + 24 + 4 * (size_t)i, 1000u + (unsigned)i);
+  pass(f, 0xE2, TB_DOM(6));
+  assert_int_equal(f->nv, 72);
+  for (size_t i = 0; i < f->nv; i++) {
+    assert_string_equal(f->v[i].plugin_instance, "dev0A0C");
+    assert_int_equal(f->v[i].nitems, 0); /* one value per list */
+  }
+  const struct zvm_value *busy = NULL, *online = NULL, *c69 = NULL;
+  for (size_t i = 0; i < f->nv; i++) {
+    const char *ti = f->v[i].type_instance;
+    if (strcmp(ti, "busy") == 0)
+      busy = &f->v[i];
+    else if (strcmp(ti, "online") == 0)
+      online = &f->v[i];
+    else if (strcmp(ti, "c69") == 0)
+      c69 = &f->v[i];
+  }
+  assert_non_null(busy);
+  assert_non_null(online);
+  assert_non_null(c69);
+  assert_string_equal(busy->type, "gauge");
+  assert_true(busy->gauge == 1.0);
+  assert_true(online->gauge == 0.0);
+  assert_string_equal(c69->type, "derive");
+  assert_int_equal(c69->derive, 1069);
+}
+
 /* The man page's worked example, taken from the page itself: it decodes
  * D0R2 as the page says (instance cpuN, type zvm_myprp, the values of the
  * built-in table) and its types.db line is the one the page prints. */
@@ -526,6 +734,9 @@ int main(void) {
       T(test_replace_builtin),
       T(test_userid_record),
       T(test_man_page_example),
+      T(test_useite_block_equals_builtin),
+      T(test_bits_hex_and_many),
+      T(test_per_vp_without_base),
 #undef T
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,9 +5,12 @@
  * text. The vocabulary and limits are those of the plugin's <Record>
  * parser (plugin/config/recconf.c, collectd-zvm_monitor(5), RECORDS
  * DEFINED IN COLLECTD.CONF): types unsigned, signed, cputimer, tod,
- * ebcdic, userid; kinds counter, gauge, instance; at most 64 fields and
- * 63 data sources of at most 19 characters; at most two instance fields,
- * a userid one alone. What it cannot hold is skipped with its reason.
+ * ebcdic, userid, records; kinds counter, gauge, instance, processor,
+ * base; Mask for named bits, Format hex for device numbers, ElementPrefix
+ * for per-queue arrays; at most 512 fields and 256 data sources of at
+ * most 19 characters (past 63 the plugin sends one value per list); at
+ * most two instance fields, a userid one alone. What it cannot hold is
+ * skipped with its reason.
  */
 #include "recpage.h"
 
@@ -19,8 +22,9 @@
 #include <strings.h>
 
 /* The <Record> parser's limits (include/zvm_monitor/recconf.h). */
-#define MAX_DS 63
-#define MAX_FIELDS 64
+#define MAX_DS 256
+#define MAX_DS_LIST 63
+#define MAX_FIELDS 512
 #define MAX_DS_NAME 19
 #define MAX_NAME 27
 #define MAX_PREFIX 16
@@ -81,9 +85,9 @@ static const char *const vtype_names[] = {
     [RP_V_EBCDIC] = "ebcdic",     [RP_V_USERID] = "userid",
 };
 static const char *const kind_names[] = {
-    [RP_K_COUNTER] = "counter",
-    [RP_K_GAUGE] = "gauge",
-    [RP_K_INSTANCE] = "instance",
+    [RP_K_COUNTER] = "counter",   [RP_K_GAUGE] = "gauge",
+    [RP_K_INSTANCE] = "instance", [RP_K_PROCESSOR] = "processor",
+    [RP_K_BASE] = "base",
 };
 
 /* ------------------------------------------------------------------------
@@ -228,6 +232,7 @@ static void guess(const struct rp_page *pg, const struct rp_field *f,
   } else if (says(d, "device number") || ends_with(f->name, "DEVNO") ||
              ends_with(f->name, "RDEV")) {
     m->role = RP_ROLE_ID;
+    m->hex = true; /* z/VM writes device numbers in hex */
     WHY("a device number");
   } else if (f->length == 8 && cputimer) {
     m->role = RP_ROLE_COUNTER;
@@ -361,6 +366,100 @@ static int make_instance(const struct rp_page *pg, struct rp_mapped *m,
   return 0;
 }
 
+/* The entry of the page's row i (not one of its bits). */
+static struct rp_mapped *entry_of(struct rp_map *map, size_t i) {
+  for (size_t k = 0; k < map->n; k++)
+    if (map->m[k].fi == i && map->m[k].bit == NULL)
+      return &map->m[k];
+  return &map->m[0]; /* cannot happen: every row has its entry */
+}
+
+static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
+                     const char **by);
+
+/* An emitted field whose bytes m's would share (named bits of one field
+ * may share them), or NULL: the plugin refuses overlapping fields, and a
+ * page whose rows overlap (a redefinition the cross reference does not
+ * catch) must not make a block it refuses. */
+static const struct rp_mapped *overlapping(const struct rp_map *map,
+                                           const struct rp_mapped *m) {
+  unsigned from = m->f->offset;
+  unsigned to = from + m->f->length * (m->count > 1 ? m->count : 1);
+  for (size_t i = 0; i < map->n; i++) {
+    const struct rp_mapped *o = &map->m[i];
+    if (!o->emit || o == m)
+      continue;
+    unsigned ofrom = o->f->offset;
+    unsigned oto = ofrom + o->f->length * (o->count > 1 ? o->count : 1);
+    bool bits = m->bit != NULL && o->bit != NULL && from == ofrom &&
+                m->f->length == o->f->length;
+    if (from < oto && ofrom < to && !bits)
+      return o;
+  }
+  return NULL;
+}
+
+/* A named bit m->bit of the flag field m->f: a 0/1 gauge (Mask), or the
+ * base VMDBK's flag of a record summed per guest. 0, or -1 with m->skip
+ * set. */
+static int map_bit(const struct rp_page *pg, struct rp_map *map,
+                   struct rp_mapped *m, bool per_vmdbk, const bool *chosen,
+                   size_t *nfields) {
+  const struct rp_field *f = m->f;
+  const struct rp_bit *b = m->bit;
+  bool already = false;
+  for (size_t i = 0; i < map->n; i++)
+    already |= map->m[i].emit && map->m[i].kind == RP_K_BASE;
+#define SKIP(...) snprintf(m->skip, sizeof(m->skip), __VA_ARGS__)
+  bool base = per_vmdbk && !already &&
+              (ends_with(b->name, "BASE") ||
+               (b->desc != NULL && (says(b->desc, "base vmdbk") ||
+                                    says(b->desc, "base virtual"))));
+  if (!base && chosen != NULL && !chosen[m->fi]) {
+    SKIP("a bit of %s: not chosen (--fields)", f->name);
+    return -1;
+  }
+  if (!(f->length == 1 || f->length == 2 || f->length == 4 || f->length == 8) ||
+      b->width == 0 || b->width > f->length) {
+    SKIP("a bit of %s (%s %u): the engine reads fields of 1, 2, 4 or 8 "
+         "bytes",
+         f->name, rp_type_name(f->type), f->length);
+    return -1;
+  }
+  m->mask = (unsigned long long)b->mask << (8 * (f->length - b->width));
+  const struct rp_mapped *o = overlapping(map, m);
+  if (o != NULL) {
+    SKIP("a bit of %s: its bytes are %s's too (the page's rows overlap)",
+         f->name, o->bit != NULL ? o->bit->name : o->f->name);
+    return -1;
+  }
+  ds_base(pg, b->name, m->ds, sizeof(m->ds));
+  m->ds[MAX_DS_NAME] = '\0';
+  if (base) {
+    m->kind = RP_K_BASE;
+    snprintf(m->why, sizeof(m->why),
+             "the base VMDBK's records: the guest's gauges are its values");
+    return 0;
+  }
+  if (map->nds + 1 > MAX_DS || *nfields + 1 > MAX_FIELDS) {
+    SKIP("more fields than a record block holds (limit %d data sources, "
+         "%d fields)",
+         MAX_DS, MAX_FIELDS);
+    return -1;
+  }
+  const char *by = NULL;
+  if (ds_taken(map, m->ds, map->n, &by) ||
+      (map->instance[0] != NULL && strcmp(map->instance[0]->ds, m->ds) == 0 &&
+       (by = map->instance[0]->f->name) != NULL)) {
+    SKIP("a bit of %s: its data source name %s is taken by %s", f->name, m->ds,
+         by);
+    return -1;
+  }
+  m->kind = RP_K_GAUGE;
+  return 0;
+#undef SKIP
+}
+
 void rp_map_free(struct rp_map *map) {
   if (map == NULL)
     return;
@@ -377,7 +476,8 @@ static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
     for (unsigned e = 0; e < (o->count > 1 ? o->count : 1); e++) {
       char n[40];
       if (o->count > 1)
-        snprintf(n, sizeof(n), "%s_%u", o->ds, e);
+        snprintf(n, sizeof(n), "%s%s%u", o->ds,
+                 o->elem_prefix[0] ? o->elem_prefix : "_", e);
       else
         snprintf(n, sizeof(n), "%s", o->ds);
       if (strcmp(n, ds) == 0) {
@@ -392,10 +492,13 @@ static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
 int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
                 struct rp_map *map, char *err, size_t err_size) {
   *map = (struct rp_map){0};
-  map->m = calloc(pg->nfields ? pg->nfields : 1, sizeof(*map->m));
+  /* One entry per row, and one per named bit after its row. */
+  size_t entries = pg->nfields;
+  for (size_t i = 0; i < pg->nfields; i++)
+    entries += pg->fields[i].nbits;
+  map->m = calloc(entries ? entries : 1, sizeof(*map->m));
   if (map->m == NULL)
     return fail(err, err_size, "out of memory");
-  map->n = pg->nfields;
   /* Name. */
   if (opt->name != NULL) {
     snprintf(map->name, sizeof(map->name), "%s", opt->name);
@@ -417,10 +520,23 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
                   pg->dsect);
   }
   for (size_t i = 0; i < pg->nfields; i++) {
-    struct rp_mapped *m = &map->m[i];
+    struct rp_mapped *m = &map->m[map->n++];
     m->f = &pg->fields[i];
+    m->fi = i;
     m->count = 1;
     guess(pg, m->f, m);
+    if (m->role != RP_ROLE_FLAGS || m->f->table != 0)
+      continue;
+    for (size_t b = 0; b < m->f->nbits; b++) {
+      const struct rp_bit *bit = &m->f->bits[b];
+      if (strcmp(bit->name, "*") == 0)
+        continue;
+      struct rp_mapped *e = &map->m[map->n++];
+      *e = (struct rp_mapped){.f = m->f, .fi = i, .bit = bit, .count = 1};
+      e->role = RP_ROLE_GAUGE;
+      e->vtype = RP_V_UNSIGNED;
+      snprintf(e->why, sizeof(e->why), "a named bit: 1 when set, else 0");
+    }
   }
 
   /* --kind NAME=KIND */
@@ -429,7 +545,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     long i = find_named(pg, opt->kinds[k].name, "--kind", err, err_size);
     if (i < 0)
       return -1;
-    struct rp_mapped *m = &map->m[i];
+    struct rp_mapped *m = entry_of(map, (size_t)i);
     const char *kind = opt->kinds[k].kind;
     if (strcasecmp(kind, "instance") == 0) {
       if (want_instance != NULL && strcasecmp(want_instance, "none") != 0 &&
@@ -478,7 +594,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     long i = find_named(pg, want_instance, "--instance", err, err_size);
     if (i < 0)
       return -1;
-    inst = &map->m[i];
+    inst = entry_of(map, (size_t)i);
     if (make_instance(pg, inst, err, err_size) != 0)
       return -1;
     inst->by_option = true;
@@ -486,18 +602,22 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
   } else if (want_instance == NULL) {
     for (size_t i = 0; i < map->n && inst == NULL; i++)
       if (map->m[i].f->table == 0 && map->m[i].vtype == RP_V_USERID &&
-          map->m[i].role == RP_ROLE_TEXT && !map->m[i].by_option)
+          map->m[i].role == RP_ROLE_TEXT && !map->m[i].by_option &&
+          map->m[i].bit == NULL)
         inst = &map->m[i];
     for (size_t i = 0; i < map->n && inst == NULL; i++)
       if (map->m[i].f->table == 0 && map->m[i].role == RP_ROLE_ID &&
           map->m[i].f->dim == 1 && engine_integer(map->m[i].f) &&
-          !map->m[i].by_option)
+          !map->m[i].by_option && map->m[i].bit == NULL)
         inst = &map->m[i];
     if (inst != NULL && make_instance(pg, inst, err, err_size) != 0)
       return -1;
   }
   if (inst != NULL)
     map->instance[0] = inst;
+  /* A record IBM writes per virtual processor (VMDBK) of a guest: its
+   * processor address makes the block sum it per guest. */
+  bool per_vmdbk = pg->per_vcpu && inst != NULL && inst->vtype == RP_V_USERID;
 
   /* --fields */
   bool *chosen = NULL;
@@ -558,7 +678,33 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
            nested_name(pg, f->table));
       continue;
     }
-    if (chosen != NULL && !chosen[i]) {
+    if (per_vmdbk && m->bit == NULL && m->role == RP_ROLE_ID &&
+        !map->per_vmdbk && strstr(m->why, "processor") != NULL &&
+        f->type == RP_UNSIGNED && (f->length == 1 || f->length == 2) &&
+        f->dim == 1 && overlapping(map, m) == NULL) {
+      /* Kept whatever --fields says, like the instance field. */
+      m->kind = RP_K_PROCESSOR;
+      snprintf(m->why, sizeof(m->why),
+               "IBM writes the record once per virtual processor: the "
+               "guest's counters are summed over them");
+      ds_base(pg, f->name, m->ds, sizeof(m->ds));
+      m->ds[MAX_DS_NAME] = '\0';
+      m->emit = true;
+      m->skip[0] = '\0';
+      map->per_vmdbk = true;
+      nfields++;
+      continue;
+    }
+    if (m->bit != NULL) {
+      if (map_bit(pg, map, m, per_vmdbk, chosen, &nfields) != 0)
+        continue;
+      m->emit = true;
+      m->skip[0] = '\0';
+      map->nds += m->kind == RP_K_GAUGE;
+      nfields++;
+      continue;
+    }
+    if (chosen != NULL && !chosen[m->fi]) {
       SKIP("not chosen (--fields)");
       continue;
     }
@@ -580,7 +726,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
           len += (size_t)snprintf(list + len, sizeof(list) - len, ", ...");
       }
       if (named > 0)
-        SKIP("bit flags (%s): not supported by this engine version", list);
+        m->skip[0] = '\0'; /* its named bits are fields of their own */
       else
         SKIP("%s without named bits",
              f->type == RP_BITSTRING ? "bitstring" : "flag field");
@@ -625,6 +771,9 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     }
     m->kind = m->role == RP_ROLE_COUNTER ? RP_K_COUNTER : RP_K_GAUGE;
     m->count = f->dim;
+    /* IBM's four dispatch-list queues Q0-Q3: elements _q0.._q3. */
+    if (m->count == 4 && f->desc != NULL && says(f->desc, "dispatch list"))
+      snprintf(m->elem_prefix, sizeof(m->elem_prefix), "_q");
     if (map->nds + m->count > MAX_DS) {
       SKIP("more fields than a record block holds (limit %d data sources)",
            MAX_DS);
@@ -641,7 +790,8 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     ds_base(pg, f->name, base, sizeof(base));
     size_t room = MAX_DS_NAME;
     if (m->count > 1)
-      room -= m->count > 10 ? 3 : 2;
+      room -= (m->elem_prefix[0] ? strlen(m->elem_prefix) : 1) +
+              (m->count > 10 ? 2 : 1);
     base[room < sizeof(base) ? room : sizeof(base) - 1] = '\0';
     snprintf(m->ds, sizeof(m->ds), "%.19s", base);
     const char *by = NULL;
@@ -649,7 +799,8 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     for (unsigned e = 0; e < m->count && !taken; e++) {
       char n[40];
       if (m->count > 1)
-        snprintf(n, sizeof(n), "%s_%u", m->ds, e);
+        snprintf(n, sizeof(n), "%s%s%u", m->ds,
+                 m->elem_prefix[0] ? m->elem_prefix : "_", e);
       else
         snprintf(n, sizeof(n), "%s", m->ds);
       taken = ds_taken(map, n, map->n, &by) ||
@@ -660,6 +811,12 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       SKIP("its data source name %s is taken by %s", m->ds, by);
       continue;
     }
+    const struct rp_mapped *o = overlapping(map, m);
+    if (o != NULL) {
+      SKIP("its bytes are %s's too (the page's rows overlap)",
+           o->bit != NULL ? o->bit->name : o->f->name);
+      continue;
+    }
     m->emit = true;
     m->skip[0] = '\0';
     map->nds += m->count;
@@ -667,6 +824,33 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
 #undef SKIP
   }
   free(chosen);
+  for (size_t i = 0; i < map->n; i++) {
+    struct rp_mapped *m = &map->m[i];
+    if (m->emit && m->kind == RP_K_BASE && !map->per_vmdbk) {
+      m->kind = RP_K_GAUGE; /* no processor field to go with it */
+      map->nds++;
+    }
+  }
+  if (opt->count != NULL) {
+    const char *by = NULL;
+    if (!valid_word(opt->count, MAX_DS_NAME, true))
+      return fail(err, err_size,
+                  "--count %s: a letter followed by letters, digits or _, at "
+                  "most %d characters",
+                  opt->count, MAX_DS_NAME);
+    snprintf(map->count, sizeof(map->count), "%s", opt->count);
+    for (char *p = map->count; *p != '\0'; p++)
+      *p = (char)tolower((unsigned char)*p);
+    if (ds_taken(map, map->count, map->n, &by))
+      return fail(err, err_size, "--count %s: the data source name is %s's",
+                  opt->count, by);
+    if (map->nds + 1 > MAX_DS)
+      return fail(err, err_size,
+                  "--count %s: the block holds %d data sources already",
+                  opt->count, MAX_DS);
+    map->nds++;
+    map->counters++;
+  }
   for (size_t i = 0; i < map->n; i++) {
     const struct rp_mapped *m = &map->m[i];
     if (m->emit) {
@@ -757,19 +941,40 @@ void rp_write_block(const struct rp_page *pg, const struct rp_map *map,
              pg->domain, pg->number);
     comment(out, "# ", text);
   }
-  if (pg->per_vcpu)
+  bool base = false;
+  for (size_t i = 0; i < map->n; i++)
+    base |= map->m[i].emit && map->m[i].kind == RP_K_BASE;
+  if (map->per_vmdbk)
     comment(out, "# ",
-            "IBM writes this record once per virtual processor; this engine "
-            "version does not sum them per guest: each record's values go "
-            "out as they come.");
+            base ? "IBM writes this record once per virtual processor "
+                   "(VMDBK): the field of Kind processor sums its counters "
+                   "per guest over them; its gauges are the base VMDBK's."
+                 : "IBM writes this record once per virtual processor "
+                   "(VMDBK): the field of Kind processor sums its counters "
+                   "per guest over them; the page names no base VMDBK bit, "
+                   "so its gauges are the latest record's.");
+  else if (pg->per_vcpu)
+    comment(out, "# ",
+            "IBM writes this record once per virtual processor; without a "
+            "user ID and a processor address to sum them by, each record's "
+            "values go out as they come.");
+  if (map->nds > MAX_DS_LIST) {
+    snprintf(text, sizeof(text),
+             "%zu data sources, more than one value list holds (%d): the "
+             "plugin sends them one value per list (types derive and gauge, "
+             "type instance the field's name).",
+             map->nds, MAX_DS_LIST);
+    comment(out, "# ", text);
+  }
   rp_buf_printf(out, "<Record \"%d/%d\">\n", pg->domain, pg->number);
   rp_buf_printf(out, "  Name \"%s\"\n", map->name);
   if (opt->builtin)
     rp_buf_printf(out, "  Replace true\n");
   if (map->prefix[0] != '\0')
     rp_buf_printf(out, "  InstancePrefix \"%s\"\n", map->prefix);
-  /* The instance field first, then the others in the page's order. */
-  for (int pass = 0; pass < 2; pass++)
+  /* The instance field first (and the record count), then the others in
+   * the page's order. */
+  for (int pass = 0; pass < 2; pass++) {
     for (size_t i = 0; i < map->n; i++) {
       const struct rp_mapped *m = &map->m[i];
       if (!m->emit || (pass == 0) != (m->kind == RP_K_INSTANCE))
@@ -779,28 +984,55 @@ void rp_write_block(const struct rp_page *pg, const struct rp_map *map,
       if (f->dim > 1)
         snprintf(dim, sizeof(dim), "(%u)", f->dim);
       rp_buf_printf(out, "\n");
-      snprintf(text, sizeof(text), "%s%s: offset %u (X'%X'), %s %u", f->name,
-               dim, f->offset, f->offset, rp_type_name(f->type), f->length);
-      comment(out, "  # ", text);
-      if (f->desc != NULL)
-        comment(out, "  #   ", f->desc);
+      if (m->bit != NULL) {
+        snprintf(text, sizeof(text),
+                 "%s: bit X'%llX' of %s, offset %u "
+                 "(X'%X'), %s %u",
+                 m->bit->name, m->mask, f->name, f->offset, f->offset,
+                 rp_type_name(f->type), f->length);
+        comment(out, "  # ", text);
+        if (m->bit->desc != NULL)
+          comment(out, "  #   ", m->bit->desc);
+      } else {
+        snprintf(text, sizeof(text), "%s%s: offset %u (X'%X'), %s %u", f->name,
+                 dim, f->offset, f->offset, rp_type_name(f->type), f->length);
+        comment(out, "  # ", text);
+        if (f->desc != NULL)
+          comment(out, "  #   ", f->desc);
+      }
       snprintf(text, sizeof(text), "%s %s: %s", kind_names[m->kind],
                m->by_option ? "(option)" : "(guess)", m->why);
-      if (m->kind == RP_K_INSTANCE && m->vtype == RP_V_UNSIGNED &&
-          strstr(m->why, "device") != NULL)
-        snprintf(text + strlen(text), sizeof(text) - strlen(text),
-                 " (written in decimal: this engine version writes numbers "
-                 "in decimal, z/VM shows device numbers in hex)");
       comment(out, "  # ", text);
       rp_buf_printf(out, "  <Field \"%s\">\n", m->ds);
       rp_buf_printf(out, "    Offset %u\n    Length %u\n", f->offset,
                     f->length);
       rp_buf_printf(out, "    Type \"%s\"\n    Kind \"%s\"\n",
-                    vtype_names[m->vtype], kind_names[m->kind]);
+                    m->bit != NULL ? "unsigned" : vtype_names[m->vtype],
+                    kind_names[m->kind]);
+      if (m->bit != NULL)
+        rp_buf_printf(out, "    Mask %llu\n", m->mask);
+      if (m->kind == RP_K_INSTANCE && m->vtype == RP_V_UNSIGNED && m->hex)
+        rp_buf_printf(out, "    Format \"hex\"\n");
       if (m->count > 1)
         rp_buf_printf(out, "    Count %u\n", m->count);
+      if (m->elem_prefix[0] != '\0')
+        rp_buf_printf(out, "    ElementPrefix \"%s\"\n", m->elem_prefix);
       rp_buf_printf(out, "  </Field>\n");
     }
+    if (pass == 0 && map->count[0] != '\0') {
+      rp_buf_printf(out, "\n");
+      comment(out, "  # ",
+              map->per_vmdbk
+                  ? "counter (option): the guest's records (of its base "
+                    "VMDBK), not in the bytes"
+                  : "counter (option): the instance's records, not in the "
+                    "bytes");
+      rp_buf_printf(out,
+                    "  <Field \"%s\">\n    Type \"records\"\n"
+                    "    Kind \"counter\"\n  </Field>\n",
+                    map->count);
+    }
+  }
   rp_buf_printf(out, "</Record>\n");
 }
 

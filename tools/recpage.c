@@ -491,9 +491,11 @@ static void prolog(struct ctx *c, size_t end) {
         }
         break;
       }
-    if (word_is(c, i, "each") && word_is(c, i + 1, "virtual") &&
-        (word_is(c, i + 2, "processor") || word_is(c, i + 2, "cpu")))
-      pg->per_vcpu = true;
+    if (word_is(c, i, "each") &&
+        ((word_is(c, i + 1, "virtual") &&
+          (word_is(c, i + 2, "processor") || word_is(c, i + 2, "cpu"))) ||
+         word_is(c, i + 1, "vmdbk")))
+      pg->per_vcpu = true; /* "each VMDBK": one VMDBK per virtual CPU */
   }
 }
 

@@ -125,10 +125,21 @@ enum rp_vtype {
   RP_V_EBCDIC,
   RP_V_USERID
 };
-enum rp_kind { RP_K_COUNTER, RP_K_GAUGE, RP_K_INSTANCE };
+enum rp_kind {
+  RP_K_COUNTER,
+  RP_K_GAUGE,
+  RP_K_INSTANCE,
+  RP_K_PROCESSOR, /* the virtual processor of a per-VMDBK record */
+  RP_K_BASE       /* the base VMDBK's bit of such a record */
+};
 
 struct rp_mapped {
   const struct rp_field *f;
+  size_t fi;                /* index of f in the page */
+  const struct rp_bit *bit; /* a named bit of f (a 0/1 gauge), or NULL */
+  unsigned long long mask;  /* the bit's Mask for a field of f's length */
+  bool hex;                 /* an instance number written in hex */
+  char elem_prefix[5];      /* ElementPrefix ("" for "_") */
   enum rp_role role;
   char why[160]; /* why the role (and kind) was chosen */
   bool emit;     /* a <Field> of the block */
@@ -154,6 +165,7 @@ struct rp_options {
   const struct rp_kind_override *kinds;
   size_t nkinds;
   const char *prefix;  /* InstancePrefix; NULL: guess */
+  const char *count;   /* a record-count counter of this name; NULL: none */
   const char *name;    /* Name; NULL: the DSECT name */
   bool builtin;        /* the plugin has this record built in */
   const char *source;  /* the page's file name, for the comment */
@@ -167,6 +179,8 @@ struct rp_map {
   char prefix[17];
   size_t emitted, counters, gauges, instances, skipped, nds;
   const struct rp_mapped *instance[2];
+  char count[24]; /* the record count's data source, "" if none */
+  bool per_vmdbk; /* summed per guest (a processor field) */
 };
 
 /* Map the fields. 0, or -1 with a one-line reason (an option that names

@@ -46,6 +46,9 @@ static void usage(FILE *f) {
           "  -k, --kind=FIELD=KIND counter, gauge, instance or skip "
           "(repeatable)\n"
           "  -p, --prefix=TEXT     InstancePrefix\n"
+          "  -c, --count=NAME      a counter of the instance's records "
+          "(D4R10's\n"
+          "                        transactions)\n"
           "  -n, --name=NAME       the record's Name (default: the DSECT "
           "name)\n"
           "  -P, --plugin-block    inside <Plugin zvm_monitor> (a drop-in "
@@ -138,6 +141,7 @@ int main(int argc, char **argv) {
       {"instance", required_argument, NULL, 'i'},
       {"kind", required_argument, NULL, 'k'},
       {"prefix", required_argument, NULL, 'p'},
+      {"count", required_argument, NULL, 'c'},
       {"name", required_argument, NULL, 'n'},
       {"plugin-block", no_argument, NULL, 'P'},
       {"quiet", no_argument, NULL, 'q'},
@@ -151,8 +155,8 @@ int main(int argc, char **argv) {
   bool plugin_block = false, quiet = false, per_page = false;
   int o;
   opterr = 0;
-  while ((o = getopt_long(argc, argv, ":f:i:k:p:n:Pqh", long_options, NULL)) !=
-         -1) {
+  while ((o = getopt_long(argc, argv, ":f:i:k:p:c:n:Pqh", long_options,
+                          NULL)) != -1) {
     switch (o) {
     case 'f':
       opt.fields = fields;
@@ -183,6 +187,10 @@ int main(int argc, char **argv) {
       opt.prefix = optarg;
       per_page = true;
       break;
+    case 'c':
+      opt.count = optarg;
+      per_page = true;
+      break;
     case 'n':
       opt.name = optarg;
       per_page = true;
@@ -207,7 +215,7 @@ int main(int argc, char **argv) {
     return zvm_cli_usage_error(PROG, "no page given");
   if (per_page && npages > 1)
     return zvm_cli_usage_error(PROG,
-                               "-f, -i, -k, -p and -n apply to a "
+                               "-f, -i, -k, -p, -c and -n apply to a "
                                "single page; %d given",
                                npages);
 

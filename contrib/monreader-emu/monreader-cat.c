@@ -44,7 +44,7 @@ struct opts {
   long wait_ms;
   const char *raw_out;
   const char *sets_out;
-  unsigned out_flags; /* --force (zvm_monitor/outfile.h) */
+  unsigned out_flags; /* --force (base/outfile.h) */
   bool verbose;
   bool quiet;
 };

@@ -43,6 +43,7 @@
 /* Record lengths. D4R10 and D5R21 follow IBM's MRUSEITE and MRPRCSMT pages; the
  * others are records the plugin does not decode (skipped by MRHDRLEN). */
 #define USEITE_LEN 200
+#define USETST_LEN 452 /* D4R200, made up (--usetst) */
 #define PRCSMT_FIXED_LEN 36
 #define PRCSMT_ENTRY_LEN 8
 #define PRCSMT_ENTRIES 2
@@ -99,9 +100,10 @@ struct opts {
   } jumps[8];
   unsigned njumps;
   bool smt_fields; /* D5R21: distinct values, X'FF' (MAX), bad arrays */
+  bool usetst;     /* a D4R200 (made up) with every D4R10 record */
   const char *out;
   const char *split_dir;
-  unsigned out_flags; /* --force (zvm_monitor/outfile.h) */
+  unsigned out_flags; /* --force (base/outfile.h) */
   struct scn_fault *faults;
   size_t nfaults;
   bool stats;
@@ -538,6 +540,39 @@ static void put_useite(const struct opts *o, uint8_t *r, unsigned g, unsigned v,
   for (unsigned off = 184; off <= 192; off += 4) /* HFIOACT..HFPGACT */
     put(r, L, off, 4, vmdbk_counter(o, g, v, off, 4, k));
   put(r, L, 196, 1, CPU_IFL); /* VMDPUTYP */
+}
+
+/* --usetst: D4R200 MRUSETST, a record made up for the tests (the layout of
+ * tests/data/recpages/usetst-l2-*: 452 bytes, over 100 fields), written
+ * like D4R10 once per VMDBK with each D4R10 record: USERID 20, VMDCPUAD
+ * 28, MODE 30 (X'40' ESA on even VMDBKs, X'20' XA on odd ones), LOGTOD
+ * 32 (the first interval's start), TTIME 40
+ * (CPU timer), PGRDS(4) 56, WSS 72 (a level), C000..C089 76.. (counter i
+ * is the D4R10 counter at offset 48 + 4 (i mod 23) of the same VMDBK and
+ * transaction, so its sum per guest is D4R10's), VTIME 440, QDEPTH 448. */
+static unsigned usetst_src(unsigned i) {
+  unsigned off = 48 + 4 * (i % 23);
+  return off == 84 ? 48 : off; /* D4R10's HFSTCT repeats HFQUCT */
+}
+
+static void put_usetst(const struct opts *o, uint8_t *r, unsigned g, unsigned v,
+                       uint64_t k) {
+  const size_t L = USETST_LEN;
+  char name[9];
+  user_name(o, g, name);
+  put_ebcdic(r, L, 20, name, 8);
+  put(r, L, 28, 2, v);
+  put(r, L, 30, 1, v % 2 ? 0x20 : 0x40);
+  put(r, L, 32, 8, tod_from_us((uint64_t)o->start * 1000000)); /* LOGTOD */
+  put(r, L, 40, 8, vmdbk_counter(o, g, v, 40, 4, k) << 12);
+  put(r, L, 52, 2, 8); /* USETST_ENTRY: no entries */
+  for (unsigned q = 0; q < 4; q++)
+    put(r, L, 56 + 4 * q, 4, vmdbk_counter(o, g, v, 56 + 4 * q, 4, k));
+  put(r, L, 72, 4, 100 + 10 * v + k % 5);
+  for (unsigned i = 0; i < 90; i++)
+    put(r, L, 76 + 4 * i, 4, vmdbk_counter(o, g, v, usetst_src(i), 4, k));
+  put(r, L, 440, 8, vmdbk_counter(o, g, v, 440, 4, k) << 12);
+  put(r, L, 448, 4, 7 + v);
 }
 
 /* ---- logon and logoff (--logon/--logoff G@I) -------------------------
@@ -1037,7 +1072,8 @@ static void gen_events(struct gen *g, unsigned i) {
     if (guest_logged_on(o, u, i, &since))
       for (unsigned e = 0; e < o->events; e++)
         for (unsigned v = 0; v < vcpus; v++)
-          nev += vmdbk_writes(o, v, (uint64_t)(i - since) * o->events + e + 1);
+          nev += (o->usetst ? 2 : 1) *
+                 vmdbk_writes(o, v, (uint64_t)(i - since) * o->events + e + 1);
     nev += session_event(o, u, i, true) != NULL;
     nev += session_event(o, u, i, false) != NULL;
   }
@@ -1073,8 +1109,12 @@ static void gen_events(struct gen *g, unsigned i) {
         continue;
       uint64_t k = (uint64_t)(i - since) * o->events + e + 1;
       for (unsigned v = 0; v < vcpus; v++)
-        if (vmdbk_writes(o, v, k))
+        if (vmdbk_writes(o, v, k)) {
           put_useite(o, rec_alloc(g, USEITE_LEN, 4, 10, NEXT_TOD()), u, v, k);
+          if (o->usetst)
+            put_usetst(o, rec_alloc(g, USETST_LEN, 4, 200, NEXT_TOD()), u, v,
+                       k);
+        }
     }
   for (unsigned u = 0; u < o->guests; u++) {
     if (session_event(o, u, i, false) == NULL)
@@ -1218,6 +1258,9 @@ static void usage(FILE *fp) {
       "                         interval I on (repeatable, 8 at most)\n"
       "      --smt-fields       D5R21 with every field set: distinct values,\n"
       "                         X'FF' (MAX), unusable CPUTINFO arrays\n"
+      "      --usetst           a made-up D4R200 of over 100 fields with "
+      "every\n"
+      "                         D4R10 record (its counters are D4R10's)\n"
       "Layout:\n"
       "      --dcss-base ADDR   DCSS start address (default 0x09000000)\n"
       "      --dcss-size BYTES  DCSS size (default 0x04000000); events use\n"
@@ -1290,6 +1333,7 @@ enum {
   OPT_LOGON,
   OPT_LOGOFF,
   OPT_VCPUS,
+  OPT_USETST,
   OPT_VMDBK_SKIP,
   OPT_TOD_OFFSET,
   OPT_TIME_JUMP,
@@ -1350,6 +1394,7 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       {"tod-offset", required_argument, NULL, OPT_TOD_OFFSET},
       {"time-jump", required_argument, NULL, OPT_TIME_JUMP},
       {"smt-fields", no_argument, NULL, OPT_SMT_FIELDS},
+      {"usetst", no_argument, NULL, OPT_USETST},
       {"linux-guests", required_argument, NULL, OPT_LGUESTS},
       {"linux-cpus", required_argument, NULL, OPT_LCPUS},
       {"linux-prefix", required_argument, NULL, OPT_LPREFIX},
@@ -1500,6 +1545,9 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
     }
     case OPT_SMT_FIELDS:
       o->smt_fields = true;
+      break;
+    case OPT_USETST:
+      o->usetst = true;
       break;
     case OPT_LOGON:
     case OPT_LOGOFF: {

@@ -57,6 +57,9 @@ enum zvm_ufield_type {
   ZVM_UTYPE_EBCDIC,   /* EBCDIC text, 1-8 bytes (instance only) */
   ZVM_UTYPE_USERID,   /* 8-byte EBCDIC user ID (instance only): UserID
                          selection and GuestsAsHosts apply */
+  ZVM_UTYPE_RECORDS,  /* not in the bytes: the instance's records (with a
+                         processor field: its base VMDBK's); counter only,
+                         no Offset or Length */
 };
 
 /* What a field becomes. */
@@ -64,19 +67,30 @@ enum zvm_ufield_kind {
   ZVM_UKIND_COUNTER,  /* DERIVE data source */
   ZVM_UKIND_GAUGE,    /* GAUGE data source */
   ZVM_UKIND_INSTANCE, /* names the record instance (plugin_instance) */
+  /* The record is written per virtual processor (VMDBK) of the guest the
+   * userid instance field names: its counters are summed per guest over
+   * the VMDBKs, as D4R10's (records/vmdbk.h). Unsigned, 1 or 2 bytes. */
+  ZVM_UKIND_PROCESSOR,
+  /* With a processor field: set (Mask) on the base VMDBK's records, whose
+   * gauges and record count the guest's are. Unsigned. */
+  ZVM_UKIND_BASE,
 };
 
 /* Limits, each with its reason in recconf.c. */
 /* A record never crosses a 4 KB frame. */
 #define ZVM_RECCONF_MAX_RECORD_LEN ((int)ZVM_FRAME_SIZE)
-#define ZVM_RECCONF_MAX_DS 63      /* data sources of one record */
+/* Data sources of one value list (collectd's types.db: 63 per type); a
+ * record with more is dispatched one value per list. */
+#define ZVM_RECCONF_MAX_DS_LIST 63
+#define ZVM_RECCONF_MAX_DS 256     /* data sources of one record */
 #define ZVM_RECCONF_MAX_DS_NAME 19 /* rrdtool's limit, the tightest */
 #define ZVM_RECCONF_MAX_NAME 27    /* Name: "zvm_" + name fits 32 */
 #define ZVM_RECCONF_MAX_INSTANCE_FIELDS 2
 #define ZVM_RECCONF_MAX_EBCDIC 8 /* instance keys are up to 8 bytes */
 #define ZVM_RECCONF_MAX_COUNT 63
 #define ZVM_RECCONF_MAX_RECORDS 64
-#define ZVM_RECCONF_MAX_FIELDS 64
+#define ZVM_RECCONF_MAX_FIELDS 512
+#define ZVM_RECCONF_MAX_ELEM_PREFIX 4 /* ElementPrefix: "_q" */
 #define ZVM_RECCONF_MAX_PREFIX 16
 
 struct zvm_ufield {
@@ -88,6 +102,9 @@ struct zvm_ufield {
   enum zvm_ufield_kind kind;
   double scale;     /* applied after the type's conversion */
   bool counts_down; /* CountsDown: X'7FFF...F' minus the value */
+  uint64_t mask;    /* Mask: the value is 1 if (field & mask) != 0; 0: none */
+  bool hex;         /* Format hex: an instance number in hexadecimal */
+  char elem_prefix[ZVM_RECCONF_MAX_ELEM_PREFIX + 1]; /* "_" unless set */
 };
 
 struct zvm_urecord {
@@ -102,6 +119,10 @@ struct zvm_urecord {
   uint16_t min_len;  /* end of the first field (offset+length of lowest) */
   uint16_t full_len; /* end of the last byte any field covers */
   size_t nds;        /* data sources (counters and gauges, arrays expanded) */
+  /* More than ZVM_RECCONF_MAX_DS_LIST data sources: one value per list
+   * (types derive and gauge, type instance the data source), no type
+   * zvm_<name>. */
+  bool one_value_per_list;
 };
 
 struct zvm_recconf {
@@ -111,7 +132,7 @@ struct zvm_recconf {
   struct zvm_urecord cur;
   struct zvm_ufield fcur;
   bool in_record, in_field;
-  bool has_offset, has_length, has_type, has_kind;
+  bool has_offset, has_length, has_type, has_kind, has_elem_prefix;
   char id[16]; /* "D/R" of the record being built, for messages */
   struct zvm_registry *reg;
 };
@@ -157,7 +178,8 @@ int zvm_recconf_check_domains(const struct zvm_recconf *rc,
 const struct zvm_urecord *zvm_recconf_find(const struct zvm_recconf *rc,
                                            uint8_t domain, uint16_t number);
 
-/* Data source name of element idx of field f ("name" or "name_<idx>"). */
+/* Data source name of element idx of field f ("name", or "name_<idx>"
+ * with its ElementPrefix in place of "_"). */
 int zvm_ufield_ds_name(const struct zvm_ufield *f, unsigned idx, char *out,
                        size_t out_size);
 

@@ -89,6 +89,9 @@ enum zvm_field_type {
 #define ZVM_FIELD_MAX_FLAG 0x04
 /* The value is the top bit (X'80') of the field's first byte: 1 or 0. */
 #define ZVM_FIELD_TOP_BIT 0x08
+/* A named bit (or bits) of a flag field: the value is 1 if the field's
+ * bytes AND .mask are not zero, else 0 (a gauge). */
+#define ZVM_FIELD_MASK 0x10
 
 struct zvm_field {
   const char *ibm_name; /* e.g. "USEITE_HFCPURN" */
@@ -113,6 +116,7 @@ struct zvm_field {
   /* Type instance with OneValuePerList when it differs from metric
    * (NULL: metric). */
   const char *single_type_instance;
+  uint64_t mask; /* ZVM_FIELD_MASK: the bits */
 };
 
 /* Elements in a table. */
@@ -134,6 +138,8 @@ enum zvm_key_kind {
                        selection and GuestsAsHosts apply */
   ZVM_KEY_EBCDIC,   /* other EBCDIC name, <= 8 bytes (zvm_name_format) */
   ZVM_KEY_NUMBER,   /* unsigned number in decimal (processor address) */
+  ZVM_KEY_HEX,      /* unsigned number in upper-case hexadecimal, two
+                       digits per byte of the field (device number 0A00) */
   ZVM_KEY_CPU_TYPE, /* CPU type code: "cp", "ifl", ..., else "type<N>" */
 };
 

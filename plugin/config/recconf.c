@@ -22,6 +22,7 @@
 
 #include "base/option.h"
 #include "base/util.h"
+#include "records/vmdbk.h"
 #include "zvm_monitor/registry.h"
 
 #include <ctype.h>
@@ -60,7 +61,7 @@ static const char *shown(const char *s, char buf[SHOWN_MAX]) {
 /* The <Record> and <Field> option tables (option.h); the handlers are
  * below. <Field> is a block: the builder's field_begin/field_end. */
 static zvm_option_fn rc_name, rc_prefix, rc_replace, f_type, f_kind, f_offset,
-    f_length, f_count, f_scale, f_counts_down;
+    f_length, f_count, f_scale, f_counts_down, f_mask, f_format, f_elem_prefix;
 static const struct zvm_option record_options[] = {
     {"Name", ZVM_OPTION_STRING, rc_name, 0},
     {"InstancePrefix", ZVM_OPTION_STRING, rc_prefix, 0},
@@ -75,17 +76,21 @@ static const struct zvm_option field_options[] = {
     {"Scale", ZVM_OPTION_NUMBER, f_scale, 0},
     {"Count", ZVM_OPTION_NUMBER, f_count, 0},
     {"CountsDown", ZVM_OPTION_BOOLEAN, f_counts_down, 0},
+    {"Mask", ZVM_OPTION_NUMBER, f_mask, 0},
+    {"Format", ZVM_OPTION_STRING, f_format, 0},
+    {"ElementPrefix", ZVM_OPTION_STRING, f_elem_prefix, 0},
 };
 
 static const char *const type_names[] = {
     [ZVM_UTYPE_UNSIGNED] = "unsigned", [ZVM_UTYPE_SIGNED] = "signed",
     [ZVM_UTYPE_CPUTIMER] = "cputimer", [ZVM_UTYPE_TOD] = "tod",
     [ZVM_UTYPE_EBCDIC] = "ebcdic",     [ZVM_UTYPE_USERID] = "userid",
+    [ZVM_UTYPE_RECORDS] = "records",
 };
 static const char *const kind_names[] = {
-    [ZVM_UKIND_COUNTER] = "counter",
-    [ZVM_UKIND_GAUGE] = "gauge",
-    [ZVM_UKIND_INSTANCE] = "instance",
+    [ZVM_UKIND_COUNTER] = "counter",   [ZVM_UKIND_GAUGE] = "gauge",
+    [ZVM_UKIND_INSTANCE] = "instance", [ZVM_UKIND_PROCESSOR] = "processor",
+    [ZVM_UKIND_BASE] = "base",
 };
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -160,7 +165,8 @@ static char *name_copy(const char *name, size_t max, bool *bad) {
 
 int zvm_ufield_ds_name(const struct zvm_ufield *f, unsigned idx, char *out,
                        size_t out_size) {
-  int n = f->count > 1 ? snprintf(out, out_size, "%s_%u", f->name, idx)
+  const char *sep = f->elem_prefix[0] != '\0' ? f->elem_prefix : "_";
+  int n = f->count > 1 ? snprintf(out, out_size, "%s%s%u", f->name, sep, idx)
                        : snprintf(out, out_size, "%s", f->name);
   return n < 0 || (size_t)n >= out_size ? -1 : 0;
 }
@@ -296,6 +302,7 @@ int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
   rc->fcur.count = 1;
   rc->fcur.scale = 1.0;
   rc->has_offset = rc->has_length = rc->has_type = rc->has_kind = false;
+  rc->has_elem_prefix = false;
   rc->in_field = true;
   return 0;
 }
@@ -316,7 +323,8 @@ static int unknown_option(const struct zvm_recconf *rc, const char *key,
   if (rc->in_field)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": unknown option \"%s\" (Offset, "
-                "Length, Type, Kind, Scale, Count, CountsDown)",
+                "Length, Type, Kind, Scale, Count, CountsDown, Mask, Format, "
+                "ElementPrefix)",
                 rc->id, rc->fcur.name, key);
   return fail(err, err_size,
               "Record \"%s\": unknown option \"%s\" (Name, InstancePrefix, "
@@ -338,7 +346,7 @@ static int f_type(void *t, const struct zvm_option *o,
   if (type < 0)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": unknown Type \"%s\" (use "
-                "unsigned, signed, cputimer, tod, ebcdic or userid)",
+                "unsigned, signed, cputimer, tod, ebcdic, userid or records)",
                 rc->id, f->name, shown(v->string, sb));
   f->type = (enum zvm_ufield_type)type;
   rc->has_type = true;
@@ -356,7 +364,7 @@ static int f_kind(void *t, const struct zvm_option *o,
   if (k < 0)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": unknown Kind \"%s\" (use "
-                "counter, gauge or instance)",
+                "counter, gauge, instance, processor or base)",
                 rc->id, f->name, shown(v->string, sb));
   f->kind = (enum zvm_ufield_kind)k;
   rc->has_kind = true;
@@ -501,6 +509,67 @@ static int f_counts_down(void *t, const struct zvm_option *o,
   return 0;
 }
 
+/* Mask: the named bits of a flag field, as IBM's bit patterns give them
+ * ("1... ...." is 128). */
+static int f_mask(void *t, const struct zvm_option *o,
+                  const struct zvm_option_value *v, char *err,
+                  size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  struct zvm_ufield *f = &rc->fcur;
+  /* Whole numbers up to 2^53 are exact in a double. */
+  if (!whole_in(v->number, 1, 9007199254740992.0))
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": Mask %g must be a whole number "
+                "1-2^53 (the bits, e.g. 128 for X'80')",
+                rc->id, f->name, v->number);
+  f->mask = (uint64_t)v->number;
+  return 0;
+}
+
+static int f_format(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  char sb[SHOWN_MAX];
+  if (strcasecmp(v->string, "hex") == 0)
+    rc->fcur.hex = true;
+  else if (strcasecmp(v->string, "decimal") == 0)
+    rc->fcur.hex = false;
+  else
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": unknown Format \"%s\" (use "
+                "decimal or hex)",
+                rc->id, rc->fcur.name, shown(v->string, sb));
+  return 0;
+}
+
+static int f_elem_prefix(void *t, const struct zvm_option *o,
+                         const struct zvm_option_value *v, char *err,
+                         size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  struct zvm_ufield *f = &rc->fcur;
+  char sb[SHOWN_MAX];
+  size_t len = strlen(v->string);
+  bool bad = len == 0 || len > ZVM_RECCONF_MAX_ELEM_PREFIX;
+  for (size_t i = 0; i < len && !bad; i++) {
+    unsigned char c = (unsigned char)v->string[i];
+    bad = c >= 0x80 || !(isalnum(c) || c == '_');
+  }
+  if (bad)
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\" ElementPrefix \"%s\": 1-%d "
+                "letters, digits or '_' (element i is <name><prefix><i>)",
+                rc->id, f->name, shown(v->string, sb),
+                ZVM_RECCONF_MAX_ELEM_PREFIX);
+  for (size_t i = 0; i <= len; i++)
+    f->elem_prefix[i] = (char)tolower((unsigned char)v->string[i]);
+  rc->has_elem_prefix = true;
+  return 0;
+}
+
 static int rc_replace(void *t, const struct zvm_option *o,
                       const struct zvm_option_value *v, char *err,
                       size_t err_size) {
@@ -553,6 +622,8 @@ static bool length_ok(enum zvm_ufield_type t, unsigned len) {
   case ZVM_UTYPE_TOD:
   case ZVM_UTYPE_USERID:
     return len == 8;
+  case ZVM_UTYPE_RECORDS:
+    return len == 0;
   case ZVM_UTYPE_EBCDIC:
   default:
     return len >= 1 && len <= ZVM_RECCONF_MAX_EBCDIC;
@@ -568,6 +639,8 @@ static const char *length_rule(enum zvm_ufield_type t) {
   case ZVM_UTYPE_TOD:
   case ZVM_UTYPE_USERID:
     return "8";
+  case ZVM_UTYPE_RECORDS:
+    return "no";
   case ZVM_UTYPE_EBCDIC:
   default:
     return "1-8";
@@ -575,8 +648,39 @@ static const char *length_rule(enum zvm_ufield_type t) {
 }
 
 /* Type and Kind that make sense together; NULL or why not. */
-static const char *combination_error(const struct zvm_ufield *f) {
+static const char *combination_error(const struct zvm_ufield *f,
+                                     bool elem_prefix) {
+  if (f->type == ZVM_UTYPE_RECORDS &&
+      (f->kind != ZVM_UKIND_COUNTER || f->count != 1 || f->scale != 1.0 ||
+       f->counts_down || f->mask != 0))
+    return "a record count is a counter without Count, Scale, CountsDown or "
+           "Mask";
+  if (f->hex &&
+      (f->kind != ZVM_UKIND_INSTANCE || f->type != ZVM_UTYPE_UNSIGNED))
+    return "Format applies to instance fields of Type unsigned";
+  if (elem_prefix && f->count < 2)
+    return "ElementPrefix names the elements of an array: it needs a Count";
+  if (f->mask != 0) {
+    if (f->type != ZVM_UTYPE_UNSIGNED)
+      return "a Mask selects bits of an unsigned field";
+    if (f->kind != ZVM_UKIND_GAUGE && f->kind != ZVM_UKIND_BASE)
+      return "a bit is a state, 1 or 0: use Kind gauge (or base)";
+    if (f->count != 1 || f->scale != 1.0 || f->counts_down)
+      return "a field with a Mask takes no Count, Scale or CountsDown";
+    if (f->length < 8 && f->mask >> (8 * f->length) != 0)
+      return "the Mask has bits outside the field's Length";
+  }
   switch (f->kind) {
+  case ZVM_UKIND_PROCESSOR:
+    if (f->type != ZVM_UTYPE_UNSIGNED || f->length > 2)
+      return "a processor address is unsigned, 1 or 2 bytes";
+    /* fall through */
+  case ZVM_UKIND_BASE:
+    if (f->type != ZVM_UTYPE_UNSIGNED)
+      return "a base flag is unsigned (with Mask for its bit)";
+    if (f->count != 1 || f->scale != 1.0 || f->counts_down)
+      return "it takes no Count, Scale or CountsDown";
+    return NULL;
   case ZVM_UKIND_INSTANCE:
     if (f->type != ZVM_UTYPE_UNSIGNED && f->type != ZVM_UTYPE_EBCDIC &&
         f->type != ZVM_UTYPE_USERID)
@@ -611,23 +715,30 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     return fail(err, err_size, "end of a Field block outside one");
   struct zvm_ufield *f = &rc->fcur;
   struct zvm_urecord *r = &rc->cur;
-  const char *missing = !rc->has_offset   ? "Offset"
-                        : !rc->has_length ? "Length"
-                        : !rc->has_type   ? "Type"
-                        : !rc->has_kind   ? "Kind"
-                                          : NULL;
+  bool in_bytes = !rc->has_type || f->type != ZVM_UTYPE_RECORDS;
+  const char *missing = !rc->has_offset && in_bytes   ? "Offset"
+                        : !rc->has_length && in_bytes ? "Length"
+                        : !rc->has_type               ? "Type"
+                        : !rc->has_kind               ? "Kind"
+                                                      : NULL;
   if (missing != NULL)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": %s is missing (every field needs "
                 "Offset, Length, Type and Kind, from IBM's layout)",
                 rc->id, f->name, missing);
+  if (!in_bytes && (rc->has_offset || rc->has_length))
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": Type records counts the "
+                "instance's records, it is not in the bytes: remove Offset "
+                "and Length",
+                rc->id, f->name);
   if (!length_ok(f->type, f->length))
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": Length %u does not fit Type %s "
                 "(%s bytes)",
                 rc->id, f->name, f->length, type_names[f->type],
                 length_rule(f->type));
-  const char *why = combination_error(f);
+  const char *why = combination_error(f, rc->has_elem_prefix);
   if (why != NULL)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": Kind %s, Type %s: %s", rc->id,
@@ -642,7 +753,10 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
   for (size_t i = 0; i < r->nfields; i++) {
     const struct zvm_ufield *o = &r->fields[i];
     unsigned oend = (unsigned)o->offset + (unsigned)o->length * o->count;
-    if (f->offset < oend && o->offset < end)
+    /* Named bits of one flag field share its bytes. */
+    bool bits = f->mask != 0 && o->mask != 0 && f->offset == o->offset &&
+                f->length == o->length;
+    if (f->offset < oend && o->offset < end && !bits)
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\" (bytes %u-%u) overlaps field "
                   "\"%s\" (bytes %u-%u): check the offsets against IBM's "
@@ -655,9 +769,9 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     if (nds > ZVM_RECCONF_MAX_DS)
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\": more than %d counters and "
-                  "gauges in one record (collectd's types.db holds at most "
-                  "%d data sources per type); split the record",
-                  rc->id, f->name, ZVM_RECCONF_MAX_DS, ZVM_RECCONF_MAX_DS);
+                  "gauges in one record; define the rest in a second "
+                  "block of another record, or leave fields out",
+                  rc->id, f->name, ZVM_RECCONF_MAX_DS);
     /* Array elements are named name_<i>: they must not meet another
      * field's name, and must stay within the data source name limit. */
     char ds[64];
@@ -683,6 +797,13 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
       }
     }
     r->nds = nds;
+  } else if (f->kind == ZVM_UKIND_PROCESSOR || f->kind == ZVM_UKIND_BASE) {
+    for (size_t i = 0; i < r->nfields; i++)
+      if (r->fields[i].kind == f->kind)
+        return fail(err, err_size,
+                    "Record \"%s\" Field \"%s\": field \"%s\" has Kind %s "
+                    "already; a record has at most one",
+                    rc->id, f->name, r->fields[i].name, kind_names[f->kind]);
   } else {
     size_t keys = 0;
     for (size_t i = 0; i < r->nfields; i++)
@@ -709,7 +830,7 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
   r->fields[r->nfields++] = *f;
   *f = (struct zvm_ufield){0}; /* the name moved into the record */
-  if (r->min_len == 0 || end < r->min_len)
+  if (in_bytes && (r->min_len == 0 || end < r->min_len))
     r->min_len = (uint16_t)end;
   if (end > r->full_len)
     r->full_len = (uint16_t)end;
@@ -731,9 +852,26 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                 "Record \"%s\": no field with Kind counter or gauge, so there "
                 "is nothing to dispatch",
                 rc->id);
-  bool keyed = false;
-  for (size_t i = 0; i < r->nfields; i++)
+  bool keyed = false, userid = false, processor = false, base = false;
+  for (size_t i = 0; i < r->nfields; i++) {
     keyed |= r->fields[i].kind == ZVM_UKIND_INSTANCE;
+    userid |= r->fields[i].type == ZVM_UTYPE_USERID;
+    processor |= r->fields[i].kind == ZVM_UKIND_PROCESSOR;
+    base |= r->fields[i].kind == ZVM_UKIND_BASE;
+  }
+  if (processor && !userid)
+    return fail(err, err_size,
+                "Record \"%s\": a field of Kind processor sums the record per "
+                "guest; it needs the guest's user ID as the instance field "
+                "(Type userid, Kind instance)",
+                rc->id);
+  if (base && !processor)
+    return fail(err, err_size,
+                "Record \"%s\": a field of Kind base marks the base virtual "
+                "processor's records; add the field of Kind processor or "
+                "remove it",
+                rc->id);
+  r->one_value_per_list = r->nds > ZVM_RECCONF_MAX_DS_LIST;
   if (r->instance_prefix != NULL && r->instance_prefix[0] != '\0' && !keyed)
     return fail(err, err_size,
                 "Record \"%s\": InstancePrefix without a field of Kind "
@@ -827,6 +965,7 @@ struct owned_desc {
   struct zvm_field *fields;
   char *names; /* the field names, NUL separated */
   char *type_name, *prefix, *ibm_name, *source;
+  struct zvm_vmdbk_fields vmdbk; /* hook_data with a processor field */
 };
 
 static char *dup_or_null(const char *s) { return s != NULL ? strdup(s) : NULL; }
@@ -851,6 +990,7 @@ static const enum zvm_field_type engine_types[] = {
     [ZVM_UTYPE_TOD] = ZVM_TYPE_TOD,
     [ZVM_UTYPE_EBCDIC] = ZVM_TYPE_EBCDIC,
     [ZVM_UTYPE_USERID] = ZVM_TYPE_EBCDIC,
+    [ZVM_UTYPE_RECORDS] = ZVM_TYPE_RECORD_COUNT,
 };
 
 struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
@@ -859,7 +999,8 @@ struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
     return NULL;
   size_t names_len = 0;
   for (size_t i = 0; i < r->nfields; i++)
-    names_len += strlen(r->fields[i].name) + 1;
+    names_len +=
+        strlen(r->fields[i].name) + 1 + strlen(r->fields[i].elem_prefix) + 1;
   char source[64];
   snprintf(source, sizeof(source), "<Record \"%u/%u\"> in collectd.conf",
            (unsigned)r->domain, (unsigned)r->number);
@@ -876,6 +1017,7 @@ struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
   }
 
   struct zvm_key key = {0};
+  bool per_vmdbk = false;
   char *name = o->names;
   for (size_t i = 0; i < r->nfields; i++) {
     const struct zvm_ufield *u = &r->fields[i];
@@ -890,11 +1032,29 @@ struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
         .count = (uint8_t)u->count,
         .type = engine_types[u->type],
         .scale = u->scale,
-        .flags = u->counts_down ? ZVM_FIELD_DECREMENTS : 0,
-        .elem_prefix = "_", /* name_0, name_1, ... (not D4R10's _q0) */
+        .flags = (uint8_t)((u->counts_down ? ZVM_FIELD_DECREMENTS : 0) |
+                           (u->mask != 0 ? ZVM_FIELD_MASK : 0)),
+        .mask = u->mask,
+        .elem_prefix = "_", /* name_0, name_1, ... unless ElementPrefix */
     };
     name += len;
-    if (u->kind == ZVM_UKIND_COUNTER) {
+    if (u->elem_prefix[0] != '\0') {
+      size_t plen = strlen(u->elem_prefix) + 1;
+      memcpy(name, u->elem_prefix, plen);
+      f->elem_prefix = name;
+      name += plen;
+    }
+    if (u->kind == ZVM_UKIND_PROCESSOR) {
+      f->kind = ZVM_FIELD_ID;
+      o->vmdbk.cpuad_offset = u->offset;
+      o->vmdbk.cpuad_width = (uint8_t)u->length;
+      per_vmdbk = true;
+    } else if (u->kind == ZVM_UKIND_BASE) {
+      f->kind = ZVM_FIELD_FLAGS;
+      o->vmdbk.base_offset = u->offset;
+      o->vmdbk.base_width = (uint8_t)u->length;
+      o->vmdbk.base_mask = u->mask != 0 ? u->mask : UINT64_MAX;
+    } else if (u->kind == ZVM_UKIND_COUNTER) {
       f->kind = ZVM_FIELD_COUNTER;
     } else if (u->kind == ZVM_UKIND_GAUGE) {
       f->kind = ZVM_FIELD_GAUGE;
@@ -904,6 +1064,7 @@ struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
       f->kind = text ? ZVM_FIELD_TEXT : ZVM_FIELD_ID;
       p->kind = u->type == ZVM_UTYPE_USERID ? ZVM_KEY_USERID
                 : text                      ? ZVM_KEY_EBCDIC
+                : u->hex                    ? ZVM_KEY_HEX
                                             : ZVM_KEY_NUMBER;
       p->field = (int16_t)i;
       p->text = key.nparts > 0 ? "_" : o->prefix[0] != '\0' ? o->prefix : NULL;
@@ -920,13 +1081,18 @@ struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
       .length = r->full_len,
       .main =
           {
-              .type_name = o->type_name,
+              /* Past what one value list holds: one value per list. */
+              .type_name = r->one_value_per_list ? NULL : o->type_name,
+              .one_value_per_list = r->one_value_per_list,
               .key = key,
               .fields = o->fields,
               .nfields = r->nfields,
               .length = r->full_len,
           },
       .user_defined = true,
+      /* Written per virtual processor: summed per guest (vmdbk.h). */
+      .hooks = per_vmdbk ? &zvm_vmdbk_hooks : NULL,
+      .hook_data = per_vmdbk ? &o->vmdbk : NULL,
   };
   return &o->desc;
 }

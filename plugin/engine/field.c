@@ -51,6 +51,11 @@ bool zvm_field_value(const struct zvm_field *f, const uint8_t *data, size_t len,
   if (!zvm_field_u64(f, data, len, idx, &raw))
     return false;
   int64_t x;
+  if (f->flags & ZVM_FIELD_MASK) {
+    *gauge = (raw & f->mask) != 0 ? 1 : 0;
+    *derive = 0;
+    return f->kind == ZVM_FIELD_GAUGE;
+  }
   if (f->flags &
       (ZVM_FIELD_FF_IS_MAX | ZVM_FIELD_MAX_FLAG | ZVM_FIELD_TOP_BIT)) {
     /* One-byte codes of IBM MRPRCSMT (z/VM V6R4.0): the flag, or the count

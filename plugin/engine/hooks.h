@@ -116,6 +116,13 @@ struct zvm_hook_ops {
    * 0 if none. Valid until the hook returns. */
   const uint8_t *(*kept)(struct zvm_hook_ctx *ctx,
                          const struct zvm_instance *inst, size_t *len);
+  /* A guest's session ended or began (D4R2, D4R1): restart, as restart
+   * does, the guest's instance of every record whose hooks say
+   * .guest_session (a layout keyed by the user ID alone); key->v[0] is
+   * the user ID. Whichever descriptor decodes such a record (built in or
+   * a <Record> block that replaces it), its state follows the session. */
+  void (*restart_sessions)(struct zvm_hook_ctx *ctx,
+                           const struct zvm_key_value *key);
 };
 
 struct zvm_hook_ctx {
@@ -165,6 +172,11 @@ static inline bool zvm_hook_restart(struct zvm_hook_ctx *ctx,
                                     const struct zvm_layout *layout,
                                     const struct zvm_key_value *key) {
   return ctx->ops->restart(ctx, layout, key);
+}
+
+static inline void zvm_hook_restart_sessions(struct zvm_hook_ctx *ctx,
+                                             const struct zvm_key_value *key) {
+  ctx->ops->restart_sessions(ctx, key);
 }
 
 static inline const uint8_t *zvm_hook_kept(struct zvm_hook_ctx *ctx,
@@ -259,6 +271,10 @@ struct zvm_record_hooks {
    * total_objects-<guest_dropped>. NULL: instances of the monitor's own
    * records (user IDs, CPU types), in the common table. */
   const char *guest_dropped;
+  /* The instances are a guest's, keyed by its user ID alone, and their
+   * state belongs to the guest's session: a logon or logoff restarts them
+   * (zvm_hook_restart_sessions). */
+  bool guest_session;
 };
 
 #endif /* ZVM_ENGINE_HOOKS_H */

@@ -663,6 +663,14 @@ static void log_user_records(void) {
     const struct zvm_record_desc *d = zvm_registry_at(conf.records, i);
     if (!d->user_defined)
       continue;
+    if (d->main.one_value_per_list) {
+      INFO(LOG_PREFIX "record %u/%u from its <Record> block: more data "
+                      "sources than one value list holds, so one value per "
+                      "list (types derive and gauge, type instance the data "
+                      "source)",
+           (unsigned)d->domain, (unsigned)d->number);
+      continue;
+    }
     char line[900];
     if (zvm_layout_types_db_line(&d->main, line, sizeof(line)) < 0)
       sstrncpy(line,

@@ -47,7 +47,8 @@ bool zvm_entity_key(const struct lay *l, const uint8_t *data, size_t len,
 }
 
 /* The name of key part p into buf (without its prefix). */
-static void part_name(const struct zvm_key_part *part, uint64_t v, char *buf,
+static void part_name(const struct zvm_layout *l,
+                      const struct zvm_key_part *part, uint64_t v, char *buf,
                       size_t size) {
   switch (part->kind) {
   case ZVM_KEY_FIXED:
@@ -68,6 +69,13 @@ static void part_name(const struct zvm_key_part *part, uint64_t v, char *buf,
       snprintf(buf, size, "%s", name);
     else
       snprintf(buf, size, "type%llu", (unsigned long long)v);
+    break;
+  }
+  case ZVM_KEY_HEX: {
+    int digits = part->field >= 0 && (size_t)part->field < l->nfields
+                     ? 2 * l->fields[part->field].width
+                     : 1;
+    snprintf(buf, size, "%0*llX", digits, (unsigned long long)v);
     break;
   }
   case ZVM_KEY_NUMBER:
@@ -104,7 +112,7 @@ void zvm_key_names(const struct zvm_layout *l, const struct zvm_key_value *key,
   kn->user = -1;
   for (unsigned p = 0; p < l->key.nparts; p++) {
     const struct zvm_key_part *part = &l->key.part[p];
-    part_name(part, key->v[p], kn->part[p], sizeof(kn->part[p]));
+    part_name(l, part, key->v[p], kn->part[p], sizeof(kn->part[p]));
     if (part->kind == ZVM_KEY_USERID && kn->user < 0)
       kn->user = (int)p;
   }

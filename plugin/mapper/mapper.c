@@ -190,6 +190,21 @@ static bool op_restart(struct zvm_hook_ctx *ctx,
   return true;
 }
 
+static void op_restart_sessions(struct zvm_hook_ctx *ctx,
+                                const struct zvm_key_value *key) {
+  struct zvm_mapper *m = ctx_mapper(ctx);
+  for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next) {
+    const struct zvm_layout *l = &r->desc->main;
+    if (r->hooks == NULL || !r->hooks->guest_session || l->key.nparts != 1 ||
+        l->key.part[0].kind != ZVM_KEY_USERID)
+      continue;
+    struct zvm_key_value k = {.v = {key->v[0]}};
+    struct entity *e = zvm_entity_find(m, &r->main, &k);
+    if (e != NULL)
+      e->restart = true;
+  }
+}
+
 static bool op_forget(struct zvm_hook_ctx *ctx, const struct zvm_layout *layout,
                       const struct zvm_key_value *key) {
   struct entity *e = hook_entity(ctx, layout, key);
@@ -639,6 +654,7 @@ struct zvm_mapper *zvm_mapper_create(const struct zvm_conf *conf) {
                                  .count_malformed = op_count_malformed,
                                  .notify_instance = op_notify_instance,
                                  .restart = op_restart,
+                                 .restart_sessions = op_restart_sessions,
                                  .kept = op_kept};
   bool ok = m->reg != NULL && zvm_entity_table_init(m);
   for (size_t i = 0; ok && i < zvm_registry_count(m->reg); i++) {

@@ -203,7 +203,14 @@ static const struct zvm_field useite_fields[] = {
 /* USEITE_CALFLAG1: CALBASE, the record is the base VMDBK's. */
 #define USEITE_CALBASE 0x80
 
-static const struct zvm_record_hooks useite_hooks;
+/* Where a record names its VMDBK, for the per-guest sums (vmdbk.h). */
+static const struct zvm_vmdbk_fields useite_vmdbk = {
+    .cpuad_offset = 28, /* USEITE_VMDCPUAD */
+    .cpuad_width = 2,
+    .base_offset = 47, /* USEITE_CALFLAG1 */
+    .base_width = 1,
+    .base_mask = USEITE_CALBASE,
+};
 
 /* What the guest's descriptor and its per-VMDBK view share: the source
  * and the layout of every field; they differ in their key. */
@@ -223,7 +230,8 @@ const struct zvm_record_desc zvm_rec_useite = {
     .main = {USEITE_LAYOUT, .key = {.nparts = 1,
                                     .part = {{.kind = ZVM_KEY_USERID,
                                               .field = USEITE_VMDUSER}}}},
-    .hooks = &useite_hooks, /* one record per VMDBK: sums per guest */
+    .hooks = &zvm_vmdbk_hooks, /* one record per VMDBK: sums per guest */
+    .hook_data = (void *)&useite_vmdbk,
     .per_cpu_view = &zvm_rec_useite_vcpu,
 };
 
@@ -239,242 +247,4 @@ const struct zvm_record_desc zvm_rec_useite_vcpu = {
                               {.kind = ZVM_KEY_NUMBER,
                                .field = USEITE_VMDCPUAD,
                                .text = "-vcpu"}}}},
-};
-
-/* The latest record of one VMDBK, kept as bytes: decoding it costs far
- * more than copying it, and only a virtual MP guest needs it decoded. */
-#define USEITE_COPY 256 /* bytes kept: MRUSEITE is 200 at V6R2 */
-struct vmdbk_copy {
-  uint16_t cpuad;
-  bool base;
-  bool dirty; /* newer than what vmdbks holds */
-  uint16_t len;
-  uint8_t bytes[USEITE_COPY];
-};
-
-/* Per guest. A guest starts with one VMDBK: while every record is its
- * base VMDBK's, the engine keeps the latest record and the hook keeps
- * nothing but inst->hook_word (USEITE_W_*: the one VMDBK's address, seen,
- * MP). At the first record of another VMDBK, or without CALBASE, the
- * guest is a virtual MP guest: the base VMDBK's latest record is taken
- * from the engine, and every VMDBK's is kept in inst->state. */
-#define USEITE_W_CPUAD 0xFFFFu            /* the one VMDBK while not MP */
-#define USEITE_W_SEEN (UINT64_C(1) << 16) /* a record of it was seen */
-#define USEITE_W_MP (UINT64_C(1) << 17)   /* a virtual MP guest */
-
-struct useite_state {
-  struct vmdbk_copy *copies; /* one per VMDCPUAD seen */
-  size_t ncopies, cap;
-  struct zvm_vmdbk_set vmdbks; /* their values and sums (MP guests) */
-  bool ready;                  /* vmdbks initialised */
-  uint16_t latest_cpuad;       /* VMDBK of the guest's latest record */
-  /* Records without CALBASE: transactions = the guest's records (the
-   * engine counts every one, also one without a usable time) - these. */
-  uint64_t nonbase_records;
-};
-
-/* inst->state: an MP guest's state, allocated when the guest shows it is
- * one (most guests never do: the entity stays small). */
-struct useite_slot {
-  struct useite_state *mp;
-};
-
-/* The MP state of inst, allocated on first use; NULL if out of memory. */
-static struct useite_state *mp_state(struct zvm_instance *inst) {
-  struct useite_slot *slot = inst->state;
-  if (slot->mp == NULL)
-    slot->mp = calloc(1, sizeof(*slot->mp));
-  return slot->mp;
-}
-
-static struct vmdbk_copy *copy_for(struct useite_state *st, uint16_t cpuad) {
-  for (size_t i = 0; i < st->ncopies; i++)
-    if (st->copies[i].cpuad == cpuad)
-      return &st->copies[i];
-  if (st->ncopies >= ZVM_VMDBK_MAX)
-    return NULL; /* more VMDBKs than a guest can have */
-  if (!zvm_grow(&st->copies, &st->cap, st->ncopies, sizeof(*st->copies), 1))
-    return NULL;
-  /* A new slot from zvm_grow() is not zeroed: every member is set here,
-   * so no flag of a slot is ever read uninitialised. */
-  struct vmdbk_copy *c = &st->copies[st->ncopies++];
-  *c = (struct vmdbk_copy){.cpuad = cpuad};
-  return c;
-}
-
-static enum zvm_hook_verdict useite_mp(struct zvm_hook_ctx *ctx,
-                                       struct zvm_instance *inst,
-                                       const uint8_t *data, size_t len,
-                                       uint16_t cpuad, bool base);
-
-static enum zvm_hook_verdict useite_instance(struct zvm_hook_ctx *ctx,
-                                             struct zvm_instance *inst,
-                                             const uint8_t *data, size_t len,
-                                             uint64_t time_us) {
-  (void)time_us;
-
-  /* A record too short for the VMDBK address is the guest's only VMDBK
-   * of an older layout: address 0, base. */
-  uint16_t cpuad = 0;
-  uint8_t calflag1 = USEITE_CALBASE;
-  (void)zvm_be_u16(data, len, useite_fields[USEITE_VMDCPUAD].offset, &cpuad);
-  (void)zvm_be_u8(data, len, useite_fields[USEITE_CALFLAG1].offset, &calflag1);
-  bool base = (calflag1 & USEITE_CALBASE) != 0;
-
-  /* One VMDBK, every record its base's (a guest with one virtual CPU, the
-   * common case): the guest's values are its latest record's, read by the
-   * engine (a shorter record yields only the fields it holds). Kept short,
-   * on the instance's hook word: it runs for every record. */
-  uint64_t w = inst->hook_word;
-  if (!(w & USEITE_W_MP) && base &&
-      (!(w & USEITE_W_SEEN) || cpuad == (w & USEITE_W_CPUAD))) {
-    inst->hook_word = USEITE_W_SEEN | cpuad;
-    return ZVM_HOOK_KEEP;
-  }
-  return useite_mp(ctx, inst, data, len, cpuad, base);
-}
-
-/* A virtual MP guest's record (or the one that shows it is one). */
-static __attribute__((noinline)) enum zvm_hook_verdict
-useite_mp(struct zvm_hook_ctx *ctx, struct zvm_instance *inst,
-          const uint8_t *data, size_t len, uint16_t cpuad, bool base) {
-  struct useite_state *st = mp_state(inst);
-  if (st == NULL)
-    return ZVM_HOOK_DROP; /* out of memory: the sums stay as they were */
-  uint64_t w = inst->hook_word;
-  if (!(w & USEITE_W_MP)) {
-    inst->hook_word = w | USEITE_W_MP;
-    if (w & USEITE_W_SEEN) {
-      size_t klen;
-      const uint8_t *kept = zvm_hook_kept(ctx, inst, &klen);
-      struct vmdbk_copy *b =
-          kept != NULL ? copy_for(st, (uint16_t)(w & USEITE_W_CPUAD)) : NULL;
-      if (b != NULL) {
-        b->base = true;
-        b->dirty = true;
-        b->len = (uint16_t)(klen < USEITE_COPY ? klen : USEITE_COPY);
-        memcpy(b->bytes, kept, b->len);
-      }
-    }
-  }
-
-  struct vmdbk_copy *c = copy_for(st, cpuad);
-  if (c == NULL)
-    return ZVM_HOOK_DROP; /* the sums stay as they were */
-  c->base = base;
-  c->dirty = true;
-  c->len = (uint16_t)(len < USEITE_COPY ? len : USEITE_COPY);
-  memcpy(c->bytes, data, c->len);
-  st->latest_cpuad = cpuad;
-  if (!base)
-    st->nonbase_records++;
-  return ZVM_HOOK_PENDING; /* the values hook gives the sums */
-}
-
-/* The value of element idx of a field as an integer (D4R10's values are
- * integers: counters and the two levels). */
-static bool element_value(const struct zvm_field *f, unsigned idx,
-                          const uint8_t *data, size_t len, int64_t *out) {
-  int64_t x = 0;
-  double g = 0;
-  if (!zvm_field_value(f, data, len, idx, &x, &g))
-    return false;
-  *out = f->kind == ZVM_FIELD_GAUGE ? (int64_t)g : x;
-  return true;
-}
-
-/* Decode the VMDBKs with newer records into vmdbks (their sums move by the
- * difference to their previous values). False if out of memory. */
-static bool vmdbks_update(struct useite_state *st, const struct zvm_layout *l) {
-  size_t nds = zvm_layout_data_sources(l, NULL, 0);
-  if (nds > ZVM_LAYOUT_DS_MAX)
-    return false;
-  if (!st->ready) {
-    if (zvm_vmdbk_init(&st->vmdbks, nds) != 0)
-      return false;
-    st->ready = true;
-  }
-  int64_t values[ZVM_LAYOUT_DS_MAX];
-  bool present[ZVM_LAYOUT_DS_MAX];
-  for (size_t c = 0; c < st->ncopies; c++) {
-    struct vmdbk_copy *cp = &st->copies[c];
-    if (!cp->dirty)
-      continue;
-    size_t k = 0;
-    for (size_t i = 0; i < l->nfields; i++) {
-      const struct zvm_field *f = &l->fields[i];
-      if (!zvm_field_dispatched(f))
-        continue;
-      for (unsigned idx = 0; idx < f->count && k < nds; idx++, k++) {
-        values[k] = 0;
-        present[k] = f->type != ZVM_TYPE_RECORD_COUNT &&
-                     element_value(f, idx, cp->bytes, cp->len, &values[k]);
-      }
-    }
-    if (zvm_vmdbk_update(&st->vmdbks, cp->cpuad, cp->base, values, present) !=
-        ZVM_VMDBK_OK)
-      return false;
-    cp->dirty = false;
-  }
-  return true;
-}
-
-static bool useite_values(struct zvm_hook_ctx *ctx,
-                          const struct zvm_instance *inst,
-                          struct zvm_value_item *items, size_t nitems) {
-  (void)ctx;
-  if (!(inst->hook_word & USEITE_W_MP))
-    return true; /* KEEP: the items are the kept record's */
-  struct useite_state *st = ((const struct useite_slot *)inst->state)->mp;
-  if (st == NULL || st->ncopies == 0)
-    return false; /* ended (logoff) since its records: nothing to sum */
-  const struct zvm_layout *l = inst->layout;
-  if (!vmdbks_update(st, l))
-    return false; /* out of memory: no list this pass */
-  const struct zvm_vmdbk *level_src = zvm_vmdbk_base(&st->vmdbks);
-  if (level_src == NULL)
-    level_src = zvm_vmdbk_find(&st->vmdbks, st->latest_cpuad);
-  size_t k = 0;
-  for (size_t i = 0; i < l->nfields; i++) {
-    const struct zvm_field *f = &l->fields[i];
-    if (!zvm_field_dispatched(f))
-      continue;
-    for (unsigned idx = 0; idx < f->count && k < nitems; idx++, k++) {
-      int64_t v = 0;
-      if (f->type == ZVM_TYPE_RECORD_COUNT) {
-        uint64_t t = inst->records - st->nonbase_records;
-        v = t > INT64_MAX ? INT64_MAX : (int64_t)t;
-      } else if (f->kind == ZVM_FIELD_GAUGE) {
-        v = level_src != NULL && level_src->present[k] ? level_src->values[k]
-                                                       : 0;
-      } else {
-        (void)zvm_vmdbk_sum(&st->vmdbks, k, &v);
-      }
-      if (items[k].kind == ZVM_VALUE_DERIVE)
-        items[k].derive = v;
-      else
-        items[k].gauge = (double)v;
-    }
-  }
-  return true;
-}
-
-static void useite_release(void *state) {
-  struct useite_slot *slot = state;
-  struct useite_state *st = slot->mp;
-  if (st == NULL)
-    return;
-  if (st->ready)
-    zvm_vmdbk_free(&st->vmdbks);
-  free(st->copies);
-  free(st);
-  slot->mp = NULL;
-}
-
-static const struct zvm_record_hooks useite_hooks = {
-    .instance = useite_instance,
-    .values = useite_values,
-    .state_size = sizeof(struct useite_slot),
-    .state_release = useite_release,
-    .notify_kind = ZVM_NOTIFY_NONE,
 };

@@ -56,7 +56,7 @@ static enum zvm_hook_verdict uselof_instance(struct zvm_hook_ctx *ctx,
     st->logged_off = true;
     st->logoff_us = time_us;
   }
-  zvm_hook_restart(ctx, &zvm_rec_useite.main, &inst->key);
+  zvm_hook_restart_sessions(ctx, &inst->key); /* D4R10 (or its <Record>) */
   /* ReportByVirtualCPU: this D4R2's VMDBK (USELOF_VMDCPUAD) on its own
    * starts afresh too; not tracked without the option. */
   uint64_t cpuad;

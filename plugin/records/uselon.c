@@ -30,7 +30,7 @@ static enum zvm_hook_verdict uselon_instance(struct zvm_hook_ctx *ctx,
   zvm_hook_notify_instance(ctx, ZVM_NOTIF_OKAY, time_us, inst, msg);
   /* A new session: whatever was kept of an old one is stale (its logoff
    * may have been lost). */
-  zvm_hook_restart(ctx, &zvm_rec_useite.main, &inst->key);
+  zvm_hook_restart_sessions(ctx, &inst->key); /* D4R10 (or its <Record>) */
   (void)zvm_uselof_forget_logoff(
       zvm_hook_find(ctx, &zvm_rec_uselof.main, &inst->key));
   return ZVM_HOOK_DROP;

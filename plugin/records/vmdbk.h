@@ -7,8 +7,8 @@
  * VMDBK in a virtual complex that contributed to the transaction" (IBM
  * z/VM V6R2 monitor record MRUSEITE (D4R10),
  * www.vm.ibm.com/pubs/mon620/MRUSEITE.HTML), one VMDBK per virtual CPU, told
- * apart by USEITE_VMDCPUAD. Each VMDBK's high-frequency counters are its own,
- * so a guest's counter is the sum over its VMDBKs of each one's latest value;
+ * apart by USEITE_VMDCPUAD. Each VMDBK's high-frequency counters are its own, so a
+ * guest's counter is the sum over its VMDBKs of each one's latest value;
  * a VMDBK that skips transactions keeps its last values in the sum, so
  * the sum never goes backwards while the guest is tracked.
  *
@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "zvm_monitor/records.h"
 
 /* VMDBKs tracked per guest at most (z/VM allows 64 virtual CPUs per
  * guest); records of further VMDBKs are refused. */
@@ -70,5 +72,43 @@ const struct zvm_vmdbk *zvm_vmdbk_find(const struct zvm_vmdbk_set *s,
 
 /* The base VMDBK (latest record with CALBASE), or NULL if none seen. */
 const struct zvm_vmdbk *zvm_vmdbk_base(const struct zvm_vmdbk_set *s);
+
+/* ------------------------------------------------------------------------
+ * The hooks that sum a per-VMDBK record per guest (D4R10 built in, and a
+ * <Record> block with a Kind "processor" field). The descriptor's main
+ * layout is keyed by the guest's user ID; its hook_data points to a
+ * struct zvm_vmdbk_fields that says where a record names its VMDBK. Per
+ * guest (the engine's instance):
+ *
+ *   - a counter is the sum over its VMDBKs of each VMDBK's latest value:
+ *     a VMDBK that skips records keeps its last values in the sum, which
+ *     never goes backwards while the guest is tracked;
+ *   - a gauge is not summed: the base VMDBK's latest value (before a base
+ *     record has been seen: the latest record's);
+ *   - a record count (ZVM_TYPE_RECORD_COUNT) counts the base VMDBK's
+ *     records only: one per event, however many VMDBKs wrote it.
+ *
+ * A guest with a single VMDBK costs what a record without the hooks
+ * costs (the engine keeps its latest record); the sums are kept only for
+ * a guest that shows a second VMDBK. The instances start afresh with the
+ * guest's session (hooks .guest_session: a logon or logoff).
+ */
+struct zvm_vmdbk_fields {
+  /* The VMDBK's processor address (D4R10 USEITE_VMDCPUAD): unsigned, 1,
+   * 2, 4 or 8 bytes. A record too short for it is address 0. */
+  uint16_t cpuad_offset;
+  uint8_t cpuad_width;
+  /* The base VMDBK's flag (D4R10 CALBASE, X'80' of USEITE_CALFLAG1): set
+   * if (byte(s) & base_mask) != 0. base_width 0: no flag, every record
+   * is its VMDBK's base record (levels follow the latest record, and the
+   * record count counts every record). A record too short for it is a
+   * base record. */
+  uint16_t base_offset;
+  uint8_t base_width;
+  uint64_t base_mask;
+};
+
+struct zvm_record_hooks;
+extern const struct zvm_record_hooks zvm_vmdbk_hooks;
 
 #endif /* ZVM_RECORDS_VMDBK_H */

@@ -191,11 +191,14 @@ class UserField:
         self.scale = 1.0
         self.count = 1
         self.down = False
+        self.mask = 0        # Mask: a named bit, 1 or 0
+        self.hex = False     # Format "hex": an instance number in hex
+        self.elem = "_"      # ElementPrefix
 
     def ds_names(self):
         if self.count == 1:
             return [self.name]
-        return ["%s_%d" % (self.name, i) for i in range(self.count)]
+        return ["%s%s%d" % (self.name, self.elem, i) for i in range(self.count)]
 
 
 class UserRecord:
@@ -256,6 +259,12 @@ def parse_record_blocks(path):
                     fld.scale = float(v)
                 elif k == "countsdown":
                     fld.down = v.lower() == "true"
+                elif k == "mask":
+                    fld.mask = int(float(v))
+                elif k == "format":
+                    fld.hex = v.lower() == "hex"
+                elif k == "elementprefix":
+                    fld.elem = v.lower()
             elif k == "name":
                 rec.name = v.lower()
             elif k == "instanceprefix":
@@ -270,6 +279,8 @@ def user_field_value(f, data, i):
     if off + f.length > len(data):
         return None
     raw = be(data, off, f.length, f.type == "signed")
+    if f.mask:
+        return 1.0 if raw & f.mask else 0.0
     if f.type == "cputimer":
         v = (((2**63 - 1 - raw) % 2**64) if f.down else raw) >> 12
     elif f.type == "tod":
@@ -294,6 +305,8 @@ def user_record_values(rec, data):
             text = user_name(raw)
             if not text.strip("\x00"):
                 return None  # a blank name names nothing: skipped
+        elif k.hex:
+            text = "%0*X" % (2 * k.length, be(raw, 0, k.length))
         else:
             text = str(be(raw, 0, k.length))
         parts.append((rec.prefix if i == 0 else "_") + text)

@@ -51,28 +51,14 @@ run_case() {
   rc_scn=$2
   rc_oargs=$3
   shift 3
-  e2e_conf "$rc_dir" "$@"
-  rc_from=$(date +%s)
-  # shellcheck disable=SC2086
-  e2e_collectd "$rc_dir" "$rc_scn" ${CASE_ENV:-}
-  rc_pid=$E2E_PID
-  # shellcheck disable=SC2086
-  if ! e2e_wait "${CASE_TIMEOUT:-40}" "$PY" "$ORACLE" ready --settle 8 "$rc_scn" --csv "$rc_dir/csv" $rc_oargs; then
-    e2e_stop "$rc_pid" || true
-    tail -n 20 "$rc_dir/collectd.log" >>"$SC_LOG" 2>/dev/null
+  if ! run_plain "$rc_dir" "$rc_scn" "$rc_oargs" "$@"; then
     # shellcheck disable=SC2086
-    "$PY" "$ORACLE" check "$rc_scn" --csv "$rc_dir/csv" --log "$rc_dir/collectd.log" $rc_oargs >>"$SC_LOG" 2>&1
-    fail "reader counters not final within ${CASE_TIMEOUT:-40} s"
+    [ "$rp_stage" != ready ] ||
+      "$PY" "$ORACLE" check "$rc_scn" --csv "$rc_dir/csv" --log "$rc_dir/collectd.log" $rc_oargs >>"$SC_LOG" 2>&1
     return 1
   fi
-  e2e_stop "$rc_pid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
   # the window in which every set arrived (the time rule's arrival times)
-  rc_oargs="$rc_oargs --wall $rc_from:$(date +%s)"
-  grep -q "Exiting normally" "$rc_dir/collectd.log" || {
-    tail -n 20 "$rc_dir/collectd.log" >>"$SC_LOG"
-    fail "collectd did not exit normally"
-    return 1
-  }
+  rc_oargs="$rc_oargs --wall $rp_from:$rp_to"
   # shellcheck disable=SC2086
   "$PY" "$ORACLE" check "$rc_scn" --csv "$rc_dir/csv" --log "$rc_dir/collectd.log" \
     $rc_oargs ${CASE_CHECK:-} >>"$SC_LOG" 2>&1 || { fail "output differs from the oracle"; return 1; }
@@ -737,6 +723,31 @@ sc_user_records() {
     fail "no types.db line for zvm_vnd in the log" || return 1
 }
 
+# The <Record> options for what IBM's pages describe beyond plain numbers,
+# through the oracle (which models each from the man page): D8R1 with the
+# device number as its instance in hex (Format hex: TCPIP_0603), an array
+# named x_q0..x_q2 (ElementPrefix) and two named bits of one 4-byte field
+# as 0/1 gauges (Mask).
+sc_user_records_bits() {
+  gen -g 0 -i 3 --cpus 0 --nics 2 --smt-every 0 --unknown-events 0 --gap-ms 1100 \
+    -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D" "$D/s.scn" "--conf $D/collectd.conf" \
+    '<Record "8/1">' 'Name "vnd"' \
+    '<Field "owner">' 'Offset 24' 'Length 8' 'Type "ebcdic"' 'Kind "instance"' '</Field>' \
+    '<Field "dev">' 'Offset 32' 'Length 2' 'Type "unsigned"' 'Kind "instance"' 'Format "hex"' '</Field>' \
+    '<Field "x">' 'Offset 96' 'Length 4' 'Count 3' 'ElementPrefix "_q"' 'Type "unsigned"' 'Kind "counter"' '</Field>' \
+    '<Field "b7">' 'Offset 108' 'Length 4' 'Mask 128' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
+    '<Field "b4">' 'Offset 108' 'Length 4' 'Mask 16' 'Type "unsigned"' 'Kind "gauge"' '</Field>' \
+    '</Record>' || return 1
+  f=$(ls "$D"/csv/zvmtest/zvm_monitor-TCPIP_0603/zvm_vnd-*) ||
+    fail "no TCPIP_0603 zvm_vnd list (device number in hex)" || return 1
+  [ "$(head -n 1 "$f")" = "epoch,x_q0,x_q1,x_q2,b7,b4" ] ||
+    fail "TCPIP_0603: csv header $(head -n 1 "$f")" || return 1
+  # the bits differ between the two devices in the last interval
+  [ "$(tail -q -n 1 "$D"/csv/zvmtest/zvm_monitor-TCPIP_06*/zvm_vnd-* | cut -d, -f6 | sort -u | wc -l)" -eq 2 ] ||
+    fail "b4 the same on both devices" || return 1
+}
+
 # A record per guest defined in collectd.conf (D2R1 of the generator: the
 # user ID at 20, a pattern from 28), its instance of Type userid: UserID
 # selects the guests and GuestsAsHosts makes each its own host, as for
@@ -755,6 +766,133 @@ sc_user_records_guests() {
     fail "LINUX003 is not selected, yet has a zvm_scl list"
     return 1
   fi
+}
+
+# run_plain DIR SCENARIO-FILE "READY-ARGS" [PLUGIN-LINE...]: the daemon
+# plays the scenario once with these lines and stops when the reader
+# counters are final (the oracle's "ready" with READY-ARGS), run_case's
+# first half: for a run whose output another run's is compared with.
+# $rp_from and $rp_to: the wall-clock window of the run; $rp_stage: where
+# it failed.
+run_plain() {
+  rp_dir=$1
+  rp_scn=$2
+  rp_ready=$3
+  shift 3
+  rp_stage=start
+  mkdir -p "$rp_dir" || return 1
+  e2e_conf "$rp_dir" "$@"
+  rp_from=$(date +%s)
+  # shellcheck disable=SC2086
+  e2e_collectd "$rp_dir" "$rp_scn" ${CASE_ENV:-}
+  rp_pid=$E2E_PID
+  # shellcheck disable=SC2086
+  if ! e2e_wait "${CASE_TIMEOUT:-40}" "$PY" "$ORACLE" ready --settle 8 "$rp_scn" --csv "$rp_dir/csv" $rp_ready; then
+    e2e_stop "$rp_pid" || true
+    tail -n 20 "$rp_dir/collectd.log" >>"$SC_LOG" 2>/dev/null
+    rp_stage=ready
+    fail "reader counters not final within ${CASE_TIMEOUT:-40} s"
+    return 1
+  fi
+  rp_stage=stop
+  e2e_stop "$rp_pid" || { fail "collectd still running 10 s after SIGTERM"; return 1; }
+  rp_to=$(date +%s)
+  grep -q "Exiting normally" "$rp_dir/collectd.log" || {
+    tail -n 20 "$rp_dir/collectd.log" >>"$SC_LOG"
+    fail "collectd did not exit normally"
+    return 1
+  }
+}
+
+# run_block DIR SCENARIO-FILE BLOCK-FILE: run_plain with the lines of
+# BLOCK-FILE (what zvm-monitor-record wrote) inside <Plugin zvm_monitor>.
+run_block() {
+  rb_dir=$1
+  rb_scn=$2
+  rb_file=$3
+  set --
+  while IFS= read -r line; do
+    set -- "$@" "$line"
+  done <"$rb_file"
+  run_plain "$rb_dir" "$rb_scn" "" "$@"
+}
+
+# same_useite A B: every csv file of the guests' D4R10 lists under A has
+# the same name and the same lines under B, and B has no others.
+same_useite() {
+  (cd "$1/csv" && find . -path '*zvm_useite-*' -type f | sort) >"$1.files"
+  (cd "$2/csv" && find . -path '*zvm_useite-*' -type f | sort) >"$2.files"
+  [ -s "$1.files" ] || fail "$1: no zvm_useite lists" || return 1
+  cmp -s "$1.files" "$2.files" ||
+    fail "the lists differ: $(diff "$1.files" "$2.files" | head -n 6 | tr '\n' ' ')" || return 1
+  while IFS= read -r f; do
+    cmp -s "$1/csv/$f" "$2/csv/$f" ||
+      fail "$f differs: $(diff "$1/csv/$f" "$2/csv/$f" | head -n 4 | tr '\n' ' ')" || return 1
+  done <"$1.files"
+}
+
+# The block zvm-monitor-record makes from IBM's D4R10 page (the test copy
+# in tests/data/recpages, the built-in table's layout), loaded with Replace
+# true, gives exactly the built-in table's values on the same stream:
+# guests of three virtual processors summed per guest (one VMDBK skipping
+# transactions), a logoff and logon, counters past 2^31; the same files,
+# the same lines. The block takes the built-in list's fields (its csv
+# header) and the record count as "transactions".
+sc_record_tool_d4r10() {
+  gen -g 4 -e 2 -i 4 --vcpus 3 --vmdbk-skip 2 --smt-every 0 --mces 1 \
+    --logoff 2@1 --logon 2@2 --counter-offset 2147483000 --gap-ms 600 \
+    -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D/builtin" "$D/s.scn" "" || return 1
+  f=$(ls "$D"/builtin/csv/zvmtest/zvm_monitor-LINUX001/zvm_useite-*) || return 1
+  fields=$(head -n 1 "$f" | tr ',' '\n' | sed '1d; /^transactions$/d; s/_q[0-3]$//' |
+    awk '!seen[$0]++' | paste -s -d, -)
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-record" -q -c transactions -f "$fields" \
+    "$top/tests/data/recpages/useite-v6r2.txt" >"$D/useite.conf" ||
+    fail "zvm-monitor-record failed on the D4R10 page" || return 1
+  run_block "$D/block" "$D/s.scn" "$D/useite.conf" || return 1
+  grep -q 'record 4/10 from its <Record> block, type zvm_useite' "$D/block/collectd.log" ||
+    fail "the block did not replace D4R10" || return 1
+  same_useite "$D/builtin" "$D/block"
+}
+
+# A record of over 100 fields that IBM-style pages say is written per
+# virtual processor (the made-up D4R200 of tests/data/recpages, its block
+# made by zvm-monitor-record, 102 data sources: one value per list) arrives
+# summed per guest: the generator writes it with every D4R10 record, its
+# counter i the D4R10 counter at offset 48 + 4 (i mod 23), so each guest's
+# c000 is the built-in D4R10 hfquct of the same guest, which the oracle
+# checks (three VMDBKs, one skipping transactions; a logoff and logon).
+# The page names no base VMDBK bit: its gauges (the named bits ESA and XA)
+# are the latest record's, its record count counts every VMDBK's records.
+sc_record_tool_per_vp() {
+  gen -g 3 -e 2 -i 4 --vcpus 3 --vmdbk-skip 2 --smt-every 0 --mces 1 \
+    --logoff 2@1 --logon 2@2 --usetst --gap-ms 600 -o "$D/s.scn" || return 1
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-record" -q -c records \
+    "$top/tests/data/recpages/usetst-l2-table.html" >"$D/usetst.conf" ||
+    fail "zvm-monitor-record failed on the D4R200 page" || return 1
+  run_block "$D/run" "$D/s.scn" "$D/usetst.conf" || return 1
+  grep -q 'record 4/200 from its <Record> block: more data sources than one value list holds' \
+    "$D/run/collectd.log" || fail "no one-value-per-list line for 4/200 in the log" || return 1
+  for g in LINUX001 LINUX002 LINUX003; do
+    dir=$D/run/csv/zvmtest/zvm_monitor-$g
+    n=$(ls "$dir" | grep -c -e '^derive-' -e '^gauge-')
+    [ "$n" -eq 102 ] || fail "$g: $n one-value lists, want 102" || return 1
+    f=$(ls "$dir"/zvm_useite-*) || return 1
+    want=$(tail -n 1 "$f" | cut -d, -f"$(csv_col "$f" hfquct)")
+    got=$(tail -n 1 "$dir"/derive-c000-* | cut -d, -f2)
+    [ "$got" = "$want" ] || fail "$g: c000 $got, want D4R10's hfquct $want" || return 1
+    want=$(tail -n 1 "$f" | cut -d, -f"$(csv_col "$f" hfothr)")
+    got=$(tail -n 1 "$dir"/derive-c045-* | cut -d, -f2)
+    [ "$got" = "$want" ] || fail "$g: c045 $got, want D4R10's hfothr $want" || return 1
+    # the named bits of MODE: the latest record's, one of the two set
+    bits=$(tail -q -n 1 "$dir"/gauge-esa-* "$dir"/gauge-xa-* | cut -d, -f2 | tr '\n' ' ')
+    [ "$bits" = "1.000000 0.000000 " ] || [ "$bits" = "0.000000 1.000000 " ] ||
+      fail "$g: esa and xa $bits, want one of them 1" || return 1
+    # no base VMDBK bit on the page: every record counts
+    [ "$(tail -n 1 "$dir"/derive-records-* | cut -d, -f2)" -gt \
+      "$(tail -n 1 "$f" | cut -d, -f"$(csv_col "$f" transactions)")" ] ||
+      fail "$g: fewer records than D4R10 transactions" || return 1
+  done
 }
 
 # A mistake in a <Record> block stops the plugin at start-up with one line
@@ -1327,6 +1465,7 @@ userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_
 episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
 appldata appldata_naming graphite influxdb prometheus capture_replay replay_damaged capture_tool"
 ALL="$ALL d0r2 d0r2_short user_records user_records_guests user_record_error"
+ALL="$ALL user_records_bits record_tool_d4r10 record_tool_per_vp"
 ALL="$ALL wrong_device fifo_inputs shutdown"
 [ $# -gt 0 ] && ALL="$*"
 

@@ -48,13 +48,20 @@ static void check_record(const struct zvm_urecord *r) {
   for (size_t i = 0; i < r->nfields; i++) {
     const struct zvm_ufield *f = &r->fields[i];
     unsigned end = (unsigned)f->offset + (unsigned)f->length * f->count;
-    FUZZ_CHECK(f->offset >= 20 && f->length >= 1 && f->count >= 1);
-    FUZZ_CHECK(end <= 4096 && end <= r->full_len && end >= r->min_len);
+    bool in_bytes = f->type != ZVM_UTYPE_RECORDS;
+    FUZZ_CHECK(!in_bytes || (f->offset >= 20 && f->length >= 1));
+    FUZZ_CHECK(in_bytes || (f->offset == 0 && f->length == 0 &&
+                            f->kind == ZVM_UKIND_COUNTER));
+    FUZZ_CHECK(f->count >= 1);
+    FUZZ_CHECK(end <= 4096 && end <= r->full_len &&
+               (!in_bytes || end >= r->min_len));
     FUZZ_CHECK(f->scale != 0 && f->scale == f->scale);
     for (size_t j = 0; j < i; j++) {
       const struct zvm_ufield *o = &r->fields[j];
       unsigned oend = (unsigned)o->offset + (unsigned)o->length * o->count;
-      FUZZ_CHECK(end <= o->offset || oend <= f->offset);
+      bool bits = f->mask != 0 && o->mask != 0 && f->offset == o->offset &&
+                  f->length == o->length;
+      FUZZ_CHECK(end <= o->offset || oend <= f->offset || bits);
       FUZZ_CHECK(strcmp(f->name, o->name) != 0);
     }
     switch (f->type) {
@@ -73,12 +80,18 @@ static void check_record(const struct zvm_urecord *r) {
     case ZVM_UTYPE_USERID:
       FUZZ_CHECK(f->length == 8 && f->kind == ZVM_UKIND_INSTANCE);
       break;
+    case ZVM_UTYPE_RECORDS:
+      break;
     default:
       FUZZ_CHECK(!"unknown type");
     }
     if (f->kind == ZVM_UKIND_INSTANCE) {
       keys++;
       FUZZ_CHECK(f->count == 1);
+      continue;
+    }
+    if (f->kind == ZVM_UKIND_PROCESSOR || f->kind == ZVM_UKIND_BASE) {
+      FUZZ_CHECK(f->count == 1 && f->type == ZVM_UTYPE_UNSIGNED);
       continue;
     }
     FUZZ_CHECK(!(f->type == ZVM_UTYPE_TOD && f->kind == ZVM_UKIND_COUNTER));
@@ -89,7 +102,8 @@ static void check_record(const struct zvm_urecord *r) {
       nds++;
     }
   }
-  FUZZ_CHECK(nds == r->nds && nds >= 1 && nds <= 63 && keys <= 2);
+  FUZZ_CHECK(nds == r->nds && nds >= 1 && nds <= 256 && keys <= 2);
+  FUZZ_CHECK(r->one_value_per_list == (nds > 63));
   for (size_t i = 0; i < r->nfields; i++)
     if (r->fields[i].type == ZVM_UTYPE_USERID)
       FUZZ_CHECK(keys == 1);

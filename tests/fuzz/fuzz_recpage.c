@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       rp_write_block(&pg, &map, &opt, &out);
       rp_write_summary(&pg, &map, "", &sum);
       FUZZ_CHECK(!out.oom && !sum.oom);
-      FUZZ_CHECK(map.counters + map.gauges > 0 && map.nds <= 63);
+      FUZZ_CHECK(map.counters + map.gauges > 0 && map.nds <= 256);
       struct zvm_recconf rc;
       zvm_recconf_init(&rc, reg);
       int rv = zvm_recconf_parse_text(&rc, out.p, out.len, err, sizeof(err));

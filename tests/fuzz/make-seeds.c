@@ -660,6 +660,62 @@ static void records_seeds(void) {
   tb_free(&set);
   tb_free(&rs);
 
+  /* D4R10 summed per guest by a <Record> block (Kind processor and base,
+   * the record count, ElementPrefix, named bits), a guest of two VMDBKs
+   * (one skipping a transaction) and a logon that restarts it; then
+   * a record of more data sources than a value list holds (one value
+   * per list) with a hexadecimal instance. */
+  tb_init(&rs);
+  useite_vmdbk(&rs, "LINUX001", 0, 1, 1);
+  useite_vmdbk(&rs, "LINUX001", 1, 0, 2);
+  useite_vmdbk(&rs, "LINUX001", 0, 1, 3);
+  session(&rs, 1, "LINUX001", 0, 4);
+  useite_vmdbk(&rs, "LINUX001", 1, 0, 5);
+  tb_init(&set);
+  tb_record_set(&set, EVENT, TB_DOM(4), DCSS + 0x40, &rs);
+  records_seed("d4r10-per-vmdbk",
+               "<Record \"4/10\">\n Name \"use\"\n Replace true\n"
+               " <Field \"n\">\n  Type \"records\"\n  Kind \"counter\"\n"
+               " </Field>\n"
+               " <Field \"user\">\n  Offset 20\n  Length 8\n"
+               "  Type \"userid\"\n  Kind \"instance\"\n </Field>\n"
+               " <Field \"cpu\">\n  Offset 28\n  Length 2\n"
+               "  Type \"unsigned\"\n  Kind \"processor\"\n </Field>\n"
+               " <Field \"base\">\n  Offset 47\n  Length 1\n  Mask 128\n"
+               "  Type \"unsigned\"\n  Kind \"base\"\n </Field>\n"
+               " <Field \"disc\">\n  Offset 149\n  Length 1\n  Mask 8\n"
+               "  Type \"unsigned\"\n  Kind \"gauge\"\n </Field>\n"
+               " <Field \"sys\">\n  Offset 149\n  Length 1\n  Mask 128\n"
+               "  Type \"unsigned\"\n  Kind \"gauge\"\n </Field>\n"
+               " <Field \"q\">\n  Offset 152\n  Length 2\n  Count 4\n"
+               "  ElementPrefix \"_q\"\n"
+               "  Type \"unsigned\"\n  Kind \"counter\"\n </Field>\n"
+               "</Record>\n",
+               &set);
+  tb_free(&set);
+  {
+    static char many[16384];
+    size_t n = (size_t)snprintf(many, sizeof(many),
+                                "<Record \"4/10\">\n Name \"use\"\n"
+                                " Replace true\n InstancePrefix \"cpu\"\n"
+                                " <Field \"cpu\">\n  Offset 28\n  Length 2\n"
+                                "  Format \"hex\"\n"
+                                "  Type \"unsigned\"\n  Kind \"instance\"\n"
+                                " </Field>\n");
+    for (unsigned i = 0; i < 70; i++)
+      n += (size_t)snprintf(many + n, sizeof(many) - n,
+                            " <Field \"b%u\">\n  Offset %u\n  Length 1\n"
+                            "  Type \"unsigned\"\n  Kind \"counter\"\n"
+                            " </Field>\n",
+                            i, 48 + i);
+    snprintf(many + n, sizeof(many) - n, "</Record>\n");
+    tb_init(&set);
+    tb_record_set(&set, EVENT, TB_DOM(4), DCSS + 0x40, &rs);
+    records_seed("d4r10-one-value-per-list-hex", many, &set);
+    tb_free(&set);
+  }
+  tb_free(&rs);
+
   /* Mistakes a user makes in <Record> blocks (each refused with its own
    * one-line reason), around IBM's D0R2 layout as above. */
 #define PFXCPUAD_KEY                                                           \
