@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hypfs - one read pass: source, decoder, selection, per-entity state and
- * the value lists (one per guest, partition, logical and physical CPU).
+ * the value lists (one per guest, partition, logical and physical CPU),
+ * each filled from its type's value rows (hypfs/values.c).
  *
  * Counters are continued across restarts: DIAG X'2FC' counts a guest's CPU
  * time and samples from its logon, so they go back when it logs off and on
@@ -25,65 +26,16 @@
 /* Entities not seen for this many passes are forgotten (collectd forgets a
  * value list after Timeout, default 2, intervals). */
 #define ENTITY_EXPIRE_PASSES 10
-#define NCOUNTERS 8
+#define NCOUNTERS HYPFS_COUNTERS_MAX
 #define KEY_MAX 96 /* kind, name or CPU (< 40), "/", CPU (< 40), NUL */
-
-static const struct hypfs_ds guest_ds[] = {
-    {"cpu_time_us", false},
-    {"online_time_us", false},
-    {"vcpus", true},
-    {"ocpus", true},
-    {"capped", true},
-    {"dedicated", true},
-    {"weight_max", true},
-    {"weight_cur", true},
-    {"mem_min_bytes", true},
-    {"mem_max_bytes", true},
-    {"mem_share_bytes", true},
-    {"mem_used_bytes", true},
-    {"samples_cpu_using", false},
-    {"samples_cpu_delay", false},
-    {"samples_mem_delay", false},
-    {"samples_idle", false},
-    {"samples_other", false},
-    {"samples_total", false},
-};
-static const struct hypfs_ds vm_ds[] = {{"cpus", true}, {"guests", true}};
-static const struct hypfs_ds lpar_ds[] = {{"cpu_time_us", false},
-                                          {"mgm_time_us", false},
-                                          {"online_time_us", false},
-                                          {"cpus", true}};
-static const struct hypfs_ds lpar_simple_ds[] = {
-    {"cpu_time_us", false}, {"mgm_time_us", false}, {"cpus", true}};
-static const struct hypfs_ds lpar_cpu_ds[] = {
-    {"cpu_time_us", false}, {"mgm_time_us", false}, {"online_time_us", false}};
-static const struct hypfs_ds lpar_cpu_simple_ds[] = {{"cpu_time_us", false},
-                                                     {"mgm_time_us", false}};
-static const struct hypfs_ds phys_cpu_ds[] = {{"mgm_time_us", false}};
-static const struct hypfs_ds lpar_sys_ds[] = {{"partitions", true},
-                                              {"phys_cpus", true}};
-
-#define T(n, a)                                                                \
-  { n, a, sizeof(a) / sizeof((a)[0]) }
-const struct hypfs_type hypfs_types[] = {
-    T("hypfs_guest", guest_ds),
-    T("hypfs_vm", vm_ds),
-    T("hypfs_lpar", lpar_ds),
-    T("hypfs_lpar_simple", lpar_simple_ds),
-    T("hypfs_lpar_cpu", lpar_cpu_ds),
-    T("hypfs_lpar_cpu_simple", lpar_cpu_simple_ds),
-    T("hypfs_phys_cpu", phys_cpu_ds),
-    T("hypfs_lpar_sys", lpar_sys_ds),
-};
-const size_t hypfs_types_num = sizeof(hypfs_types) / sizeof(hypfs_types[0]);
 
 struct entity {
   char key[KEY_MAX];
   uint64_t last[NCOUNTERS];
   uint64_t off[NCOUNTERS];
-  uint64_t prev[3]; /* a logical CPU's continued values of the last pass */
-  uint64_t acc[3];  /* a partition's sums of its CPUs' increments */
-  uint64_t seen;    /* pass number */
+  uint64_t prev[NCOUNTERS]; /* a logical CPU's continued counters, last pass */
+  uint64_t acc[NCOUNTERS];  /* a partition's sums of its CPUs' increments */
+  uint64_t seen;            /* pass number */
   bool has_prev;
 };
 
@@ -331,6 +283,55 @@ static void emit_list(hypfs_emit_fn emit, void *arg, const struct naming *n,
   emit(arg, &l);
 }
 
+/* The values of one list from the rows of its type t (hypfs/values.c):
+ * gauges from src, the entity's struct; counters continued in e, each in
+ * the slot of its place among the rows' counters, their dispatched values
+ * also in now[slot] (if now); a partition's sums from e->acc. A counter
+ * row marked restart that went back restarts every counter of e. */
+static void fill(struct hypfs_ctx *ctx, const struct hypfs_type *t,
+                 const void *src, struct entity *e, bool created,
+                 struct hypfs_value *v, uint64_t *now) {
+  bool restarted = false;
+  size_t slot = 0;
+  for (size_t i = 0; i < t->ds_num; i++) {
+    const struct hypfs_ds *r = &t->ds[i];
+    if (r->kind != HYPFS_COUNTER || slot >= NCOUNTERS)
+      continue;
+    if (r->restart && !created && hypfs_ds_raw(r, src) < e->last[slot])
+      restarted = true;
+    slot++;
+  }
+  if (restarted)
+    ctx->stats.restarts++;
+  slot = 0;
+  for (size_t i = 0; i < t->ds_num; i++) {
+    const struct hypfs_ds *r = &t->ds[i];
+    switch (r->kind) {
+    case HYPFS_GAUGE:
+      v[i] = gauge(hypfs_ds_gauge(r, src));
+      break;
+    case HYPFS_COUNTER: {
+      if (slot >= NCOUNTERS) { /* rows over the bound (test_rows fails) */
+        v[i] = derive(hypfs_ds_raw(r, src));
+        break;
+      }
+      uint64_t x = counter(e, slot, hypfs_ds_raw(r, src), r->width, created,
+                           restarted, &ctx->stats);
+      if (now != NULL)
+        now[slot] = x;
+      slot++;
+      v[i] = derive(x);
+      break;
+    }
+    case HYPFS_SUM: {
+      int k = hypfs_cpu_counter_slot(r->name); /* test_rows: always found */
+      v[i] = derive(k >= 0 && k < NCOUNTERS ? e->acc[k] : 0);
+      break;
+    }
+    }
+  }
+}
+
 /* ---- z/VM ------------------------------------------------------------ */
 
 void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
@@ -354,42 +355,19 @@ void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
       ctx->stats.skipped++; /* the same name twice in one snapshot */
       continue;
     }
-    /* A guest whose online time went back logged off and on. */
-    bool restarted = !created && g->el_time_us < e->last[1];
-    if (restarted)
-      ctx->stats.restarts++;
     e->seen = ctx->pass;
-    struct hypfs_value v[sizeof(guest_ds) / sizeof(guest_ds[0])];
-    v[0] = derive(
-        counter(e, 0, g->used_cpu_us, 8, created, restarted, &ctx->stats));
-    v[1] = derive(
-        counter(e, 1, g->el_time_us, 8, created, restarted, &ctx->stats));
-    v[2] = gauge(g->vcpus);
-    v[3] = gauge(g->ocpus);
-    v[4] = gauge(hypfs_guest_capped(g));
-    v[5] = gauge(hypfs_guest_dedicated(g));
-    v[6] = gauge(g->cpu_max);
-    v[7] = gauge(g->cpu_shares);
-    v[8] = gauge((double)g->mem_min_kib * 1024.0);
-    v[9] = gauge((double)g->mem_max_kib * 1024.0);
-    v[10] = gauge((double)g->mem_share_kib * 1024.0);
-    v[11] = gauge((double)g->mem_used_kib * 1024.0);
-    const uint32_t samp[6] = {g->cpu_use_samp,   g->cpu_delay_samp,
-                              g->page_wait_samp, g->idle_samp,
-                              g->other_samp,     g->total_samp};
-    for (size_t s = 0; s < 6; s++)
-      v[12 + s] = derive(
-          counter(e, 2 + s, samp[s], 4, created, restarted, &ctx->stats));
+    const struct hypfs_type *t = &hypfs_types[HYPFS_T_GUEST];
+    struct hypfs_value v[HYPFS_DS_MAX];
+    fill(ctx, t, g, e, created, v, NULL);
     struct naming n;
     name_entity(ctx, g->name, &n);
-    emit_list(emit, arg, &n, "hypfs_guest", "", v, sizeof(v) / sizeof(v[0]));
+    emit_list(emit, arg, &n, t->name, "", v, t->ds_num);
   }
-  /* cpus is the first record's: without one, no value (NaN, collectd's
-   * unknown); guests counts every record, selected or not, named or not */
+  const struct hypfs_type *t = &hypfs_types[HYPFS_T_VM];
   struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
-  struct hypfs_value v[2] = {gauge(d->records > 0 ? (double)d->lcpus : NAN),
-                             gauge((double)d->records)};
-  emit_list(emit, arg, &sys, "hypfs_vm", "", v, 2);
+  struct hypfs_value v[HYPFS_DS_MAX];
+  fill(ctx, t, d, NULL, true, v, NULL);
+  emit_list(emit, arg, &sys, t->name, "", v, t->ds_num);
   entities_expire(ctx);
 }
 
@@ -399,6 +377,11 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
                     hypfs_emit_fn emit, void *arg) {
   const struct hypfs_conf *conf = ctx->conf;
   const bool ext = d->format == HYPFS_D204_EXT;
+  /* the types of the format: the simple one has no online time */
+  const struct hypfs_type *pt =
+      &hypfs_types[ext ? HYPFS_T_LPAR : HYPFS_T_LPAR_SIMPLE];
+  const struct hypfs_type *ct =
+      &hypfs_types[ext ? HYPFS_T_LPAR_CPU : HYPFS_T_LPAR_CPU_SIMPLE];
   ctx->pass++;
   ctx->stats.skipped += d->skipped_names;
   snapshot_notice(ctx, "partition", "DIAG X'204'", d->records, d->skipped_names,
@@ -436,37 +419,22 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
         continue;
       }
       e->seen = ctx->pass;
-      bool restarted = ext && !created && cpu->online_time < e->last[2];
-      if (restarted)
-        ctx->stats.restarts++;
-      uint64_t now[3];
-      now[0] = counter(e, 0, cpu->lp_time, 8, created, restarted, &ctx->stats);
-      now[1] = counter(e, 1, hypfs_lpar_cpu_mgm(cpu), 8, created, restarted,
-                       &ctx->stats);
-      now[2] = ext ? counter(e, 2, cpu->online_time, 8, created, restarted,
-                             &ctx->stats)
-                   : 0;
+      uint64_t now[NCOUNTERS] = {0};
+      struct hypfs_value v[HYPFS_DS_MAX];
+      fill(ctx, ct, cpu, e, created, v, now);
       /* The partition's sums grow by each CPU's increment; a CPU new in
        * a known partition adds what it counted since it appeared. */
-      for (size_t k = 0; k < 3; k++)
+      for (size_t k = 0; k < NCOUNTERS; k++)
         pe->acc[k] += e->has_prev ? now[k] - e->prev[k] : now[k];
       memcpy(e->prev, now, sizeof(now));
       e->has_prev = true;
-      struct hypfs_value v[3] = {derive(now[0]), derive(now[1]),
-                                 derive(now[2])};
-      emit_list(emit, arg, &n, ext ? "hypfs_lpar_cpu" : "hypfs_lpar_cpu_simple",
-                ti, v, ext ? 3 : 2);
+      emit_list(emit, arg, &n, ct->name, ti, v, ct->ds_num);
     }
-    if (ext) {
-      struct hypfs_value v[4] = {derive(pe->acc[0]), derive(pe->acc[1]),
-                                 derive(pe->acc[2]), gauge(l->rcpus)};
-      emit_list(emit, arg, &n, "hypfs_lpar", "", v, 4);
-    } else {
-      struct hypfs_value v[3] = {derive(pe->acc[0]), derive(pe->acc[1]),
-                                 gauge(l->rcpus)};
-      emit_list(emit, arg, &n, "hypfs_lpar_simple", "", v, 3);
-    }
+    struct hypfs_value v[HYPFS_DS_MAX];
+    fill(ctx, pt, l, pe, part_created, v, NULL);
+    emit_list(emit, arg, &n, pt->name, "", v, pt->ds_num);
   }
+  const struct hypfs_type *ft = &hypfs_types[HYPFS_T_PHYS_CPU];
   struct naming phys = {.host = "", .plugin_instance = "physical"};
   for (size_t c = 0; c < d->phys_num; c++) {
     const struct hypfs_phys_cpu *pc = &d->phys[c];
@@ -480,15 +448,15 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
       continue;
     }
     e->seen = ctx->pass;
-    struct hypfs_value v[1] = {
-        derive(counter(e, 0, pc->mgm_time, 8, created, false, &ctx->stats))};
-    emit_list(emit, arg, &phys, "hypfs_phys_cpu", ti, v, 1);
+    struct hypfs_value v[HYPFS_DS_MAX];
+    fill(ctx, ft, pc, e, created, v, NULL);
+    emit_list(emit, arg, &phys, ft->name, ti, v, ft->ds_num);
   }
+  const struct hypfs_type *st = &hypfs_types[HYPFS_T_LPAR_SYS];
   struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
-  struct hypfs_value v[2] = {
-      gauge((double)d->records),
-      gauge(d->has_phys ? (double)d->phys_num : (double)d->phys_cpus)};
-  emit_list(emit, arg, &sys, "hypfs_lpar_sys", "", v, 2);
+  struct hypfs_value v[HYPFS_DS_MAX];
+  fill(ctx, st, d, NULL, true, v, NULL);
+  emit_list(emit, arg, &sys, st->name, "", v, st->ds_num);
   entities_expire(ctx);
 }
 
