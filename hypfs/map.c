@@ -27,15 +27,16 @@
  * value list after Timeout, default 2, intervals). */
 #define ENTITY_EXPIRE_PASSES 10
 #define NCOUNTERS HYPFS_COUNTERS_MAX
+#define NSUMS HYPFS_SUMS_MAX
 #define KEY_MAX 96 /* kind, name or CPU (< 40), "/", CPU (< 40), NUL */
 
 struct entity {
   char key[KEY_MAX];
   uint64_t last[NCOUNTERS];
   uint64_t off[NCOUNTERS];
-  uint64_t prev[NCOUNTERS]; /* a logical CPU's continued counters, last pass */
-  uint64_t acc[NCOUNTERS];  /* a partition's sums of its CPUs' increments */
-  uint64_t seen;            /* pass number */
+  uint64_t prev[NSUMS]; /* a logical CPU's continued counters, last pass */
+  uint64_t acc[NSUMS];  /* a partition's sums of its CPUs' increments */
+  uint64_t seen;        /* pass number */
   bool has_prev;
 };
 
@@ -325,7 +326,7 @@ static void fill(struct hypfs_ctx *ctx, const struct hypfs_type *t,
     }
     case HYPFS_SUM: {
       int k = hypfs_cpu_counter_slot(r->name); /* test_rows: always found */
-      v[i] = derive(k >= 0 && k < NCOUNTERS ? e->acc[k] : 0);
+      v[i] = derive(k >= 0 && k < NSUMS ? e->acc[k] : 0);
       break;
     }
     }
@@ -424,9 +425,9 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
       fill(ctx, ct, cpu, e, created, v, now);
       /* The partition's sums grow by each CPU's increment; a CPU new in
        * a known partition adds what it counted since it appeared. */
-      for (size_t k = 0; k < NCOUNTERS; k++)
+      for (size_t k = 0; k < NSUMS; k++)
         pe->acc[k] += e->has_prev ? now[k] - e->prev[k] : now[k];
-      memcpy(e->prev, now, sizeof(now));
+      memcpy(e->prev, now, sizeof(e->prev));
       e->has_prev = true;
       emit_list(emit, arg, &n, ct->name, ti, v, ct->ds_num);
     }

@@ -171,38 +171,7 @@ const struct hypfs_type hypfs_types[] = {
 };
 const size_t hypfs_types_num = sizeof(hypfs_types) / sizeof(hypfs_types[0]);
 
-/* ---- reading a row --------------------------------------------------- */
-
-uint64_t hypfs_ds_raw(const struct hypfs_ds *r, const void *src) {
-  if (r->counter_fn != NULL)
-    return r->counter_fn(src);
-  const uint8_t *p = (const uint8_t *)src + r->off;
-  switch (r->width) {
-  case 1:
-    return p[0];
-  case 2: {
-    uint16_t x;
-    memcpy(&x, p, 2);
-    return x;
-  }
-  case 4: {
-    uint32_t x;
-    memcpy(&x, p, 4);
-    return x;
-  }
-  default: {
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return x;
-  }
-  }
-}
-
-double hypfs_ds_gauge(const struct hypfs_ds *r, const void *src) {
-  if (r->gauge_fn != NULL)
-    return r->gauge_fn(src);
-  return (double)hypfs_ds_raw(r, src) * r->scale;
-}
+/* ---- the counter a partition sums ------------------------------------ */
 
 int hypfs_cpu_counter_slot(const char *name) {
   const struct hypfs_type *t = &hypfs_types[HYPFS_T_LPAR_CPU];
@@ -267,6 +236,8 @@ bool hypfs_rows_check(char *err, size_t err_size) {
     const char *why = NULL;
     if (counters > HYPFS_COUNTERS_MAX)
       why = "more counters than an entity keeps";
+    else if (t == HYPFS_T_LPAR_CPU && counters > HYPFS_SUMS_MAX)
+      why = "more counters than a partition keeps sums of";
     else if (system && counters + sums > 0)
       why = "a hypervisor's list holds only gauges (it has no entity)";
     else if (partition ? counters > 0 : sums > 0)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hypfs/hypfs.h"
 
@@ -124,15 +125,46 @@ extern const struct hypfs_type hypfs_types[];
 extern const size_t hypfs_types_num;
 
 /* Bounds the rows keep (hypfs_rows_check()): data sources of one list,
- * counters of one entity. */
+ * counters of one entity, counters of a logical CPU (its partition keeps
+ * a sum of each; the bound keeps every entity small). */
 #define HYPFS_DS_MAX 32
 #define HYPFS_COUNTERS_MAX 8
+#define HYPFS_SUMS_MAX 4
 
 /* A row's value from its source struct: the raw unsigned value (a member
  * or counter_fn), and a gauge's value (gauge_fn, or the member times
- * scale). */
-uint64_t hypfs_ds_raw(const struct hypfs_ds *r, const void *src);
-double hypfs_ds_gauge(const struct hypfs_ds *r, const void *src);
+ * scale). Inline: the mapping reads every value of every list with them. */
+__attribute__((always_inline)) static inline uint64_t
+hypfs_ds_raw(const struct hypfs_ds *r, const void *src) {
+  if (r->counter_fn != NULL)
+    return r->counter_fn(src);
+  const uint8_t *p = (const uint8_t *)src + r->off;
+  switch (r->width) {
+  case 1:
+    return p[0];
+  case 2: {
+    uint16_t x;
+    memcpy(&x, p, 2);
+    return x;
+  }
+  case 4: {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return x;
+  }
+  default: {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+  }
+  }
+}
+__attribute__((always_inline)) static inline double
+hypfs_ds_gauge(const struct hypfs_ds *r, const void *src) {
+  if (r->gauge_fn != NULL)
+    return r->gauge_fn(src);
+  return (double)hypfs_ds_raw(r, src) * r->scale;
+}
 /* The counter slot of a logical CPU's counter named name (its place among
  * the counters of HYPFS_T_LPAR_CPU), which a partition's HYPFS_SUM row of
  * that name sums; -1 if there is none. */
