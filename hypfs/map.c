@@ -192,8 +192,11 @@ static struct entity *entity_get(struct hypfs_ctx *ctx, const char *key,
 static void entities_expire(struct hypfs_ctx *ctx) {
   size_t kept = 0;
   for (size_t i = 0; i < ctx->ents_num; i++)
-    if (ctx->ents[i].seen + ENTITY_EXPIRE_PASSES > ctx->pass)
-      ctx->ents[kept++] = ctx->ents[i];
+    if (ctx->ents[i].seen + ENTITY_EXPIRE_PASSES > ctx->pass) {
+      if (kept != i) /* an entity is some 300 bytes: move only to fill */
+        ctx->ents[kept] = ctx->ents[i];
+      kept++;
+    }
   if (kept != ctx->ents_num) {
     ctx->ents_num = kept;
     index_rebuild(ctx, kept);
