@@ -24,6 +24,12 @@
     .name = (n), .gauge = true, .kind = HYPFS_GAUGE, .off = offsetof(type, m), \
     .width = sizeof(((type *)0)->m), .scale = (sc), .desc = (d)                \
   }
+/* A gauge of the bits mk of a flags member, shifted down (hypfs_ds_raw()). */
+#define GAUGE_BITS(n, type, m, mk, d)                                          \
+  {                                                                            \
+    .name = (n), .gauge = true, .kind = HYPFS_GAUGE, .off = offsetof(type, m), \
+    .width = sizeof(((type *)0)->m), .mask = (mk), .scale = 1, .desc = (d)     \
+  }
 #define GAUGE_FN(n, fn, d)                                                     \
   {                                                                            \
     .name = (n), .gauge = true, .kind = HYPFS_GAUGE, .gauge_fn = (fn),         \
@@ -53,12 +59,6 @@
 #define DROP(...)
 
 /* Values the kernel derives from fields (hypfs_vm_fs.c, hypfs_diag_fs.c). */
-static double guest_capped(const void *g) {
-  return hypfs_guest_capped((const struct hypfs_guest *)g);
-}
-static double guest_dedicated(const void *g) {
-  return hypfs_guest_dedicated((const struct hypfs_guest *)g);
-}
 static uint64_t lpar_cpu_mgm(const void *c) {
   return hypfs_lpar_cpu_mgm((const struct hypfs_lpar_cpu *)c);
 }
@@ -83,8 +83,8 @@ static const struct hypfs_ds guest_ds[] = {
     GAUGE("vcpus", G, vcpus, 1, "virtual CPUs defined"),
     GAUGE("ocpus", G, ocpus, 1,
           "operating (not stopped) virtual CPUs (tree: cpus/weight_min)"),
-    GAUGE_FN("capped", guest_capped, "capping, bits 1-2 of flags"),
-    GAUGE_FN("dedicated", guest_dedicated, "dedicated CPUs, bit 3 of flags"),
+    GAUGE_BITS("capped", G, flags, 0x6, "capping, bits 1-2 of flags"),
+    GAUGE_BITS("dedicated", G, flags, 0x8, "dedicated CPUs, bit 3 of flags"),
     GAUGE("weight_max", G, cpu_max, 1, "maximum share weight (cpu_max)"),
     GAUGE("weight_cur", G, cpu_shares, 1, "relative share weight (cpu_shares)"),
     GAUGE("mem_min_bytes", G, mem_min_kib, 1024, "minimum memory, bytes"),
@@ -208,6 +208,9 @@ static bool row_broken(const struct hypfs_type *t, size_t i, char *err,
     why = "a counter scaled or read as a gauge";
   else if (r->kind == HYPFS_GAUGE && (r->counter_fn != NULL || r->restart))
     why = "a gauge read as a counter";
+  else if (r->mask != 0 &&
+           (r->kind != HYPFS_GAUGE || fn || r->width > 4 || r->scale != 1))
+    why = "bits of a member other than an unscaled gauge of up to 4 bytes";
   else if (r->kind == HYPFS_SUM && hypfs_cpu_counter_slot(r->name) < 0)
     why = "a sum without a logical CPU counter of its name";
   if (why == NULL)

@@ -89,10 +89,13 @@ struct hypfs_ds {
   bool gauge;       /* kind == HYPFS_GAUGE; else DERIVE, minimum 0 */
   enum hypfs_kind kind;
   /* The source: an unsigned member of the entity's struct (offset and
-   * width in bytes), or a function of the struct for a value the kernel
-   * derives (capped from flags, management time from two times). */
+   * width in bytes), some bits of one (capped from flags), or a function
+   * of the struct for a value the kernel derives (management time from
+   * two times). */
   size_t off;
   unsigned width;
+  uint32_t mask; /* a gauge of some bits of the member (flags): the member
+                    and mask, shifted down by the mask's lowest bit; 0: all */
   double (*gauge_fn)(const void *src);
   uint64_t (*counter_fn)(const void *src);
   double scale;     /* a gauge's unit scale (KiB to bytes: 1024), else 1 */
@@ -131,33 +134,37 @@ extern const size_t hypfs_types_num;
 #define HYPFS_COUNTERS_MAX 8
 #define HYPFS_SUMS_MAX 4
 
-/* A row's value from its source struct: the raw unsigned value (a member
- * or counter_fn), and a gauge's value (gauge_fn, or the member times
- * scale). Inline: the mapping reads every value of every list with them. */
+/* A row's value from its source struct: the raw unsigned value (a member,
+ * its bits of mask, or counter_fn), and a gauge's value (gauge_fn, or the
+ * raw value times scale). Inline; the mapping reads the usual rows by its
+ * plans (hypfs/map.c) and the others with them. */
 __attribute__((always_inline)) static inline uint64_t
 hypfs_ds_raw(const struct hypfs_ds *r, const void *src) {
   if (r->counter_fn != NULL)
     return r->counter_fn(src);
   const uint8_t *p = (const uint8_t *)src + r->off;
+  uint64_t x;
   switch (r->width) {
   case 1:
-    return p[0];
+    x = p[0];
+    break;
   case 2: {
-    uint16_t x;
-    memcpy(&x, p, 2);
-    return x;
+    uint16_t y;
+    memcpy(&y, p, 2);
+    x = y;
+    break;
   }
   case 4: {
-    uint32_t x;
-    memcpy(&x, p, 4);
-    return x;
+    uint32_t y;
+    memcpy(&y, p, 4);
+    x = y;
+    break;
   }
-  default: {
-    uint64_t x;
+  default:
     memcpy(&x, p, 8);
-    return x;
+    break;
   }
-  }
+  return r->mask != 0 ? (x & r->mask) >> __builtin_ctz(r->mask) : x;
 }
 __attribute__((always_inline)) static inline double
 hypfs_ds_gauge(const struct hypfs_ds *r, const void *src) {
