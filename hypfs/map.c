@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hypfs - one read pass: source, decoder, selection, per-entity state and
- * the value lists (one per guest, partition, logical and physical CPU).
+ * the value lists (one per guest, partition, logical and physical CPU),
+ * each filled from its type's value rows (hypfs/values.c).
  *
  * Counters are continued across restarts: DIAG X'2FC' counts a guest's CPU
  * time and samples from its logon, so they go back when it logs off and on
@@ -25,67 +26,79 @@
 /* Entities not seen for this many passes are forgotten (collectd forgets a
  * value list after Timeout, default 2, intervals). */
 #define ENTITY_EXPIRE_PASSES 10
-#define NCOUNTERS 8
+#define NCOUNTERS HYPFS_COUNTERS_MAX
+#define NSUMS HYPFS_SUMS_MAX
 #define KEY_MAX 96 /* kind, name or CPU (< 40), "/", CPU (< 40), NUL */
-
-static const struct hypfs_ds guest_ds[] = {
-    {"cpu_time_us", false},
-    {"online_time_us", false},
-    {"vcpus", true},
-    {"ocpus", true},
-    {"capped", true},
-    {"dedicated", true},
-    {"weight_max", true},
-    {"weight_cur", true},
-    {"mem_min_bytes", true},
-    {"mem_max_bytes", true},
-    {"mem_share_bytes", true},
-    {"mem_used_bytes", true},
-    {"samples_cpu_using", false},
-    {"samples_cpu_delay", false},
-    {"samples_mem_delay", false},
-    {"samples_idle", false},
-    {"samples_other", false},
-    {"samples_total", false},
-};
-static const struct hypfs_ds vm_ds[] = {{"cpus", true}, {"guests", true}};
-static const struct hypfs_ds lpar_ds[] = {{"cpu_time_us", false},
-                                          {"mgm_time_us", false},
-                                          {"online_time_us", false},
-                                          {"cpus", true}};
-static const struct hypfs_ds lpar_simple_ds[] = {
-    {"cpu_time_us", false}, {"mgm_time_us", false}, {"cpus", true}};
-static const struct hypfs_ds lpar_cpu_ds[] = {
-    {"cpu_time_us", false}, {"mgm_time_us", false}, {"online_time_us", false}};
-static const struct hypfs_ds lpar_cpu_simple_ds[] = {{"cpu_time_us", false},
-                                                     {"mgm_time_us", false}};
-static const struct hypfs_ds phys_cpu_ds[] = {{"mgm_time_us", false}};
-static const struct hypfs_ds lpar_sys_ds[] = {{"partitions", true},
-                                              {"phys_cpus", true}};
-
-#define T(n, a)                                                                \
-  { n, a, sizeof(a) / sizeof((a)[0]) }
-const struct hypfs_type hypfs_types[] = {
-    T("hypfs_guest", guest_ds),
-    T("hypfs_vm", vm_ds),
-    T("hypfs_lpar", lpar_ds),
-    T("hypfs_lpar_simple", lpar_simple_ds),
-    T("hypfs_lpar_cpu", lpar_cpu_ds),
-    T("hypfs_lpar_cpu_simple", lpar_cpu_simple_ds),
-    T("hypfs_phys_cpu", phys_cpu_ds),
-    T("hypfs_lpar_sys", lpar_sys_ds),
-};
-const size_t hypfs_types_num = sizeof(hypfs_types) / sizeof(hypfs_types[0]);
 
 struct entity {
   char key[KEY_MAX];
   uint64_t last[NCOUNTERS];
   uint64_t off[NCOUNTERS];
-  uint64_t prev[3]; /* a logical CPU's continued values of the last pass */
-  uint64_t acc[3];  /* a partition's sums of its CPUs' increments */
-  uint64_t seen;    /* pass number */
+  uint64_t prev[NSUMS]; /* a logical CPU's continued counters, last pass */
+  uint64_t acc[NSUMS];  /* a partition's sums of its CPUs' increments */
+  uint64_t seen;        /* pass number */
   bool has_prev;
 };
+
+/* ---- plans: each type's rows, sorted once by how they are read -------- */
+
+/* How fill() reads a row: a member of 4 or 8 bytes as a gauge, bits of a
+ * 4-byte member as a gauge, a member of 4 or 8 bytes as a counter; then
+ * the classes a guest has none of (fill_rare()): a gauge function, a
+ * counter function, a partition's sum, or else (members of 1 or 2 bytes,
+ * rows over the bounds) row by row as hypfs_ds_raw() reads it. A plan
+ * holds its rows' ops by class in this order, so that filling a list is a
+ * few tight loops without a switch per value. */
+enum op_class {
+  OP_G4,
+  OP_G8,
+  OP_GBITS,
+  OP_C4,
+  OP_C8,
+  OP_GFN, /* the first of fill_rare() */
+  OP_CFN,
+  OP_SUM,
+  OP_ROW,
+  OP_NUM
+};
+
+struct op {
+  uint16_t off;  /* the member's offset in the source struct */
+  uint16_t dst;  /* where its value goes: the byte offset of the g or d
+                    member of its value in the plan's v */
+  uint8_t slot;  /* a counter's slot in its entity, a sum's in acc; OP_ROW:
+                    SLOT_NONE for a counter over the bound or a sum
+                    without its CPU counter (test_rows rejects both) */
+  uint8_t width; /* a counter's width (4: wraps, else restarts) */
+  union {
+    double scale; /* OP_G4, OP_G8 */
+    struct {
+      uint32_t mask;
+      uint8_t shift;
+    } bits; /* OP_GBITS */
+    double (*gauge_fn)(const void *src);
+    uint64_t (*counter_fn)(const void *src);
+    const struct hypfs_ds *row; /* OP_ROW, a restart op */
+  } u;
+};
+#define SLOT_NONE 0xff
+
+/* A type's plan. Its list v is filled in place: each value's gauge flag
+ * and its other member (0) are set once, a pass writes g or d. */
+struct plan {
+  const char *type;
+  size_t values; /* values of the list */
+  struct hypfs_value v[HYPFS_DS_MAX];
+  size_t counters;
+  const struct op *end[OP_NUM]; /* class k's ops end at end[k], in ops */
+  bool rare;                    /* ops of a class from OP_GFN on */
+  /* the counters whose going back is a restart: members of 8 bytes up to
+   * restart_end8, then any other up to restart_end */
+  const struct op *restart_end8, *restart_end;
+  struct op restart[NCOUNTERS];
+  struct op ops[HYPFS_DS_MAX];
+};
+static void plan_build(const struct hypfs_type *t, struct plan *p);
 
 struct hypfs_ctx {
   const struct hypfs_conf *conf;
@@ -97,6 +110,7 @@ struct hypfs_ctx {
   enum hypfs_tree_state tree_state; /* of a pass without hyp/type */
   char notice_text[512];
   uint64_t pass;
+  struct plan plans[HYPFS_T_NUM]; /* of hypfs_types[], plan_build() */
   struct entity *ents;
   size_t ents_num, ents_cap;
   uint32_t *index; /* open addressing: entity number + 1, 0 = empty */
@@ -114,8 +128,11 @@ struct hypfs_ctx {
 
 struct hypfs_ctx *hypfs_ctx_create(const struct hypfs_conf *conf) {
   struct hypfs_ctx *ctx = calloc(1, sizeof(*ctx));
-  if (ctx != NULL)
-    ctx->conf = conf;
+  if (ctx == NULL)
+    return NULL;
+  ctx->conf = conf;
+  for (size_t t = 0; t < HYPFS_T_NUM && t < hypfs_types_num; t++)
+    plan_build(&hypfs_types[t], &ctx->plans[t]);
   return ctx;
 }
 
@@ -239,8 +256,11 @@ static struct entity *entity_get(struct hypfs_ctx *ctx, const char *key,
 static void entities_expire(struct hypfs_ctx *ctx) {
   size_t kept = 0;
   for (size_t i = 0; i < ctx->ents_num; i++)
-    if (ctx->ents[i].seen + ENTITY_EXPIRE_PASSES > ctx->pass)
-      ctx->ents[kept++] = ctx->ents[i];
+    if (ctx->ents[i].seen + ENTITY_EXPIRE_PASSES > ctx->pass) {
+      if (kept != i) /* an entity is some 300 bytes: move only to fill */
+        ctx->ents[kept] = ctx->ents[i];
+      kept++;
+    }
   if (kept != ctx->ents_num) {
     ctx->ents_num = kept;
     index_rebuild(ctx, kept);
@@ -268,9 +288,9 @@ static const char *key_make(char *out, char kind, const char *a,
 }
 
 /* The dispatched value of counter i (see the top of this file). */
-static uint64_t counter(struct entity *e, size_t i, uint64_t raw,
-                        unsigned width, bool created, bool restarted,
-                        struct hypfs_stats *st) {
+__attribute__((always_inline)) static inline uint64_t
+counter(struct entity *e, size_t i, uint64_t raw, unsigned width, bool created,
+        bool restarted, struct hypfs_stats *st) {
   if (!created) {
     if (restarted)
       e->off[i] += e->last[i];
@@ -303,8 +323,8 @@ struct naming {
   const char *plugin_instance;
 };
 
-static void name_entity(const struct hypfs_ctx *ctx, const char *name,
-                        struct naming *n) {
+__attribute__((always_inline)) static inline void
+name_entity(const struct hypfs_ctx *ctx, const char *name, struct naming *n) {
   if (ctx->conf->guests_as_hosts) {
     size_t i = 0;
     for (; name[i] != '\0' && i + 1 < sizeof(n->host); i++)
@@ -331,11 +351,210 @@ static void emit_list(hypfs_emit_fn emit, void *arg, const struct naming *n,
   emit(arg, &l);
 }
 
+/* ---- plans ---------------------------------------------------------- */
+
+/* The plan of type t (at context creation: once per type, not per list). */
+static void plan_build(const struct hypfs_type *t, struct plan *p) {
+  memset(p, 0, sizeof(*p));
+  p->type = t->name;
+  p->values = t->ds_num < HYPFS_DS_MAX ? t->ds_num : HYPFS_DS_MAX;
+  struct op ops[HYPFS_DS_MAX], restart[NCOUNTERS];
+  enum op_class cls[HYPFS_DS_MAX];
+  bool restart8[NCOUNTERS];
+  size_t restart_num = 0;
+  for (size_t i = 0; i < p->values; i++) {
+    const struct hypfs_ds *r = &t->ds[i];
+    const bool fn = r->gauge_fn != NULL || r->counter_fn != NULL;
+    const bool member = !fn && r->mask == 0 && (r->width == 4 || r->width == 8);
+    struct op o = {.off = (uint16_t)r->off,
+                   .dst = (uint16_t)(i * sizeof(struct hypfs_value) +
+                                     (r->kind == HYPFS_GAUGE
+                                          ? offsetof(struct hypfs_value, g)
+                                          : offsetof(struct hypfs_value, d))),
+                   .width = (uint8_t)r->width,
+                   .u.row = r};
+    enum op_class c = OP_ROW;
+    switch (r->kind) {
+    case HYPFS_GAUGE:
+      if (r->gauge_fn != NULL) {
+        c = OP_GFN;
+        o.u.gauge_fn = r->gauge_fn;
+      } else if (member) {
+        c = r->width == 4 ? OP_G4 : OP_G8;
+        o.u.scale = r->scale;
+      } else if (r->mask != 0 && r->width == 4 && r->scale == 1) {
+        c = OP_GBITS;
+        o.u.bits.mask = r->mask;
+        o.u.bits.shift = (uint8_t)__builtin_ctz(r->mask);
+      }
+      break;
+    case HYPFS_COUNTER:
+      if (p->counters >= NCOUNTERS) {
+        o.slot = SLOT_NONE;
+        break;
+      }
+      o.slot = (uint8_t)p->counters++;
+      if (r->restart) {
+        restart[restart_num] = o;
+        restart8[restart_num++] = member && r->width == 8;
+      }
+      if (r->counter_fn != NULL) {
+        c = OP_CFN;
+        o.u.counter_fn = r->counter_fn;
+      } else if (member) {
+        c = r->width == 4 ? OP_C4 : OP_C8;
+      }
+      break;
+    case HYPFS_SUM: {
+      int k = hypfs_cpu_counter_slot(r->name);
+      if (k >= 0 && k < NSUMS) {
+        c = OP_SUM;
+        o.slot = (uint8_t)k;
+      } else {
+        o.slot = SLOT_NONE;
+      }
+      break;
+    }
+    }
+    p->v[i] = r->kind == HYPFS_GAUGE ? gauge(0) : derive(0);
+    ops[i] = o;
+    cls[i] = c;
+  }
+  size_t n = 0;
+  for (int c = 0; c < OP_NUM; c++) {
+    for (size_t i = 0; i < p->values; i++)
+      if (cls[i] == (enum op_class)c)
+        p->ops[n++] = ops[i];
+    p->end[c] = p->ops + n;
+  }
+  p->rare = p->end[OP_C8] < p->end[OP_NUM - 1];
+  n = 0;
+  for (int pass = 1; pass >= 0; pass--) {
+    for (size_t k = 0; k < restart_num; k++)
+      if (restart8[k] == (bool)pass)
+        p->restart[n++] = restart[k];
+    if (pass)
+      p->restart_end8 = p->restart + n;
+  }
+  p->restart_end = p->restart + n;
+}
+
+static uint32_t load4(const uint8_t *p) {
+  uint32_t x;
+  memcpy(&x, p, 4);
+  return x;
+}
+static uint64_t load8(const uint8_t *p) {
+  uint64_t x;
+  memcpy(&x, p, 8);
+  return x;
+}
+
+/* A value of the plan's list: a gauge's g, a counter's or sum's d. */
+__attribute__((always_inline)) static inline void
+put_g(struct plan *p, const struct op *o, double x) {
+  *(double *)((char *)p->v + o->dst) = x;
+}
+__attribute__((always_inline)) static inline void
+put_d(struct plan *p, const struct op *o, uint64_t x) {
+  *(int64_t *)((char *)p->v + o->dst) = (int64_t)(x & INT64_MAX);
+}
+
+/* The counters of the ops of class cls (always inlined with constant
+ * created and restarted: the loop of the usual pass, neither, has no
+ * branch on them). */
+__attribute__((always_inline)) static inline void
+fill_counters(enum op_class cls, struct plan *p, const uint8_t *s,
+              struct entity *e, bool created, bool restarted,
+              struct hypfs_stats *st) {
+  for (const struct op *o = p->end[cls - 1]; o < p->end[cls]; o++) {
+    uint64_t raw = cls == OP_C4   ? load4(s + o->off)
+                   : cls == OP_C8 ? load8(s + o->off)
+                                  : o->u.counter_fn(s);
+    unsigned width = cls == OP_C4 ? 4 : cls == OP_C8 ? 8 : o->width;
+    put_d(p, o, counter(e, o->slot, raw, width, created, restarted, st));
+  }
+}
+
+/* The ops of fill()'s classes from OP_GFN on. */
+__attribute__((noinline)) static void
+fill_rare(struct plan *p, const uint8_t *s, struct entity *e, bool created,
+          bool restarted, struct hypfs_stats *st) {
+  for (const struct op *o = p->end[OP_C8]; o < p->end[OP_GFN]; o++)
+    put_g(p, o, o->u.gauge_fn(s));
+  fill_counters(OP_CFN, p, s, e, created, restarted, st);
+  for (const struct op *o = p->end[OP_CFN]; o < p->end[OP_SUM]; o++)
+    put_d(p, o, e->acc[o->slot]);
+  for (const struct op *o = p->end[OP_SUM]; o < p->end[OP_ROW]; o++) {
+    const struct hypfs_ds *r = o->u.row;
+    if (r->kind == HYPFS_GAUGE)
+      put_g(p, o, hypfs_ds_gauge(r, s));
+    else if (o->slot == SLOT_NONE)
+      put_d(p, o, r->kind == HYPFS_SUM ? 0 : hypfs_ds_raw(r, s));
+    else
+      put_d(p, o,
+            counter(e, o->slot, hypfs_ds_raw(r, s), o->width, created,
+                    restarted, st));
+  }
+}
+
+/* The values of one list from its plan p (its type's rows,
+ * hypfs/values.c) into p->v: gauges from src, the entity's struct;
+ * counters continued in e, each in its slot; a partition's sums from
+ * e->acc. A counter row marked restart that went back restarts every
+ * counter of e. Each class is a tight loop over its ops. */
+__attribute__((always_inline)) static inline void
+fill(struct hypfs_ctx *ctx, struct plan *p, const void *src, struct entity *e,
+     bool created) {
+  const uint8_t *s = src;
+  bool restarted = false;
+  if (!created) {
+    for (const struct op *o = p->restart; o < p->restart_end8; o++)
+      restarted |= load8(s + o->off) < e->last[o->slot];
+    for (const struct op *o = p->restart_end8; o < p->restart_end; o++)
+      restarted |= hypfs_ds_raw(o->u.row, s) < e->last[o->slot];
+  }
+  if (restarted)
+    ctx->stats.restarts++;
+  struct hypfs_stats *st = &ctx->stats;
+  for (const struct op *o = p->ops; o < p->end[OP_G4]; o++)
+    put_g(p, o, (double)load4(s + o->off) * o->u.scale);
+  for (const struct op *o = p->end[OP_G4]; o < p->end[OP_G8]; o++)
+    put_g(p, o, (double)load8(s + o->off) * o->u.scale);
+  for (const struct op *o = p->end[OP_G8]; o < p->end[OP_GBITS]; o++)
+    put_g(p, o, (load4(s + o->off) & o->u.bits.mask) >> o->u.bits.shift);
+  if (!created && !restarted) {
+    fill_counters(OP_C4, p, s, e, false, false, st);
+    fill_counters(OP_C8, p, s, e, false, false, st);
+  } else {
+    fill_counters(OP_C4, p, s, e, created, restarted, st);
+    fill_counters(OP_C8, p, s, e, created, restarted, st);
+  }
+  if (p->rare)
+    fill_rare(p, s, e, created, restarted, st);
+}
+
+/* The same, not inlined: for the lists made once a pass (hypervisor,
+ * partition), which need no copy of the loops of their own. */
+__attribute__((noinline)) static void fill_one(struct hypfs_ctx *ctx,
+                                               struct plan *p, const void *src,
+                                               struct entity *e, bool created) {
+  fill(ctx, p, src, e, created);
+}
+
+/* A logical CPU's continued counter of slot k, as fill() dispatched it;
+ * 0 for a slot its type has no counter in (its partition sums it). */
+static uint64_t continued(const struct entity *e, const struct plan *p,
+                          size_t k) {
+  return k < p->counters ? e->off[k] + e->last[k] : 0;
+}
+
 /* ---- z/VM ------------------------------------------------------------ */
 
 void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
                   hypfs_emit_fn emit, void *arg) {
   const struct hypfs_conf *conf = ctx->conf;
+  struct plan *gp = &ctx->plans[HYPFS_T_GUEST];
   ctx->pass++;
   ctx->stats.skipped += d->skipped_names;
   snapshot_notice(ctx, "guest", "DIAG X'2FC'", d->records, d->skipped_names,
@@ -354,42 +573,16 @@ void hypfs_map_vm(struct hypfs_ctx *ctx, const struct hypfs_d2fc *d,
       ctx->stats.skipped++; /* the same name twice in one snapshot */
       continue;
     }
-    /* A guest whose online time went back logged off and on. */
-    bool restarted = !created && g->el_time_us < e->last[1];
-    if (restarted)
-      ctx->stats.restarts++;
     e->seen = ctx->pass;
-    struct hypfs_value v[sizeof(guest_ds) / sizeof(guest_ds[0])];
-    v[0] = derive(
-        counter(e, 0, g->used_cpu_us, 8, created, restarted, &ctx->stats));
-    v[1] = derive(
-        counter(e, 1, g->el_time_us, 8, created, restarted, &ctx->stats));
-    v[2] = gauge(g->vcpus);
-    v[3] = gauge(g->ocpus);
-    v[4] = gauge(hypfs_guest_capped(g));
-    v[5] = gauge(hypfs_guest_dedicated(g));
-    v[6] = gauge(g->cpu_max);
-    v[7] = gauge(g->cpu_shares);
-    v[8] = gauge((double)g->mem_min_kib * 1024.0);
-    v[9] = gauge((double)g->mem_max_kib * 1024.0);
-    v[10] = gauge((double)g->mem_share_kib * 1024.0);
-    v[11] = gauge((double)g->mem_used_kib * 1024.0);
-    const uint32_t samp[6] = {g->cpu_use_samp,   g->cpu_delay_samp,
-                              g->page_wait_samp, g->idle_samp,
-                              g->other_samp,     g->total_samp};
-    for (size_t s = 0; s < 6; s++)
-      v[12 + s] = derive(
-          counter(e, 2 + s, samp[s], 4, created, restarted, &ctx->stats));
+    fill(ctx, gp, g, e, created);
     struct naming n;
     name_entity(ctx, g->name, &n);
-    emit_list(emit, arg, &n, "hypfs_guest", "", v, sizeof(v) / sizeof(v[0]));
+    emit_list(emit, arg, &n, gp->type, "", gp->v, gp->values);
   }
-  /* cpus is the first record's: without one, no value (NaN, collectd's
-   * unknown); guests counts every record, selected or not, named or not */
+  struct plan *sp = &ctx->plans[HYPFS_T_VM];
   struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
-  struct hypfs_value v[2] = {gauge(d->records > 0 ? (double)d->lcpus : NAN),
-                             gauge((double)d->records)};
-  emit_list(emit, arg, &sys, "hypfs_vm", "", v, 2);
+  fill_one(ctx, sp, d, NULL, true);
+  emit_list(emit, arg, &sys, sp->type, "", sp->v, sp->values);
   entities_expire(ctx);
 }
 
@@ -399,6 +592,10 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
                     hypfs_emit_fn emit, void *arg) {
   const struct hypfs_conf *conf = ctx->conf;
   const bool ext = d->format == HYPFS_D204_EXT;
+  /* the types of the format: the simple one has no online time */
+  struct plan *pt = &ctx->plans[ext ? HYPFS_T_LPAR : HYPFS_T_LPAR_SIMPLE];
+  struct plan *ct =
+      &ctx->plans[ext ? HYPFS_T_LPAR_CPU : HYPFS_T_LPAR_CPU_SIMPLE];
   ctx->pass++;
   ctx->stats.skipped += d->skipped_names;
   snapshot_notice(ctx, "partition", "DIAG X'204'", d->records, d->skipped_names,
@@ -435,37 +632,21 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
         continue;
       }
       e->seen = ctx->pass;
-      bool restarted = ext && !created && cpu->online_time < e->last[2];
-      if (restarted)
-        ctx->stats.restarts++;
-      uint64_t now[3];
-      now[0] = counter(e, 0, cpu->lp_time, 8, created, restarted, &ctx->stats);
-      now[1] = counter(e, 1, hypfs_lpar_cpu_mgm(cpu), 8, created, restarted,
-                       &ctx->stats);
-      now[2] = ext ? counter(e, 2, cpu->online_time, 8, created, restarted,
-                             &ctx->stats)
-                   : 0;
+      fill(ctx, ct, cpu, e, created);
       /* The partition's sums grow by each CPU's increment; a CPU new in
        * a known partition adds what it counted since it appeared. */
-      for (size_t k = 0; k < 3; k++)
-        pe->acc[k] += e->has_prev ? now[k] - e->prev[k] : now[k];
-      memcpy(e->prev, now, sizeof(now));
+      for (size_t k = 0; k < NSUMS; k++) {
+        uint64_t now = continued(e, ct, k);
+        pe->acc[k] += e->has_prev ? now - e->prev[k] : now;
+        e->prev[k] = now;
+      }
       e->has_prev = true;
-      struct hypfs_value v[3] = {derive(now[0]), derive(now[1]),
-                                 derive(now[2])};
-      emit_list(emit, arg, &n, ext ? "hypfs_lpar_cpu" : "hypfs_lpar_cpu_simple",
-                ti, v, ext ? 3 : 2);
+      emit_list(emit, arg, &n, ct->type, ti, ct->v, ct->values);
     }
-    if (ext) {
-      struct hypfs_value v[4] = {derive(pe->acc[0]), derive(pe->acc[1]),
-                                 derive(pe->acc[2]), gauge(l->rcpus)};
-      emit_list(emit, arg, &n, "hypfs_lpar", "", v, 4);
-    } else {
-      struct hypfs_value v[3] = {derive(pe->acc[0]), derive(pe->acc[1]),
-                                 gauge(l->rcpus)};
-      emit_list(emit, arg, &n, "hypfs_lpar_simple", "", v, 3);
-    }
+    fill_one(ctx, pt, l, pe, part_created);
+    emit_list(emit, arg, &n, pt->type, "", pt->v, pt->values);
   }
+  struct plan *ft = &ctx->plans[HYPFS_T_PHYS_CPU];
   struct naming phys = {.host = "", .plugin_instance = "physical"};
   for (size_t c = 0; c < d->phys_num; c++) {
     const struct hypfs_phys_cpu *pc = &d->phys[c];
@@ -479,15 +660,13 @@ void hypfs_map_lpar(struct hypfs_ctx *ctx, const struct hypfs_d204 *d,
       continue;
     }
     e->seen = ctx->pass;
-    struct hypfs_value v[1] = {
-        derive(counter(e, 0, pc->mgm_time, 8, created, false, &ctx->stats))};
-    emit_list(emit, arg, &phys, "hypfs_phys_cpu", ti, v, 1);
+    fill(ctx, ft, pc, e, created);
+    emit_list(emit, arg, &phys, ft->type, ti, ft->v, ft->values);
   }
+  struct plan *st = &ctx->plans[HYPFS_T_LPAR_SYS];
   struct naming sys = {.host = "", .plugin_instance = "hypervisor"};
-  struct hypfs_value v[2] = {
-      gauge((double)d->records),
-      gauge(d->has_phys ? (double)d->phys_num : (double)d->phys_cpus)};
-  emit_list(emit, arg, &sys, "hypfs_lpar_sys", "", v, 2);
+  fill_one(ctx, st, d, NULL, true);
+  emit_list(emit, arg, &sys, st->type, "", st->v, st->values);
   entities_expire(ctx);
 }
 

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "base/option.h"
 #include "base/select.h"
@@ -57,21 +59,121 @@ int hypfs_conf_set(struct hypfs_conf *c, const char *key,
 
 /* ---- value lists -------------------------------------------------------- */
 
+/* The value rows (hypfs/values.c): one row per dispatched value, in the
+ * order of its value list, from which the mapping fills the lists, the
+ * glue registers the types and contrib/hypfs.types.db is generated. As
+ * s390-tools hyptop's sd_sys_item tables: name, source, kind, description. */
+
+/* How a row's value is made from its source. */
+enum hypfs_kind {
+  HYPFS_GAUGE,   /* GAUGE: the source times the row's scale */
+  HYPFS_COUNTER, /* DERIVE: the source, continued per entity across
+                    restarts and 32-bit wraps (hypfs/map.c) */
+  HYPFS_SUM,     /* DERIVE: a partition's sum of its logical CPUs' counter
+                    of the same name (each CPU adds its increase) */
+};
+
 struct hypfs_ds {
-  const char *name;
-  bool gauge; /* else DERIVE, minimum 0 */
+  const char *name; /* the data source */
+  bool gauge;       /* kind == HYPFS_GAUGE; else DERIVE, minimum 0 */
+  enum hypfs_kind kind;
+  /* The source: an unsigned member of the entity's struct (offset and
+   * width in bytes), some bits of one (capped from flags), or a function
+   * of the struct for a value the kernel derives (management time from
+   * two times). */
+  size_t off;
+  unsigned width;
+  uint32_t mask; /* a gauge of some bits of the member (flags): the member
+                    and mask, shifted down by the mask's lowest bit; 0: all */
+  double (*gauge_fn)(const void *src);
+  uint64_t (*counter_fn)(const void *src);
+  double scale;     /* a gauge's unit scale (KiB to bytes: 1024), else 1 */
+  bool restart;     /* a counter whose going back means the entity restarted
+                       (logoff and logon): every counter of it is continued */
+  const char *desc; /* meaning and unit (contrib/hypfs.types.db) */
 };
 
 struct hypfs_type {
   const char *name;
   const struct hypfs_ds *ds;
   size_t ds_num;
+  const char *desc; /* the entity and its identifiers */
 };
 
 /* Every type the plugin dispatches (registered at start-up, shipped in
- * contrib/hypfs.types.db). */
+ * contrib/hypfs.types.db), indexed by enum hypfs_type_id. */
+enum hypfs_type_id {
+  HYPFS_T_GUEST,           /* a z/VM guest, struct hypfs_guest */
+  HYPFS_T_VM,              /* the z/VM hypervisor, struct hypfs_d2fc */
+  HYPFS_T_LPAR,            /* a partition, struct hypfs_lpar (extended) */
+  HYPFS_T_LPAR_SIMPLE,     /* the same, simple format */
+  HYPFS_T_LPAR_CPU,        /* a logical CPU, struct hypfs_lpar_cpu */
+  HYPFS_T_LPAR_CPU_SIMPLE, /* the same, simple format */
+  HYPFS_T_PHYS_CPU,        /* a physical CPU, struct hypfs_phys_cpu */
+  HYPFS_T_LPAR_SYS,        /* the LPAR hypervisor, struct hypfs_d204 */
+  HYPFS_T_NUM
+};
 extern const struct hypfs_type hypfs_types[];
 extern const size_t hypfs_types_num;
+
+/* Bounds the rows keep (hypfs_rows_check()): data sources of one list,
+ * counters of one entity, counters of a logical CPU (its partition keeps
+ * a sum of each; the bound keeps every entity small). */
+#define HYPFS_DS_MAX 32
+#define HYPFS_COUNTERS_MAX 8
+#define HYPFS_SUMS_MAX 4
+
+/* A row's value from its source struct: the raw unsigned value (a member,
+ * its bits of mask, or counter_fn), and a gauge's value (gauge_fn, or the
+ * raw value times scale). Inline; the mapping reads the usual rows by its
+ * plans (hypfs/map.c) and the others with them. */
+__attribute__((always_inline)) static inline uint64_t
+hypfs_ds_raw(const struct hypfs_ds *r, const void *src) {
+  if (r->counter_fn != NULL)
+    return r->counter_fn(src);
+  const uint8_t *p = (const uint8_t *)src + r->off;
+  uint64_t x;
+  switch (r->width) {
+  case 1:
+    x = p[0];
+    break;
+  case 2: {
+    uint16_t y;
+    memcpy(&y, p, 2);
+    x = y;
+    break;
+  }
+  case 4: {
+    uint32_t y;
+    memcpy(&y, p, 4);
+    x = y;
+    break;
+  }
+  default:
+    memcpy(&x, p, 8);
+    break;
+  }
+  return r->mask != 0 ? (x & r->mask) >> __builtin_ctz(r->mask) : x;
+}
+__attribute__((always_inline)) static inline double
+hypfs_ds_gauge(const struct hypfs_ds *r, const void *src) {
+  if (r->gauge_fn != NULL)
+    return r->gauge_fn(src);
+  return (double)hypfs_ds_raw(r, src) * r->scale;
+}
+/* The counter slot of a logical CPU's counter named name (its place among
+ * the counters of HYPFS_T_LPAR_CPU), which a partition's HYPFS_SUM row of
+ * that name sums; -1 if there is none. */
+int hypfs_cpu_counter_slot(const char *name);
+/* Whether the rows keep their rules (names unique in a list, bounds, a
+ * source per row, counters unscaled, sums with their CPU counter, the
+ * hypervisors' lists gauges only); if not, false and the first broken
+ * rule in err. */
+bool hypfs_rows_check(char *err, size_t err_size);
+/* contrib/hypfs.types.db: a header, then per type its description and
+ * its rows' as comments and its types.db(5) line. 0, or -1 on a write
+ * error. */
+int hypfs_types_db_print(FILE *out);
 
 struct hypfs_value {
   bool gauge;

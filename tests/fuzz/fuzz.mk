@@ -114,7 +114,7 @@ fuzz_dmstats_print_SRC = dmstats/parse.c
 dmstats_print_MAX_LEN = 8192
 
 # The hypfs plugin's debugfs files (diag_2fc, diag_204): decoder and mapping.
-HYPFS_SRC = hypfs/decode.c hypfs/conf.c hypfs/map.c hypfs/source.c \
+HYPFS_SRC = hypfs/decode.c hypfs/conf.c hypfs/map.c hypfs/source.c hypfs/values.c \
 	plugin/format/ebcdic.c base/util.c base/option.c base/select.c
 fuzz_hypfs_2fc_SRC = $(HYPFS_SRC)
 hypfs_2fc_MAX_LEN = 65536

@@ -793,6 +793,84 @@ static void test_types_db(void **state) {
     fail_msg("%s", err);
 }
 
+/* The value rows keep the rules the mapping relies on (bounds, a source
+ * per row, unscaled counters, every sum with its CPU counter). */
+static void test_rows(void **state) {
+  (void)state;
+  char err[256] = "";
+  if (!hypfs_rows_check(err, sizeof(err)))
+    fail_msg("value rows: %s", err);
+  assert_int_equal(hypfs_types_num, HYPFS_T_NUM);
+  assert_int_equal(hypfs_cpu_counter_slot("online_time_us"), 2);
+  assert_int_equal(hypfs_cpu_counter_slot("cpus"), -1);
+}
+
+/* A whole file into a string (NUL-terminated; fails the test if absent). */
+static char *slurp(FILE *f) {
+  assert_non_null(f);
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  assert_non_null(buf);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (n + 1 == cap) {
+      cap *= 2;
+      buf = realloc(buf, cap);
+      assert_non_null(buf);
+    }
+  }
+  buf[n] = '\0';
+  return buf;
+}
+
+/* The shipped types.db is what hypfs-types-db prints from the rows
+ * (regenerate it with 'make types-db'). */
+static void test_types_db_generated(void **state) {
+  (void)state;
+  FILE *f = fopen(TOP_SRCDIR "/contrib/hypfs.types.db", "r");
+  char *shipped = slurp(f);
+  fclose(f);
+  FILE *t = tmpfile();
+  assert_non_null(t);
+  assert_int_equal(hypfs_types_db_print(t), 0);
+  rewind(t);
+  char *generated = slurp(t);
+  fclose(t);
+  if (strcmp(shipped, generated) != 0)
+    fail_msg("contrib/hypfs.types.db is not what the value rows give: run "
+             "'make types-db'");
+  free(shipped);
+  free(generated);
+}
+
+/* Every type and every value row's name is in the man page's metric list
+ * (its METRICS section, as B<name>). */
+static void test_pod_metrics(void **state) {
+  (void)state;
+  FILE *f = fopen(TOP_SRCDIR "/contrib/hypfs.pod", "r");
+  char *pod = slurp(f);
+  fclose(f);
+  char *metrics = strstr(pod, "\n=head1 METRICS\n");
+  assert_non_null(metrics);
+  char *end = strstr(metrics + 1, "\n=head1 ");
+  if (end != NULL)
+    *end = '\0';
+  char want[128];
+  for (size_t t = 0; t < hypfs_types_num; t++) {
+    snprintf(want, sizeof(want), "B<%s>", hypfs_types[t].name);
+    if (strstr(metrics, want) == NULL)
+      fail_msg("contrib/hypfs.pod, METRICS: no %s", want);
+    for (size_t i = 0; i < hypfs_types[t].ds_num; i++) {
+      snprintf(want, sizeof(want), "B<%s>", hypfs_types[t].ds[i].name);
+      if (strstr(metrics, want) == NULL)
+        fail_msg("contrib/hypfs.pod, METRICS: no %s (type %s)", want,
+                 hypfs_types[t].name);
+    }
+  }
+  free(pod);
+}
+
 /* ---- sources on real files --------------------------------------------- */
 
 static char tmpdir[256];
@@ -1108,6 +1186,9 @@ int main(void) {
       cmocka_unit_test(test_map_lpar),
       cmocka_unit_test(test_conf),
       cmocka_unit_test(test_types_db),
+      cmocka_unit_test(test_rows),
+      cmocka_unit_test(test_types_db_generated),
+      cmocka_unit_test(test_pod_metrics),
       cmocka_unit_test(test_read_pass),
       cmocka_unit_test(test_tree_emptied),
       cmocka_unit_test(test_not_regular),
