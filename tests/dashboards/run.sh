@@ -11,7 +11,7 @@
 # the build machine has no device-mapper to measure) into carbon-cache
 # (read through graphite-web's render API), InfluxDB 1.x (collectd
 # listener) and Prometheus (scraping write_prometheus), all on 127.0.0.1;
-# (two daemons: see below); then tests/dashboards/check.py runs every panel's query with its
+# (two daemons, a third for zvm-monitor-record's dashboards: see below); then tests/dashboards/check.py runs every panel's query with its
 # template variables expanded and wants the expected series
 # (tests/dashboards/expect.json), each non-empty, and the values the
 # stream and the feed imply (tests/dashboards/expected.py: wait-state
