@@ -50,6 +50,15 @@ static void jkv(struct rp_buf *b, const char *key, const char *value) {
   jstr(b, value);
 }
 
+/* n "key": "value" pairs (kv: key, value, key, ...), comma-separated */
+static void jkvs(struct rp_buf *b, const char *const *kv, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0)
+      rp_buf_printf(b, ", ");
+    jkv(b, kv[2 * i], kv[2 * i + 1]);
+  }
+}
+
 /* One data source as the back end has it (make-dashboards.py's Metric). */
 struct metric {
   const char *pinst; /* "$guest", "$<name>", or "" (no instance) */
@@ -387,18 +396,15 @@ static void query_var(struct rp_buf *b, const char *kind, const char *name,
                       const char *label, bool multi, const char *query,
                       const char *regex) {
   rp_buf_printf(b, ",\n      {\"type\": \"query\", ");
-  jkv(b, "name", name);
-  rp_buf_printf(b, ", ");
-  jkv(b, "label", label);
+  jkvs(b, (const char *const[]){"name", name, "label", label}, 2);
   rp_buf_printf(b,
                 ", \"datasource\": {\"type\": \"%s\", \"uid\": "
                 "\"${datasource}\"}, ",
                 kind);
-  jkv(b, "query", query);
-  rp_buf_printf(b, ", ");
-  jkv(b, "definition", query);
-  rp_buf_printf(b, ", ");
-  jkv(b, "regex", regex);
+  jkvs(b,
+       (const char *const[]){"query", query, "definition", query, "regex",
+                             regex},
+       3);
   rp_buf_printf(b,
                 ", \"refresh\": 2, \"sort\": 1, \"multi\": %s, "
                 "\"includeAll\": %s, \"current\": {}, \"hide\": 0}",

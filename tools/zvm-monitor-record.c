@@ -146,7 +146,7 @@ struct page_out {
  * "-". Files are new (never an existing one without --force, never
  * through a symbolic link); a file this run created is removed again if
  * writing fails. 0, or 1 with a line on standard error. */
-static int write_dashboards(const char *dir, unsigned flags,
+static int write_dashboards(const char *dir, unsigned flags, bool quiet,
                             const struct rp_page *pages,
                             const struct rp_map *maps, size_t n) {
   char name[128] = "";
@@ -195,7 +195,8 @@ static int write_dashboards(const char *dir, unsigned flags,
       fprintf(stderr, PROG ": cannot write %s: %s\n", path, strerror(e));
       return 1;
     }
-    fprintf(stderr, PROG ": wrote %s\n", path);
+    if (!quiet)
+      fprintf(stderr, PROG ": wrote %s\n", path);
   }
   return 0;
 }
@@ -390,7 +391,8 @@ int main(int argc, char **argv) {
     }
   }
   if (status == 0 && dash_dir != NULL)
-    status = write_dashboards(dash_dir, out_flags, pages, maps, (size_t)kept);
+    status =
+        write_dashboards(dash_dir, out_flags, quiet, pages, maps, (size_t)kept);
   if (status == 0) {
     if (plugin_block)
       printf("<Plugin zvm_monitor>\n");
