@@ -582,12 +582,127 @@ static void test_errors(void **state) {
   free(page);
 }
 
+static size_t occurrences(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p != NULL;
+       p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+/* The dashboards (--dashboard) for the D4R10 page: one panel per mapped
+ * field (the four elements of an array in one, the named bits of a flag
+ * field in one, the record count in one), IBM's description in the
+ * panel's, counters as rates in each back end's query language (the
+ * shapes of contrib/grafana/make-dashboards.py), gauges as they are. */
+static void test_dashboard(void **state) {
+  (void)state;
+  struct rp_page pg;
+  struct rp_map map;
+  struct rp_options opt = {
+      .builtin = true, .source = "useite-v6r2.txt", .count = "transactions"};
+  parse_file("useite-v6r2.txt", &pg);
+  assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), 0);
+  struct rp_buf d[RP_DASH_KINDS] = {{0}};
+  for (int k = 0; k < RP_DASH_KINDS; k++) {
+    rp_write_dashboard(&pg, &map, 1, rp_dash_kinds[k], &d[k]);
+    assert_false(d[k].oom);
+  }
+  const char *g = d[0].p, *i = d[1].p, *p = d[2].p;
+
+  /* One panel per field: 35 fields (8 of them arrays of 4 elements), 5
+   * flag fields with named bits, the record count: 41 panels and a row. */
+  size_t fields = 0;
+  for (size_t j = 0; j < map.n; j++) {
+    const struct rp_mapped *m = &map.m[j];
+    if (!m->emit || m->bit != NULL ||
+        (m->kind != RP_K_COUNTER && m->kind != RP_K_GAUGE))
+      continue;
+    char title[64];
+    snprintf(title, sizeof(title), "\"title\": \"%s%s\"", m->f->name,
+             m->kind == RP_K_COUNTER ? " per second" : "");
+    for (int k = 0; k < RP_DASH_KINDS; k++)
+      assert_int_equal(occurrences(d[k].p, title), 1);
+    fields++;
+  }
+  assert_int_equal(fields, 35);
+  for (int k = 0; k < RP_DASH_KINDS; k++) {
+    assert_int_equal(occurrences(d[k].p, "\"type\": \"timeseries\""), 41);
+    assert_int_equal(occurrences(d[k].p, "\"type\": \"row\""), 1);
+    assert_int_equal(occurrences(d[k].p, " bits\","), 5);
+    assert_non_null(strstr(d[k].p, "\"title\": \"USEITE_CALOSTAT bits\""));
+    assert_non_null(
+        strstr(d[k].p, "\"title\": \"USEITE transactions per second\""));
+  }
+  /* IBM's name, description and the unit */
+  assert_non_null(strstr(
+      p, "\"description\": \"D4R10 MRUSEITE (z/VM V6R2.0): USEITE_HFCPURN "
+         "(offset 116, Unsigned 4; data source hfcpurn): Number of times "
+         "this user was running on the real CPU. A counter: shown as a rate "
+         "per second. Unit: per second"));
+  assert_non_null(strstr(
+      p, "USEITE_VMDSLCNT (offset 30, Signed 2; data source vmdslcnt): Count "
+         "of minor time slices expired since the start of the current "
+         "transaction. A gauge: shown as it is."));
+  assert_non_null(strstr(p, "USEITE_VMDSYSOP (X'80', data source vmdsysop)"));
+  /* counters as rates, gauges as they are */
+  assert_non_null(
+      strstr(g, "\"target\": \"aliasSub(aliasByNode(perSecond(interpolate("
+                "collectd.$host.zvm_monitor-$guest.derive-hfcpurn)), 2), "
+                "'^zvm_monitor-(.*)$', '\\\\1 hfcpurn')\""));
+  assert_non_null(
+      strstr(g, "aliasSub(aliasByNode(collectd.$host.zvm_monitor-$guest."
+                "gauge-vmdslcnt, 2)"));
+  assert_non_null(strstr(
+      i, "\"query\": \"SELECT non_negative_derivative(mean(\\\"value\\\"), "
+         "1s) FROM \\\"zvm_monitor_hfcpurn\\\" WHERE \\\"host\\\" =~ "
+         "/^$host$/ AND \\\"instance\\\" =~ /^$guest$/ AND \\\"type\\\" = "
+         "'zvm_useite' AND $timeFilter GROUP BY time($__interval), "
+         "\\\"instance\\\" fill(none)\""));
+  assert_non_null(strstr(i, "\"alias\": \"$tag_instance hfcpurn\""));
+  assert_non_null(strstr(i, "SELECT mean(\\\"value\\\") FROM "
+                            "\\\"zvm_monitor_vmdslcnt\\\""));
+  assert_non_null(strstr(
+      p, "\"expr\": \"rate(collectd_zvm_monitor_zvm_useite_hfcpurn_total{"
+         "instance=~\\\"$host\\\", zvm_monitor=~\\\"$guest\\\"}"
+         "[$rate_window])\""));
+  assert_non_null(strstr(
+      p, "\"expr\": \"collectd_zvm_monitor_zvm_useite_vmdslcnt{instance=~"
+         "\\\"$host\\\", zvm_monitor=~\\\"$guest\\\"}\""));
+  assert_null(strstr(p, "rate(collectd_zvm_monitor_zvm_useite_vmdslcnt"));
+  assert_non_null(strstr(p, "\"legendFormat\": \"{{zvm_monitor}} hfcpurn\""));
+  /* an array: one panel, its elements */
+  const char *a = strstr(p, "\"title\": \"USEITE_VMDCPRMD per second\"");
+  assert_non_null(a);
+  const char *next = strstr(a + 1, "\"title\"");
+  assert_non_null(next);
+  for (int q = 0; q < 4; q++) {
+    char el[80];
+    snprintf(el, sizeof(el),
+             "collectd_zvm_monitor_zvm_useite_vmdcprmd_q%d_total", q);
+    const char *e = strstr(a, el);
+    assert_true(e != NULL && e < next);
+  }
+  /* the variables of the shipped dashboards */
+  assert_non_null(
+      strstr(g, "\"regex\": \"/^zvm_monitor-([A-Z0-9@#$_+%-]+)$/\""));
+  assert_non_null(strstr(
+      p, "label_values(collectd_zvm_monitor_zvm_useite_transactions_total{"
+         "instance=~\\\"$host\\\"}, zvm_monitor)"));
+  assert_non_null(strstr(p, "\"name\": \"rate_window\""));
+  for (int k = 0; k < RP_DASH_KINDS; k++)
+    rp_buf_free(&d[k]);
+  rp_map_free(&map);
+  rp_page_free(&pg);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_useite_columns_and_rows_run_together),
       cmocka_unit_test(test_two_levels_html_and_text),
       cmocka_unit_test(test_kind_guesses_agree_with_builtin_tables),
       cmocka_unit_test(test_block_accepted_by_the_plugin),
+      cmocka_unit_test(test_dashboard),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_errors),
   };

@@ -207,4 +207,14 @@ void rp_write_block(const struct rp_page *page, const struct rp_map *map,
 void rp_write_summary(const struct rp_page *page, const struct rp_map *map,
                       const char *indent, struct rp_buf *out);
 
+/* Grafana dashboards for the blocks (tools/recdash.c): one per back end,
+ * the model of contrib/grafana/make-dashboards.py. */
+#define RP_DASH_KINDS 3
+extern const char *const rp_dash_kinds[RP_DASH_KINDS]; /* graphite, ... */
+/* The dashboard of kind (one of rp_dash_kinds) for n pages and their maps:
+ * a row per record, a panel per mapped field (an array's elements and a
+ * flag field's named bits in one), IBM's description as the panel's. */
+void rp_write_dashboard(const struct rp_page *pages, const struct rp_map *maps,
+                        size_t n, const char *kind, struct rp_buf *out);
+
 #endif

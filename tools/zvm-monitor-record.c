@@ -14,6 +14,7 @@
 #include "zvm_config.h"
 
 #include "base/cli.h"
+#include "base/outfile.h"
 #include "recpage.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/recconf.h"
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROG "zvm-monitor-record"
 #define MAX_PAGE (8u << 20) /* IBM's largest pages are a few hundred KB */
@@ -53,6 +55,11 @@ static void usage(FILE *f) {
           "name)\n"
           "  -P, --plugin-block    inside <Plugin zvm_monitor> (a drop-in "
           "file)\n"
+          "  -d, --dashboard=DIR   also Grafana dashboards for the records: "
+          "DIR/\n"
+          "                        NAME-graphite.json, -influxdb.json, "
+          "-prometheus.json\n"
+          "      --force           overwrite existing dashboard files\n"
           "  -q, --quiet           no summary\n"
           "  -h, --help            this text\n"
           "      --version         the program's version\n"
@@ -135,6 +142,65 @@ struct page_out {
   const char *file;
 };
 
+/* The dashboards: DIR/NAME-KIND.json, NAME the records' names joined by
+ * "-". Files are new (never an existing one without --force, never
+ * through a symbolic link); a file this run created is removed again if
+ * writing fails. 0, or 1 with a line on standard error. */
+static int write_dashboards(const char *dir, unsigned flags, bool quiet,
+                            const struct rp_page *pages,
+                            const struct rp_map *maps, size_t n) {
+  char name[128] = "";
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(name);
+    if (len + strlen(maps[i].name) + 2 >= 64)
+      break;
+    snprintf(name + len, sizeof(name) - len, "%s%s", i ? "-" : "",
+             maps[i].name);
+  }
+  for (int k = 0; k < RP_DASH_KINDS; k++) {
+    char path[4096], err[512];
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s-%s.json", dir, name,
+                         rp_dash_kinds[k]) >= sizeof(path)) {
+      fprintf(stderr, PROG ": --dashboard %s: the path is too long\n", dir);
+      return 1;
+    }
+    struct rp_buf json = {0};
+    rp_write_dashboard(pages, maps, n, rp_dash_kinds[k], &json);
+    if (json.oom) {
+      rp_buf_free(&json);
+      fprintf(stderr, PROG ": out of memory\n");
+      return 1;
+    }
+    struct zvm_outfile out;
+    if (zvm_outfile_open(&out, path, flags | ZVM_OUT_GROUP_READ, err,
+                         sizeof(err)) != 0) {
+      rp_buf_free(&json);
+      fprintf(stderr, PROG ": %s\n", err);
+      return 1;
+    }
+    size_t done = 0;
+    int e = 0;
+    while (done < json.len && e == 0) {
+      ssize_t w = write(out.fd, json.p + done, json.len - done);
+      if (w > 0)
+        done += (size_t)w;
+      else if (w < 0 && errno != EINTR)
+        e = errno;
+    }
+    rp_buf_free(&json);
+    if (e == 0)
+      e = zvm_outfile_close(&out);
+    if (e != 0) {
+      zvm_outfile_remove(&out, path);
+      fprintf(stderr, PROG ": cannot write %s: %s\n", path, strerror(e));
+      return 1;
+    }
+    if (!quiet)
+      fprintf(stderr, PROG ": wrote %s\n", path);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   static const struct option long_options[] = {
       {"fields", required_argument, NULL, 'f'},
@@ -144,6 +210,8 @@ int main(int argc, char **argv) {
       {"count", required_argument, NULL, 'c'},
       {"name", required_argument, NULL, 'n'},
       {"plugin-block", no_argument, NULL, 'P'},
+      {"dashboard", required_argument, NULL, 'd'},
+      {"force", no_argument, NULL, 'F'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
@@ -153,9 +221,11 @@ int main(int argc, char **argv) {
   const char *fields[MAX_LIST];
   struct rp_kind_override kinds[MAX_LIST];
   bool plugin_block = false, quiet = false, per_page = false;
+  const char *dash_dir = NULL;
+  unsigned out_flags = 0;
   int o;
   opterr = 0;
-  while ((o = getopt_long(argc, argv, ":f:i:k:p:c:n:Pqh", long_options,
+  while ((o = getopt_long(argc, argv, ":f:i:k:p:c:n:d:Pqh", long_options,
                           NULL)) != -1) {
     switch (o) {
     case 'f':
@@ -198,6 +268,14 @@ int main(int argc, char **argv) {
     case 'P':
       plugin_block = true;
       break;
+    case 'd':
+      if (optarg[0] == '\0')
+        return zvm_cli_usage_error(PROG, "-d: give a directory");
+      dash_dir = optarg;
+      break;
+    case 'F':
+      out_flags |= ZVM_OUT_FORCE;
+      break;
     case 'q':
       quiet = true;
       break;
@@ -228,6 +306,14 @@ int main(int argc, char **argv) {
   struct zvm_recconf rc;
   zvm_recconf_init(&rc, reg);
   struct page_out *outs = calloc((size_t)npages, sizeof(*outs));
+  /* kept for the dashboards */
+  struct rp_page *pages = calloc((size_t)npages, sizeof(*pages));
+  struct rp_map *maps = calloc((size_t)npages, sizeof(*maps));
+  int kept = 0;
+  if (pages == NULL || maps == NULL) {
+    free(outs);
+    outs = NULL;
+  }
   int status = outs == NULL ? 1 : 0;
   if (outs == NULL)
     fprintf(stderr, PROG ": out of memory\n");
@@ -286,8 +372,9 @@ int main(int argc, char **argv) {
     }
     rp_write_block(&page, &map, &opt, &po->block);
     rp_write_summary(&page, &map, "", &po->summary);
-    rp_map_free(&map);
-    rp_page_free(&page);
+    pages[kept] = page;
+    maps[kept] = map;
+    kept++;
     if (po->block.oom || po->summary.oom) {
       fprintf(stderr, PROG ": out of memory\n");
       status = 1;
@@ -303,6 +390,9 @@ int main(int argc, char **argv) {
       status = 1;
     }
   }
+  if (status == 0 && dash_dir != NULL)
+    status =
+        write_dashboards(dash_dir, out_flags, quiet, pages, maps, (size_t)kept);
   if (status == 0) {
     if (plugin_block)
       printf("<Plugin zvm_monitor>\n");
@@ -325,6 +415,12 @@ int main(int argc, char **argv) {
     rp_buf_free(&outs[p].summary);
   }
   free(outs);
+  for (int p = 0; p < kept; p++) {
+    rp_map_free(&maps[p]);
+    rp_page_free(&pages[p]);
+  }
+  free(pages);
+  free(maps);
   zvm_recconf_free(&rc);
   zvm_registry_destroy(reg);
   return status;

@@ -7,7 +7,8 @@
 
 For every dashboard (its kind is its "datasource" variable's query): every
 query variable is resolved against the back end in order (values must be
-exactly the expected ones; textbox and custom variables take their current
+exactly the expected ones, "select" picks the value the panels use, one
+value or one per kind; textbox and custom variables take their current
 value), then every panel's targets run with the variables expanded, once
 per single value of the variables they use and once with all values
 (Grafana's "All": {a,b} for Graphite, (a|b) in regexes). Hidden targets
@@ -275,6 +276,7 @@ class Checker:
         tvars = dash["templating"]["list"]
         kind = next(v["query"] for v in tvars if v["type"] == "datasource")
         be = self.backends[kind]
+        self.kind = kind
         title = dash["title"]
         print("%s (%s, %s)" % (path, title, kind))
         # Variables, in order: each may use the ones before.
@@ -307,7 +309,9 @@ class Checker:
             self.check_panel(title, panel, values, be)
 
     def default_selection(self, values, raw):
-        pick = self.expect.get("select", {})
+        # a value, or one per back-end kind ({"graphite": ..., "*": ...})
+        pick = {k: (v.get(self.kind, v.get("*")) if isinstance(v, dict) else v)
+                for k, v in self.expect.get("select", {}).items()}
         return {k: ([pick[k]] if k in pick else vals[:1], False, k in raw)
                 for k, vals in values.items()}
 

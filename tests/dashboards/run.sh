@@ -11,13 +11,18 @@
 # the build machine has no device-mapper to measure) into carbon-cache
 # (read through graphite-web's render API), InfluxDB 1.x (collectd
 # listener) and Prometheus (scraping write_prometheus), all on 127.0.0.1;
-# (two daemons: see below); then tests/dashboards/check.py runs every panel's query with its
+# (two daemons, a third for zvm-monitor-record's dashboards: see below); then tests/dashboards/check.py runs every panel's query with its
 # template variables expanded and wants the expected series
 # (tests/dashboards/expect.json), each non-empty, and the values the
 # stream and the feed imply (tests/dashboards/expected.py: wait-state
 # shares, CPUs busy, bytes per second, ...). Also checks that the
 # committed JSON is what contrib/grafana/make-dashboards.py writes, and
 # that a query matching nothing and a wrong value fail the check.
+# Then the dashboards zvm-monitor-record writes (--dashboard) for its D4R10
+# block (tests/data/recpages/useite-v6r2.txt, the built-in table's fields:
+# "Replace true" with the same data sources) go through the same check:
+# the "lists" daemon decodes D4R10 with that block (InfluxDB, Prometheus),
+# a third daemon (host zvmrec, OneValuePerList true) with it for Graphite.
 # E2E_KEEP=1 keeps the temporary directory (back-end logs, collectd.conf);
 # E2E_HOLD=SECONDS keeps the back ends up that long after the check, for
 # trying queries by hand.
@@ -39,6 +44,27 @@ for k in graphite influxdb prometheus; do
     exit 1
   }
 done
+
+# The D4R10 block and its dashboards, the fields those of the built-in
+# table (contrib/zvm_monitor.types.db: zvm_useite, arrays by their name).
+fields=$(sed -n 's/^zvm_useite[[:space:]]*//p' "$top/contrib/zvm_monitor.types.db" |
+  tr ',' '\n' | sed 's/^ *//; s/:.*//; /^transactions$/d; s/_q[0-3]$//' | awk '!seen[$0]++' |
+  paste -s -d, -)
+mkdir -p "$D/recdash"
+"$E2E_BUILD/tools/zvm-monitor-record" -q -c transactions -f "$fields" -d "$D/recdash" \
+  "$top/tests/data/recpages/useite-v6r2.txt" >"$D/useite.conf" 2>"$D/recdash.out" || {
+  cat "$D/recdash.out"
+  echo "FAIL: zvm-monitor-record --dashboard on the D4R10 page"
+  exit 1
+}
+# Not over an existing file without --force.
+if "$E2E_BUILD/tools/zvm-monitor-record" -q -c transactions -f "$fields" -d "$D/recdash" \
+  "$top/tests/data/recpages/useite-v6r2.txt" >/dev/null 2>"$D/recdash2.out" ||
+  ! grep -q 'useite-graphite.json: exists: not overwritten (--force overwrites it)' "$D/recdash2.out"; then
+  cat "$D/recdash2.out"
+  echo "FAIL: zvm-monitor-record --dashboard overwrote an existing file without --force"
+  exit 1
+fi
 
 # InfluxDB's listener needs every type collectd sends: the standard ones
 # and the plugin's.
@@ -86,10 +112,18 @@ LoadPlugin write_prometheus
   Host \"127.0.0.1\"
   Port \"$wp_port\"
 </Plugin>" e2e_conf "$D/lists"
+E2E_EXTRA_PLUGINS="$(e2e_write_graphite_conf "$E2E_CARBON_PORT")" \
+  e2e_collectd_conf "$D/rec" zvmrec zvm_monitor "Device \"$D/rec/monreader\"" \
+  "OneValuePerList true" "$(cat "$D/useite.conf")"
+# the block inside the lists daemon's <Plugin zvm_monitor>
+sed -i '$d' "$D/lists/collectd.conf"
+{ cat "$D/useite.conf"; echo "</Plugin>"; } >>"$D/lists/collectd.conf"
 e2e_collectd "$D/graphite" "$D/s.scn"
 gpid=$E2E_PID
 e2e_collectd "$D/lists" "$D/s.scn"
 lpid=$E2E_PID
+e2e_collectd "$D/rec" "$D/s.scn"
+rpid=$E2E_PID
 # dmstats values, one point every 2 s meanwhile
 i=0
 until [ -S "$D/graphite.sock" ] && [ -S "$D/lists.sock" ]; do
@@ -100,8 +134,11 @@ done
 "$PY" "$top/tests/dashboards/dmstats_feed.py" --socket "$D/graphite.sock" \
   --socket "$D/lists.sock" >"$D/dmstats_feed.out" 2>&1 &
 feed=$!
-for d in graphite lists; do
-  e2e_wait 60 "$PY" "$top/tests/e2e/oracle.py" ready --settle 8 "$D/s.scn" --csv "$D/$d/csv" || {
+for d in graphite lists rec; do
+  h=zvmtest
+  [ $d != rec ] || h=zvmrec
+  e2e_wait 60 "$PY" "$top/tests/e2e/oracle.py" ready --settle 8 "$D/s.scn" --csv "$D/$d/csv" \
+    --hostname $h || {
     tail -n 20 "$D/$d/collectd.log"
     echo "FAIL: the reader counters ($d daemon) did not reach their final values within 60 s"
     exit 1
@@ -167,12 +204,73 @@ if "$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAP
 else
   echo "ok - a wrong value fails the check (graphite, influxdb, prometheus)"
 fi
+
+# The dashboards of zvm-monitor-record: the block replaced D4R10 in both
+# daemons; every panel's series are the legends the dashboard names, and
+# those are exactly the block's data sources (one panel per field, an
+# array's elements in one); the guests' transaction rates are those of the
+# built-in panel.
+for d in lists rec; do
+  grep -q 'record 4/10 from its <Record> block, type zvm_useite' "$D/$d/collectd.log" || {
+    echo "FAIL: the D4R10 block did not replace the built-in table in the $d daemon"
+    status=1
+  }
+done
+"$PY" - "$D/useite.conf" "$D/recdash/useite-prometheus.json" "$top/tests/dashboards/expect.json" \
+  "$D/expected.json" "$D/expect-record.json" "$D/expected-record.json" <<'PY' || status=1
+import json, re, sys
+conf, dash, expect, values, out_e, out_v = sys.argv[1:]
+block = open(conf).read()
+ds = set()
+for name, body in re.findall(r'<Field "([a-z0-9_]+)">(.*?)</Field>', block, re.S):
+    if re.search(r'Kind "(counter|gauge)"', body):
+        m = re.search(r'Count (\d+)', body)
+        p = re.search(r'ElementPrefix "([^"]*)"', body)
+        if m:
+            ds |= {"%s%s%d" % (name, p.group(1) if p else "_", i) for i in range(int(m.group(1)))}
+        else:
+            ds.add(name)
+d = json.load(open(dash))
+panels = {}
+for p in d["panels"]:
+    if p["type"] == "row":
+        continue
+    panels[p["title"]] = [t["legendFormat"].replace("{{zvm_monitor}}", "$guest")
+                          for t in p["targets"]]
+names = [n.split(" ", 1)[1] for v in panels.values() for n in v]
+if sorted(names) != sorted(ds):
+    sys.exit("FAIL: the record dashboard's series %s are not the block's data sources %s"
+             % (sorted(names), sorted(ds)))
+e = json.load(open(expect))
+e["panels"] = panels
+e["variables"] = {"host": {"graphite": ["lnx001", "lnx002", "zvmrec", "zvmtest"],
+                           "*": ["zvmtest"]},
+                  "guest": e["variables"]["guest"]}
+e["select"] = {"host": {"graphite": "zvmrec", "*": "zvmtest"}, "rate_window": "4s"}
+json.dump(e, open(out_e, "w"))
+v = json.load(open(values))["panels"]
+want = {"USEITE transactions per second": v["Transactions per second"]}
+json.dump({"panels": want}, open(out_v, "w"))
+print("ok - the record dashboard has one panel per field of the block: %d panels, %d series"
+      % (len(panels), len(names)))
+PY
+"$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAPHITE_WEB" \
+  --influxdb "http://127.0.0.1:$E2E_INFLUX_HTTP" --prometheus "http://127.0.0.1:$E2E_PROM_PORT" \
+  --expect "$D/expect-record.json" --values "$D/expected-record.json" \
+  "$D"/recdash/useite-graphite.json "$D"/recdash/useite-influxdb.json \
+  "$D"/recdash/useite-prometheus.json >"$D/record-check.out" 2>&1 || {
+  grep FAIL "$D/record-check.out" | head -n 40
+  echo "FAIL: the dashboards of zvm-monitor-record --dashboard"
+  status=1
+}
+tail -n 1 "$D/record-check.out"
 [ -z "${E2E_HOLD:-}" ] || {
   echo "back ends up for $E2E_HOLD s (graphite-web :$E2E_GRAPHITE_WEB, influxd :$E2E_INFLUX_HTTP, prometheus :$E2E_PROM_PORT)"
   sleep "$E2E_HOLD"
 }
 e2e_stop "$gpid" || true
 e2e_stop "$lpid" || true
+e2e_stop "$rpid" || true
 sh "$top/tests/dashboards/hypfs.sh" "$E2E_BUILD" || status=1
 echo "dashboards: $(($(date +%s) - t0)) s"
 exit $status
