@@ -435,6 +435,16 @@ static int map_bit(const struct rp_page *pg, struct rp_map *map,
   }
   ds_base(pg, b->name, m->ds, sizeof(m->ds));
   m->ds[MAX_DS_NAME] = '\0';
+  /* A base flag is a field of the block too (and becomes a gauge where
+   * the record has no processor field): its name must be free as well. */
+  const char *by = NULL;
+  if (ds_taken(map, m->ds, map->n, &by) ||
+      (map->instance[0] != NULL && strcmp(map->instance[0]->ds, m->ds) == 0 &&
+       (by = map->instance[0]->f->name) != NULL)) {
+    SKIP("a bit of %s: its data source name %s is taken by %s", f->name, m->ds,
+         by);
+    return -1;
+  }
   if (base) {
     m->kind = RP_K_BASE;
     snprintf(m->why, sizeof(m->why),
@@ -445,14 +455,6 @@ static int map_bit(const struct rp_page *pg, struct rp_map *map,
     SKIP("more fields than a record block holds (limit %d data sources, "
          "%d fields)",
          MAX_DS, MAX_FIELDS);
-    return -1;
-  }
-  const char *by = NULL;
-  if (ds_taken(map, m->ds, map->n, &by) ||
-      (map->instance[0] != NULL && strcmp(map->instance[0]->ds, m->ds) == 0 &&
-       (by = map->instance[0]->f->name) != NULL)) {
-    SKIP("a bit of %s: its data source name %s is taken by %s", f->name, m->ds,
-         by);
     return -1;
   }
   m->kind = RP_K_GAUGE;
@@ -683,12 +685,17 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
         f->type == RP_UNSIGNED && (f->length == 1 || f->length == 2) &&
         f->dim == 1 && overlapping(map, m) == NULL) {
       /* Kept whatever --fields says, like the instance field. */
+      const char *by = NULL;
+      ds_base(pg, f->name, m->ds, sizeof(m->ds));
+      m->ds[MAX_DS_NAME] = '\0';
+      if (ds_taken(map, m->ds, map->n, &by)) {
+        SKIP("its data source name %s is taken by %s", m->ds, by);
+        continue;
+      }
       m->kind = RP_K_PROCESSOR;
       snprintf(m->why, sizeof(m->why),
                "IBM writes the record once per virtual processor: the "
                "guest's counters are summed over them");
-      ds_base(pg, f->name, m->ds, sizeof(m->ds));
-      m->ds[MAX_DS_NAME] = '\0';
       m->emit = true;
       m->skip[0] = '\0';
       map->per_vmdbk = true;
