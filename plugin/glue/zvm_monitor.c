@@ -107,30 +107,22 @@ static int conf_prepare(void) {
  * name the kind. */
 static int config_record_item(oconfig_item_t *item, char *err,
                               size_t err_size) {
-  enum zvm_option_kind kind =
-      (enum zvm_option_kind)zvm_recconf_option_kind(&user_records, item->key);
-  if (kind == ZVM_OPTION_UNKNOWN) /* the builder names the options it knows */
-    return zvm_recconf_set_string(&user_records, item->key, "", err, err_size);
-  struct zvm_option_value v;
+  const struct zvm_option *o = zvm_recconf_option(&user_records, item->key);
+  struct zvm_option_value v = {.type = ZVM_OPTION_STRING, .string = ""};
+  if (o == NULL) /* the builder names the options it knows */
+    return zvm_recconf_set(&user_records, item->key, &v, err, err_size);
   char *str;
-  if (zvm_glue_option_value(item, kind, &v, &str, err, err_size) != 0)
+  if (zvm_glue_option_value(item, o->kind, &v, &str, err, err_size) != 0)
     return -1;
   int status;
-  if (kind == ZVM_OPTION_BLOCK) { /* <Field "name"> */
+  if (o->kind == ZVM_OPTION_BLOCK) { /* <Field "name"> */
     status = zvm_recconf_field_begin(&user_records, v.string, err, err_size);
     for (int i = 0; status == 0 && i < item->children_num; i++)
       status = config_record_item(item->children + i, err, err_size);
     if (status == 0)
       status = zvm_recconf_field_end(&user_records, err, err_size);
-  } else if (v.type == ZVM_OPTION_STRING) {
-    status = zvm_recconf_set_string(&user_records, item->key, v.string, err,
-                                    err_size);
-  } else if (v.type == ZVM_OPTION_NUMBER) {
-    status = zvm_recconf_set_number(&user_records, item->key, v.number, err,
-                                    err_size);
   } else {
-    status = zvm_recconf_set_boolean(&user_records, item->key, v.boolean, err,
-                                     err_size);
+    status = zvm_recconf_set(&user_records, item->key, &v, err, err_size);
   }
   sfree(str);
   return status;
