@@ -144,6 +144,15 @@ static int config_record(oconfig_item_t *ci, char *err, size_t err_size) {
                      : status;
 }
 
+/* An option of the plugin's block: a row of the configuration's or of a
+ * record's (conf.h: zvm_conf_option). */
+static int config_option(oconfig_item_t *child, char *err, size_t err_size) {
+  void *target = NULL;
+  const struct zvm_option *o = zvm_conf_option(&conf, child->key, &target);
+  return zvm_glue_option(o, o != NULL ? 1 : 0, target, child, NULL, err,
+                         err_size);
+}
+
 static int zvm_config(oconfig_item_t *ci) {
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
@@ -152,16 +161,14 @@ static int zvm_config(oconfig_item_t *ci) {
   for (int i = 0; i < ci->children_num; i++) {
     char err[512] = "";
     oconfig_item_t *child = ci->children + i;
-    size_t nconf, nreplay;
-    const struct zvm_option *conf_rows = zvm_conf_options(&nconf);
+    size_t nreplay;
     const struct zvm_option *replay_rows = zvm_replay_options_table(&nreplay);
     int status = strcasecmp(child->key, "Record") == 0
                      ? config_record(child, err, sizeof(err))
                  : zvm_replay_option_is(child->key)
                      ? zvm_glue_option(replay_rows, nreplay, &replay_opts,
                                        child, NULL, err, sizeof(err))
-                     : zvm_glue_option(conf_rows, nconf, &conf, child, NULL,
-                                       err, sizeof(err));
+                     : config_option(child, err, sizeof(err));
     if (status != 0) {
       ERROR(LOG_PREFIX "%s", err);
       return -1;
