@@ -17,6 +17,7 @@
 
 #include "conf_options.h"
 #include "records/catalog.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/registry.h"
 
@@ -28,7 +29,7 @@ struct fx {
 static int setup(void **state) {
   struct fx *f = calloc(1, sizeof(*f));
   assert_non_null(f);
-  assert_int_equal(zvm_conf_init(&f->c), 0);
+  assert_int_equal(zvm_conf_init(&f->c, zvm_registry_builtin()), 0);
   *state = f;
   return 0;
 }

@@ -61,7 +61,8 @@ struct zvm_conf {
   size_t guest_instances_max;
   bool guest_instances_given;
   bool notify[ZVM_NOTIFY_KINDS]; /* Notify<Kind>: all true by default */
-  /* Record descriptors: the built-in ones, then <Record> blocks. Owned.
+  /* Record descriptors: the built-in ones, then <Record> blocks. Owned
+   * (zvm_conf_init).
    * A record's own options (ApplDataKinds, ApplDataNaming of D10R2) are
    * its descriptor's (records.h: its option rows and struct). */
   struct zvm_registry *records;
@@ -77,8 +78,12 @@ const struct zvm_option *zvm_conf_options(size_t *n);
 const struct zvm_option *zvm_conf_option(struct zvm_conf *c, const char *key,
                                          void **target);
 
-/* Defaults. Returns 0, or -1 if out of memory. */
-int zvm_conf_init(struct zvm_conf *c);
+/* Defaults, with records: the registry of the records the configuration
+ * knows, composed by the caller (the built-in ones:
+ * zvm_registry_builtin(), builtin.h), which c owns from here on (also
+ * when this fails); <Record> blocks add to it (recconf.h). Returns 0, or
+ * -1 if out of memory (records NULL too). */
+int zvm_conf_init(struct zvm_conf *c, struct zvm_registry *records);
 void zvm_conf_free(struct zvm_conf *c);
 
 /* Checks between options, once a configuration block is complete: 0, or -1

@@ -4,8 +4,6 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
-#include "records/catalog.h"
-#include "zvm_monitor/builtin.h"
 
 #include "base/util.h"
 #include "zvm_monitor/registry.h"
@@ -18,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-int zvm_conf_init(struct zvm_conf *c) {
+int zvm_conf_init(struct zvm_conf *c, struct zvm_registry *records) {
   *c = (struct zvm_conf){
       .domains = ZVM_DOMAINS_ALL,
       .report_reader_stats = true,
@@ -31,9 +29,8 @@ int zvm_conf_init(struct zvm_conf *c) {
     c->notify[k] = true;
   zvm_select_init(&c->userids, false, ZVM_SELECT_CASELESS, "user ID");
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
-  c->records = zvm_registry_create();
-  if (c->device == NULL || c->records == NULL ||
-      zvm_registry_add_builtins(c->records) != 0) {
+  c->records = records;
+  if (c->device == NULL || c->records == NULL) {
     zvm_conf_free(c);
     return -1;
   }

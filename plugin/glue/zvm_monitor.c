@@ -17,6 +17,7 @@
 #include "collectd/core/utils/common/common.h"
 
 #include "base/collectd.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/events.h"
 #include "zvm_monitor/mapper.h"
@@ -94,7 +95,7 @@ static uint64_t leap_logged_us = UINT64_MAX;
 static int conf_prepare(void) {
   if (conf_ready)
     return 0;
-  if (zvm_conf_init(&conf) != 0)
+  if (zvm_conf_init(&conf, zvm_registry_builtin()) != 0)
     return -1;
   zvm_replay_options_init(&replay_opts);
   zvm_recconf_init(&user_records, conf.records);
