@@ -12,11 +12,9 @@
 # their include/ headers) may include the base and the format layer (EBCDIC
 # names), nothing else of plugin/; collectd in their glue only.
 #
-# (config is above the records: a <Record> block with a field of Kind
-# processor uses the per-VMDBK hooks of records/vmdbk.c. It never includes
-# the catalogue, records/catalog.h or zvm_monitor/builtin.h: whoever
-# composes the registry, the glue, hands it the built-in records, and a
-# record's own options are rows its descriptor carries.)
+# (config is above the records but includes nothing of them nor of
+# appldata: whoever composes the registry, the glue, hands it the built-in
+# records, and a record's own options are rows its descriptor carries.)
 #
 # Every #include "..." of a source or header under plugin/<layer>/ and of
 # a public header in include/zvm_monitor/ (which belongs to the layer named
@@ -51,7 +49,7 @@ allowed() {
   engine) echo "base format engine" ;;
   appldata) echo "base format engine appldata" ;;
   records) echo "base format engine appldata records" ;;
-  config) echo "base format engine records config" ;;
+  config) echo "base format engine config" ;;
   mapper) echo "base format engine appldata records config mapper" ;;
   io) echo "base format io" ;;
   glue) echo "base format engine appldata records config mapper io glue collectd" ;;
@@ -80,11 +78,6 @@ check_file() { # FILE LAYER
       [ -e "$(dirname "$1")/$inc" ] && continue
       to=unknown ;;
     esac
-    if [ "$2" = config ]; then
-      case $inc in
-      zvm_monitor/builtin.h | records/catalog.h) to=catalogue ;;
-      esac
-    fi
     case " $ok " in
     *" $to "*) ;;
     *)

@@ -59,7 +59,7 @@ enum zvm_ufield_kind {
   ZVM_UKIND_INSTANCE, /* names the record instance (plugin_instance) */
   /* The record is written per virtual processor (VMDBK) of the guest the
    * userid instance field names: its counters are summed per guest over
-   * the VMDBKs, as D4R10's (records/vmdbk.h). Unsigned, 1 or 2 bytes. */
+   * the VMDBKs, as D4R10's (engine/vmdbk.h). Unsigned, 1 or 2 bytes. */
   ZVM_UKIND_PROCESSOR,
   /* With a processor field: set (Mask) on the base VMDBK's records, whose
    * gauges and record count the guest's are. Unsigned. */

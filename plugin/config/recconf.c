@@ -22,7 +22,7 @@
 
 #include "base/option.h"
 #include "base/util.h"
-#include "records/vmdbk.h"
+#include "engine/vmdbk.h"
 #include "zvm_monitor/registry.h"
 
 #include <ctype.h>
