@@ -384,7 +384,7 @@ static int memory_run(const char *gen, unsigned guests, unsigned intervals) {
   long rss0 = proc_kib("VmRSS");
 
   struct zvm_conf conf;
-  if (zvm_conf_init(&conf) != 0)
+  if (zvm_conf_init(&conf, zvm_registry_builtin()) != 0)
     die("out of memory");
   struct zvm_reader_io io = {
       .open = pd_open,
@@ -586,7 +586,7 @@ static void cost_head(int width) {
 
 static int appldata_run(const char *gen, unsigned guests, unsigned reps) {
   struct zvm_conf conf;
-  if (zvm_conf_init(&conf) != 0)
+  if (zvm_conf_init(&conf, zvm_registry_builtin()) != 0)
     die("out of memory");
   /* The same sample records in both; only the guests' records differ. */
   char args[256];
@@ -661,7 +661,8 @@ static int imported_run(const char *gen, unsigned guests, unsigned reps,
                         const char *file) {
   struct zvm_conf builtin, imported;
   struct zvm_recconf rc;
-  if (zvm_conf_init(&builtin) != 0 || zvm_conf_init(&imported) != 0)
+  if (zvm_conf_init(&builtin, zvm_registry_builtin()) != 0 ||
+      zvm_conf_init(&imported, zvm_registry_builtin()) != 0)
     die("out of memory");
   zvm_recconf_init(&rc, imported.records);
   FILE *fp = fopen(file, "r");
@@ -829,7 +830,7 @@ int main(int argc, char **argv) {
          ds.walk.padding_bytes, ds.unknown);
 
   struct zvm_conf conf;
-  if (zvm_conf_init(&conf) != 0)
+  if (zvm_conf_init(&conf, zvm_registry_builtin()) != 0)
     die("out of memory");
   uint64_t now_us = 1700000000 * UINT64_C(1000000);
   uint64_t *t = calloc(reps, sizeof(*t));

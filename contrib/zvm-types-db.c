@@ -11,6 +11,7 @@
  * of the network protocol. A unit test (tests/test_mapper.c) checks that
  * the shipped file's types equal what the plugin registers.
  */
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/typesdb.h"
@@ -32,7 +33,7 @@ static const char header[] =
 
 int main(void) {
   struct zvm_conf conf;
-  if (zvm_conf_init(&conf) != 0) {
+  if (zvm_conf_init(&conf, zvm_registry_builtin()) != 0) {
     fprintf(stderr, "zvm-types-db: out of memory\n");
     return 1;
   }

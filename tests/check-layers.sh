@@ -12,8 +12,9 @@
 # their include/ headers) may include the base and the format layer (EBCDIC
 # names), nothing else of plugin/; collectd in their glue only.
 #
-# (config is above the records: a configuration starts from the registry
-# of built-in records and holds the APPLDATA options of the D10R2 hooks.)
+# (config is above the records but includes nothing of them nor of
+# appldata: whoever composes the registry, the glue, hands it the built-in
+# records, and a record's own options are rows its descriptor carries.)
 #
 # Every #include "..." of a source or header under plugin/<layer>/ and of
 # a public header in include/zvm_monitor/ (which belongs to the layer named
@@ -48,7 +49,7 @@ allowed() {
   engine) echo "base format engine" ;;
   appldata) echo "base format engine appldata" ;;
   records) echo "base format engine appldata records" ;;
-  config) echo "base format engine appldata records config" ;;
+  config) echo "base format engine config" ;;
   mapper) echo "base format engine appldata records config mapper" ;;
   io) echo "base format io" ;;
   glue) echo "base format engine appldata records config mapper io glue collectd" ;;

@@ -30,6 +30,13 @@ static inline const struct zvm_option *conf_row(const char *key) {
   return zvm_option_find(rows, n, key);
 }
 
+/* The row of key for c (its own or one of its records', conf.h), and in
+ * *target the struct it sets. */
+static inline const struct zvm_option *
+conf_row_of(struct zvm_conf *c, const char *key, void **target) {
+  return key != NULL ? zvm_conf_option(c, key, target) : NULL;
+}
+
 /* Option names are matched case-insensitively, as collectd does. */
 static inline enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
   const struct zvm_option *o = conf_row(key);
@@ -41,7 +48,8 @@ static inline enum zvm_conf_kind zvm_conf_option_kind(const char *key) {
 static inline int zvm_conf_set_string(struct zvm_conf *c, const char *key,
                                       const char *value, char *err,
                                       size_t err_size) {
-  const struct zvm_option *o = conf_row(key);
+  void *target = NULL;
+  const struct zvm_option *o = conf_row_of(c, key, &target);
   if (o == NULL)
     return zvm_format_error(err, err_size, "unknown option \"%s\"",
                             key != NULL ? key : "");
@@ -53,12 +61,13 @@ static inline int zvm_conf_set_string(struct zvm_conf *c, const char *key,
     return zvm_format_error(err, err_size, "%s: missing value", key);
   const struct zvm_option_value v = {.type = ZVM_OPTION_STRING,
                                      .string = value};
-  return o->set(c, o, &v, err, err_size);
+  return o->set(target, o, &v, err, err_size);
 }
 
 static inline int zvm_conf_set_boolean(struct zvm_conf *c, const char *key,
                                        bool value, char *err, size_t err_size) {
-  const struct zvm_option *o = conf_row(key);
+  void *target = NULL;
+  const struct zvm_option *o = conf_row_of(c, key, &target);
   if (o == NULL)
     return zvm_format_error(err, err_size, "unknown option \"%s\"",
                             key != NULL ? key : "");
@@ -67,13 +76,14 @@ static inline int zvm_conf_set_boolean(struct zvm_conf *c, const char *key,
                             key);
   const struct zvm_option_value v = {.type = ZVM_OPTION_BOOLEAN,
                                      .boolean = value};
-  return o->set(c, o, &v, err, err_size);
+  return o->set(target, o, &v, err, err_size);
 }
 
 static inline int zvm_conf_set_number(struct zvm_conf *c, const char *key,
                                       double value, char *err,
                                       size_t err_size) {
-  const struct zvm_option *o = conf_row(key);
+  void *target = NULL;
+  const struct zvm_option *o = conf_row_of(c, key, &target);
   if (o == NULL)
     return zvm_format_error(err, err_size, "unknown option \"%s\"",
                             key != NULL ? key : "");
@@ -83,7 +93,7 @@ static inline int zvm_conf_set_number(struct zvm_conf *c, const char *key,
         o->kind == ZVM_OPTION_BOOLEAN ? "boolean" : "string");
   const struct zvm_option_value v = {.type = ZVM_OPTION_NUMBER,
                                      .number = value};
-  return o->set(c, o, &v, err, err_size);
+  return o->set(target, o, &v, err, err_size);
 }
 
 #endif /* ZVM_TESTS_CONF_OPTIONS_H */

@@ -11,6 +11,7 @@
 
 #include "builder.h"
 #include "conf_options.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 
@@ -21,7 +22,7 @@ struct mapper_fx {
 };
 
 static inline void mapper_fx_init(struct mapper_fx *x) {
-  assert_int_equal(zvm_conf_init(&x->conf), 0);
+  assert_int_equal(zvm_conf_init(&x->conf, zvm_registry_builtin()), 0);
   x->m = NULL;
   tb_init(&x->rs);
   tb_init(&x->set);

@@ -16,7 +16,10 @@
 #include <string.h>
 
 #include "conf_options.h"
+#include "records/catalog.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
+#include "zvm_monitor/registry.h"
 
 struct fx {
   struct zvm_conf c;
@@ -26,7 +29,7 @@ struct fx {
 static int setup(void **state) {
   struct fx *f = calloc(1, sizeof(*f));
   assert_non_null(f);
-  assert_int_equal(zvm_conf_init(&f->c), 0);
+  assert_int_equal(zvm_conf_init(&f->c, zvm_registry_builtin()), 0);
   *state = f;
   return 0;
 }
@@ -483,6 +486,88 @@ static void test_notify_switches(void **state) {
   ERR_CONTAINS(f, "unknown option \"NotifyFoo\"");
 }
 
+/* A record's own option rows: a descriptor that carries them (here a
+ * copy of D1R11 as record D1R250 with a "TestLevel" row) gets its own
+ * options struct in the configuration's registry; the configuration
+ * applies the key through that row to that struct, as it applies
+ * ApplDataKinds to D10R2's. A key no row knows is still an unknown
+ * option, worded as the glue words it. */
+struct test_opts {
+  double level;
+  bool given;
+};
+
+static int set_level(void *t, const struct zvm_option *o,
+                     const struct zvm_option_value *v, char *err,
+                     size_t err_size) {
+  (void)o;
+  if (v->number < 0)
+    return zvm_format_error(err, err_size, "TestLevel %g: not below 0",
+                            v->number);
+  ((struct test_opts *)t)->level = v->number;
+  ((struct test_opts *)t)->given = true;
+  return 0;
+}
+
+static void test_opts_init(void *opts) {
+  *(struct test_opts *)opts = (struct test_opts){.level = 7};
+}
+
+static const struct zvm_option test_rows[] = {
+    {"TestLevel", ZVM_OPTION_NUMBER, set_level, 0},
+};
+static const struct zvm_record_options test_options = {
+    .rows = test_rows,
+    .nrows = 1,
+    .size = sizeof(struct test_opts),
+    .init = test_opts_init,
+};
+
+static void test_record_option_rows(void **state) {
+  struct fx *f = *state;
+  struct zvm_record_desc d = zvm_rec_mtrend;
+  d.number = 250;
+  d.options = &test_options;
+  assert_int_equal(
+      zvm_registry_add(f->c.records, &d, false, NULL, f->err, sizeof(f->err)),
+      0);
+  const struct zvm_record_desc *held = zvm_registry_find(f->c.records, 1, 250);
+  assert_non_null(held);
+  assert_ptr_not_equal(held, &d); /* the registry's copy, its own options */
+  const struct test_opts *opts = held->hook_data;
+  assert_non_null(opts);
+  assert_true(opts->level == 7 && !opts->given); /* init's defaults */
+
+  void *target = NULL;
+  const struct zvm_option *o = zvm_conf_option(&f->c, "testlevel", &target);
+  assert_non_null(o);
+  assert_ptr_equal(target, opts);
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "TestLevel", 3, f->err, sizeof(f->err)), 0);
+  assert_true(opts->level == 3 && opts->given);
+  assert_int_equal(
+      zvm_conf_set_number(&f->c, "TestLevel", -1, f->err, sizeof(f->err)), -1);
+  assert_string_equal(f->err, "TestLevel -1: not below 0");
+  assert_true(opts->level == 3);
+
+  /* The plugin's own rows come first, D10R2's rows stay D10R2's. */
+  assert_ptr_equal(zvm_conf_option(&f->c, "Device", &target),
+                   conf_row("Device"));
+  assert_ptr_equal(target, &f->c);
+  assert_non_null(zvm_conf_option(&f->c, "ApplDataKinds", &target));
+  assert_ptr_equal(target, zvm_registry_find(f->c.records, 10, 2)->hook_data);
+
+  /* Unknown: no row, and the glue's words for it (zvm_glue_option). */
+  target = NULL;
+  o = zvm_conf_option(&f->c, "TestLevel2", &target);
+  assert_null(o);
+  const struct zvm_option_value v = {.type = ZVM_OPTION_NUMBER, .number = 1};
+  assert_int_equal(zvm_option_apply(o, 0, target, "TestLevel2", &v, NULL,
+                                    f->err, sizeof(f->err)),
+                   -1);
+  assert_string_equal(f->err, "unknown option \"TestLevel2\"");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -506,6 +591,7 @@ int main(void) {
       T(test_selection_default_all),
       T(test_selection_rules),
       T(test_notify_switches),
+      T(test_record_option_rows),
 #undef T
   };
   return cmocka_run_group_tests_name("conf", tests, NULL, NULL);

@@ -529,25 +529,25 @@ static void test_builder_order(void **state) {
   (void)state;
   struct zvm_recconf rc;
   zvm_recconf_init(&rc, NULL);
-  assert_int_equal(zvm_recconf_option_kind(&rc, "Name"), ZVM_RECCONF_UNKNOWN);
+  assert_null(zvm_recconf_option(&rc, "Name"));
   assert_int_equal(zvm_recconf_field_begin(&rc, "a", err, sizeof(err)), -1);
   assert_int_equal(zvm_recconf_field_end(&rc, err, sizeof(err)), -1);
   assert_int_equal(zvm_recconf_record_end(&rc, err, sizeof(err)), -1);
-  assert_int_equal(zvm_recconf_set_string(&rc, "Name", "x", err, sizeof(err)),
-                   -1);
+  const struct zvm_option_value x = {.type = ZVM_OPTION_STRING, .string = "x"};
+  assert_int_equal(zvm_recconf_set(&rc, "Name", &x, err, sizeof(err)), -1);
   assert_non_null(strstr(err, "outside a Record block"));
   assert_int_equal(zvm_recconf_record_begin(&rc, NULL, err, sizeof(err)), -1);
   assert_int_equal(zvm_recconf_record_begin(&rc, "0/9", err, sizeof(err)), 0);
   /* An unfinished block (refused) is forgotten by the next one. */
   assert_int_equal(zvm_recconf_record_begin(&rc, "0/8", err, sizeof(err)), 0);
   assert_int_equal(zvm_recconf_record_begin(&rc, "0/9", err, sizeof(err)), 0);
-  assert_int_equal(zvm_recconf_option_kind(&rc, "field"), ZVM_RECCONF_BLOCK);
+  assert_int_equal(zvm_recconf_option(&rc, "field")->kind, ZVM_OPTION_BLOCK);
   assert_int_equal(zvm_recconf_field_begin(&rc, "a", err, sizeof(err)), 0);
-  assert_int_equal(zvm_recconf_option_kind(&rc, "OFFSET"), ZVM_RECCONF_NUMBER);
+  assert_int_equal(zvm_recconf_option(&rc, "OFFSET")->kind, ZVM_OPTION_NUMBER);
   assert_int_equal(zvm_recconf_field_begin(&rc, "b", err, sizeof(err)), -1);
   assert_int_equal(zvm_recconf_record_end(&rc, err, sizeof(err)), -1);
-  assert_int_equal(zvm_recconf_set_number(&rc, "Name", 1, err, sizeof(err)),
-                   -1);
+  const struct zvm_option_value one = {.type = ZVM_OPTION_NUMBER, .number = 1};
+  assert_int_equal(zvm_recconf_set(&rc, "Name", &one, err, sizeof(err)), -1);
   zvm_recconf_free(&rc); /* frees the half-built record and field */
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A guest's values summed over its VMDBKs (plugin/records/vmdbk.c): the sum of
+ * A guest's values summed over its VMDBKs (plugin/engine/vmdbk.c): the sum of
  * each VMDBK's latest value, VMDBKs that skip a transaction, shorter
  * records, the base VMDBK, and limits.
  */
@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "records/vmdbk.h"
+#include "engine/vmdbk.h"
 
 #define N 3
 

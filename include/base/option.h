@@ -2,7 +2,8 @@
 /*
  * zvm_monitor - the one option system of every plugin: a table of rows,
  * each an option's name, the kind of value it takes and its handler.
- * zvm_monitor's options (plugin/config/conf.c), its replay options
+ * zvm_monitor's options (plugin/config/conf.c), a record's own options
+ * (plugin/appldata/aplsdt.c: D10R2's), its replay options
  * (plugin/io/replay.c) and <Record> block options (plugin/config/recconf.c),
  * hypfs's (hypfs/conf.c) and dmstats's (dmstats/conf.c) are such tables;
  * the shared collectd glue (base/collectd.h) turns an option's value into

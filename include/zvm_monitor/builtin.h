@@ -18,6 +18,10 @@ struct zvm_registry; /* registry.h */
 /* Adds every built-in descriptor to r. 0, or -1 if out of memory. */
 int zvm_registry_add_builtins(struct zvm_registry *r);
 
+/* A new registry of every built-in descriptor (what a configuration
+ * starts from, conf.h); NULL if out of memory. */
+struct zvm_registry *zvm_registry_builtin(void);
+
 /* zvm_decode_set_with() with the built-in descriptors. */
 void zvm_decode_set(const uint8_t *buf, size_t len, zvm_domain_mask_t select,
                     zvm_record_cb cb, void *ctx,

@@ -30,8 +30,6 @@
 #define ZVM_CONF_MIN_SET_SIZE ((size_t)4096)
 #define ZVM_CONF_MAX_SET_SIZE ((size_t)2048 * 1024 * 1024)
 
-struct zvm_apl_options; /* appldata/appldata.h */
-
 /* ApplDataInstancesPerGuest: instances (record kinds, mount points,
  * processes) one guest's APPLDATA may hold in the mapper at once. */
 #define ZVM_CONF_DEFAULT_GUEST_INSTANCES ((size_t)4096)
@@ -59,16 +57,14 @@ struct zvm_conf {
   /* UserField: D4R10 values to dispatch (lower case); none = all. */
   char **userfields;
   size_t userfields_num, userfields_cap;
-  /* ApplDataKinds, ApplDataNaming (heap: the D10R2 descriptor's hook_data
-   * points here). kinds_given: the first ApplDataKinds replaces the
-   * default. */
-  struct zvm_apl_options *appldata;
-  bool appldata_kinds_given, appldata_naming_given;
   /* ApplDataInstancesPerGuest (1-ZVM_CONF_MAX_GUEST_INSTANCES). */
   size_t guest_instances_max;
   bool guest_instances_given;
   bool notify[ZVM_NOTIFY_KINDS]; /* Notify<Kind>: all true by default */
-  /* Record descriptors: the built-in ones, then <Record> blocks. Owned. */
+  /* Record descriptors: the built-in ones, then <Record> blocks. Owned
+   * (zvm_conf_init).
+   * A record's own options (ApplDataKinds, ApplDataNaming of D10R2) are
+   * its descriptor's (records.h: its option rows and struct). */
   struct zvm_registry *records;
 };
 
@@ -76,8 +72,18 @@ struct zvm_conf {
  * <Plugin zvm_monitor> block besides <Record> and the replay options. */
 const struct zvm_option *zvm_conf_options(size_t *n);
 
-/* Defaults. Returns 0, or -1 if out of memory. */
-int zvm_conf_init(struct zvm_conf *c);
+/* The row of key: one of zvm_conf_options(), or else one of the option
+ * rows of the records c holds (records.h); *target is the struct it sets
+ * (c, or the record's options). NULL: an unknown option. */
+const struct zvm_option *zvm_conf_option(struct zvm_conf *c, const char *key,
+                                         void **target);
+
+/* Defaults, with records: the registry of the records the configuration
+ * knows, composed by the caller (the built-in ones:
+ * zvm_registry_builtin(), builtin.h), which c owns from here on (also
+ * when this fails); <Record> blocks add to it (recconf.h). Returns 0, or
+ * -1 if out of memory (records NULL too). */
+int zvm_conf_init(struct zvm_conf *c, struct zvm_registry *records);
 void zvm_conf_free(struct zvm_conf *c);
 
 /* Checks between options, once a configuration block is complete: 0, or -1

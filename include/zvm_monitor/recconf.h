@@ -38,16 +38,6 @@
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/records.h"
 
-/* The value an option of a <Record> block or of a <Field> block inside it
- * takes; as collectd's oconfig gives it. */
-enum zvm_recconf_kind {
-  ZVM_RECCONF_UNKNOWN = ZVM_OPTION_UNKNOWN,
-  ZVM_RECCONF_STRING = ZVM_OPTION_STRING,
-  ZVM_RECCONF_NUMBER = ZVM_OPTION_NUMBER,
-  ZVM_RECCONF_BOOLEAN = ZVM_OPTION_BOOLEAN,
-  ZVM_RECCONF_BLOCK = ZVM_OPTION_BLOCK, /* <Field "name"> inside <Record> */
-};
-
 /* How a field's bytes are read. */
 enum zvm_ufield_type {
   ZVM_UTYPE_UNSIGNED, /* big-endian unsigned, 1, 2, 4 or 8 bytes */
@@ -69,7 +59,7 @@ enum zvm_ufield_kind {
   ZVM_UKIND_INSTANCE, /* names the record instance (plugin_instance) */
   /* The record is written per virtual processor (VMDBK) of the guest the
    * userid instance field names: its counters are summed per guest over
-   * the VMDBKs, as D4R10's (records/vmdbk.h). Unsigned, 1 or 2 bytes. */
+   * the VMDBKs, as D4R10's (engine/vmdbk.h). Unsigned, 1 or 2 bytes. */
   ZVM_UKIND_PROCESSOR,
   /* With a processor field: set (Mask) on the base VMDBK's records, whose
    * gauges and record count the guest's are. Unsigned. */
@@ -146,10 +136,12 @@ struct zvm_recconf {
 void zvm_recconf_init(struct zvm_recconf *rc, struct zvm_registry *reg);
 void zvm_recconf_free(struct zvm_recconf *rc);
 
-/* Kind of an option at the current level (inside a Record or a Field);
- * names case-insensitive, as collectd matches them. */
-enum zvm_recconf_kind zvm_recconf_option_kind(const struct zvm_recconf *rc,
-                                              const char *key);
+/* The option row (base/option.h) of key at the current level (inside a
+ * Record or a Field), or NULL; names case-insensitive, as collectd matches
+ * them. Its kind is the value the option takes; ZVM_OPTION_BLOCK is
+ * <Field "name"> inside <Record> (zvm_recconf_field_begin). */
+const struct zvm_option *zvm_recconf_option(const struct zvm_recconf *rc,
+                                            const char *key);
 
 /* Every call returns 0, or -1 with a one-line reason in err (which names
  * the record and the field). A record whose block failed is not added;
@@ -158,12 +150,12 @@ int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
                              size_t err_size);
 int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
                             size_t err_size);
-int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
-                           const char *value, char *err, size_t err_size);
-int zvm_recconf_set_number(struct zvm_recconf *rc, const char *key,
-                           double value, char *err, size_t err_size);
-int zvm_recconf_set_boolean(struct zvm_recconf *rc, const char *key, bool value,
-                            char *err, size_t err_size);
+/* Value v of key at the current level, through its row; a key without a
+ * row (or a value of another kind) is an unknown option, worded with the
+ * options the block knows. */
+int zvm_recconf_set(struct zvm_recconf *rc, const char *key,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size);
 int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size);
 int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size);
 

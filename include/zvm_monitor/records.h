@@ -206,6 +206,22 @@ struct zvm_array {
 
 struct zvm_record_hooks; /* hooks.h */
 
+/* Options of the plugin's block a record's hooks read (base/option.h): a
+ * record carries its own rows, and the configuration applies a key none
+ * of its own rows knows to them. A registry gives every descriptor it
+ * holds with options its own struct of them (size bytes, init's
+ * defaults) as hook_data (registry.h). */
+struct zvm_option;
+struct zvm_record_options {
+  const struct zvm_option *rows;
+  size_t nrows;
+  size_t size;              /* of the struct the rows set */
+  void (*init)(void *opts); /* its defaults */
+  /* Whether an option was given (not only defaults): the configuration
+   * requires the record's domain then. */
+  bool (*given)(const void *opts);
+};
+
 struct zvm_record_desc {
   uint8_t domain;
   uint16_t number;
@@ -228,6 +244,8 @@ struct zvm_record_desc {
    * APPLDATA's data area), not from the record: the 20-byte header rule
    * of zvm_record_check() does not apply. */
   bool window;
+  /* Its options (above); NULL: none. */
+  const struct zvm_record_options *options;
 };
 
 /* ------------------------------------------------------------------------

@@ -40,4 +40,12 @@ size_t zvm_registry_count(const struct zvm_registry *r);
 const struct zvm_record_desc *zvm_registry_at(const struct zvm_registry *r,
                                               size_t i);
 
+/* A descriptor with options (records.h) and no hook_data is held as the
+ * registry's own copy whose hook_data is its own struct of the options,
+ * with their defaults. The row of key among the option rows of the
+ * descriptors held, and in *target the struct it sets; NULL if none has
+ * one. */
+const struct zvm_option *zvm_registry_option(const struct zvm_registry *r,
+                                             const char *key, void **target);
+
 #endif /* ZVM_MONITOR_REGISTRY_H */

@@ -20,6 +20,8 @@
  * an identifier twice (two mount points df names alike share one).
  */
 #include "appldata/appldata.h"
+#include "base/option.h"
+#include "base/util.h"
 #include "engine/hooks.h"
 #include "engine/table.h"
 #include "zvm_monitor/be.h"
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define APHDR_USERID 24
 
@@ -225,6 +228,69 @@ static const struct zvm_field aplsdt_fields[] = {
               EBCDIC, TEXT),
 };
 
+/* ------------------------------------------------------------------------
+ * The options the hooks read: rows of the plugin's block (option.h), set
+ * in the struct zvm_apl_options a registry gives the descriptor.
+ */
+static int opt_kinds(void *t, const struct zvm_option *o,
+                     const struct zvm_option_value *v, char *err,
+                     size_t err_size) {
+  (void)o;
+  struct zvm_apl_options *a = t;
+  enum zvm_apl_kind k = zvm_apl_kind_from_name(v->string);
+  if (k == ZVM_APL_UNKNOWN)
+    return zvm_format_error(
+        err, err_size,
+        "ApplDataKinds \"%s\": not a kind (os, mem, net_sum, "
+        "fsstat, procd_sum, procd_task)",
+        v->string);
+  if (!a->kinds_given)
+    a->kinds = 0;
+  a->kinds_given = true;
+  a->kinds |= ZVM_APL_KIND_BIT(k);
+  return 0;
+}
+
+static int opt_naming(void *t, const struct zvm_option *o,
+                      const struct zvm_option_value *v, char *err,
+                      size_t err_size) {
+  (void)o;
+  struct zvm_apl_options *a = t;
+  if (strcasecmp(v->string, "collectd") == 0)
+    a->zvm_naming = false;
+  else if (strcasecmp(v->string, "zvm_monitor") == 0)
+    a->zvm_naming = true;
+  else
+    return zvm_format_error(err, err_size,
+                            "ApplDataNaming \"%s\": must be \"collectd\" or "
+                            "\"zvm_monitor\"",
+                            v->string);
+  a->naming_given = true;
+  return 0;
+}
+
+static const struct zvm_option aplsdt_rows[] = {
+    {"ApplDataKinds", ZVM_OPTION_STRING, opt_kinds, 0},
+    {"ApplDataNaming", ZVM_OPTION_STRING, opt_naming, 0},
+};
+
+static void options_init(void *opts) {
+  *(struct zvm_apl_options *)opts = default_options;
+}
+
+static bool options_given(const void *opts) {
+  const struct zvm_apl_options *a = opts;
+  return a->kinds_given || a->naming_given;
+}
+
+static const struct zvm_record_options aplsdt_options = {
+    .rows = aplsdt_rows,
+    .nrows = ZVM_COUNT_OF(aplsdt_rows),
+    .size = sizeof(struct zvm_apl_options),
+    .init = options_init,
+    .given = options_given,
+};
+
 const struct zvm_record_desc zvm_rec_aplsdt = {
     .domain = ZVM_DOMAIN_APPLDATA,
     .number = 2,
@@ -245,4 +311,5 @@ const struct zvm_record_desc zvm_rec_aplsdt = {
             .length = 52,
         },
     .hooks = &appldata_hooks,
+    .options = &aplsdt_options,
 };

@@ -268,8 +268,9 @@ void zvm_apl_values(const struct zvm_apl_record *r, zvm_apl_emit_fn emit,
 size_t zvm_apl_type_ds_count(const char *type);
 
 /* ------------------------------------------------------------------------
- * What the configuration chooses (ApplDataKinds, ApplDataNaming); the
- * hooks read it through their descriptor's hook_data (NULL: defaults).
+ * What the configuration chooses (ApplDataKinds, ApplDataNaming: the D10R2
+ * descriptor's option rows, aplsdt.c); the hooks read it through their
+ * descriptor's hook_data (NULL: defaults).
  */
 #define ZVM_APL_KIND_BIT(k) (1u << (k))
 #define ZVM_APL_KINDS_DEFAULT                                                  \
@@ -280,11 +281,15 @@ size_t zvm_apl_type_ds_count(const char *type);
 struct zvm_apl_options {
   unsigned kinds;  /* ZVM_APL_KIND_BIT()s of the kinds dispatched */
   bool zvm_naming; /* ApplDataNaming zvm_monitor */
+  /* Given in the configuration: the first ApplDataKinds replaces the
+   * default kinds; either one requires Domain "appldata". */
+  bool kinds_given, naming_given;
 };
 
 /* The D10R2 MRAPLSDT descriptor (aplsdt.c): the APHDR's user ID as key,
  * the guests' layouts by product ID through its hooks; its hook_data is a
- * struct zvm_apl_options (NULL: the defaults). */
+ * struct zvm_apl_options (NULL: the defaults), which its option rows
+ * (ApplDataKinds, ApplDataNaming) set. */
 struct zvm_record_desc;
 extern const struct zvm_record_desc zvm_rec_aplsdt;
 

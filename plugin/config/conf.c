@@ -4,10 +4,7 @@
  * No collectd headers (see conf.h).
  */
 #include "zvm_monitor/conf.h"
-#include "records/catalog.h"
-#include "zvm_monitor/builtin.h"
 
-#include "appldata/appldata.h"
 #include "base/util.h"
 #include "zvm_monitor/registry.h"
 
@@ -19,52 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-static void free_desc_copy(const struct zvm_record_desc *d) { free((void *)d); }
-
-/* The D10R2 descriptor with this configuration's APPLDATA options as its
- * hooks' data (the built-in table has none: defaults). */
-static int appldata_register(struct zvm_conf *c) {
-  *c->appldata = (struct zvm_apl_options){.kinds = ZVM_APL_KINDS_DEFAULT};
-  struct zvm_record_desc *d = malloc(sizeof(*d));
-  if (d == NULL)
-    return -1;
-  *d = zvm_rec_aplsdt;
-  d->hook_data = c->appldata;
-  return zvm_registry_add(c->records, d, true, free_desc_copy, NULL, 0);
-}
-
-static int add_appldata_kind(struct zvm_conf *c, const char *value, char *err,
-                             size_t err_size) {
-  enum zvm_apl_kind k = zvm_apl_kind_from_name(value);
-  if (k == ZVM_APL_UNKNOWN)
-    return zvm_format_error(
-        err, err_size,
-        "ApplDataKinds \"%s\": not a kind (os, mem, net_sum, "
-        "fsstat, procd_sum, procd_task)",
-        value);
-  if (!c->appldata_kinds_given)
-    c->appldata->kinds = 0;
-  c->appldata_kinds_given = true;
-  c->appldata->kinds |= ZVM_APL_KIND_BIT(k);
-  return 0;
-}
-
-static int set_appldata_naming(struct zvm_conf *c, const char *value, char *err,
-                               size_t err_size) {
-  if (strcasecmp(value, "collectd") == 0)
-    c->appldata->zvm_naming = false;
-  else if (strcasecmp(value, "zvm_monitor") == 0)
-    c->appldata->zvm_naming = true;
-  else
-    return zvm_format_error(err, err_size,
-                            "ApplDataNaming \"%s\": must be \"collectd\" or "
-                            "\"zvm_monitor\"",
-                            value);
-  c->appldata_naming_given = true;
-  return 0;
-}
-
-int zvm_conf_init(struct zvm_conf *c) {
+int zvm_conf_init(struct zvm_conf *c, struct zvm_registry *records) {
   *c = (struct zvm_conf){
       .domains = ZVM_DOMAINS_ALL,
       .report_reader_stats = true,
@@ -77,10 +29,8 @@ int zvm_conf_init(struct zvm_conf *c) {
     c->notify[k] = true;
   zvm_select_init(&c->userids, false, ZVM_SELECT_CASELESS, "user ID");
   c->device = strdup(ZVM_CONF_DEFAULT_DEVICE);
-  c->records = zvm_registry_create();
-  c->appldata = calloc(1, sizeof(*c->appldata));
-  if (c->device == NULL || c->records == NULL || c->appldata == NULL ||
-      zvm_registry_add_builtins(c->records) != 0 || appldata_register(c) != 0) {
+  c->records = records;
+  if (c->device == NULL || c->records == NULL) {
     zvm_conf_free(c);
     return -1;
   }
@@ -96,7 +46,6 @@ void zvm_conf_free(struct zvm_conf *c) {
     free(c->userfields[i]);
   free(c->userfields);
   zvm_registry_destroy(c->records);
-  free(c->appldata);
   *c = (struct zvm_conf){0};
 }
 
@@ -319,20 +268,6 @@ static int opt_leap(void *t, const struct zvm_option *o,
   return 0;
 }
 
-static int opt_appldata_kinds(void *t, const struct zvm_option *o,
-                              const struct zvm_option_value *v, char *err,
-                              size_t err_size) {
-  (void)o;
-  return add_appldata_kind(t, v->string, err, err_size);
-}
-
-static int opt_appldata_naming(void *t, const struct zvm_option *o,
-                               const struct zvm_option_value *v, char *err,
-                               size_t err_size) {
-  (void)o;
-  return set_appldata_naming(t, v->string, err, err_size);
-}
-
 /* ApplDataInstancesPerGuest: a whole number from 1 to the pool's size. */
 static int opt_guest_instances(void *t, const struct zvm_option *o,
                                const struct zvm_option_value *v, char *err,
@@ -378,14 +313,35 @@ static const struct zvm_option options[] = {
     {"NotifyDevice", NOTIFY(DEVICE)},
     {"LeapSecondOffset", ZVM_OPTION_STRING_OR_NUMBER, opt_leap, 0},
     {"ReportByVirtualCPU", FLAG(report_by_virtual_cpu)},
-    {"ApplDataKinds", ZVM_OPTION_STRING, opt_appldata_kinds, 0},
-    {"ApplDataNaming", ZVM_OPTION_STRING, opt_appldata_naming, 0},
     {"ApplDataInstancesPerGuest", ZVM_OPTION_NUMBER, opt_guest_instances, 0},
 };
 
 const struct zvm_option *zvm_conf_options(size_t *n) {
   *n = ZVM_COUNT_OF(options);
   return options;
+}
+
+const struct zvm_option *zvm_conf_option(struct zvm_conf *c, const char *key,
+                                         void **target) {
+  const struct zvm_option *o =
+      zvm_option_find(options, ZVM_COUNT_OF(options), key);
+  if (o != NULL) {
+    *target = c;
+    return o;
+  }
+  return zvm_registry_option(c->records, key, target);
+}
+
+/* Whether a record of domain has options given (records.h). */
+static bool record_options_given(const struct zvm_conf *c, unsigned domain) {
+  for (size_t i = 0; i < zvm_registry_count(c->records); i++) {
+    const struct zvm_record_desc *d = zvm_registry_at(c->records, i);
+    if (d->domain == domain && d->options != NULL &&
+        d->options->given != NULL && d->hook_data != NULL &&
+        d->options->given(d->hook_data))
+      return true;
+  }
+  return false;
 }
 
 int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
@@ -396,8 +352,8 @@ int zvm_conf_check(const struct zvm_conf *c, char *err, size_t err_size) {
         "true\" (one value per list): a guest's value list has "
         "a fixed set of data sources; add OneValuePerList true "
         "or remove UserField");
-  if ((c->appldata_kinds_given || c->appldata_naming_given ||
-       c->guest_instances_given) &&
+  if ((c->guest_instances_given ||
+       record_options_given(c, ZVM_DOMAIN_APPLDATA)) &&
       !(c->domains & ZVM_DOMAIN_BIT(ZVM_DOMAIN_APPLDATA)))
     return zvm_format_error(
         err, err_size,

@@ -22,7 +22,7 @@
 
 #include "base/option.h"
 #include "base/util.h"
-#include "records/vmdbk.h"
+#include "engine/vmdbk.h"
 #include "zvm_monitor/registry.h"
 
 #include <ctype.h>
@@ -133,10 +133,9 @@ static const struct zvm_option *option_row(const struct zvm_recconf *rc,
              : zvm_option_find(record_options, COUNT_OF(record_options), key);
 }
 
-enum zvm_recconf_kind zvm_recconf_option_kind(const struct zvm_recconf *rc,
-                                              const char *key) {
-  const struct zvm_option *o = option_row(rc, key);
-  return o != NULL ? (enum zvm_recconf_kind)o->kind : ZVM_RECCONF_UNKNOWN;
+const struct zvm_option *zvm_recconf_option(const struct zvm_recconf *rc,
+                                            const char *key) {
+  return option_row(rc, key);
 }
 
 /* ------------------------------------------------------------------------
@@ -582,34 +581,13 @@ static int rc_replace(void *t, const struct zvm_option *o,
 
 /* A value of type v->type for key in the block being built: through its
  * row; a key without a row, or of another kind, is an unknown option. */
-static int option_set(struct zvm_recconf *rc, const char *key,
-                      const struct zvm_option_value *v, char *err,
-                      size_t err_size) {
+int zvm_recconf_set(struct zvm_recconf *rc, const char *key,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
   const struct zvm_option *o = option_row(rc, key);
   if (o == NULL || o->set == NULL || o->kind != v->type)
     return unknown_option(rc, key, err, err_size);
   return o->set(rc, o, v, err, err_size);
-}
-
-int zvm_recconf_set_string(struct zvm_recconf *rc, const char *key,
-                           const char *value, char *err, size_t err_size) {
-  const struct zvm_option_value v = {.type = ZVM_OPTION_STRING,
-                                     .string = value};
-  return option_set(rc, key, &v, err, err_size);
-}
-
-int zvm_recconf_set_number(struct zvm_recconf *rc, const char *key,
-                           double value, char *err, size_t err_size) {
-  const struct zvm_option_value v = {.type = ZVM_OPTION_NUMBER,
-                                     .number = value};
-  return option_set(rc, key, &v, err, err_size);
-}
-
-int zvm_recconf_set_boolean(struct zvm_recconf *rc, const char *key, bool value,
-                            char *err, size_t err_size) {
-  const struct zvm_option_value v = {.type = ZVM_OPTION_BOOLEAN,
-                                     .boolean = value};
-  return option_set(rc, key, &v, err, err_size);
 }
 
 /* Lengths each type accepts. */

@@ -114,33 +114,24 @@ static int line_end(struct parser *ps) {
 
 static int apply(struct parser *ps, struct zvm_recconf *rc, const char *key,
                  const struct value *v) {
-  enum zvm_recconf_kind kind = zvm_recconf_option_kind(rc, key);
-  static const char *const want[] = {
-      [ZVM_RECCONF_STRING] = "string",
-      [ZVM_RECCONF_NUMBER] = "numeric",
-      [ZVM_RECCONF_BOOLEAN] = "boolean",
-  };
-  switch (kind) {
-  case ZVM_RECCONF_STRING:
-    if (v->type != V_STRING)
-      break;
-    return zvm_recconf_set_string(rc, key, v->text, ps->err, ps->err_size);
-  case ZVM_RECCONF_NUMBER:
-    if (v->type != V_NUMBER)
-      break;
-    return zvm_recconf_set_number(rc, key, v->number, ps->err, ps->err_size);
-  case ZVM_RECCONF_BOOLEAN:
-    if (v->type != V_BOOLEAN)
-      break;
-    return zvm_recconf_set_boolean(rc, key, v->boolean, ps->err, ps->err_size);
-  case ZVM_RECCONF_BLOCK:
+  const struct zvm_option *o = zvm_recconf_option(rc, key);
+  struct zvm_option_value ov = {.type = ZVM_OPTION_STRING, .string = ""};
+  if (o == NULL) /* the builder words unknown options */
+    return zvm_recconf_set(rc, key, &ov, ps->err, ps->err_size);
+  if (o->kind == ZVM_OPTION_BLOCK)
     return perr(ps, "%s is a block: <%s \"name\">", key, key);
-  case ZVM_RECCONF_UNKNOWN:
-  default:
-    /* The builder words unknown options. */
-    return zvm_recconf_set_string(rc, key, "", ps->err, ps->err_size);
-  }
-  return perr(ps, "%s: exactly one %s value is required", key, want[kind]);
+  if (v->type == V_STRING)
+    ov.string = v->text;
+  else if (v->type == V_NUMBER)
+    ov = (struct zvm_option_value){.type = ZVM_OPTION_NUMBER,
+                                   .number = v->number};
+  else
+    ov = (struct zvm_option_value){.type = ZVM_OPTION_BOOLEAN,
+                                   .boolean = v->boolean};
+  if (ov.type != o->kind)
+    return perr(ps, "%s: exactly one %s value is required", key,
+                zvm_option_kind_name(o->kind));
+  return zvm_recconf_set(rc, key, &ov, ps->err, ps->err_size);
 }
 
 int zvm_recconf_parse_text(struct zvm_recconf *rc, const char *text, size_t len,
@@ -196,8 +187,8 @@ int zvm_recconf_parse_text(struct zvm_recconf *rc, const char *text, size_t len,
       if (depth == 0 && strcasecmp(key, "Record") == 0) {
         if (zvm_recconf_record_begin(rc, v.text, err, err_size) != 0)
           return -1;
-      } else if (depth == 1 &&
-                 zvm_recconf_option_kind(rc, key) == ZVM_RECCONF_BLOCK) {
+      } else if (depth == 1 && zvm_recconf_option(rc, key) != NULL &&
+                 zvm_recconf_option(rc, key)->kind == ZVM_OPTION_BLOCK) {
         if (zvm_recconf_field_begin(rc, v.text, err, err_size) != 0)
           return -1;
       } else {

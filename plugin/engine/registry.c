@@ -5,6 +5,7 @@
  * practice).
  */
 #include "zvm_monitor/registry.h"
+#include "base/option.h"
 #include "base/util.h"
 #include "engine/check.h"
 #include "zvm_monitor/decode.h"
@@ -15,6 +16,9 @@
 struct reg_entry {
   const struct zvm_record_desc *desc;
   void (*free_desc)(const struct zvm_record_desc *d);
+  /* desc is the registry's copy of orig with its own options (NULL: desc
+   * is the descriptor added). */
+  const struct zvm_record_desc *orig;
 };
 
 struct zvm_registry {
@@ -28,12 +32,43 @@ struct zvm_registry *zvm_registry_create(void) {
   return calloc(1, sizeof(struct zvm_registry));
 }
 
+static void entry_free(const struct reg_entry *e) {
+  if (e->orig != NULL) {
+    free(e->desc->hook_data);
+    free((void *)e->desc);
+  }
+  if (e->free_desc != NULL)
+    e->free_desc(e->orig != NULL ? e->orig : e->desc);
+}
+
+/* The entry of d: d itself, or with options and no hook_data the
+ * registry's copy of d with its own options. */
+static int entry_make(const struct zvm_record_desc *d,
+                      void (*free_desc)(const struct zvm_record_desc *d),
+                      struct reg_entry *e) {
+  *e = (struct reg_entry){d, free_desc, NULL};
+  if (d->options == NULL || d->hook_data != NULL)
+    return 0;
+  struct zvm_record_desc *copy = malloc(sizeof(*copy));
+  void *opts = calloc(1, d->options->size > 0 ? d->options->size : 1);
+  if (copy == NULL || opts == NULL) {
+    free(copy);
+    free(opts);
+    return -1;
+  }
+  if (d->options->init != NULL)
+    d->options->init(opts);
+  *copy = *d;
+  copy->hook_data = opts;
+  *e = (struct reg_entry){copy, free_desc, d};
+  return 0;
+}
+
 void zvm_registry_destroy(struct zvm_registry *r) {
   if (r == NULL)
     return;
   for (size_t i = 0; i < r->n; i++)
-    if (r->all[i].free_desc != NULL)
-      r->all[i].free_desc(r->all[i].desc);
+    entry_free(&r->all[i]);
   free(r->all);
   for (unsigned d = 0; d < ZVM_DOMAIN_COUNT; d++)
     free(r->slot[d]);
@@ -109,23 +144,29 @@ static int registry_add(struct zvm_registry *r, const struct zvm_record_desc *d,
     return -1;
   }
 
+  struct reg_entry e;
+  if (entry_make(d, free_desc, &e) != 0)
+    goto nomem;
   if (old != NULL) {
     size_t i = r->slot[d->domain][d->number] - 1;
-    if (r->all[i].free_desc != NULL)
-      r->all[i].free_desc(r->all[i].desc);
-    r->all[i] = (struct reg_entry){d, free_desc};
+    entry_free(&r->all[i]);
+    r->all[i] = e;
     return 0;
   }
 
   size_t nslots = r->nslots[d->domain];
   if (!zvm_grow(&r->slot[d->domain], &r->nslots[d->domain], d->number,
-                sizeof(size_t), 64))
-    goto nomem;
+                sizeof(size_t), 64)) {
+    entry_free(&e);
+    return zvm_format_error(err, err_size, "out of memory");
+  }
   memset(r->slot[d->domain] + nslots, 0,
          (r->nslots[d->domain] - nslots) * sizeof(size_t));
-  if (!zvm_grow(&r->all, &r->cap, r->n, sizeof(*r->all), 16))
-    goto nomem;
-  r->all[r->n++] = (struct reg_entry){d, free_desc};
+  if (!zvm_grow(&r->all, &r->cap, r->n, sizeof(*r->all), 16)) {
+    entry_free(&e);
+    return zvm_format_error(err, err_size, "out of memory");
+  }
+  r->all[r->n++] = e;
   r->slot[d->domain][d->number] = r->n;
   return 0;
 
@@ -149,4 +190,20 @@ size_t zvm_registry_count(const struct zvm_registry *r) { return r->n; }
 const struct zvm_record_desc *zvm_registry_at(const struct zvm_registry *r,
                                               size_t i) {
   return i < r->n ? r->all[i].desc : NULL;
+}
+
+const struct zvm_option *zvm_registry_option(const struct zvm_registry *r,
+                                             const char *key, void **target) {
+  for (size_t i = 0; r != NULL && i < r->n; i++) {
+    const struct zvm_record_desc *d = r->all[i].desc;
+    const struct zvm_option *o =
+        d->options != NULL
+            ? zvm_option_find(d->options->rows, d->options->nrows, key)
+            : NULL;
+    if (o != NULL) {
+      *target = d->hook_data;
+      return o;
+    }
+  }
+  return NULL;
 }

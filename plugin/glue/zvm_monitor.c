@@ -17,6 +17,7 @@
 #include "collectd/core/utils/common/common.h"
 
 #include "base/collectd.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/events.h"
 #include "zvm_monitor/mapper.h"
@@ -94,7 +95,7 @@ static uint64_t leap_logged_us = UINT64_MAX;
 static int conf_prepare(void) {
   if (conf_ready)
     return 0;
-  if (zvm_conf_init(&conf) != 0)
+  if (zvm_conf_init(&conf, zvm_registry_builtin()) != 0)
     return -1;
   zvm_replay_options_init(&replay_opts);
   zvm_recconf_init(&user_records, conf.records);
@@ -107,30 +108,22 @@ static int conf_prepare(void) {
  * name the kind. */
 static int config_record_item(oconfig_item_t *item, char *err,
                               size_t err_size) {
-  enum zvm_option_kind kind =
-      (enum zvm_option_kind)zvm_recconf_option_kind(&user_records, item->key);
-  if (kind == ZVM_OPTION_UNKNOWN) /* the builder names the options it knows */
-    return zvm_recconf_set_string(&user_records, item->key, "", err, err_size);
-  struct zvm_option_value v;
+  const struct zvm_option *o = zvm_recconf_option(&user_records, item->key);
+  struct zvm_option_value v = {.type = ZVM_OPTION_STRING, .string = ""};
+  if (o == NULL) /* the builder names the options it knows */
+    return zvm_recconf_set(&user_records, item->key, &v, err, err_size);
   char *str;
-  if (zvm_glue_option_value(item, kind, &v, &str, err, err_size) != 0)
+  if (zvm_glue_option_value(item, o->kind, &v, &str, err, err_size) != 0)
     return -1;
   int status;
-  if (kind == ZVM_OPTION_BLOCK) { /* <Field "name"> */
+  if (o->kind == ZVM_OPTION_BLOCK) { /* <Field "name"> */
     status = zvm_recconf_field_begin(&user_records, v.string, err, err_size);
     for (int i = 0; status == 0 && i < item->children_num; i++)
       status = config_record_item(item->children + i, err, err_size);
     if (status == 0)
       status = zvm_recconf_field_end(&user_records, err, err_size);
-  } else if (v.type == ZVM_OPTION_STRING) {
-    status = zvm_recconf_set_string(&user_records, item->key, v.string, err,
-                                    err_size);
-  } else if (v.type == ZVM_OPTION_NUMBER) {
-    status = zvm_recconf_set_number(&user_records, item->key, v.number, err,
-                                    err_size);
   } else {
-    status = zvm_recconf_set_boolean(&user_records, item->key, v.boolean, err,
-                                     err_size);
+    status = zvm_recconf_set(&user_records, item->key, &v, err, err_size);
   }
   sfree(str);
   return status;
@@ -152,6 +145,15 @@ static int config_record(oconfig_item_t *ci, char *err, size_t err_size) {
                      : status;
 }
 
+/* An option of the plugin's block: a row of the configuration's or of a
+ * record's (conf.h: zvm_conf_option). */
+static int config_option(oconfig_item_t *child, char *err, size_t err_size) {
+  void *target = NULL;
+  const struct zvm_option *o = zvm_conf_option(&conf, child->key, &target);
+  return zvm_glue_option(o, o != NULL ? 1 : 0, target, child, NULL, err,
+                         err_size);
+}
+
 static int zvm_config(oconfig_item_t *ci) {
   if (conf_prepare() != 0) {
     ERROR(LOG_PREFIX "out of memory");
@@ -160,16 +162,14 @@ static int zvm_config(oconfig_item_t *ci) {
   for (int i = 0; i < ci->children_num; i++) {
     char err[512] = "";
     oconfig_item_t *child = ci->children + i;
-    size_t nconf, nreplay;
-    const struct zvm_option *conf_rows = zvm_conf_options(&nconf);
+    size_t nreplay;
     const struct zvm_option *replay_rows = zvm_replay_options_table(&nreplay);
     int status = strcasecmp(child->key, "Record") == 0
                      ? config_record(child, err, sizeof(err))
                  : zvm_replay_option_is(child->key)
                      ? zvm_glue_option(replay_rows, nreplay, &replay_opts,
                                        child, NULL, err, sizeof(err))
-                     : zvm_glue_option(conf_rows, nconf, &conf, child, NULL,
-                                       err, sizeof(err));
+                     : config_option(child, err, sizeof(err));
     if (status != 0) {
       ERROR(LOG_PREFIX "%s", err);
       return -1;

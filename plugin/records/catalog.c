@@ -53,6 +53,15 @@ int zvm_registry_add_builtins(struct zvm_registry *r) {
   return 0;
 }
 
+struct zvm_registry *zvm_registry_builtin(void) {
+  struct zvm_registry *r = zvm_registry_create();
+  if (r != NULL && zvm_registry_add_builtins(r) != 0) {
+    zvm_registry_destroy(r);
+    return NULL;
+  }
+  return r;
+}
+
 static void decode_builtin(const uint8_t *buf, size_t len,
                            zvm_domain_mask_t select, zvm_record_cb cb,
                            void *ctx, struct zvm_decode_stats *stats) {

@@ -22,8 +22,9 @@
 #include <stdbool.h>
 
 #include "appldata/appldata.h"
-#include "mapper_values.h"
 #include "conf_options.h"
+#include "mapper_values.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 
@@ -91,8 +92,8 @@ static void through_mapper(const uint8_t *rec, size_t len, bool all) {
   static bool ready;
   if (!ready) {
     char err[256];
-    FUZZ_CHECK(zvm_conf_init(&confs[0]) == 0);
-    FUZZ_CHECK(zvm_conf_init(&confs[1]) == 0);
+    FUZZ_CHECK(zvm_conf_init(&confs[0], zvm_registry_builtin()) == 0);
+    FUZZ_CHECK(zvm_conf_init(&confs[1], zvm_registry_builtin()) == 0);
     static const char *const kinds[] = {"os",     "mem",       "net_sum",
                                         "fsstat", "procd_sum", "procd_task"};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)

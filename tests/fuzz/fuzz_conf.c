@@ -19,6 +19,7 @@
 #include "fuzz.h"
 
 #include "conf_options.h" /* tests/: the options by name, as collectd.conf gives them */
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 
 #include <ctype.h>
@@ -73,7 +74,7 @@ static void check_err(int status, const char *err, size_t size) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct zvm_conf c;
-  FUZZ_CHECK(zvm_conf_init(&c) == 0);
+  FUZZ_CHECK(zvm_conf_init(&c, zvm_registry_builtin()) == 0);
   struct in in = {data, size};
   uint8_t op;
   for (int i = 0; i < 64 && take(&in, &op, 1); i++) {

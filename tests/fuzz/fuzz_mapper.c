@@ -23,6 +23,7 @@
 #include "appldata/appldata.h"
 #include "engine/hooks.h"
 #include "mapper_values.h"
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/registry.h"
@@ -312,7 +313,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct zvm_conf *c = &confs[rt][ovpl];
   if (mappers[rt][ovpl] == NULL) {
     char err[256];
-    FUZZ_CHECK(zvm_conf_init(c) == 0);
+    FUZZ_CHECK(zvm_conf_init(c, zvm_registry_builtin()) == 0);
     /* D0R2 is built in: the run-time record replaces it (the first
      * configuration keeps the built-in table). */
     if (rt)

@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 
+#include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/mapper.h"
 #include "zvm_monitor/recconf.h"
@@ -156,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *text = (char *)fuzz_dup(data + 2, text_len);
 
   struct zvm_conf conf;
-  FUZZ_CHECK(zvm_conf_init(&conf) == 0);
+  FUZZ_CHECK(zvm_conf_init(&conf, zvm_registry_builtin()) == 0);
   struct zvm_recconf rc;
   char err[512];
   zvm_recconf_init(&rc, conf.records);

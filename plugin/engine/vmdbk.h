@@ -7,16 +7,16 @@
  * VMDBK in a virtual complex that contributed to the transaction" (IBM
  * z/VM V6R2 monitor record MRUSEITE (D4R10),
  * www.vm.ibm.com/pubs/mon620/MRUSEITE.HTML), one VMDBK per virtual CPU, told
- * apart by USEITE_VMDCPUAD. Each VMDBK's high-frequency counters are its own, so a
- * guest's counter is the sum over its VMDBKs of each one's latest value;
+ * apart by USEITE_VMDCPUAD. Each VMDBK's high-frequency counters are its own,
+ * so a guest's counter is the sum over its VMDBKs of each one's latest value;
  * a VMDBK that skips transactions keeps its last values in the sum, so
  * the sum never goes backwards while the guest is tracked.
  *
  * The set holds n values per VMDBK (the caller's value slots, counters and
  * levels alike; the caller decides which it sums) and their sums.
  */
-#ifndef ZVM_RECORDS_VMDBK_H
-#define ZVM_RECORDS_VMDBK_H
+#ifndef ZVM_ENGINE_VMDBK_H
+#define ZVM_ENGINE_VMDBK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -111,4 +111,4 @@ struct zvm_vmdbk_fields {
 struct zvm_record_hooks;
 extern const struct zvm_record_hooks zvm_vmdbk_hooks;
 
-#endif /* ZVM_RECORDS_VMDBK_H */
+#endif /* ZVM_ENGINE_VMDBK_H */

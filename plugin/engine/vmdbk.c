@@ -2,7 +2,7 @@
 /*
  * zvm_monitor - a guest's values summed over its VMDBKs (see vmdbk.h).
  */
-#include "records/vmdbk.h"
+#include "engine/vmdbk.h"
 #include "base/util.h"
 #include "engine/hooks.h"
 #include "zvm_monitor/be.h"
