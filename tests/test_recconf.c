@@ -484,6 +484,11 @@ static void test_every_error(void **state) {
       {REC("0/9", FIELD("c", "Type unsigned\n")), "is not a number"},
       {REC("0/9", "Replace 1\n" OK_COUNTER),
        "Replace: exactly one boolean value is required"},
+      /* an option with no value at all (a boolean one too) */
+      {REC("0/9", "Replace\n" OK_COUNTER),
+       "Replace: exactly one boolean value is required"},
+      {REC("0/9", FIELD("c", "Offset\n")),
+       "Offset: exactly one numeric value is required"},
       /* syntax of the text itself (the test parser) */
       {"<Record \"0/9\">\nName \"r\"\n" OK_COUNTER, "<Record> is not closed"},
       {"Name \"r\"\n", "outside a <Record> block"},

@@ -125,10 +125,10 @@ static int apply(struct parser *ps, struct zvm_recconf *rc, const char *key,
   else if (v->type == V_NUMBER)
     ov = (struct zvm_option_value){.type = ZVM_OPTION_NUMBER,
                                    .number = v->number};
-  else
+  else if (v->type == V_BOOLEAN)
     ov = (struct zvm_option_value){.type = ZVM_OPTION_BOOLEAN,
                                    .boolean = v->boolean};
-  if (ov.type != o->kind)
+  if (v->type == V_NONE || ov.type != o->kind)
     return perr(ps, "%s: exactly one %s value is required", key,
                 zvm_option_kind_name(o->kind));
   return zvm_recconf_set(rc, key, &ov, ps->err, ps->err_size);
