@@ -112,7 +112,7 @@ static const struct zvm_record_desc proc_desc = {
     .ibm_name = "TPROC",
     .title = "test processor record",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .length = 58,
     .main =
         {.type_name = "zvm_tproc",
@@ -465,7 +465,7 @@ static const struct zvm_record_desc inner_desc = {
     .ibm_name = "TINNER",
     .title = "test inner layout",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .main =
         {.type_name = "zvm_tinner",
          .plugin = "tplugin",
@@ -559,7 +559,7 @@ static const struct zvm_record_desc outer_desc = {
     .ibm_name = "TOUTER",
     .title = "test outer record",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .main = {.key = {.nparts = 0}},
     .hooks = &outer_hooks,
 };
@@ -698,7 +698,7 @@ static const struct zvm_record_desc wide_desc = {
     .ibm_name = "TWIDE",
     .title = "test wide layout",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .main = {.type_name = "zvm_twide",
              .plugin = "tplugin",
              .host = ZVM_HOST_GUEST,
@@ -735,7 +735,7 @@ static const struct zvm_record_desc wide_outer_desc = {
     .ibm_name = "TOUTERW",
     .title = "test outer record, undeclared layout",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .main = {.key = {.nparts = 0}},
     .hooks = &wide_outer_hooks,
 };
