@@ -25,6 +25,7 @@
 #include "zvm_monitor/decode.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/records.h"
+#include "zvm_monitor/registry.h"
 
 /* Every table: fields inside the documented length, no two overlap, the
  * metric name is the lower-case IBM name without the record prefix. */
@@ -74,6 +75,16 @@ static void test_table_consistency(void **state) {
                                     : us[1 + k]));
     }
   }
+  /* The registry of the built-in records (what a configuration starts
+   * from): one entry per table. */
+  struct zvm_registry *r = zvm_registry_builtin();
+  assert_non_null(r);
+  assert_int_equal(zvm_registry_count(r), zvm_record_table_count);
+  assert_ptr_equal(zvm_registry_find(r, 4, 10), &zvm_rec_useite);
+  assert_ptr_equal(zvm_registry_find(r, 5, 21), &zvm_rec_prcsmt);
+  assert_null(zvm_registry_find(r, 0, 99));
+  assert_null(zvm_registry_find(r, 16, 1));
+  zvm_registry_destroy(r);
   assert_null(zvm_record_find(4, 3));
   assert_null(zvm_record_find(0, 0));
   assert_null(zvm_record_find(200, 10));

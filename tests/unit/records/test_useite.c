@@ -179,6 +179,12 @@ static void test_useite_every_field(void **state) {
   assert_false(zvm_field_u64(u, b.data, b.len, 0, &dummy)); /* not numeric */
 
   assert_int_equal(field(d, "USEITE_VMDPUTYP")->offset, 196);
+
+  /* The dispatch-queue arrays declare "_q" in their rows. */
+  const struct zvm_field *q = field(d, "USEITE_VMDCIDLD");
+  assert_int_equal(q->count, 4);
+  assert_int_equal(zvm_field_element_name(q, 3, name, sizeof(name)), 11);
+  assert_string_equal(name, "vmdcidld_q3");
   tb_free(&b);
 }
 
