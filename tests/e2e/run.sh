@@ -9,6 +9,8 @@
 #
 #   tests/e2e/run.sh BUILD_DIR [SCENARIO...]     (default: every scenario)
 #
+# A scenario NAME is the file tests/e2e/scenarios/NAME.sh (see the end).
+#
 # One line per scenario (PASS/FAIL/SKIP), then "N passed, N failed, N
 # skipped". A scenario that cannot run for want of a package says
 # "SKIP: ... (PACKAGE)" and returns 77: under CI (tests/lib.sh, "Skipped
