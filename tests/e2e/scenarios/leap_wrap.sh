@@ -5,8 +5,8 @@
 # sets arrived, so their times are not trusted (a TOD glitch, a damaged
 # record): every value takes its set's arrival time, counted in
 # total_objects-time_future and logged once, never in 2042. The wrap itself
-# (such records read after 2042-09-17) is in tests/test_timerule.c and
-# tests/test_mapper.c.
+# (such records read after 2042-09-17) is in tests/unit/mapper/test_timerule.c and
+# tests/unit/mapper/test_mapper.c.
 sc_leap_wrap() {
   gen -g 4 -i 3 --smt-every 1 --mces 1 --start 2295734400 --tod-offset 27 \
     --time-jump 1:-60 --gap-ms 1100 -o "$D/s.scn" || return 1
