@@ -372,7 +372,8 @@ void zvm_cd_slot(const struct zvm_field *f, enum zvm_value_kind kind,
                  const char *ds, const char **type, const char **type_instance);
 /* The collectd identifiers of a list a lists hook named for the instance
  * named instance (a guest: "LINUX01"), buf (size bytes) holding a plugin
- * instance made here; false if one does not fit collectd's names (the
+ * instance made here, which like every plugin instance made here ends
+ * with the list's member; false if one does not fit collectd's names (the
  * list is not dispatched). */
 bool zvm_cd_list(const struct zvm_hook_list *l, const char *instance, char *buf,
                  size_t size, struct zvm_cd_list *out);

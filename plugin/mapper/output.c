@@ -291,17 +291,26 @@ static void hook_list_cb(void *sink, const struct zvm_hook_list *l) {
     m->out.oom = true;
     return;
   }
-  /* The member (valid during the call only) is the end of the plugin
-   * instance kept: one copy. */
+  /* The member (valid during the call only) is kept as the end of the
+   * plugin instance kept (cdname.c makes it end so): one copy. */
   const char *pi = text_keep(m, cd.plugin_instance);
   if (pi == NULL) {
     m->out.oom = true;
     return;
   }
-  size_t member_len = strlen(l->name.member);
+  size_t pi_len = strlen(pi), member_len = strlen(l->name.member);
+  const char *member =
+      pi_len >= member_len &&
+              memcmp(pi + pi_len - member_len, l->name.member, member_len) == 0
+          ? pi + pi_len - member_len
+          : text_keep(m, l->name.member);
+  if (member == NULL) {
+    m->out.oom = true;
+    return;
+  }
   struct hlist *h = &m->out.hlists[m->out.nhlists++];
   h->l = *l;
-  h->l.name.member = pi + strlen(pi) - member_len;
+  h->l.name.member = member;
   h->cd = cd;
   h->cd.plugin_instance = pi;
 }
