@@ -22,17 +22,18 @@ struct out {
 };
 
 /* The items' names: the data sources of their types in collectd 5.12's
- * types.db. */
+ * types.db. (The helpers below are inlined: they run for every value of
+ * every guest.) */
 static const char *const one_value[] = {"value"};
 static const char *const rx_tx[] = {"rx", "tx"};
 static const char *const in_out[] = {"in", "out"};
 static const char *const faults[] = {"minflt", "majflt"};
 static const char *const load_terms[] = {"shortterm", "midterm", "longterm"};
 
-static void emit(const struct out *o, const char *family, const char *member,
-                 const char *metric, const char *label,
-                 const char *const *item_names, size_t n,
-                 const struct zvm_apl_item *items) {
+static inline __attribute__((always_inline)) void
+emit(const struct out *o, const char *family, const char *member,
+     const char *metric, const char *label, const char *const *item_names,
+     size_t n, const struct zvm_apl_item *items) {
   struct zvm_apl_value v = {.name = {.family = family,
                                      .member = member,
                                      .metric = metric,
@@ -43,21 +44,24 @@ static void emit(const struct out *o, const char *family, const char *member,
   o->emit(o->ctx, &v);
 }
 
-static void gauge(const struct out *o, const char *family, const char *member,
-                  const char *metric, const char *label, double g) {
+static inline __attribute__((always_inline)) void
+gauge(const struct out *o, const char *family, const char *member,
+      const char *metric, const char *label, double g) {
   struct zvm_apl_item it = {.derive = false, .g = g};
   emit(o, family, member, metric, label, one_value, 1, &it);
 }
 
-static void derive(const struct out *o, const char *family, const char *member,
-                   const char *metric, const char *label, uint64_t d) {
+static inline __attribute__((always_inline)) void
+derive(const struct out *o, const char *family, const char *member,
+       const char *metric, const char *label, uint64_t d) {
   struct zvm_apl_item it = {.derive = true, .d = (int64_t)d};
   emit(o, family, member, metric, label, one_value, 1, &it);
 }
 
-static void derive2(const struct out *o, const char *family, const char *member,
-                    const char *metric, const char *label,
-                    const char *const *item_names, uint64_t a, uint64_t b) {
+static inline __attribute__((always_inline)) void
+derive2(const struct out *o, const char *family, const char *member,
+        const char *metric, const char *label, const char *const *item_names,
+        uint64_t a, uint64_t b) {
   struct zvm_apl_item it[2] = {{.derive = true, .d = (int64_t)a},
                                {.derive = true, .d = (int64_t)b}};
   emit(o, family, member, metric, label, item_names, 2, it);

@@ -76,37 +76,20 @@ void zvm_cd_slot(const struct zvm_field *f, enum zvm_value_kind kind,
                        : ds;
 }
 
-/* Longest plugin instance of a list a lists hook names, with its NUL:
- * collectd's DATA_MAX_NAME_LEN. */
-#define CD_NAME_MAX 128
-
-/* A list a hook named (APPLDATA): as collectd's own plugins on the guest
- * name it, on the guest's host (the instance's): plugin = family, plugin
- * instance = member, type = metric, type instance = label. Presented as
- * the monitor's own (ApplDataNaming zvm_monitor): everything under
- * zvm_monitor on the daemon's host, plugin instance
- * INSTANCE-family[-member]. */
-bool zvm_cd_list(const struct zvm_hook_list *l, const char *instance, char *buf,
-                 size_t size, struct zvm_cd_list *out) {
+/* A list a hook named: zvm_cd_list() in mapper_int.h (inline: it runs
+ * for every value of every guest), its plugin instance with ApplDataNaming
+ * zvm_monitor here. */
+bool zvm_cd_list_monitor(const struct zvm_hook_list *l, const char *instance,
+                         char *buf, size_t size, struct zvm_cd_list *out) {
   const struct zvm_list_name *n = &l->name;
-  *out = (struct zvm_cd_list){.plugin = n->family,
-                              .plugin_instance = n->member,
-                              .type = n->metric,
-                              .type_instance = n->label};
-  if (l->as_monitor) {
-    int w = snprintf(buf, size, "%s-%s%s%s", instance, n->family,
-                     n->member[0] != '\0' ? "-" : "", n->member);
-    if (w < 0 || (size_t)w >= size)
-      return false;
-    out->daemon_host = true;
-    out->plugin = NULL;
-    out->plugin_instance = buf;
-  }
-  /* collectd's names hold at most 127 bytes; the type and its instance
-   * are the hook's fixed words. */
-  return strlen(out->plugin_instance) < CD_NAME_MAX &&
-         strlen(out->type) < ZVM_ID_MAX &&
-         strlen(out->type_instance) < ZVM_ID_MAX;
+  int w = snprintf(buf, size, "%s-%s%s%s", instance, n->family,
+                   n->member[0] != '\0' ? "-" : "", n->member);
+  if (w < 0 || (size_t)w >= size)
+    return false;
+  out->daemon_host = true;
+  out->plugin = NULL;
+  out->plugin_instance = buf;
+  return true;
 }
 
 const char *zvm_cd_health_type(enum zvm_health_class c) {

@@ -370,13 +370,34 @@ void zvm_cd_notification(struct zvm_notification *n, const char *host,
  * per list: field f's element named ds, of kind. */
 void zvm_cd_slot(const struct zvm_field *f, enum zvm_value_kind kind,
                  const char *ds, const char **type, const char **type_instance);
-/* The collectd identifiers of a list a lists hook named for the instance
- * named instance (a guest: "LINUX01"), buf (size bytes) holding a plugin
- * instance made here, which like every plugin instance made here ends
- * with the list's member; false if one does not fit collectd's names (the
- * list is not dispatched). */
-bool zvm_cd_list(const struct zvm_hook_list *l, const char *instance, char *buf,
-                 size_t size, struct zvm_cd_list *out);
+/* The collectd identifiers of a list a lists hook named (APPLDATA) for
+ * the instance named instance (a guest: "LINUX01"): as collectd's own
+ * plugins on the guest name it, on the guest's host (the instance's):
+ * plugin = family, plugin instance = member, type = metric, type instance
+ * = label. Presented as the monitor's own (ApplDataNaming zvm_monitor):
+ * everything under zvm_monitor on the daemon's host, plugin instance
+ * INSTANCE-family[-member], made in buf (size bytes). Every plugin
+ * instance made here ends with the member. False if one does not fit
+ * collectd's names (the list is not dispatched). Inline (cdname.c's, the
+ * naming module's): it runs for every value of every guest. */
+#define ZVM_CD_NAME_MAX 128 /* collectd's DATA_MAX_NAME_LEN */
+bool zvm_cd_list_monitor(const struct zvm_hook_list *l, const char *instance,
+                         char *buf, size_t size, struct zvm_cd_list *out);
+static inline bool zvm_cd_list(const struct zvm_hook_list *l,
+                               const char *instance, char *buf, size_t size,
+                               struct zvm_cd_list *out) {
+  const struct zvm_list_name *n = &l->name;
+  *out = (struct zvm_cd_list){.plugin = n->family,
+                              .plugin_instance = n->member,
+                              .type = n->metric,
+                              .type_instance = n->label};
+  if (l->as_monitor && !zvm_cd_list_monitor(l, instance, buf, size, out))
+    return false;
+  /* The type and its instance are the hook's fixed words. */
+  return strlen(out->plugin_instance) < ZVM_CD_NAME_MAX &&
+         strlen(out->type) < ZVM_ID_MAX &&
+         strlen(out->type_instance) < ZVM_ID_MAX;
+}
 /* What the source's health counters are, in no front end's terms: errors,
  * objects counted, bytes read. */
 enum zvm_health_class {

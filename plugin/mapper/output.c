@@ -282,37 +282,32 @@ static void hook_list_cb(void *sink, const struct zvm_hook_list *l) {
   struct zvm_mapper *m = hs->m;
   if (l->nitems == 0 || l->nitems > ZVM_HOOK_LIST_ITEMS_MAX)
     return;
-  char buf[3 * ZVM_ID_MAX + 8];
-  struct zvm_cd_list cd;
-  if (!zvm_cd_list(l, hs->instance, buf, sizeof(buf), &cd))
-    return; /* too long for collectd's names */
   if (!zvm_output_grow((void **)&m->out.hlists, &m->out.cap_hlists,
                        m->out.nhlists, sizeof(*m->out.hlists))) {
     m->out.oom = true;
     return;
   }
+  struct hlist *h = &m->out.hlists[m->out.nhlists];
+  char buf[3 * ZVM_ID_MAX + 8];
+  if (!zvm_cd_list(l, hs->instance, buf, sizeof(buf), &h->cd))
+    return; /* too long for collectd's names */
   /* The member (valid during the call only) is kept as the end of the
-   * plugin instance kept (cdname.c makes it end so): one copy. */
-  const char *pi = text_keep(m, cd.plugin_instance);
+   * plugin instance kept (cdname.c makes every plugin instance end with
+   * it): one copy. */
+  const char *pi = text_keep(m, h->cd.plugin_instance);
   if (pi == NULL) {
     m->out.oom = true;
     return;
   }
-  size_t pi_len = strlen(pi), member_len = strlen(l->name.member);
-  const char *member =
-      pi_len >= member_len &&
-              memcmp(pi + pi_len - member_len, l->name.member, member_len) == 0
-          ? pi + pi_len - member_len
-          : text_keep(m, l->name.member);
-  if (member == NULL) {
-    m->out.oom = true;
-    return;
+  const char *member = pi;
+  if (h->cd.plugin_instance != l->name.member) {
+    size_t pi_len = strlen(pi), member_len = strlen(l->name.member);
+    member = pi + (pi_len >= member_len ? pi_len - member_len : pi_len);
   }
-  struct hlist *h = &m->out.hlists[m->out.nhlists++];
+  h->cd.plugin_instance = pi;
   h->l = *l;
   h->l.name.member = member;
-  h->cd = cd;
-  h->cd.plugin_instance = pi;
+  m->out.nhlists++;
 }
 
 /* The value lists a lists hook makes for emitted entity k (once). */
