@@ -183,16 +183,22 @@ static uint64_t reader(const struct fx *f, const char *tinst) {
   return 0;
 }
 
+/* LNXWEB1's os record (CPUs 0 and 3, fields from 100) and LNXDB's mem
+ * record (200 KB free) at SEC + 10, mapped in one pass. */
+static void pass_web_and_db(struct fx *f, struct tb *d) {
+  const uint32_t ids[] = {0, 3};
+  os_data(d, 9, 2, ids, 100);
+  add(f, SEC + 10, "LNXWEB1", 2, "01", d);
+  mem_data(d, 200);
+  add(f, SEC + 10, "LNXDB", 1, "00", d);
+  pass(f);
+}
+
 static void test_kernel_records(void **state) {
   struct fx *f = *state;
   struct tb d;
   tb_init(&d);
-  const uint32_t ids[] = {0, 3};
-  os_data(&d, 9, 2, ids, 100);
-  add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
-  mem_data(&d, 200);
-  add(f, SEC + 10, "LNXDB", 1, "00", &d);
-  pass(f);
+  pass_web_and_db(f, &d);
   const struct zvm_value *v = find(f, "lnxweb1/cpu-3/cpu-steal");
   assert_non_null(v);
   assert_int_equal(v->derive, 117);
@@ -280,12 +286,7 @@ static void test_neutral_view(void **state) {
   static const char *const in_out[] = {"in", "out"};
   struct tb d;
   tb_init(&d);
-  const uint32_t ids[] = {0, 3};
-  os_data(&d, 9, 2, ids, 100);
-  add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
-  mem_data(&d, 200);
-  add(f, SEC + 10, "LNXDB", 1, "00", &d);
-  pass(f);
+  pass_web_and_db(f, &d);
   const struct zvm_value *v = find(f, "lnxweb1/cpu-3/cpu-steal");
   check_neutral(v, "LNXWEB1", "cpu", "3", "cpu", "steal", value, 1);
   assert_int_equal(v->kind, ZVM_VALUE_DERIVE);
@@ -311,6 +312,7 @@ static void test_neutral_view(void **state) {
   mapper_fx_init(&f->mf);
   mapper_fx_option(&f->mf, "ApplDataNaming", "zvm_monitor");
   tb_init(&d);
+  const uint32_t ids[] = {0, 3};
   os_data(&d, 9, 2, ids, 100);
   add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
   pass(f);
