@@ -69,9 +69,9 @@
 
 /* The strings belong to the mapper (or are static) and stay valid until the
  * next zvm_mapper_add_set() or zvm_mapper_finish() call; each is shorter
- * than ZVM_ID_MAX, except a plugin instance a lists hook names (APPLDATA
- * with ApplDataNaming zvm_monitor), which is shorter than
- * 128 bytes (collectd's limit, ZVM_HOOK_NAME_MAX of the hooks). */
+ * than ZVM_ID_MAX, except the plugin instance of a list a hook names
+ * (APPLDATA with ApplDataNaming zvm_monitor), which is shorter than 128
+ * bytes (collectd's DATA_MAX_NAME_LEN; cdname.c). */
 struct zvm_value {
   /* What was decoded, in no front end's terms (a second front end, e.g.
    * an exporter, needs nothing else): the record's descriptor (NULL for
@@ -80,15 +80,18 @@ struct zvm_value {
    * ("LINUX01", "ifl", "system"; "reader" for the health counters; every
    * part of its key, whatever GuestsAsHosts says), and for one value its
    * field's data source name (NULL for a list). The kind, time and
-   * value(s) follow below. Not neutral: the values a lists hook makes
-   * (APPLDATA, hooks.h struct zvm_hook_list) have the record, layout and
-   * instance, but their values are named only in collectd's terms below
-   * (field NULL; the layout's data sources do not name them). */
+   * value(s) follow below. The lists a record's hooks name themselves
+   * (APPLDATA: a guest's own measures) are named by list instead (value.h:
+   * family, member, metric, label and the items' names; field NULL, the
+   * layout's data sources do not name them); list is NULL for every other
+   * value, and valid as items is. */
   const struct zvm_record_desc *record;
   const struct zvm_layout *layout;
   const char *instance;
   const char *field;
-  /* The same as collectd identifiers (the naming contract): */
+  const struct zvm_list_name *list;
+  /* The same as collectd identifiers (the naming contract; made by the
+   * mapper's naming module, plugin/mapper/cdname.c, from the above): */
   const char *host;   /* "" = the daemon's Hostname */
   const char *plugin; /* NULL = "zvm_monitor" */
   const char *plugin_instance;

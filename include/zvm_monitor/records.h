@@ -16,12 +16,27 @@
  *     .main           zvm_layout: the record's own instance
  *       .key            how the instance is found and named (user ID, ...)
  *       .fields[]       offset, width, type, kind, scale, element count
- *       .type_name      collectd type of its value list ("zvm_useite")
+ *       .type_name      collectd type of its value list ("zvm_useite";
+ *                       collectd naming, see below)
  *     .arrays[]       zvm_array: variable arrays located by count/size/
  *                     offset fields of .main; each entry is an instance
  *                     of the array's own layout (D5R21 CPUTINFO per CPU
  *                     type; APPLDATA per-CPU entries)
  *     .hooks          behaviour that is not a field (hooks.h)
+ *
+ * collectd naming, kept here because it is each record's own and one
+ * record stays one file: a layout's list type (.type_name, "zvm_useite":
+ * registered with collectd at start-up, written to the shipped types.db by
+ * typesdb.c, owned by one descriptor, which the registry and <Record>
+ * blocks check), its plugin (.plugin, NULL for all but tests), where its
+ * instance's values go (.host: a guest's own values, APPLDATA), whether it
+ * always goes out one value per list (.one_value_per_list) and a field's
+ * type and type instance then (.single_type, .single_type_instance,
+ * D5R21's "threads"). The engine only stores and checks them (a type name
+ * is a valid name, a layout with values has a type or goes out one value
+ * per list); the mapper's naming module (plugin/mapper/cdname.c) makes
+ * collectd's identifiers from them, and every other name a descriptor
+ * gives (IBM names, data source names, key parts) is no front end's.
  *
  * Offsets are from the start of the record (the 20-byte MRHDR included),
  * as IBM prints them; array entry offsets are from the entry's start. A
@@ -109,12 +124,13 @@ struct zvm_field {
   /* Element names: metric + elem_prefix + index; NULL: "_". The row
    * declares its own (D4R10's dispatch queues: "_q", vmdcprmd_q0). */
   const char *elem_prefix;
-  /* collectd type of the value with OneValuePerList (one value per list,
-   * type instance = metric): NULL means "derive" for counters and "gauge"
-   * for gauges; D5R21 uses "threads". */
+  /* collectd naming (above: kept in the row beside its field; cdname.c
+   * reads it): the type of the value with OneValuePerList (one value per
+   * list, type instance = metric): NULL means "derive" for counters and
+   * "gauge" for gauges; D5R21 uses "threads". */
   const char *single_type;
-  /* Type instance with OneValuePerList when it differs from metric
-   * (NULL: metric). */
+  /* collectd naming: type instance with OneValuePerList when it differs
+   * from metric (NULL: metric). */
   const char *single_type_instance;
   uint64_t mask; /* ZVM_FIELD_MASK: the bits */
 };
@@ -166,7 +182,8 @@ struct zvm_key_value {
   uint64_t v[ZVM_KEY_PARTS_MAX];
 };
 
-/* Where an instance's value list goes. */
+/* Where an instance's value list goes (collectd naming, above: whether
+ * the instance is a guest's own; cdname.c). */
 enum zvm_host_rule {
   ZVM_HOST_DAEMON = 0, /* collectd's Hostname; GuestsAsHosts applies to a
                           USERID key */
@@ -176,14 +193,15 @@ enum zvm_host_rule {
 
 /* One kind of instance: the record itself, or one array entry. */
 struct zvm_layout {
-  /* collectd type of the instance's value list; its data sources are the
-   * dispatched fields' element names in field order ("zvm_useite"). */
+  /* collectd naming (above): the type of the instance's value list; its
+   * data sources are the dispatched fields' element names in field order
+   * ("zvm_useite"). */
   const char *type_name;
-  const char *plugin; /* NULL: "zvm_monitor" */
+  const char *plugin; /* collectd naming: NULL: "zvm_monitor" */
   struct zvm_key key;
   enum zvm_host_rule host;
-  /* Always one value per list with the single_type naming (layouts that
-   * copy collectd's own plugins, e.g. APPLDATA's "cpu"). */
+  /* collectd naming: always one value per list with the single_type
+   * naming (a <Record> block with more data sources than a list holds). */
   bool one_value_per_list;
   const struct zvm_field *fields;
   size_t nfields;

@@ -39,4 +39,22 @@ struct zvm_value_item {
   double gauge;
 };
 
+/* The name of a value list a record's hooks name themselves, not a
+ * layout's fields (APPLDATA: what a Linux guest measures of itself, in the
+ * words the guest's own tools use), in no front end's terms: which family
+ * of measures, which member of it, what is measured and which part of it,
+ * and the name of each item. The instance it belongs to (the guest) is the
+ * value's. A front end's naming module makes its identifiers from these
+ * (collectd's: plugin/mapper/cdname.c). */
+#define ZVM_LIST_ITEMS_MAX 4
+struct zvm_list_name {
+  const char *family; /* "cpu", "memory", "df", "interface", "processes" */
+  const char *member; /* which of the family: a CPU's number ("2"), a mount
+                         point ("var-log"), "sum"; "" for the whole */
+  const char *metric; /* what is measured: "cpu" (jiffies), "memory"
+                         (bytes), "if_octets", "load" */
+  const char *label;  /* which part of it: "user", "free"; "" for none */
+  const char *const *item_names; /* one per item: "value"; "rx", "tx" */
+};
+
 #endif /* ZVM_MONITOR_VALUE_H */

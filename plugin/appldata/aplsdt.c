@@ -9,8 +9,10 @@
  * http://www.vm.ibm.com/pubs/mon430/MRAPLEDT.HTML); the guests' buffers
  * by the Linux kernel's arch/s390/appldata/ (appldata.h names each).
  * A record is decoded by the pure decoder
- * (appldata.c) and named by names.c; the engine keeps the latest
- * record per instance and applies the time rules and selection.
+ * (appldata.c) and named by names.c, in no front end's terms (the
+ * mapper's cdname.c makes collectd's identifiers, ApplDataNaming
+ * included); the engine keeps the latest record per instance and applies
+ * the time rules and selection.
  *
  * Instances: one per guest and record kind (os, mem, net_sum, procd_sum),
  * per guest and file system name (fsstat), per guest and process name
@@ -138,36 +140,26 @@ static enum zvm_hook_verdict apl_instance(struct zvm_hook_ctx *ctx,
   return ZVM_HOOK_PENDING;
 }
 
+/* The guest's lists as names.c names them: in no front end's terms, the
+ * naming option passed on (cdname.c makes collectd's identifiers). */
+_Static_assert(ZVM_APL_ITEMS_MAX <= ZVM_HOOK_LIST_ITEMS_MAX,
+               "every APPLDATA list fits a hook list");
 struct sink {
   zvm_hook_list_fn fn;
   void *ctx;
-  bool zvm_naming;
-  const char *guest; /* user ID as in the engine's names */
+  bool as_monitor;
 };
 
 static void emit_list(void *arg, const struct zvm_apl_value *v) {
   struct sink *s = arg;
-  struct zvm_hook_list l = {.nitems = v->n};
+  struct zvm_hook_list l = {
+      .name = v->name, .as_monitor = s->as_monitor, .nitems = v->n};
   for (size_t i = 0; i < v->n && i < ZVM_HOOK_LIST_ITEMS_MAX; i++)
     l.items[i] = v->items[i].derive
                      ? (struct zvm_value_item){.kind = ZVM_VALUE_DERIVE,
                                                .derive = v->items[i].d}
                      : (struct zvm_value_item){.kind = ZVM_VALUE_GAUGE,
                                                .gauge = v->items[i].g};
-  char pinst[3 * ZVM_APL_NAME_MAX];
-  if (s->zvm_naming) {
-    /* Everything under zvm_monitor: GUEST-plugin[-instance]. */
-    snprintf(pinst, sizeof(pinst), "%s-%s%s%s", s->guest, v->plugin,
-             v->plugin_instance[0] != '\0' ? "-" : "", v->plugin_instance);
-    l.daemon_host = true;
-    l.plugin = NULL;
-    l.plugin_instance = pinst;
-  } else {
-    l.plugin = v->plugin;
-    l.plugin_instance = v->plugin_instance;
-  }
-  l.type = v->type;
-  l.type_instance = v->type_instance;
   s->fn(s->ctx, &l);
 }
 
@@ -177,14 +169,8 @@ static void apl_lists(struct zvm_hook_ctx *ctx, const struct zvm_instance *inst,
   struct zvm_apl_record r;
   if (st->rec == NULL || zvm_apl_decode(st->rec, st->len, &r) != ZVM_APL_OK)
     return;
-  char guest[32];
-  if (zvm_name_format(r.hdr.userid, sizeof(r.hdr.userid), guest,
-                      sizeof(guest)) < 0)
-    return;
-  struct sink s = {.fn = fn,
-                   .ctx = sink_ctx,
-                   .zvm_naming = options(ctx)->zvm_naming,
-                   .guest = guest};
+  struct sink s = {
+      .fn = fn, .ctx = sink_ctx, .as_monitor = options(ctx)->zvm_naming};
   zvm_apl_values(&r, emit_list, &s);
 }
 

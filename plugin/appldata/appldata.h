@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zvm_monitor/value.h"
+
 #define ZVM_APL_EVENT_RECORD 1  /* D10R1 APLEDT */
 #define ZVM_APL_SAMPLE_RECORD 2 /* D10R2 APLSDT */
 #define ZVM_APL_HEADER_LEN 52   /* APHDR */
@@ -233,12 +235,16 @@ size_t zvm_apl_mount_name(const uint8_t *dir, size_t len, char *out,
                           size_t out_size);
 
 /* ------------------------------------------------------------------------
- * Values: a decoded record as collectd's own plugins would name them on
- * the guest (cpu, memory, swap, vmem, load, processes, interface, df,
- * users, uptime; collectd 5.12 src/<plugin>.c). Host and the naming option are
- * the caller's: every value here belongs to the record's guest.
+ * Values: a decoded record as a Linux guest measures itself, named in the
+ * words of collectd's own plugins on the guest (cpu, memory, swap, vmem,
+ * load, processes, interface, df, users, uptime; collectd 5.12
+ * src/<plugin>.c), in no front end's terms (value.h, struct
+ * zvm_list_name: family = the plugin, member = its instance, metric = a
+ * type of collectd's types.db, label = the type instance, item names =
+ * the type's data sources). Host and the naming option are the caller's:
+ * every value here belongs to the record's guest.
  */
-#define ZVM_APL_NAME_MAX 64 /* plugin instance / type instance, with NUL */
+#define ZVM_APL_NAME_MAX 64 /* member / label, with NUL */
 #define ZVM_APL_ITEMS_MAX 3
 
 struct zvm_apl_item {
@@ -248,10 +254,7 @@ struct zvm_apl_item {
 };
 
 struct zvm_apl_value {
-  const char *plugin; /* "cpu", "memory", ... */
-  const char *plugin_instance;
-  const char *type; /* a type of collectd's types.db */
-  const char *type_instance;
+  struct zvm_list_name name; /* item_names: n of them */
   size_t n;
   struct zvm_apl_item items[ZVM_APL_ITEMS_MAX];
 };
@@ -263,8 +266,9 @@ typedef void (*zvm_apl_emit_fn)(void *ctx, const struct zvm_apl_value *v);
 void zvm_apl_values(const struct zvm_apl_record *r, zvm_apl_emit_fn emit,
                     void *ctx);
 
-/* Data sources of a collectd type these values use (types.db of collectd
- * 5.12: "load" 3, "if_octets" 2, "cpu" 1, ...); 0 for any other type. */
+/* Items of a metric these values use (its data sources in collectd
+ * 5.12's types.db: "load" 3, "if_octets" 2, "cpu" 1, ...); 0 for any
+ * other metric. */
 size_t zvm_apl_type_ds_count(const char *type);
 
 /* ------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zvm_monitor - APPLDATA records as collectd's own plugins name their
- * values on a Linux guest (collectd 5.12.0, src/cpu.c, memory.c, swap.c,
- * vmem.c, load.c, processes.c, interface.c, df.c, users.c, uptime.c).
+ * zvm_monitor - APPLDATA records named as collectd's own plugins name their
+ * values on a Linux guest, in no front end's terms (appldata.h: family,
+ * member, metric, label, item names; collectd's identifiers are made at
+ * the edge, plugin/mapper/cdname.c) (collectd 5.12.0, src/cpu.c, memory.c,
+ * swap.c, vmem.c, load.c, processes.c, interface.c, df.c, users.c, uptime.c).
  * Units as those plugins dispatch them: memory and swap in bytes, CPU time
  * in jiffies (DERIVE), swap_io in pages, vmpage_io in KB, df in bytes.
  * What the guest data has that collectd has not is named the collectd way
@@ -19,36 +21,50 @@ struct out {
   void *ctx;
 };
 
-static void emit(const struct out *o, const char *plugin, const char *pinst,
-                 const char *type, const char *tinst, size_t n,
-                 const struct zvm_apl_item *items) {
-  struct zvm_apl_value v = {.plugin = plugin,
-                            .plugin_instance = pinst,
-                            .type = type,
-                            .type_instance = tinst,
+/* The items' names: the data sources of their types in collectd 5.12's
+ * types.db. (The helpers below are inlined: they run for every value of
+ * every guest.) */
+static const char *const one_value[] = {"value"};
+static const char *const rx_tx[] = {"rx", "tx"};
+static const char *const in_out[] = {"in", "out"};
+static const char *const faults[] = {"minflt", "majflt"};
+static const char *const load_terms[] = {"shortterm", "midterm", "longterm"};
+
+static inline __attribute__((always_inline)) void
+emit(const struct out *o, const char *family, const char *member,
+     const char *metric, const char *label, const char *const *item_names,
+     size_t n, const struct zvm_apl_item *items) {
+  struct zvm_apl_value v = {.name = {.family = family,
+                                     .member = member,
+                                     .metric = metric,
+                                     .label = label,
+                                     .item_names = item_names},
                             .n = n};
   memcpy(v.items, items, n * sizeof(*items));
   o->emit(o->ctx, &v);
 }
 
-static void gauge(const struct out *o, const char *plugin, const char *pinst,
-                  const char *type, const char *tinst, double g) {
+static inline __attribute__((always_inline)) void
+gauge(const struct out *o, const char *family, const char *member,
+      const char *metric, const char *label, double g) {
   struct zvm_apl_item it = {.derive = false, .g = g};
-  emit(o, plugin, pinst, type, tinst, 1, &it);
+  emit(o, family, member, metric, label, one_value, 1, &it);
 }
 
-static void derive(const struct out *o, const char *plugin, const char *pinst,
-                   const char *type, const char *tinst, uint64_t d) {
+static inline __attribute__((always_inline)) void
+derive(const struct out *o, const char *family, const char *member,
+       const char *metric, const char *label, uint64_t d) {
   struct zvm_apl_item it = {.derive = true, .d = (int64_t)d};
-  emit(o, plugin, pinst, type, tinst, 1, &it);
+  emit(o, family, member, metric, label, one_value, 1, &it);
 }
 
-static void derive2(const struct out *o, const char *plugin, const char *pinst,
-                    const char *type, const char *tinst, uint64_t a,
-                    uint64_t b) {
+static inline __attribute__((always_inline)) void
+derive2(const struct out *o, const char *family, const char *member,
+        const char *metric, const char *label, const char *const *item_names,
+        uint64_t a, uint64_t b) {
   struct zvm_apl_item it[2] = {{.derive = true, .d = (int64_t)a},
                                {.derive = true, .d = (int64_t)b}};
-  emit(o, plugin, pinst, type, tinst, 2, it);
+  emit(o, family, member, metric, label, item_names, 2, it);
 }
 
 #define KB 1024.0
@@ -69,9 +85,10 @@ static void mem_values(const struct out *o, const struct zvm_apl_mem *m) {
   gauge(o, "swap", "", "swap", "free", (double)m->freeswap * KB);
   derive(o, "swap", "", "swap_io", "in", m->pswpin);
   derive(o, "swap", "", "swap_io", "out", m->pswpout);
-  derive2(o, "vmem", "", "vmpage_io", "memory", m->pgpgin, m->pgpgout);
-  derive2(o, "vmem", "", "vmpage_io", "swap", m->pswpin, m->pswpout);
-  derive2(o, "vmem", "", "vmpage_faults", "", m->pgfault, m->pgmajfault);
+  derive2(o, "vmem", "", "vmpage_io", "memory", in_out, m->pgpgin, m->pgpgout);
+  derive2(o, "vmem", "", "vmpage_io", "swap", in_out, m->pswpin, m->pswpout);
+  derive2(o, "vmem", "", "vmpage_faults", "", faults, m->pgfault,
+          m->pgmajfault);
   derive(o, "vmem", "", "vmpage_action", "alloc", m->pgalloc);
 }
 
@@ -99,7 +116,7 @@ static void os_values(const struct out *o, const struct zvm_apl_os *os) {
   struct zvm_apl_item load[3];
   for (int i = 0; i < 3; i++)
     load[i] = (struct zvm_apl_item){.g = zvm_apl_load(os->avenrun[i])};
-  emit(o, "load", "", "load", "", 3, load);
+  emit(o, "load", "", "load", "", load_terms, 3, load);
   gauge(o, "processes", "", "ps_state", "running", os->nr_running);
   /* /proc/stat procs_blocked: tasks in I/O wait (collectd counts D). */
   gauge(o, "processes", "", "ps_state", "blocked", os->nr_iowait);
@@ -109,11 +126,13 @@ static void os_values(const struct out *o, const struct zvm_apl_os *os) {
 /* interface.c: interface-<dev>/if_*; net_sum is the sum over all devices
  * (loopback included), named "sum" like collectd's aggregation plugin. */
 static void net_values(const struct out *o, const struct zvm_apl_net_sum *n) {
-  derive2(o, "interface", "sum", "if_octets", "", n->rx_bytes, n->tx_bytes);
-  derive2(o, "interface", "sum", "if_packets", "", n->rx_packets,
+  derive2(o, "interface", "sum", "if_octets", "", rx_tx, n->rx_bytes,
+          n->tx_bytes);
+  derive2(o, "interface", "sum", "if_packets", "", rx_tx, n->rx_packets,
           n->tx_packets);
-  derive2(o, "interface", "sum", "if_errors", "", n->rx_errors, n->tx_errors);
-  derive2(o, "interface", "sum", "if_dropped", "", n->rx_dropped,
+  derive2(o, "interface", "sum", "if_errors", "", rx_tx, n->rx_errors,
+          n->tx_errors);
+  derive2(o, "interface", "sum", "if_dropped", "", rx_tx, n->rx_dropped,
           n->tx_dropped);
   derive(o, "interface", "sum", "if_collisions", "", n->collisions);
   gauge(o, "interface", "sum", "count", "", n->nr_interfaces);

@@ -84,8 +84,8 @@ struct zvm_hook_ctx;
 struct zvm_hook_ops {
   /* Queue a notification about the named instance ("system"), of the
    * hooks' notify_kind, from the descriptor being run. The strings are
-   * copied. (Its collectd names: host = the daemon's Hostname, plugin
-   * instance = instance, type and type instance by kind.) */
+   * copied. (A front end names it by instance and kind: collectd's
+   * names in cdname.c.) */
   void (*notify)(struct zvm_hook_ctx *ctx, enum zvm_notif_severity severity,
                  uint64_t time_us, const char *instance, const char *message);
   /* Forget an instance (its state is released; its next record starts
@@ -98,9 +98,9 @@ struct zvm_hook_ops {
                                const struct zvm_key_value *key);
   /* Count a record a hook rejected as bad data (errors-malformed). */
   void (*count_malformed)(struct zvm_hook_ctx *ctx);
-  /* Queue a notification about a tracked instance, as notify does (its
-   * collectd host and plugin instance are its values', GuestsAsHosts
-   * applies). The message is copied. */
+  /* Queue a notification about a tracked instance, as notify does (a
+   * front end names it as the instance's values: collectd's host and
+   * plugin instance, GuestsAsHosts applies). The message is copied. */
   void (*notify_instance)(struct zvm_hook_ctx *ctx,
                           enum zvm_notif_severity severity, uint64_t time_us,
                           const struct zvm_instance *inst, const char *message);
@@ -197,29 +197,28 @@ enum zvm_hook_verdict {
   ZVM_HOOK_PENDING,
 };
 
-/* A value list a lists hook names itself (APPLDATA: the names collectd's
- * own plugins use on a guest). The mapper copies the strings. Not front-
- * end neutral: named in collectd's terms only (no family or item names
- * of their own), as the mapper's values say (mapper.h). */
-#define ZVM_HOOK_LIST_ITEMS_MAX 4
-/* Longest plugin instance of such a list, with its NUL (collectd's
- * DATA_MAX_NAME_LEN); a longer one is not dispatched. */
-#define ZVM_HOOK_NAME_MAX 128
+/* A value list a lists hook names itself (APPLDATA: what a guest measures
+ * of itself), in no front end's terms: its name (value.h: family, member,
+ * metric, label, item names) and its items. The member is valid during
+ * the call (the mapper copies it); family, metric, label and item_names
+ * are static (string literals). The front end's naming module makes its
+ * identifiers (collectd's: plugin/mapper/cdname.c). */
+#define ZVM_HOOK_LIST_ITEMS_MAX ZVM_LIST_ITEMS_MAX
 struct zvm_hook_list {
-  bool daemon_host;   /* host = collectd's Hostname, else the instance's */
-  const char *plugin; /* NULL: "zvm_monitor" */
-  const char *plugin_instance;
-  const char *type; /* a type of collectd's types.db */
-  const char *type_instance;
+  struct zvm_list_name name;
+  /* The record's options present the values as the monitor's own, about
+   * the instance, rather than as the instance's own measures (APPLDATA's
+   * ApplDataNaming zvm_monitor). */
+  bool as_monitor;
   size_t nitems; /* 1 .. ZVM_HOOK_LIST_ITEMS_MAX */
   struct zvm_value_item items[ZVM_HOOK_LIST_ITEMS_MAX];
 };
 typedef void (*zvm_hook_list_fn)(void *sink, const struct zvm_hook_list *l);
 
-/* A counter a hook keeps, dispatched with the reader's (plugin instance
- * "reader", type "total_objects"). */
+/* A counter a hook keeps, reported with the source's health counters
+ * (instance "reader"; collectd: type "total_objects", cdname.c). */
 struct zvm_hook_counter {
-  const char *type_instance; /* static */
+  const char *name; /* static: "appldata_torn" */
   uint64_t value;
 };
 
@@ -250,9 +249,11 @@ struct zvm_record_hooks {
   void (*state_release)(void *state); /* NULL: nothing to free inside */
   /* Step 4 instead of the layout's fields: every value list of an
    * instance with new data (kept in inst->state by the instance hook,
-   * which returned PENDING), each named by the hook, passed to fn. Values
-   * take the instance's time; the hook makes each identifier at most once
-   * per instance, and instances' identifiers must not overlap. */
+   * which returned PENDING), each named by the hook (struct
+   * zvm_hook_list), passed to fn. Values take the instance's time; the
+   * hook makes each name at most once per instance, and instances' names
+   * must not overlap (two instances of one guest never name the same
+   * family, member, metric and label). */
   void (*lists)(struct zvm_hook_ctx *ctx, const struct zvm_instance *inst,
                 zvm_hook_list_fn fn, void *sink);
   /* Counters of the hook (in ctx->record_state): up to max into out;
@@ -267,8 +268,9 @@ struct zvm_record_hooks {
    * processes): the key's first word is the guest's user ID, the rest the
    * guest's choice. The mapper keeps them in a pool of their own, at most
    * ApplDataInstancesPerGuest per guest (mapper.h), before any hook sees
-   * a new one, and counts the records of refused instances in
-   * total_objects-<guest_dropped>. NULL: instances of the monitor's own
+   * a new one, and counts the records of refused instances in the health
+   * counter of this name (collectd: total_objects-<guest_dropped>). NULL:
+   * instances of the monitor's own
    * records (user IDs, CPU types), in the common table. */
   const char *guest_dropped;
   /* The instances are a guest's, keyed by its user ID alone, and their

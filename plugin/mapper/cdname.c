@@ -2,16 +2,20 @@
 /*
  * zvm_monitor - collectd's identifiers from the front-end-neutral model
  * (the naming contract, man page "METRICS" and "NOTIFICATIONS"): where an
- * instance's values and notifications go (host, plugin instance), and what
- * a notification of each kind is called (type, type instance). The
- * records' hooks and the entity table name instances and notifications in
- * no front end's terms (key parts, kind); the glue copies what this makes
- * into collectd's structs.
+ * instance's values and notifications go (host, plugin instance), what a
+ * notification of each kind is called (type, type instance), a layout's
+ * value with one value per list, a list a hook names (APPLDATA: family,
+ * member, metric, label), the source's health counters. The records'
+ * hooks and the entity table name instances, lists and notifications in no
+ * front end's terms (key parts, list names, kind); the glue copies what
+ * this makes into collectd's structs. (A layout's own list type and
+ * plugin are its descriptor's, records.h.)
  */
 #include "mapper/mapper_int.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 void zvm_cd_instance(const struct zvm_conf *conf, const struct lay *lay,
                      const struct zvm_key_names *kn,
@@ -55,4 +59,47 @@ void zvm_cd_notification(struct zvm_notification *n, const char *host,
   snprintf(n->host, sizeof(n->host), "%s", host != NULL ? host : "");
   snprintf(n->plugin_instance, sizeof(n->plugin_instance), "%s",
            plugin_instance != NULL ? plugin_instance : "");
+}
+
+/* With one value per list, a layout's value is a list of its own: type
+ * "derive" for a counter, "gauge" for a gauge, or the field's own (D5R21's
+ * "threads"); type instance the element's data source name, or the
+ * field's own for a one-element field. */
+void zvm_cd_slot(const struct zvm_field *f, enum zvm_value_kind kind,
+                 const char *ds, const char **type,
+                 const char **type_instance) {
+  *type = f->single_type != NULL     ? f->single_type
+          : kind == ZVM_VALUE_DERIVE ? "derive"
+                                     : "gauge";
+  *type_instance = f->count == 1 && f->single_type_instance != NULL
+                       ? f->single_type_instance
+                       : ds;
+}
+
+/* A list a hook named: zvm_cd_list() in mapper_int.h (inline: it runs
+ * for every value of every guest), its plugin instance with ApplDataNaming
+ * zvm_monitor here. */
+bool zvm_cd_list_monitor(const struct zvm_hook_list *l, const char *instance,
+                         char *buf, size_t size, struct zvm_cd_list *out) {
+  const struct zvm_list_name *n = &l->name;
+  int w = snprintf(buf, size, "%s-%s%s%s", instance, n->family,
+                   n->member[0] != '\0' ? "-" : "", n->member);
+  if (w < 0 || (size_t)w >= size)
+    return false;
+  out->daemon_host = true;
+  out->plugin = NULL;
+  out->plugin_instance = buf;
+  return true;
+}
+
+const char *zvm_cd_health_type(enum zvm_health_class c) {
+  switch (c) {
+  case ZVM_HEALTH_ERRORS:
+    return "errors";
+  case ZVM_HEALTH_BYTES:
+    return "total_bytes";
+  case ZVM_HEALTH_OBJECTS:
+  default:
+    return "total_objects";
+  }
 }

@@ -268,12 +268,7 @@ static bool slots_build(struct zvm_mapper *m, struct lay *l) {
       s->kind =
           f->kind == ZVM_FIELD_COUNTER ? ZVM_VALUE_DERIVE : ZVM_VALUE_GAUGE;
       (void)zvm_field_element_name(f, idx, s->ds, sizeof(s->ds));
-      s->single_type = f->single_type != NULL        ? f->single_type
-                       : s->kind == ZVM_VALUE_DERIVE ? "derive"
-                                                     : "gauge";
-      s->single_ti = f->count == 1 && f->single_type_instance != NULL
-                         ? f->single_type_instance
-                         : s->ds;
+      zvm_cd_slot(f, s->kind, s->ds, &s->single_type, &s->single_ti);
       /* UserField selects a guest's values (one value per list). */
       s->selected = !l->user_key ||
                     zvm_conf_userfield_selected(m->conf, s->ds, f->metric);

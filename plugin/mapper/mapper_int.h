@@ -8,7 +8,9 @@
  *             keeping the latest record per entity; life cycle
  *   output.c  the pass's output: value lists (one per entity by default,
  *             or one value per list), reader counters, notifications
- *   cdname.c  collectd's identifiers of instances and notifications
+ *   cdname.c  collectd's identifiers: of instances, notifications, a
+ *             value with one value per list, a list a hook names, the
+ *             source's health counters
  *
  * Not an installed header: nothing outside the mapper sees these structs.
  */
@@ -39,8 +41,8 @@ struct slot {
   bool records;   /* ZVM_TYPE_RECORD_COUNT */
   bool selected;  /* UserField (one value per list only) */
   enum zvm_value_kind kind;
-  const char *single_type; /* type with one value per list */
-  const char *single_ti;   /* type instance with one value per list */
+  const char *single_type; /* collectd: type with one value per list */
+  const char *single_ti;   /* collectd: its type instance (cdname.c) */
   char ds[64];             /* data source name */
 };
 
@@ -123,6 +125,22 @@ static inline const char *zvm_entity_instance(const struct entity *e) {
   const char *host = zvm_entity_host(e);
   return host + strlen(host) + 1;
 }
+
+/* cdname.c: collectd's identifiers of a list a lists hook named. */
+struct zvm_cd_list {
+  bool daemon_host;   /* host = collectd's Hostname, else the instance's */
+  const char *plugin; /* NULL: "zvm_monitor" */
+  const char *plugin_instance; /* the list's member, or the buffer given */
+  const char *type;            /* a type of collectd's types.db */
+  const char *type_instance;
+};
+
+/* A list a lists hook made, kept for the pass (output.c): its neutral
+ * name (the member copied) and its collectd identifiers. */
+struct hlist {
+  struct zvm_hook_list l;
+  struct zvm_cd_list cd;
+};
 
 /* Storage for strings the pass hands out (output.c). */
 struct text_chunk {
@@ -210,9 +228,10 @@ struct mapper_output {
   bool oom;
   /* Value lists a lists hook made for one emitted entity (hlists_for:
    * its emit index + 1), and the pass's copies of their plugin
-   * instances: chunks never moved nor reused within a pass, so a pointer
-   * names one string for the whole pass (the glue compares pointers). */
-  struct zvm_hook_list *hlists;
+   * instances (and members): chunks never moved nor reused within a pass,
+   * so a pointer names one string for the whole pass (the glue compares
+   * pointers). */
+  struct hlist *hlists;
   size_t nhlists, cap_hlists, hlists_for;
   struct text_chunk *chunks;
   const char *last_text;
@@ -347,5 +366,49 @@ void zvm_cd_instance(const struct zvm_conf *conf, const struct lay *lay,
  * its kind, the host and plugin instance given (its instance's). */
 void zvm_cd_notification(struct zvm_notification *n, const char *host,
                          const char *plugin_instance);
+/* The collectd type and type instance of a layout's value with one value
+ * per list: field f's element named ds, of kind. */
+void zvm_cd_slot(const struct zvm_field *f, enum zvm_value_kind kind,
+                 const char *ds, const char **type, const char **type_instance);
+/* The collectd identifiers of a list a lists hook named (APPLDATA) for
+ * the instance named instance (a guest: "LINUX01"): as collectd's own
+ * plugins on the guest name it, on the guest's host (the instance's):
+ * plugin = family, plugin instance = member, type = metric, type instance
+ * = label. Presented as the monitor's own (ApplDataNaming zvm_monitor):
+ * everything under zvm_monitor on the daemon's host, plugin instance
+ * INSTANCE-family[-member], made in buf (size bytes). Every plugin
+ * instance made here ends with the member. False if one does not fit
+ * collectd's names (the list is not dispatched). Inline (cdname.c's, the
+ * naming module's): it runs for every value of every guest. */
+#define ZVM_CD_NAME_MAX 128 /* collectd's DATA_MAX_NAME_LEN */
+bool zvm_cd_list_monitor(const struct zvm_hook_list *l, const char *instance,
+                         char *buf, size_t size, struct zvm_cd_list *out);
+static inline bool zvm_cd_list(const struct zvm_hook_list *l,
+                               const char *instance, char *buf, size_t size,
+                               struct zvm_cd_list *out) {
+  const struct zvm_list_name *n = &l->name;
+  *out = (struct zvm_cd_list){.plugin = n->family,
+                              .plugin_instance = n->member,
+                              .type = n->metric,
+                              .type_instance = n->label};
+  if (l->as_monitor && !zvm_cd_list_monitor(l, instance, buf, size, out))
+    return false;
+  /* The type and its instance are the hook's fixed words. */
+  return strlen(out->plugin_instance) < ZVM_CD_NAME_MAX &&
+         strlen(out->type) < ZVM_ID_MAX &&
+         strlen(out->type_instance) < ZVM_ID_MAX;
+}
+/* What the source's health counters are, in no front end's terms: errors,
+ * objects counted, bytes read. */
+enum zvm_health_class {
+  ZVM_HEALTH_ERRORS,
+  ZVM_HEALTH_OBJECTS,
+  ZVM_HEALTH_BYTES
+};
+/* The instance of the source's health counters ("reader"), and the
+ * collectd type of a counter of class c ("errors", "total_objects",
+ * "total_bytes"); its type instance is the counter's name. */
+#define ZVM_HEALTH_INSTANCE "reader"
+const char *zvm_cd_health_type(enum zvm_health_class c);
 
 #endif /* ZVM_MAPPER_MAPPER_INT_H */

@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLUGIN_INSTANCE_READER "reader"
-
 /* The previous pass's output is dropped when the next pass starts: the
  * records it points into (in the entities) are overwritten from here on. */
 static void text_reset(struct zvm_mapper *m) {
@@ -83,8 +81,8 @@ static int64_t counter(uint64_t v) {
 /* ------------------------------------------------------------------------
  * Reader counters and notifications (built by finish).
  */
-static void emit_counter(struct zvm_mapper *m, const char *type,
-                         const char *type_instance, uint64_t value) {
+static void emit_counter(struct zvm_mapper *m, enum zvm_health_class c,
+                         const char *name, uint64_t value) {
   if (!zvm_output_grow((void **)&m->out.fixed, &m->out.cap_fixed, m->out.nfixed,
                        sizeof(*m->out.fixed))) {
     m->out.oom = true;
@@ -92,12 +90,12 @@ static void emit_counter(struct zvm_mapper *m, const char *type,
   }
   /* time 0: the daemon stamps these with the time of dispatch. */
   m->out.fixed[m->out.nfixed++] = (struct zvm_value){
-      .instance = PLUGIN_INSTANCE_READER,
-      .field = type_instance,
+      .instance = ZVM_HEALTH_INSTANCE,
+      .field = name,
       .host = "",
-      .plugin_instance = PLUGIN_INSTANCE_READER,
-      .type = type,
-      .type_instance = type_instance,
+      .plugin_instance = ZVM_HEALTH_INSTANCE,
+      .type = zvm_cd_health_type(c),
+      .type_instance = name,
       .kind = ZVM_VALUE_DERIVE,
       .derive = counter(value),
   };
@@ -116,31 +114,32 @@ void zvm_output_reader(struct zvm_mapper *m,
                      m->counts.stats.no_userid + m->counts.stats.users_dropped +
                      m->counts.hook_skipped;
 
-  emit_counter(m, "errors", "eoverflow", rs->eoverflow);
-  emit_counter(m, "errors", "eio", rs->eio);
-  emit_counter(m, "errors", "efault", rs->efault);
-  emit_counter(m, "errors", "open", rs->open_errors);
-  emit_counter(m, "errors", "malformed", malformed);
-  emit_counter(m, "errors", "stream", rs->stream_errors);
-  emit_counter(m, "total_objects", "sets", rs->sets);
-  emit_counter(m, "total_objects", "sets_dropped", rs->sets_dropped);
-  emit_counter(m, "total_objects", "records", d->walk.records);
-  emit_counter(m, "total_objects", "skipped", skipped);
-  emit_counter(m, "total_objects", "short_records", m->counts.short_records);
-  emit_counter(m, "total_bytes", "read", rs->bytes_read);
-  emit_counter(m, "total_objects", "restamped", m->counts.stats.restamped);
-  emit_counter(m, "total_objects", "time_future", m->counts.stats.time_future);
+  emit_counter(m, ZVM_HEALTH_ERRORS, "eoverflow", rs->eoverflow);
+  emit_counter(m, ZVM_HEALTH_ERRORS, "eio", rs->eio);
+  emit_counter(m, ZVM_HEALTH_ERRORS, "efault", rs->efault);
+  emit_counter(m, ZVM_HEALTH_ERRORS, "open", rs->open_errors);
+  emit_counter(m, ZVM_HEALTH_ERRORS, "malformed", malformed);
+  emit_counter(m, ZVM_HEALTH_ERRORS, "stream", rs->stream_errors);
+  emit_counter(m, ZVM_HEALTH_OBJECTS, "sets", rs->sets);
+  emit_counter(m, ZVM_HEALTH_OBJECTS, "sets_dropped", rs->sets_dropped);
+  emit_counter(m, ZVM_HEALTH_OBJECTS, "records", d->walk.records);
+  emit_counter(m, ZVM_HEALTH_OBJECTS, "skipped", skipped);
+  emit_counter(m, ZVM_HEALTH_OBJECTS, "short_records", m->counts.short_records);
+  emit_counter(m, ZVM_HEALTH_BYTES, "read", rs->bytes_read);
+  emit_counter(m, ZVM_HEALTH_OBJECTS, "restamped", m->counts.stats.restamped);
+  emit_counter(m, ZVM_HEALTH_OBJECTS, "time_future",
+               m->counts.stats.time_future);
   for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next) {
     if (r->hooks == NULL || r->hooks->counters == NULL)
       continue;
     struct zvm_hook_counter c[8];
     size_t n = r->hooks->counters(&r->ctx, c, 8);
     for (size_t i = 0; i < n && i < 8; i++)
-      emit_counter(m, "total_objects", c[i].type_instance, c[i].value);
+      emit_counter(m, ZVM_HEALTH_OBJECTS, c[i].name, c[i].value);
   }
   for (struct mrec *r = m->index.mrecs; r != NULL; r = r->next)
     if (r->hooks != NULL && r->hooks->guest_dropped != NULL)
-      emit_counter(m, "total_objects", r->hooks->guest_dropped,
+      emit_counter(m, ZVM_HEALTH_OBJECTS, r->hooks->guest_dropped,
                    r->guest_dropped);
 }
 
@@ -273,26 +272,42 @@ static const char *text_keep(struct zvm_mapper *m, const char *s) {
   return t;
 }
 
+struct hook_sink {
+  struct zvm_mapper *m;
+  const char *instance; /* the entity's whole name (the guest's) */
+};
+
 static void hook_list_cb(void *sink, const struct zvm_hook_list *l) {
-  struct zvm_mapper *m = sink;
-  /* collectd's names hold at most 127 bytes (DATA_MAX_NAME_LEN); the
-   * type and its instance are the hook's fixed words. */
-  if (l->nitems == 0 || l->nitems > ZVM_HOOK_LIST_ITEMS_MAX ||
-      strlen(l->plugin_instance) >= ZVM_HOOK_NAME_MAX ||
-      strlen(l->type) >= ZVM_ID_MAX || strlen(l->type_instance) >= ZVM_ID_MAX)
+  const struct hook_sink *hs = sink;
+  struct zvm_mapper *m = hs->m;
+  if (l->nitems == 0 || l->nitems > ZVM_HOOK_LIST_ITEMS_MAX)
     return;
   if (!zvm_output_grow((void **)&m->out.hlists, &m->out.cap_hlists,
                        m->out.nhlists, sizeof(*m->out.hlists))) {
     m->out.oom = true;
     return;
   }
-  const char *pi = text_keep(m, l->plugin_instance);
+  struct hlist *h = &m->out.hlists[m->out.nhlists];
+  char buf[3 * ZVM_ID_MAX + 8];
+  if (!zvm_cd_list(l, hs->instance, buf, sizeof(buf), &h->cd))
+    return; /* too long for collectd's names */
+  /* The member (valid during the call only) is kept as the end of the
+   * plugin instance kept (cdname.c makes every plugin instance end with
+   * it): one copy. */
+  const char *pi = text_keep(m, h->cd.plugin_instance);
   if (pi == NULL) {
     m->out.oom = true;
     return;
   }
-  m->out.hlists[m->out.nhlists] = *l;
-  m->out.hlists[m->out.nhlists++].plugin_instance = pi;
+  const char *member = pi;
+  if (h->cd.plugin_instance != l->name.member) {
+    size_t pi_len = strlen(pi), member_len = strlen(l->name.member);
+    member = pi + (pi_len >= member_len ? pi_len - member_len : pi_len);
+  }
+  h->cd.plugin_instance = pi;
+  h->l = *l;
+  h->l.name.member = member;
+  m->out.nhlists++;
 }
 
 /* The value lists a lists hook makes for emitted entity k (once). */
@@ -301,7 +316,9 @@ static size_t entity_hook_lists(struct zvm_mapper *m, size_t k) {
     const struct entity *e = m->out.emit[k].e;
     const struct mrec *r = e->lay->rec;
     m->out.nhlists = 0;
-    r->hooks->lists((struct zvm_hook_ctx *)&r->ctx, &e->inst, hook_list_cb, m);
+    struct hook_sink hs = {.m = m, .instance = zvm_entity_instance(e)};
+    r->hooks->lists((struct zvm_hook_ctx *)&r->ctx, &e->inst, hook_list_cb,
+                    &hs);
     m->out.hlists_for = k + 1;
   }
   return m->out.nhlists;
@@ -342,14 +359,16 @@ bool zvm_mapper_next_value(struct zvm_mapper *m, struct zvm_value_iter *it,
     const struct lay *l = e->lay;
     if (l->rec->hooks != NULL && l->rec->hooks->lists != NULL) {
       if (it->value < entity_hook_lists(m, it->user)) {
-        const struct zvm_hook_list *hl = &m->out.hlists[it->value++];
+        const struct hlist *h = &m->out.hlists[it->value++];
+        const struct zvm_hook_list *hl = &h->l;
         value_head(m, it->user, e, v);
-        if (hl->daemon_host)
+        v->list = &hl->name;
+        if (h->cd.daemon_host)
           v->host = "";
-        v->plugin = hl->plugin;
-        v->plugin_instance = hl->plugin_instance;
-        v->type = hl->type;
-        v->type_instance = hl->type_instance;
+        v->plugin = h->cd.plugin;
+        v->plugin_instance = h->cd.plugin_instance;
+        v->type = h->cd.type;
+        v->type_instance = h->cd.type_instance;
         if (hl->nitems == 1) {
           v->kind = hl->items[0].kind;
           v->derive = hl->items[0].derive;

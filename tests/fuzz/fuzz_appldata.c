@@ -52,12 +52,15 @@ static struct seen seen;
 static void check_value(void *ctx, const struct zvm_apl_value *v) {
   (void)ctx;
   FUZZ_CHECK(v->n >= 1 && v->n <= ZVM_APL_ITEMS_MAX);
-  FUZZ_CHECK(v->plugin[0] != '\0' && v->type[0] != '\0');
-  FUZZ_CHECK(name_ok(v->plugin) && name_ok(v->plugin_instance) &&
-             name_ok(v->type) && name_ok(v->type_instance));
+  const struct zvm_list_name *nm = &v->name;
+  FUZZ_CHECK(nm->family[0] != '\0' && nm->metric[0] != '\0');
+  FUZZ_CHECK(name_ok(nm->family) && name_ok(nm->member) &&
+             name_ok(nm->metric) && name_ok(nm->label));
+  for (size_t i = 0; i < v->n; i++)
+    FUZZ_CHECK(nm->item_names[i] != NULL && name_ok(nm->item_names[i]));
   char id[4 * ZVM_APL_NAME_MAX];
-  snprintf(id, sizeof(id), "%s/%s/%s/%s", v->plugin, v->plugin_instance,
-           v->type, v->type_instance);
+  snprintf(id, sizeof(id), "%s/%s/%s/%s", nm->family, nm->member, nm->metric,
+           nm->label);
   for (size_t i = 0; i < seen.n; i++)
     FUZZ_CHECK(strcmp(seen.ids[i], id) != 0);
   FUZZ_CHECK(seen.n < SEEN_MAX);

@@ -446,12 +446,12 @@ struct lines {
 static void collect(void *ctx, const struct zvm_apl_value *v) {
   struct lines *l = ctx;
   /* every list of a type collectd knows, with its data sources */
-  assert_int_equal(zvm_apl_type_ds_count(v->type), v->n);
+  assert_int_equal(zvm_apl_type_ds_count(v->name.metric), v->n);
   assert_true(l->n < 64);
   char *t = l->text[l->n++];
-  int w = snprintf(t, 128, "%s%s%s/%s%s%s", v->plugin,
-                   v->plugin_instance[0] ? "-" : "", v->plugin_instance,
-                   v->type, v->type_instance[0] ? "-" : "", v->type_instance);
+  int w = snprintf(t, 128, "%s%s%s/%s%s%s", v->name.family,
+                   v->name.member[0] ? "-" : "", v->name.member, v->name.metric,
+                   v->name.label[0] ? "-" : "", v->name.label);
   for (size_t i = 0; i < v->n; i++)
     w += v->items[i].derive
              ? snprintf(t + w, 128 - (size_t)w, " d%lld",

@@ -183,16 +183,22 @@ static uint64_t reader(const struct fx *f, const char *tinst) {
   return 0;
 }
 
+/* LNXWEB1's os record (CPUs 0 and 3, fields from 100) and LNXDB's mem
+ * record (200 KB free) at SEC + 10, mapped in one pass. */
+static void pass_web_and_db(struct fx *f, struct tb *d) {
+  const uint32_t ids[] = {0, 3};
+  os_data(d, 9, 2, ids, 100);
+  add(f, SEC + 10, "LNXWEB1", 2, "01", d);
+  mem_data(d, 200);
+  add(f, SEC + 10, "LNXDB", 1, "00", d);
+  pass(f);
+}
+
 static void test_kernel_records(void **state) {
   struct fx *f = *state;
   struct tb d;
   tb_init(&d);
-  const uint32_t ids[] = {0, 3};
-  os_data(&d, 9, 2, ids, 100);
-  add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
-  mem_data(&d, 200);
-  add(f, SEC + 10, "LNXDB", 1, "00", &d);
-  pass(f);
+  pass_web_and_db(f, &d);
   const struct zvm_value *v = find(f, "lnxweb1/cpu-3/cpu-steal");
   assert_non_null(v);
   assert_int_equal(v->derive, 117);
@@ -246,6 +252,79 @@ static void test_latest_per_pass(void **state) {
   pass(f);
   assert_int_equal(derive_of(f, "lnxweb1/cpu-1/cpu-user"), 910);
   assert_true(gauge_of(f, "lnxweb1/cpu/count") == 2);
+  tb_free(&d);
+}
+
+/* A guest's value in no front end's terms (the record, the guest as
+ * instance, the list's family, member, metric, label and item names), and
+ * collectd's identifiers made from it at the edge: as collectd's own
+ * plugins on the guest name it, or, with ApplDataNaming zvm_monitor, under
+ * zvm_monitor on the daemon's host, the neutral view unchanged. */
+static void check_neutral(const struct zvm_value *v, const char *instance,
+                          const char *family, const char *member,
+                          const char *metric, const char *label,
+                          const char *const *item_names, size_t n) {
+  assert_non_null(v);
+  assert_non_null(v->record);
+  assert_int_equal(v->record->domain, 10);
+  assert_int_equal(v->record->number, 2);
+  assert_string_equal(v->instance, instance);
+  assert_null(v->field);
+  assert_non_null(v->list);
+  assert_string_equal(v->list->family, family);
+  assert_string_equal(v->list->member, member);
+  assert_string_equal(v->list->metric, metric);
+  assert_string_equal(v->list->label, label);
+  assert_int_equal(v->nitems > 0 ? v->nitems : 1, n);
+  for (size_t i = 0; i < n; i++)
+    assert_string_equal(v->list->item_names[i], item_names[i]);
+}
+
+static void test_neutral_view(void **state) {
+  struct fx *f = *state;
+  static const char *const value[] = {"value"};
+  static const char *const in_out[] = {"in", "out"};
+  struct tb d;
+  tb_init(&d);
+  pass_web_and_db(f, &d);
+  const struct zvm_value *v = find(f, "lnxweb1/cpu-3/cpu-steal");
+  check_neutral(v, "LNXWEB1", "cpu", "3", "cpu", "steal", value, 1);
+  assert_int_equal(v->kind, ZVM_VALUE_DERIVE);
+  assert_int_equal(v->derive, 117);
+  assert_string_equal(v->host, "lnxweb1");
+  assert_string_equal(v->plugin, "cpu");
+  assert_string_equal(v->plugin_instance, "3");
+  assert_string_equal(v->type, "cpu");
+  assert_string_equal(v->type_instance, "steal");
+  v = find(f, "lnxdb/vmem/vmpage_io-memory");
+  check_neutral(v, "LNXDB", "vmem", "", "vmpage_io", "memory", in_out, 2);
+  assert_int_equal(v->items[0].derive, 1);
+  /* The source's health: no list; its counter's name is the field. */
+  v = find(f, "/zvm_monitor-reader/errors-eoverflow");
+  assert_non_null(v);
+  assert_null(v->list);
+  assert_string_equal(v->instance, "reader");
+  assert_string_equal(v->field, "eoverflow");
+  tb_free(&d);
+
+  /* ApplDataNaming zvm_monitor: the same neutral view, other names. */
+  mapper_fx_free(&f->mf);
+  mapper_fx_init(&f->mf);
+  mapper_fx_option(&f->mf, "ApplDataNaming", "zvm_monitor");
+  tb_init(&d);
+  const uint32_t ids[] = {0, 3};
+  os_data(&d, 9, 2, ids, 100);
+  add(f, SEC + 10, "LNXWEB1", 2, "01", &d);
+  pass(f);
+  v = find(f, "/zvm_monitor-LNXWEB1-cpu-3/cpu-steal");
+  check_neutral(v, "LNXWEB1", "cpu", "3", "cpu", "steal", value, 1);
+  assert_int_equal(v->derive, 117);
+  assert_string_equal(v->host, "");
+  assert_null(v->plugin);
+  assert_string_equal(v->plugin_instance, "LNXWEB1-cpu-3");
+  v = find(f, "/zvm_monitor-LNXWEB1-load/load");
+  static const char *const terms[] = {"shortterm", "midterm", "longterm"};
+  check_neutral(v, "LNXWEB1", "load", "", "load", "", terms, 3);
   tb_free(&d);
 }
 
@@ -460,6 +539,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_kernel_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_latest_per_pass, setup, teardown),
       cmocka_unit_test_setup_teardown(test_counted, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_neutral_view, setup, teardown),
       cmocka_unit_test_setup_teardown(test_options, setup, teardown),
       cmocka_unit_test_setup_teardown(test_df_name_collision, setup, teardown),
       cmocka_unit_test_setup_teardown(test_flood_then_new_guest, setup,

@@ -2,7 +2,7 @@
 /*
  * The values of a mapper's pass in one array, for tests and fuzz targets:
  * built from zvm_mapper_next_value() (the public iterator) on every call,
- * items copied. Valid until the next call in the same program.
+ * items and list names copied. Valid until the next call in the same program.
  */
 #ifndef ZVM_TESTS_MAPPER_VALUES_H
 #define ZVM_TESTS_MAPPER_VALUES_H
@@ -17,6 +17,7 @@ static struct {
   size_t cap;
   struct zvm_value_item *items;
   size_t cap_items;
+  struct zvm_list_name *lists; /* v[i].list copied (one per value) */
 } mapper_values_buf;
 
 /* NULL and *n = 0 if out of memory. */
@@ -33,7 +34,18 @@ static inline const struct zvm_value *mapper_values(struct zvm_mapper *m,
       if (p == NULL)
         return NULL;
       mapper_values_buf.v = p;
+      struct zvm_list_name *q =
+          realloc(mapper_values_buf.lists, cap * sizeof(*q));
+      if (q == NULL)
+        return NULL;
+      mapper_values_buf.lists = q;
       mapper_values_buf.cap = cap;
+    }
+    /* A list's name is valid as its items are: copied (its strings last
+     * the pass). */
+    if (v.list != NULL) {
+      mapper_values_buf.lists[nv] = *v.list;
+      v.list = &mapper_values_buf.lists[nv];
     }
     if (nitems + v.nitems > mapper_values_buf.cap_items) {
       size_t cap = 2 * (nitems + v.nitems) + 64;
