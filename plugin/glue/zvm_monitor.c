@@ -116,12 +116,13 @@ static int config_record_item(oconfig_item_t *item, char *err,
   if (zvm_glue_option_value(item, o->kind, &v, &str, err, err_size) != 0)
     return -1;
   int status;
-  if (o->kind == ZVM_OPTION_BLOCK) { /* <Field "name"> */
-    status = zvm_recconf_field_begin(&user_records, v.string, err, err_size);
+  if (o->kind == ZVM_OPTION_BLOCK) { /* <Field "name">, <Array "name"> */
+    status = zvm_recconf_block_begin(&user_records, item->key, v.string, err,
+                                     err_size);
     for (int i = 0; status == 0 && i < item->children_num; i++)
       status = config_record_item(item->children + i, err, err_size);
     if (status == 0)
-      status = zvm_recconf_field_end(&user_records, err, err_size);
+      status = zvm_recconf_block_end(&user_records, err, err_size);
   } else {
     status = zvm_recconf_set(&user_records, item->key, &v, err, err_size);
   }
