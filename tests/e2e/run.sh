@@ -817,12 +817,13 @@ run_block() {
   run_plain "$rb_dir" "$rb_scn" "" "$@"
 }
 
-# same_useite A B: every csv file of the guests' D4R10 lists under A has
-# the same name and the same lines under B, and B has no others.
-same_useite() {
-  (cd "$1/csv" && find . -path '*zvm_useite-*' -type f | sort) >"$1.files"
-  (cd "$2/csv" && find . -path '*zvm_useite-*' -type f | sort) >"$2.files"
-  [ -s "$1.files" ] || fail "$1: no zvm_useite lists" || return 1
+# same_csv A B PATTERN: every csv file under A whose path matches PATTERN
+# (find -path) has the same name and the same lines under B, and B has no
+# others.
+same_csv() {
+  (cd "$1/csv" && find . -path "$3" -type f | sort) >"$1.files"
+  (cd "$2/csv" && find . -path "$3" -type f | sort) >"$2.files"
+  [ -s "$1.files" ] || fail "$1: no lists $3" || return 1
   cmp -s "$1.files" "$2.files" ||
     fail "the lists differ: $(diff "$1.files" "$2.files" | head -n 6 | tr '\n' ' ')" || return 1
   while IFS= read -r f; do
@@ -852,7 +853,42 @@ sc_record_tool_d4r10() {
   run_block "$D/block" "$D/s.scn" "$D/useite.conf" || return 1
   grep -q 'record 4/10 from its <Record> block, type zvm_useite' "$D/block/collectd.log" ||
     fail "the block did not replace D4R10" || return 1
-  same_useite "$D/builtin" "$D/block"
+  same_csv "$D/builtin" "$D/block" '*zvm_useite-*'
+}
+
+# The block zvm-monitor-record makes from IBM's D5R21 page (z/VM V6R4.0
+# MRPRCSMT, the test copy in tests/data/recpages), loaded with Replace
+# true, gives exactly the built-in table's values and notifications on the
+# same stream (d5r21_complete's: distinct counts, X'FF' MAX in every count
+# MAX can be given for, an unusable CPUTINFO array): the same csv files
+# (type zvm_prcsmt for system, zvm_prcsmt_cpu per CPU type), the same
+# lines, the same multithreading notifications; and with OneValuePerList
+# the same threads-/bool-/gauge- files.
+mt_notes() { # LOG: the multithreading notifications, in order
+  grep 'Notification: .*plugin_instance = system, type = ' "$1" | sed 's/^\[[^]]*\] //'
+}
+sc_record_tool_d5r21() {
+  gen -g 2 -i 3 --smt-every 1 --smt-fields --mces 1 --gap-ms 1100 -o "$D/s.scn" || return 1
+  CASE_CHECK="--min-callbacks 3" run_case "$D/builtin" "$D/s.scn" "" || return 1
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-record" -q \
+    "$top/tests/data/recpages/prcsmt-v6r4.txt" >"$D/prcsmt.conf" ||
+    fail "zvm-monitor-record failed on the D5R21 page" || return 1
+  run_block "$D/block" "$D/s.scn" "$D/prcsmt.conf" || return 1
+  grep -q 'record 5/21 from its <Record> block, type zvm_prcsmt;' "$D/block/collectd.log" &&
+    grep -q 'record 5/21 from its <Record> block, array cputinfo, type zvm_prcsmt_cpu;' "$D/block/collectd.log" ||
+    fail "the block did not replace D5R21" || return 1
+  same_csv "$D/builtin" "$D/block" '*zvm_prcsmt*' || return 1
+  mt_notes "$D/builtin/collectd.log" >"$D/builtin.notes"
+  mt_notes "$D/block/collectd.log" >"$D/block.notes"
+  [ "$(wc -l <"$D/builtin.notes")" -ge 4 ] || fail "fewer than 4 multithreading notifications" || return 1
+  cmp -s "$D/builtin.notes" "$D/block.notes" ||
+    fail "the notifications differ: $(diff "$D/builtin.notes" "$D/block.notes" | head -n 4 | tr '\n' ' ')" || return 1
+  run_plain "$D/one-builtin" "$D/s.scn" "" 'OneValuePerList true' || return 1
+  { echo 'OneValuePerList true' && cat "$D/prcsmt.conf"; } >"$D/prcsmt-one.conf"
+  run_block "$D/one-block" "$D/s.scn" "$D/prcsmt-one.conf" || return 1
+  for p in '*/threads-*' '*/bool-*' '*/gauge-mt_*'; do
+    same_csv "$D/one-builtin" "$D/one-block" "$p" || return 1
+  done
 }
 
 # A record of over 100 fields that IBM-style pages say is written per
@@ -1465,7 +1501,7 @@ userid userid_ignore domain_processor domain_user guests_as_hosts one_value_per_
 episodes sessions mp_guests mp_guests_vcpu mp_logoff time_rules leap_wrap d5r21_complete
 appldata appldata_naming graphite influxdb prometheus capture_replay replay_damaged capture_tool"
 ALL="$ALL d0r2 d0r2_short user_records user_records_guests user_record_error"
-ALL="$ALL user_records_bits record_tool_d4r10 record_tool_per_vp"
+ALL="$ALL user_records_bits record_tool_d4r10 record_tool_d5r21 record_tool_per_vp"
 ALL="$ALL wrong_device fifo_inputs shutdown"
 [ $# -gt 0 ] && ALL="$*"
 
