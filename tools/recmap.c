@@ -1339,7 +1339,7 @@ void rp_write_block(const struct rp_page *pg, const struct rp_map *map,
     snprintf(text, sizeof(text),
              "The plugin decodes D%dR%d itself: Replace true puts this "
              "definition in place of its built-in table (its built-in values "
-             "and notifications stop).",
+             "stop; its notifications: Replace in collectd-zvm_monitor(5)).",
              pg->domain, pg->number);
     comment(out, "# ", text);
   }

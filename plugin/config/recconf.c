@@ -1275,8 +1275,13 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     return fail(err, err_size,
                 "Record \"%s\" is built in (%s, type %s); add 'Replace true' "
                 "to the block to decode it with this definition instead "
-                "(its built-in values and notifications then stop)",
-                rc->id, desc_label(b, label, sizeof(label)), b->main.type_name);
+                "(its built-in values then stop%s)",
+                rc->id, desc_label(b, label, sizeof(label)), b->main.type_name,
+                b->hooks != NULL && b->hooks->kept_by_replacement
+                    ? "; its notifications stay"
+                : b->hooks != NULL && b->hooks->notify_kind != ZVM_NOTIFY_NONE
+                    ? ", and its notifications"
+                    : "");
   if (b == NULL && r->replace)
     return fail(err, err_size,
                 "Record \"%s\": Replace true, but there is no built-in "
