@@ -6,7 +6,7 @@
  *
  *   hypfs-types-db > contrib/hypfs.types.db     ('make types-db')
  *
- * tests/hypfs/test_hypfs checks that the shipped file is this output.
+ * tests/unit/hypfs/test_hypfs checks that the shipped file is this output.
  */
 #include "hypfs/core.h"
 

@@ -8,8 +8,8 @@
  *
  * collectd itself needs no TypesDB line for these types; the file is for
  * InfluxDB's collectd listener (its typesdb directory) and other readers
- * of the network protocol. A unit test (tests/test_mapper.c) checks that
- * the shipped file's types equal what the plugin registers.
+ * of the network protocol. A unit test (tests/unit/mapper/test_mapper.c)
+ * checks that the shipped file's types equal what the plugin registers.
  */
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"

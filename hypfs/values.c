@@ -260,7 +260,7 @@ static const char types_db_header[] =
     "# list: a z/VM guest, the z/VM hypervisor, an LPAR, a logical CPU, a\n"
     "# physical CPU, the LPAR hypervisor. Generated from the plugin's value\n"
     "# rows (hypfs/values.c) by hypfs-types-db ('make types-db'); do not\n"
-    "# edit (tests/hypfs/test_hypfs checks it).\n"
+    "# edit (tests/unit/hypfs/test_hypfs checks it).\n"
     "#\n"
     "# The plugin registers these types itself at start-up: collectd.conf\n"
     "# needs no TypesDB line for them. Put this file into InfluxDB's collectd\n"

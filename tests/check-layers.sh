@@ -21,6 +21,16 @@
 # below) must name a header of the same or a lower layer; collectd's
 # headers are included by the glue only. Fails, naming the file and the
 # include, on an upward or sideways include.
+#
+# The unit tests stand where the code does: a test under tests/unit/<layer>/
+# may include its layer and the layers below it in the line above (a
+# config test may compose the built-in records as the glue does; a mapper
+# test, the records and the configuration), plus the test support
+# (tests/unit/support/, whose headers are held to the including test's
+# layer in turn), the test-data builder (builder.h) and cmocka. The glue's
+# test sees every layer and collectd's headers; the tools' tests every
+# library layer and the tools' own headers; a companion's test its plugin,
+# the base and format.
 set -u
 top=${abs_top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top" || exit 99
@@ -59,17 +69,45 @@ allowed() {
   hypfs-glue) echo "base format hypfs collectd" ;;
   dmstats) echo "base format dmstats" ;;
   dmstats-glue) echo "base format dmstats collectd" ;;
+  # The unit tests (tests/unit/<layer>/): the layer and all below it.
+  unit-base) echo "base" ;;
+  unit-format) echo "base format" ;;
+  unit-engine) echo "base format engine" ;;
+  unit-appldata) echo "base format engine appldata" ;;
+  unit-records) echo "base format engine appldata records" ;;
+  unit-config) echo "base format engine appldata records config" ;;
+  unit-mapper) echo "base format engine appldata records config mapper" ;;
+  unit-io) echo "base format io" ;;
+  unit-glue) echo "base format engine appldata records config mapper io glue collectd" ;;
+  unit-tools) echo "base format engine appldata records config mapper io tools" ;;
+  unit-hypfs) echo "base format hypfs" ;;
+  unit-dmstats) echo "base format dmstats" ;;
   *) echo "" ;;
   esac
 }
 
 bad=0
 checked=0
-check_file() { # FILE LAYER
+check_file() { # FILE LAYER [VIA]
   ok=$(allowed "$2")
   for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"); do
+    case $2 in
+    unit-*) # a unit test or its support: the builder, the support headers
+      case $inc in
+      builder.h) continue ;;
+      */*) ;;
+      *)
+        if [ -e "tests/unit/support/$inc" ]; then
+          # held to the test's layer, named with the chain that reached it
+          check_file "tests/unit/support/$inc" "$2" "${3:-}$1 -> "
+          checked=$((checked - 1))
+          continue
+        fi ;;
+      esac ;;
+    esac
     case $inc in
     zvm_config.h) continue ;;
+    ../tools/*.h) to=tools ;;
     collectd/* | base/collectd.h) to=collectd ;;
     zvm_monitor/*.h)
       to=$(public_layer "$(basename "$inc" .h)") ;;
@@ -81,7 +119,7 @@ check_file() { # FILE LAYER
     case " $ok " in
     *" $to "*) ;;
     *)
-      echo "FAIL: $1 ($2) includes \"$inc\" ($to)"
+      echo "FAIL: ${3:-}$1 ($2) includes \"$inc\" ($to)"
       bad=$((bad + 1)) ;;
     esac
   done
@@ -115,6 +153,18 @@ for f in include/zvm_monitor/*.h; do
   layer=$(public_layer "$(basename "$f" .h)")
   [ "$layer" != unknown ] || { echo "FAIL: $f belongs to no layer (tests/check-layers.sh)"; bad=$((bad + 1)); continue; }
   check_file "$f" "$layer"
+done
+# The unit tests, by the folder they are in; a folder that is no layer
+# fails, and so does a test outside the folders.
+for f in tests/unit/*/*.c; do
+  [ -e "$f" ] || continue
+  layer=${f#tests/unit/}
+  layer=${layer%%/*}
+  [ -n "$(allowed "unit-$layer")" ] || { echo "FAIL: $f: tests/unit/$layer is no layer"; bad=$((bad + 1)); continue; }
+  check_file "$f" "unit-$layer"
+done
+for f in tests/test_*.c; do
+  [ -e "$f" ] && { echo "FAIL: $f is in no layer's folder (tests/unit/<layer>/)"; bad=$((bad + 1)); }
 done
 # Loose sources directly in plugin/ belong to no layer.
 for f in plugin/*.c plugin/*.h; do

@@ -17,8 +17,8 @@ the csv writer.
       exit 1 if a D4R10 value of a discarded message (EIO, EFAULT,
       oversize), in any loop pass, is in the csv files.
 
-The counting rules and the decoding are tests/e2e/oracle.py's (written from
-the specifications, not from the plugin).
+The counting rules and the decoding are the oracle's (tests/e2e/oracle/,
+written from the specifications, not from the plugin).
 """
 import argparse
 import os

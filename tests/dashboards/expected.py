@@ -5,8 +5,8 @@
     expected.py SCENARIO > expected.json
 
 Independently of the dashboards' queries: the values the plugin dispatches
-for the scenario come from tests/e2e/oracle.py (which decodes the stream's
-bytes itself), every counter's rate over the run is (last - first) /
+for the scenario come from the oracle, tests/e2e/oracle/ (which decodes
+the stream's bytes itself), every counter's rate over the run is (last - first) /
 (last time - first time), and the panels' figures follow from those rates
 by their definitions (a wait-state share is a state's rate over the sum of
 the states' rates, CPUs busy is microseconds per second / 1e6, ...). The

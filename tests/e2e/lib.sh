@@ -491,8 +491,9 @@ e2e_scenario_influxdb() {
 # each daemon keeps a CPU busy), each in a subshell of its own; the lines
 # come in the order of the list. The scenarios named in E2E_ALONE measure
 # CPU time against an idle daemon or time a stop, so they run after the
-# others, one at a time (E2E_JOBS=1: all one after another, as before).
-E2E_ALONE=${E2E_ALONE:-wrong_device shutdown}
+# others, one at a time (E2E_JOBS=1: all one after another, as before);
+# tests/e2e/run.sh adds those whose file says "# e2e: alone".
+E2E_ALONE=${E2E_ALONE:-}
 e2e_scenarios() {
   _e2e_label=${1:+$1 }
   shift

@@ -149,6 +149,7 @@ FUZZ_RUN_BINS = $(addprefix $(FUZZ_RUN_DIR)/fuzz_,$(FUZZ_TARGETS))
 FUZZ_RUNS = $(addprefix fuzz-,$(FUZZ_TARGETS))
 FUZZ_HEADERS = $(wildcard $(top)/include/zvm_monitor/*.h $(top)/plugin/*/*.h) \
 	$(wildcard $(top)/include/dmstats/*.h $(top)/include/hypfs/*.h) \
+	$(wildcard $(top)/tests/unit/support/*.h) \
 	$(top)/tests/fuzz/fuzz.h $(top)/tests/fuzz/coverage-ignore.txt
 
 .PHONY: fuzz-build fuzz fuzz-merge fuzz-seeds fuzz-long fuzz-totals fuzz-speed \
@@ -160,7 +161,7 @@ fuzz-build: $(FUZZ_BINS) $(FUZZ_RUN_BINS)
 # file $< and what it links, with FLAGS (checked, campaign and coverage
 # builds).
 fuzz_compile = $(FUZZ_CC) $(1) $(FUZZ_WARN) -I$(top)/include -I$(top)/plugin \
-	-I$(top)/tests -o $@ $< $(addprefix $(top)/,$(fuzz_$*_SRC))
+	-I$(top)/tests -I$(top)/tests/unit/support -o $@ $< $(addprefix $(top)/,$(fuzz_$*_SRC))
 
 .SECONDEXPANSION:
 $(FUZZ_BINS): $(FUZZ_OUT)/bin/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \

@@ -18,7 +18,7 @@
  */
 #include "fuzz.h"
 
-#include "conf_options.h" /* tests/: the options by name, as collectd.conf gives them */
+#include "conf_options.h" /* tests/unit/support/: the options by name, as collectd.conf gives them */
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Test pages for zvm-monitor-record (tests/test_recpage.c), written for the
+"""Test pages for zvm-monitor-record (tests/unit/tools/test_recpage.c), written for the
 tests in the format of IBM's z/VM monitor-record pages (prolog, control
 block contents, cross reference, level trailer), in the ways copies of
 those pages come: aligned columns, rows run together on one line, HTML

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The record engine with descriptors built at run time, as <Record> blocks
- * and later records will build them: the registry (lookup, clashes,
- * ownership), descriptor checks, field types (TOD, CPU timer, counting
- * down, scale), instance keys and naming, and every hook step through the
- * mapper. Values are decoded from bytes written here at the offsets the
- * test descriptors name.
+ * and later records will build them, through the configuration's
+ * registry and the mapper: field types (TOD, CPU timer, counting down,
+ * scale), instance keys and naming, and every hook step. Values are
+ * decoded from bytes written here at the offsets the test descriptors
+ * name. (The registry and the descriptor checks alone:
+ * tests/unit/engine/test_engine.c.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,11 +23,10 @@
 
 #include "builder.h"
 #include "builtin_types.h"
-#include "engine/check.h"
 #include "engine/hooks.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
-#include "records/catalog.h"
+#include "proc_record.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/field.h"
@@ -42,87 +42,6 @@
 #define SEC 1700000000u
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 #define NOW US(SEC + 100, 0)
-#define ERR_CONTAINS(err, text)                                                \
-  do {                                                                         \
-    if (strstr(err, text) == NULL)                                             \
-      fail_msg("error \"%s\" lacks \"%s\"", err, text);                        \
-  } while (0)
-
-/* ------------------------------------------------------------------------
- * A processor record as a <Record> block would describe it (test layout,
- * not IBM's): 20 address (key), 22 dispatches (counter), 24 CPU timer
- * counting down, 32 CPU timer (counter), 40 TOD (gauge), 48 signed level
- * scaled by 1/2, 50 four 2-byte counters.
- */
-static const struct zvm_field proc_fields[] = {
-    {.ibm_name = "T_CPUAD",
-     .metric = "cpuad",
-     .offset = 20,
-     .width = 2,
-     .count = 1,
-     .kind = ZVM_FIELD_ID},
-    {.ibm_name = "T_DISP",
-     .metric = "dispatches",
-     .offset = 22,
-     .width = 2,
-     .count = 1,
-     .kind = ZVM_FIELD_COUNTER},
-    {.ibm_name = "T_EMUL",
-     .metric = "emulation",
-     .offset = 24,
-     .width = 8,
-     .count = 1,
-     .type = ZVM_TYPE_CPU_TIMER,
-     .kind = ZVM_FIELD_COUNTER,
-     .flags = ZVM_FIELD_DECREMENTS},
-    {.ibm_name = "T_UTIME",
-     .metric = "utime",
-     .offset = 32,
-     .width = 8,
-     .count = 1,
-     .type = ZVM_TYPE_CPU_TIMER,
-     .kind = ZVM_FIELD_COUNTER},
-    {.ibm_name = "T_STAMP",
-     .metric = "stamp",
-     .offset = 40,
-     .width = 8,
-     .count = 1,
-     .type = ZVM_TYPE_TOD,
-     .kind = ZVM_FIELD_GAUGE},
-    {.ibm_name = "T_LEVEL",
-     .metric = "level",
-     .offset = 48,
-     .width = 2,
-     .count = 1,
-     .type = ZVM_TYPE_SIGNED,
-     .kind = ZVM_FIELD_GAUGE,
-     .scale = 0.5},
-    {.ibm_name = "T_QUEUE",
-     .metric = "queue",
-     .offset = 50,
-     .width = 2,
-     .count = 4,
-     .kind = ZVM_FIELD_COUNTER,
-     .elem_prefix = "_pos"},
-};
-
-static const struct zvm_record_desc proc_desc = {
-    .domain = 0,
-    .number = 99,
-    .ibm_name = "TPROC",
-    .title = "test processor record",
-    .zvm_level = "test",
-    .source = "tests/test_engine.c",
-    .length = 58,
-    .main =
-        {.type_name = "zvm_tproc",
-         .key = {.nparts = 1,
-                 .part = {{.kind = ZVM_KEY_NUMBER, .field = 0, .text = "cpu"}}},
-         .fields = proc_fields,
-         .nfields = sizeof(proc_fields) / sizeof(proc_fields[0]),
-         .length = 58},
-    .user_defined = true,
-};
 
 static void add_proc(struct tb *rs, uint64_t tod, uint16_t cpuad, uint16_t disp,
                      uint64_t emul_us, uint64_t utime_us, uint64_t stamp_tod,
@@ -196,151 +115,6 @@ static const struct zvm_value *find(const struct fx *f, const char *host,
   if (hit == NULL)
     fail_msg("missing %s/%s/%s-%s", host, pi, type, ti);
   return hit;
-}
-
-/* ------------------------------------------------------------------------
- * Registry and checks.
- */
-static int freed;
-static void free_counted(const struct zvm_record_desc *d) {
-  (void)d;
-  freed++;
-}
-
-static void test_registry(void **state) {
-  struct fx *f = *state;
-  struct zvm_registry *r = f->mf.conf.records;
-  assert_ptr_equal(zvm_registry_find(r, 4, 10), &zvm_rec_useite);
-  assert_ptr_equal(zvm_registry_find(r, 5, 21), &zvm_rec_prcsmt);
-  assert_null(zvm_registry_find(r, 0, 99));
-  assert_null(zvm_registry_find(r, 16, 1));
-  size_t n = zvm_registry_count(r);
-  assert_int_equal(n, zvm_record_table_count);
-
-  freed = 0;
-  assert_int_equal(
-      zvm_registry_add(r, &proc_desc, false, free_counted, f->err, 64), 0);
-  assert_ptr_equal(zvm_registry_find(r, 0, 99), &proc_desc);
-  assert_ptr_equal(zvm_registry_at(r, n), &proc_desc);
-  /* A second definition: an error unless replacing; a failed add frees
-   * what the registry was to own. */
-  struct zvm_record_desc twin = proc_desc;
-  twin.main.type_name = "zvm_tproc2";
-  assert_int_equal(
-      zvm_registry_add(r, &twin, false, free_counted, f->err, sizeof(f->err)),
-      -1);
-  ERR_CONTAINS(f->err, "record D0R99 is defined twice");
-  assert_int_equal(freed, 1);
-  assert_int_equal(
-      zvm_registry_add(r, &twin, true, NULL, f->err, sizeof(f->err)), 0);
-  assert_int_equal(freed, 2); /* the replaced one */
-  assert_ptr_equal(zvm_registry_find(r, 0, 99), &twin);
-  assert_int_equal(zvm_registry_count(r), n + 1);
-  /* A type name is one record's. */
-  struct zvm_record_desc other = proc_desc;
-  other.number = 98;
-  other.main.type_name = "zvm_useite";
-  assert_int_equal(
-      zvm_registry_add(r, &other, false, NULL, f->err, sizeof(f->err)), -1);
-  ERR_CONTAINS(f->err, "type name \"zvm_useite\" is already used");
-  /* Large record numbers are fine (the table grows). */
-  other.number = 60000;
-  other.main.type_name = "zvm_big";
-  assert_int_equal(
-      zvm_registry_add(r, &other, false, NULL, f->err, sizeof(f->err)), 0);
-  assert_ptr_equal(zvm_registry_find(r, 0, 60000), &other);
-  /* twin and other are on the stack: take them out before teardown. */
-  zvm_registry_destroy(f->mf.conf.records);
-  f->mf.conf.records = zvm_registry_create();
-  assert_non_null(f->mf.conf.records);
-}
-
-static void expect_check_error(const struct zvm_field *fl, size_t n,
-                               const char *want) {
-  struct zvm_record_desc d = proc_desc;
-  d.main.fields = fl;
-  d.main.nfields = n;
-  d.main.key.nparts = 0;
-  char err[256] = "";
-  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
-  ERR_CONTAINS(err, want);
-}
-
-static void test_record_check(void **state) {
-  (void)state;
-  char err[256];
-  for (size_t t = 0; t < zvm_record_table_count; t++)
-    if (zvm_record_check(zvm_record_tables[t], err, sizeof(err)) != 0)
-      fail_msg("%s", err);
-  assert_int_equal(zvm_record_check(&proc_desc, err, sizeof(err)), 0);
-
-  struct zvm_field f[2] = {
-      {.metric = "a",
-       .offset = 8,
-       .width = 4,
-       .count = 1,
-       .kind = ZVM_FIELD_COUNTER},
-  };
-  expect_check_error(f, 1, "lies in the 20-byte record header");
-  f[0].offset = 20;
-  f[0].width = 3;
-  expect_check_error(f, 1, "width 3 (use 1, 2, 4 or 8)");
-  f[0].width = 4;
-  f[0].type = ZVM_TYPE_TOD;
-  expect_check_error(f, 1, "TOD and CPU-timer fields are 8 bytes");
-  f[0].type = ZVM_TYPE_EBCDIC;
-  expect_check_error(f, 1, "EBCDIC text cannot be a counter or gauge");
-  f[0].type = (enum zvm_field_type)42;
-  expect_check_error(f, 1, "unknown type");
-  f[0].type = ZVM_TYPE_UNSIGNED;
-  f[0].metric = "bad-name";
-  expect_check_error(f, 1, "\"bad-name\" is not a valid data source name");
-  f[0].metric = "a";
-  f[1] = f[0];
-  f[1].offset = 24;
-  f[1].metric = "A";
-  expect_check_error(f, 2, "data source \"a\" twice");
-  /* Element names: metric, the row's elem_prefix ("_" if none, whatever
-   * the count) and the index. */
-  f[1].metric = "a_0";
-  f[0].count = 4;
-  f[0].width = 1;
-  expect_check_error(f, 2, "data source \"a_0\" twice");
-  f[0].elem_prefix = "_q";
-  f[1].metric = "a_q0";
-  expect_check_error(f, 2, "data source \"a_q0\" twice");
-  char name[32];
-  f[0].elem_prefix = NULL;
-  assert_int_equal(zvm_field_element_name(&f[0], 3, name, sizeof(name)), 3);
-  assert_string_equal(name, "a_3");
-  /* D4R10's dispatch-queue arrays declare "_q" in their rows. */
-  const struct zvm_field *q = NULL;
-  for (size_t i = 0; i < zvm_rec_useite.main.nfields; i++)
-    if (zvm_rec_useite.main.fields[i].ibm_name != NULL &&
-        strcmp(zvm_rec_useite.main.fields[i].ibm_name, "USEITE_VMDCIDLD") == 0)
-      q = &zvm_rec_useite.main.fields[i];
-  assert_non_null(q);
-  assert_int_equal(q->count, 4);
-  assert_int_equal(zvm_field_element_name(q, 3, name, sizeof(name)), 11);
-  assert_string_equal(name, "vmdcidld_q3");
-
-  /* A key must name an instance: an EBCDIC user ID, not a counter. */
-  struct zvm_record_desc d = proc_desc;
-  d.main.key.part[0].kind = ZVM_KEY_USERID;
-  d.main.key.part[0].field = 1;
-  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
-  ERR_CONTAINS(err, "key field T_DISP cannot name an instance");
-
-  /* Hooks' notification kind: ZVM_NOTIFY_NONE (0) or a known kind. */
-  struct zvm_record_hooks h = {.notify_kind = ZVM_NOTIFY_NONE};
-  d = proc_desc;
-  d.hooks = &h;
-  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), 0);
-  h.notify_kind = ZVM_NOTIFY_DEVICE;
-  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), 0);
-  h.notify_kind = ZVM_NOTIFY_KINDS;
-  assert_int_equal(zvm_record_check(&d, err, sizeof(err)), -1);
-  ERR_CONTAINS(err, "record D0R99: its hooks' notification kind 7 is unknown");
 }
 
 /* ------------------------------------------------------------------------
@@ -465,7 +239,7 @@ static const struct zvm_record_desc inner_desc = {
     .ibm_name = "TINNER",
     .title = "test inner layout",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .main =
         {.type_name = "zvm_tinner",
          .plugin = "tplugin",
@@ -559,7 +333,7 @@ static const struct zvm_record_desc outer_desc = {
     .ibm_name = "TOUTER",
     .title = "test outer record",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .main = {.key = {.nparts = 0}},
     .hooks = &outer_hooks,
 };
@@ -698,7 +472,7 @@ static const struct zvm_record_desc wide_desc = {
     .ibm_name = "TWIDE",
     .title = "test wide layout",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .main = {.type_name = "zvm_twide",
              .plugin = "tplugin",
              .host = ZVM_HOST_GUEST,
@@ -735,7 +509,7 @@ static const struct zvm_record_desc wide_outer_desc = {
     .ibm_name = "TOUTERW",
     .title = "test outer record, undeclared layout",
     .zvm_level = "test",
-    .source = "tests/test_engine.c",
+    .source = "tests/unit/mapper/test_engine.c",
     .main = {.key = {.nparts = 0}},
     .hooks = &wide_outer_hooks,
 };
@@ -765,8 +539,6 @@ static void test_hook_undeclared_wide_layout(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
-      T(test_registry),
-      T(test_record_check),
       T(test_runtime_record),
       T(test_hooks),
       T(test_hook_undeclared_wide_layout),

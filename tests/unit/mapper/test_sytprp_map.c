@@ -4,7 +4,8 @@
  * decoded by the record engine and mapped to value lists: values checked
  * against numbers computed here from the bytes written at IBM's offsets
  * (z/VM 6.4 page mon640/MRSYTPRP.HTML: 20 PFXCPUAD U2, 22 PLSCUHAF U2,
- * 24 PFXPRBTM CPU timer counting down, 32 PFXUTIME CPU timer).
+ * 24 PFXPRBTM CPU timer counting down, 32 PFXUTIME CPU timer). D0R2's
+ * table and field values: tests/unit/records/test_sytprp.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,10 +21,10 @@
 
 #include "builder.h"
 #include "conf_options.h"
-#include "engine/check.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
 #include "records/catalog.h"
+#include "sytprp_record.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/conf.h"
 #include "zvm_monitor/field.h"
@@ -38,32 +39,6 @@
 #define US(sec, micro) ((uint64_t)(sec)*1000000u + (micro))
 #define DCSS 0x00400000u
 #define MAX_VALUES 128
-#define TIMER_START UINT64_C(0x7FFFFFFF00000000) /* IBM: PFXPRBTM's start */
-
-/* A D0R2 record of len bytes: processor cpu, PLSCUHAF haf, emulation
- * time emul_us (PFXPRBTM counts it down from TIMER_START) and user time
- * user_us, each CPU timer with some sub-microsecond bits. */
-static void sytprp(struct tb *rs, uint16_t len, uint64_t tod, uint16_t cpu,
-                   uint16_t haf, uint64_t emul_us, uint64_t user_us) {
-  size_t r = tb_record(rs, len, 0, 2, tod);
-  for (size_t off = 20; off < len; off++)
-    tb_put_u8(rs, r + off, 0xEE); /* what is not written must not show */
-  if (len >= 22)
-    tb_put_u16(rs, r + 20, cpu);
-  if (len >= 24)
-    tb_put_u16(rs, r + 22, haf);
-  if (len >= 32)
-    tb_put_u64(rs, r + 24, TIMER_START - (emul_us << 12) - 0x123);
-  if (len >= 40)
-    tb_put_u64(rs, r + 32, (user_us << 12) | 0xABC);
-}
-
-/* What the plugin dispatches for PFXPRBTM: X'7FFFFFFFFFFFFFFF' minus the
- * timer, in microseconds (written here from the man page's rule). */
-static int64_t down_us(uint64_t emul_us) {
-  uint64_t raw = TIMER_START - (emul_us << 12) - 0x123;
-  return (int64_t)((UINT64_C(0x7FFFFFFFFFFFFFFF) - raw) >> 12);
-}
 
 struct fx {
   struct mapper_fx mf; /* conf, mapper m, builders rs and set */
@@ -134,75 +109,6 @@ static const struct zvm_value *list(const struct fx *f, const char *pi,
   return hit;
 }
 
-/* The built-in table is IBM's: exactly the four confirmed fields. */
-static void test_table(void **state) {
-  (void)state;
-  const struct zvm_record_desc *d = zvm_record_find(0, 2);
-  assert_ptr_equal(d, &zvm_rec_sytprp);
-  static const struct {
-    const char *ibm;
-    unsigned off, width;
-    enum zvm_field_type type;
-    enum zvm_field_kind kind;
-  } want[] = {
-      {"SYTPRP_PFXCPUAD", 20, 2, ZVM_TYPE_UNSIGNED, ZVM_FIELD_ID},
-      {"SYTPRP_PLSCUHAF", 22, 2, ZVM_TYPE_UNSIGNED, ZVM_FIELD_COUNTER},
-      {"SYTPRP_PFXPRBTM", 24, 8, ZVM_TYPE_CPU_TIMER, ZVM_FIELD_COUNTER},
-      {"SYTPRP_PFXUTIME", 32, 8, ZVM_TYPE_CPU_TIMER, ZVM_FIELD_COUNTER},
-  };
-  assert_int_equal(d->main.nfields, 4);
-  for (size_t i = 0; i < 4; i++) {
-    const struct zvm_field *fl = &d->main.fields[i];
-    assert_string_equal(fl->ibm_name, want[i].ibm);
-    assert_int_equal(fl->offset, want[i].off);
-    assert_int_equal(fl->width, want[i].width);
-    assert_int_equal(fl->type, want[i].type);
-    assert_int_equal(fl->kind, want[i].kind);
-    assert_int_equal(fl->flags, i == 2 ? ZVM_FIELD_DECREMENTS : 0);
-  }
-  assert_string_equal(d->main.type_name, "zvm_sytprp");
-  assert_int_equal(d->main.key.nparts, 1);
-  assert_int_equal(d->main.key.part[0].kind, ZVM_KEY_NUMBER);
-  assert_int_equal(d->main.key.part[0].field, 0);
-  char err[256];
-  if (zvm_record_check(d, err, sizeof(err)) != 0)
-    fail_msg("%s", err);
-}
-
-/* Field values from bytes: the down-counting timer grows, sub-microsecond
- * bits are dropped, a timer run past zero keeps growing. */
-static void test_field_values(void **state) {
-  (void)state;
-  struct tb rs;
-  tb_init(&rs);
-  sytprp(&rs, 352, tb_tod(SEC, 0), 7, 65535, 1234567, 7654321);
-  const struct zvm_field *fl = zvm_rec_sytprp.main.fields;
-  int64_t d;
-  double g;
-  assert_true(zvm_field_value(&fl[1], rs.data, rs.len, 0, &d, &g));
-  assert_int_equal(d, 65535);
-  assert_true(zvm_field_value(&fl[2], rs.data, rs.len, 0, &d, &g));
-  assert_int_equal(d, down_us(1234567));
-  /* X'7FFFFFFFFFFFFFFF' - X'7FFFFFFF00000000' is 0xFFFFFFFF: 1048575 us
-   * more than the time used, a constant that no rate sees. */
-  assert_int_equal(d, 1234567 + ((UINT64_C(0xFFFFFFFF) + 0x123) >> 12));
-  assert_true(zvm_field_value(&fl[3], rs.data, rs.len, 0, &d, &g));
-  assert_int_equal(d, 7654321);
-  /* The key field is not a value. */
-  assert_false(zvm_field_value(&fl[0], rs.data, rs.len, 0, &d, &g));
-
-  /* PFXPRBTM below zero (negative as a signed timer). */
-  tb_put_u64(&rs, 24, UINT64_C(0xFFFFFFFFFFFFF000));
-  assert_true(zvm_field_value(&fl[2], rs.data, rs.len, 0, &d, &g));
-  assert_int_equal(d, (int64_t)((UINT64_C(0x7FFFFFFFFFFFFFFF) -
-                                 UINT64_C(0xFFFFFFFFFFFFF000)) >>
-                                12));
-  assert_true(d > (int64_t)(UINT64_C(0x7FFFFFFFFFFFFFFF) >> 12));
-  tb_free(&rs);
-}
-
-/* Two sample intervals, two processors: one value list per processor with
- * the documented data sources, and rates of CPU microseconds per second. */
 static void test_mapped(void **state) {
   struct fx *f = *state;
   sytprp(&f->mf.rs, 352, tb_tod(SEC, 0), 0, 10, 1000, 2000);
@@ -723,8 +629,6 @@ static void test_man_page_example(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_table),
-      cmocka_unit_test(test_field_values),
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
       T(test_mapped),
       T(test_one_value_per_list),

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
+#include "prcsmt_record.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/field.h"
 #include "zvm_monitor/recconf.h"
@@ -674,33 +675,13 @@ static const char prcsmt_text[] =
                                                                             ">"
                                                                             "\n";
 
-/* A D5R21 record of 36 bytes and cnt 8-byte entries from byte 36: IFL
- * (X'03') asks for MAX on SET MULTITHREAD, ALL on the statement is MAX. */
-static size_t prcsmt_bytes(uint8_t *r, uint8_t cnt) {
-  static const uint8_t entries[][8] = {
-      {0x00, 1, 2, 1, 1, 0, 1, 0x5A},
-      {0x03, 2, 2, 2, 2, 0xFF, 0xFF, 0x5A},
-      {0x09, 9, 10, 11, 12, 13, 14, 0x5A},
-  };
-  size_t len = 36 + 8 * (size_t)cnt;
-  memset(r, 0, len);
-  r[0] = (uint8_t)(len >> 8);
-  r[1] = (uint8_t)len;
-  r[4] = 5;
-  r[7] = 21;
-  r[23] = 7;    /* RCCSMTSQ */
-  r[24] = 0x40; /* CAL_STATUS: end */
-  r[25] = 2;    /* CALMAXTC */
-  r[26] = 0xFF; /* RCCCOALL: MAX */
-  r[27] = 1;    /* RCCSMALL */
-  r[28] = 0x80; /* RCCSMSET: INITIAL */
-  r[29] = cnt;
-  r[31] = 8;  /* CPUTAESZ */
-  r[33] = 36; /* CPUTAOFF */
-  for (uint8_t i = 0; i < cnt; i++)
-    memcpy(r + 36 + 8 * i, entries[i % 3], 8);
-  return len;
-}
+/* Three entries: CP, IFL (MAX on SET MULTITHREAD, so also requested), an
+ * unknown CPU type 9. */
+static const struct cputinfo three[] = {
+    {0x00, 1, 2, 1, 1, 0, 1},
+    {0x03, 2, 2, 2, 2, 0xFF, 0xFF},
+    {0x09, 9, 10, 11, 12, 13, 14},
+};
 
 /* The dispatched fields of l, in data source order. */
 static size_t dispatched_fields(const struct zvm_layout *l,
@@ -765,8 +746,13 @@ static void test_prcsmt_block(void **state) {
   assert_string_equal(u->main.key.part[0].text, "system");
   assert_int_equal(u->arrays[0].entry.key.part[0].kind, ZVM_KEY_CPU_TYPE);
 
-  uint8_t r[36 + 3 * 8];
-  size_t len = prcsmt_bytes(r, 3);
+  /* IBM MRPRCSMT (z/VM V6R4.0): 36 bytes, 3 entries of 8 from byte 36 */
+  struct tb rs, set;
+  tb_init(&rs);
+  tb_init(&set);
+  size_t at = build_prcsmt(&rs, 0x40, three, 3, 8, 36, 60);
+  const uint8_t *r = rs.data + at;
+  size_t len = 60;
   double v[16];
   same_values(&u->main, &b->main, r, len, v, 7);
   /* mt_config_seq, mt_max_threads, statement_all (X'FF': NaN), set_all,
@@ -789,17 +775,13 @@ static void test_prcsmt_block(void **state) {
 
   /* A count or an offset that points outside the record: the array is
    * refused, and a walk counts the record (its fixed part still used). */
-  r[29] = 4; /* 4 entries do not fit in 60 bytes */
+  tb_put_u8(&rs, at + 29, 4); /* 4 entries do not fit in 60 bytes */
   assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
-  r[29] = 3;
-  r[33] = 60; /* the array would start at the record's end */
+  tb_put_u8(&rs, at + 29, 3);
+  tb_put_u16(&rs, at + 32, 60); /* the array would start at the end */
   assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
-  r[33] = 12; /* in the header */
+  tb_put_u16(&rs, at + 32, 12); /* in the header */
   assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
-  struct tb rs, set;
-  tb_init(&rs);
-  tb_init(&set);
-  tb_bytes(&rs, r, len);
   tb_record_set(&set, 0xC5, 0x0400, 0x09000000, &rs);
   struct zvm_decode_stats st = {0};
   const struct zvm_record_desc *seen = NULL;
