@@ -560,25 +560,37 @@ static int f_kind(void *t, const struct zvm_option *o,
   return 0;
 }
 
+/* A name option's value, lower case, into *slot if it is a letter followed
+ * by letters, digits or '_', at most max characters: 0, or -1 with
+ * "Record "D/R" KEY "VALUE": " and that rule and tail, or what (if not
+ * NULL) instead. */
+static int take_name(struct zvm_recconf *rc, char **slot, const char *key,
+                     const char *value, size_t max, const char *tail,
+                     const char *what, char *err, size_t err_size) {
+  char sb[SHOWN_MAX];
+  bool bad;
+  char *copy = name_copy(value, max, &bad);
+  if (bad && what != NULL)
+    return fail(err, err_size, "Record \"%s\" %s \"%s\": %s", rc->id, key,
+                shown(value, sb), what);
+  if (bad)
+    return fail(err, err_size,
+                "Record \"%s\" %s \"%s\": a letter followed by letters, "
+                "digits or '_', at most %d characters%s",
+                rc->id, key, shown(value, sb), (int)max, tail);
+  if (copy == NULL)
+    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
+  free(*slot);
+  *slot = copy;
+  return 0;
+}
+
 static int rc_name(void *t, const struct zvm_option *o,
                    const struct zvm_option_value *v, char *err,
                    size_t err_size) {
-  (void)o;
   struct zvm_recconf *rc = t;
-  bool bad;
-  char sb[SHOWN_MAX];
-  char *copy = name_copy(v->string, ZVM_RECCONF_MAX_NAME, &bad);
-  if (bad)
-    return fail(err, err_size,
-                "Record \"%s\" Name \"%s\": a letter followed by letters, "
-                "digits or '_', at most %d characters (the type is "
-                "zvm_<name>)",
-                rc->id, shown(v->string, sb), ZVM_RECCONF_MAX_NAME);
-  if (copy == NULL)
-    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  free(rc->cur.name);
-  rc->cur.name = copy;
-  return 0;
+  return take_name(rc, &rc->cur.name, o->key, v->string, ZVM_RECCONF_MAX_NAME,
+                   " (the type is zvm_<name>)", NULL, err, err_size);
 }
 
 /* InstancePrefix: it becomes part of plugin_instance verbatim. */
@@ -784,43 +796,18 @@ static int f_single_type(void *t, const struct zvm_option *o,
 static int rc_instance_name(void *t, const struct zvm_option *o,
                             const struct zvm_option_value *v, char *err,
                             size_t err_size) {
-  (void)o;
   struct zvm_recconf *rc = t;
-  char sb[SHOWN_MAX];
-  bool bad;
-  char *copy = name_copy(v->string, ZVM_RECCONF_MAX_PREFIX, &bad);
-  if (bad)
-    return fail(err, err_size,
-                "Record \"%s\" InstanceName \"%s\": a letter followed by "
-                "letters, digits or '_', at most %d characters",
-                rc->id, shown(v->string, sb), ZVM_RECCONF_MAX_PREFIX);
-  if (copy == NULL)
-    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  free(rc->cur.instance_name);
-  rc->cur.instance_name = copy;
-  return 0;
+  return take_name(rc, &rc->cur.instance_name, o->key, v->string,
+                   ZVM_RECCONF_MAX_PREFIX, "", NULL, err, err_size);
 }
 
 static int a_name(void *t, const struct zvm_option *o,
                   const struct zvm_option_value *v, char *err,
                   size_t err_size) {
-  (void)o;
   struct zvm_recconf *rc = t;
-  struct zvm_uarray *a = cur_array(rc);
-  char sb[SHOWN_MAX];
-  bool bad;
-  char *copy = name_copy(v->string, ZVM_RECCONF_MAX_NAME, &bad);
-  if (bad)
-    return fail(err, err_size,
-                "Record \"%s\" Name \"%s\": a letter followed by letters, "
-                "digits or '_', at most %d characters (the entries' type is "
-                "zvm_<name>)",
-                rc->id, shown(v->string, sb), ZVM_RECCONF_MAX_NAME);
-  if (copy == NULL)
-    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  free(a->name);
-  a->name = copy;
-  return 0;
+  return take_name(rc, &cur_array(rc)->name, o->key, v->string,
+                   ZVM_RECCONF_MAX_NAME, " (the entries' type is zvm_<name>)",
+                   NULL, err, err_size);
 }
 
 static char **locate_slot(struct zvm_uarray *a, int which) {
@@ -835,21 +822,10 @@ static int a_locate(void *t, const struct zvm_option *o,
                     const struct zvm_option_value *v, char *err,
                     size_t err_size) {
   struct zvm_recconf *rc = t;
-  struct zvm_uarray *a = cur_array(rc);
-  char sb[SHOWN_MAX];
-  bool bad;
-  char *copy = name_copy(v->string, ZVM_RECCONF_MAX_DS_NAME, &bad);
-  if (bad)
-    return fail(err, err_size,
-                "Record \"%s\" %s \"%s\": the name of a field of the record "
-                "of Kind layout",
-                rc->id, o->key, shown(v->string, sb));
-  if (copy == NULL)
-    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  char **slot = locate_slot(a, o->arg);
-  free(*slot);
-  *slot = copy;
-  return 0;
+  return take_name(rc, locate_slot(cur_array(rc), o->arg), o->key, v->string,
+                   ZVM_RECCONF_MAX_DS_NAME, "",
+                   "the name of a field of the record of Kind layout", err,
+                   err_size);
 }
 
 static int f_elem_prefix(void *t, const struct zvm_option *o,
