@@ -307,7 +307,7 @@ static void write_panel(struct ctx *c, const struct rp_page *page,
       one_ds(c, map, var, m[i].ds, false, &ref);
   } else if (m->count > 1) {
     for (unsigned e = 0; e < m->count; e++) {
-      char ds[40];
+      char ds[80];
       snprintf(ds, sizeof(ds), "%s%s%u", m->ds,
                m->elem_prefix[0] ? m->elem_prefix : "_", e);
       one_ds(c, map, var, ds, p->counter, &ref);
@@ -322,7 +322,8 @@ static void write_panel(struct ctx *c, const struct rp_page *page,
 }
 
 static bool shown(const struct rp_mapped *m) {
-  return m->emit && (m->kind == RP_K_COUNTER || m->kind == RP_K_GAUGE);
+  return m->emit && m->f->table == 0 &&
+         (m->kind == RP_K_COUNTER || m->kind == RP_K_GAUGE);
 }
 
 /* The record's row and panels, in the block's order. */
@@ -442,7 +443,7 @@ static void write_variables(struct rp_buf *b, const char *kind,
               "");
   for (size_t r = 0; r < n; r++) {
     const struct rp_map *map = &maps[r];
-    char var[32], ds[40];
+    char var[32], ds[80];
     instance_var(map, var, sizeof(var));
     bool dup = var[0] == '\0';
     for (size_t s = 0; s < r && !dup; s++) {

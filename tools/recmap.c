@@ -87,7 +87,7 @@ static const char *const vtype_names[] = {
 static const char *const kind_names[] = {
     [RP_K_COUNTER] = "counter",   [RP_K_GAUGE] = "gauge",
     [RP_K_INSTANCE] = "instance", [RP_K_PROCESSOR] = "processor",
-    [RP_K_BASE] = "base",
+    [RP_K_BASE] = "base",         [RP_K_LAYOUT] = "layout",
 };
 
 /* ------------------------------------------------------------------------
@@ -225,6 +225,12 @@ static void guess(const struct rp_page *pg, const struct rp_field *f,
       (says(d, "array") || is_nested_name(pg, d))) {
     m->role = RP_ROLE_LAYOUT;
     WHY("locates a variable array");
+  } else if (f->table > 0 && f->type == RP_UNSIGNED &&
+             (ends_with(f->name, "CPUTYPE") ||
+              strncasecmp(d, "cpu type", 8) == 0)) {
+    m->role = RP_ROLE_ID;
+    m->cputype = true;
+    WHY("the entry's CPU type: names the entry");
   } else if (ends_with(f->name, "CPUAD") || says(d, "processor address") ||
              says(d, "cpu address") || says(d, "processor id")) {
     m->role = RP_ROLE_ID;
@@ -375,7 +381,7 @@ static struct rp_mapped *entry_of(struct rp_map *map, size_t i) {
 }
 
 static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
-                     const char **by);
+                     unsigned table, const char **by);
 
 /* An emitted field whose bytes m's would share (named bits of one field
  * may share them), or NULL: the plugin refuses overlapping fields, and a
@@ -387,12 +393,15 @@ static const struct rp_mapped *overlapping(const struct rp_map *map,
   unsigned to = from + m->f->length * (m->count > 1 ? m->count : 1);
   for (size_t i = 0; i < map->n; i++) {
     const struct rp_mapped *o = &map->m[i];
-    if (!o->emit || o == m)
+    if (!o->emit || o == m || o->f->table != m->f->table)
       continue;
     unsigned ofrom = o->f->offset;
     unsigned oto = ofrom + o->f->length * (o->count > 1 ? o->count : 1);
-    bool bits = m->bit != NULL && o->bit != NULL && from == ofrom &&
-                m->f->length == o->f->length;
+    /* Named bits of one field, a MAX flag beside its count. */
+    bool bits =
+        ((m->bit != NULL && o->bit != NULL) || m->allones == RP_ALLONES_FLAG ||
+         o->allones == RP_ALLONES_FLAG) &&
+        from == ofrom && m->f->length == o->f->length;
     if (from < oto && ofrom < to && !bits)
       return o;
   }
@@ -433,16 +442,24 @@ static int map_bit(const struct rp_page *pg, struct rp_map *map,
          f->name, o->bit != NULL ? o->bit->name : o->f->name);
     return -1;
   }
-  ds_base(pg, b->name, m->ds, sizeof(m->ds));
-  m->ds[MAX_DS_NAME] = '\0';
+  if (m->order < 0) {
+    ds_base(pg, b->name, m->ds, sizeof(m->ds));
+    m->ds[MAX_DS_NAME] = '\0';
+  }
   /* A base flag is a field of the block too (and becomes a gauge where
    * the record has no processor field): its name must be free as well. */
   const char *by = NULL;
-  if (ds_taken(map, m->ds, map->n, &by) ||
+  if (ds_taken(map, m->ds, map->n, 0, &by) ||
       (map->instance[0] != NULL && strcmp(map->instance[0]->ds, m->ds) == 0 &&
        (by = map->instance[0]->f->name) != NULL)) {
     SKIP("a bit of %s: its data source name %s is taken by %s", f->name, m->ds,
          by);
+    return -1;
+  }
+  if (!base && m->undispatched) {
+    SKIP("a bit of %s: the plugin's table for this record does not dispatch "
+         "it",
+         f->name);
     return -1;
   }
   if (base) {
@@ -470,13 +487,13 @@ void rp_map_free(struct rp_map *map) {
 }
 
 static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
-                     const char **by) {
+                     unsigned table, const char **by) {
   for (size_t i = 0; i < upto; i++) {
     const struct rp_mapped *o = &map->m[i];
-    if (!o->emit)
+    if (!o->emit || o->f->table != table)
       continue;
     for (unsigned e = 0; e < (o->count > 1 ? o->count : 1); e++) {
-      char n[40];
+      char n[80];
       if (o->count > 1)
         snprintf(n, sizeof(n), "%s%s%u", o->ds,
                  o->elem_prefix[0] ? o->elem_prefix : "_", e);
@@ -491,6 +508,201 @@ static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
   return false;
 }
 
+/* ------------------------------------------------------------------------
+ * The built-in table's names (opt->names).
+ */
+/* The built-in field of m's row (or bit) and its position, or -1. */
+static int builtin_of(const struct rp_builtin *bt, const struct rp_mapped *m) {
+  const struct rp_field *f = m->f;
+  unsigned long long mask = 0;
+  if (m->bit != NULL)
+    mask = (unsigned long long)m->bit->mask
+           << (8 * (f->length - m->bit->width));
+  for (size_t i = 0; i < bt->nfields; i++) {
+    const struct rp_builtin_field *b = &bt->fields[i];
+    if (b->ibm == NULL || (b->table == 0) != (f->table == 0) ||
+        b->offset != f->offset || b->length != f->length ||
+        b->count != f->dim || b->allones == RP_ALLONES_FLAG)
+      continue;
+    if (m->bit != NULL
+            ? (b->mask == mask && (strcmp(b->ibm, f->name) == 0 ||
+                                   strcmp(b->ibm, m->bit->name) == 0))
+            : (b->mask == 0 && strcmp(b->ibm, f->name) == 0))
+      return (int)i;
+  }
+  return -1;
+}
+
+/* Every row the built-in table has takes its name, kind and type; a row it
+ * does not dispatch is left out; its second views of a row (MAX flags) are
+ * added; its record count is the block's. Rows it lacks (another z/VM
+ * level) keep their guesses, after its fields. */
+static void apply_builtin(const struct rp_page *pg, const struct rp_builtin *bt,
+                          struct rp_map *map, const struct rp_options *opt) {
+  (void)pg;
+  size_t rows = map->n;
+  for (size_t i = 0; i < rows; i++) {
+    struct rp_mapped *m = &map->m[i];
+    int k = builtin_of(bt, m);
+    if (k < 0 && m->bit != NULL) {
+      /* a bit of a field the table has, but not as a value */
+      struct rp_mapped row = {.f = m->f};
+      int r = builtin_of(bt, &row);
+      m->undispatched = r >= 0 && !bt->fields[r].dispatched;
+    }
+    if (k < 0)
+      continue;
+    const struct rp_builtin_field *b = &bt->fields[k];
+    m->order = k;
+    snprintf(m->ds, sizeof(m->ds), "%s", b->ds);
+    if (b->instance && m->f->table > 0) {
+      m->role = RP_ROLE_ID;
+      m->cputype = bt->cputype;
+      snprintf(m->why, sizeof(m->why),
+               "the plugin's table names the entries "
+               "by it");
+      continue;
+    }
+    if (!b->dispatched) {
+      /* What names or locates (instance, processor, layout, flags) keeps
+       * its guess; a value the table does not dispatch is left out. */
+      if (m->role == RP_ROLE_COUNTER || m->role == RP_ROLE_GAUGE) {
+        snprintf(m->skip, sizeof(m->skip),
+                 "the plugin's table for this record does not dispatch it");
+        m->by_option = true;
+        m->role = RP_ROLE_NONE;
+      }
+      m->undispatched = m->bit != NULL;
+      m->order = -1;
+      continue;
+    }
+    m->role = b->counter ? RP_ROLE_COUNTER : RP_ROLE_GAUGE;
+    m->allones = b->allones;
+    m->single_type = b->single_type;
+    if (b->elem_prefix != NULL && strcmp(b->elem_prefix, "_") != 0)
+      snprintf(m->elem_prefix, sizeof(m->elem_prefix), "%s", b->elem_prefix);
+    snprintf(m->why, sizeof(m->why), "the plugin's table for this record");
+    /* Its MAX flag (or other second view of the same bytes). */
+    for (size_t j = 0; j < bt->nfields && m->bit == NULL; j++) {
+      const struct rp_builtin_field *v = &bt->fields[j];
+      if (v->ibm == NULL || v->allones != RP_ALLONES_FLAG ||
+          strcmp(v->ibm, b->ibm) != 0 || v->table != b->table)
+        continue;
+      struct rp_mapped *e = &map->m[map->n++];
+      *e = (struct rp_mapped){.f = m->f,
+                              .fi = m->fi,
+                              .extra = true,
+                              .count = 1,
+                              .role = RP_ROLE_GAUGE,
+                              .vtype = RP_V_UNSIGNED,
+                              .allones = RP_ALLONES_FLAG,
+                              .single_type = v->single_type,
+                              .order = (int)j};
+      snprintf(e->ds, sizeof(e->ds), "%s", v->ds);
+      snprintf(e->why, sizeof(e->why),
+               "the plugin's table: 1 when %s is all ones (MAX), else 0",
+               m->f->name);
+    }
+  }
+  for (size_t i = 0; i < bt->nfields; i++)
+    if (bt->fields[i].records && opt->count == NULL) {
+      snprintf(map->count, sizeof(map->count), "%s", bt->fields[i].ds);
+      map->count_type = bt->fields[i].single_type;
+    }
+  if (bt->instance_name != NULL)
+    snprintf(map->instance_name, sizeof(map->instance_name), "%s",
+             bt->instance_name);
+}
+
+/* ------------------------------------------------------------------------
+ * Variable arrays: a nested structure of the page located by three fields
+ * of the record.
+ */
+static struct rp_marray *array_of(struct rp_map *map, unsigned table) {
+  for (size_t a = 0; a < map->narrays; a++)
+    if (map->arrays[a].table == table)
+      return &map->arrays[a];
+  return NULL;
+}
+
+/* Which of count (0), size (1), offset (2) a layout field's words say. */
+static int locator(const char *d) {
+  if (says(d, "number of entries") || says(d, "number of elements") ||
+      says(d, "count of entries"))
+    return 0;
+  if (says(d, "size of an entry") || says(d, "size of each") ||
+      says(d, "length of an entry") || says(d, "entry size") ||
+      says(d, "size of the entries"))
+    return 1;
+  if (says(d, "offset to") || says(d, "offset of the"))
+    return 2;
+  return -1;
+}
+
+/* Every nested structure of the page: its locating fields and the field
+ * that names its entries, or why it cannot be an <Array>. */
+static void find_arrays(const struct rp_page *pg, struct rp_map *map,
+                        const struct rp_options *opt) {
+  unsigned nested = pg->ntables > 1 ? pg->ntables - 1 : 0;
+  for (unsigned t = 1; t < pg->ntables && map->narrays < RP_ARRAYS_MAX; t++) {
+    struct rp_marray *a = &map->arrays[map->narrays++];
+    const char *sname = nested_name(pg, t);
+    *a = (struct rp_marray){.table = t};
+    ds_base(pg, sname, a->label, sizeof(a->label));
+    a->label[MAX_DS_NAME] = '\0';
+    if (opt->names != NULL && opt->names->array != NULL &&
+        strcmp(opt->names->array, sname) == 0)
+      snprintf(a->name, sizeof(a->name), "%s", opt->names->array_name);
+    else {
+      char name[sizeof(map->name)], label[sizeof(a->label)];
+      memcpy(name, map->name, sizeof(name));
+      memcpy(label, a->label, sizeof(label));
+      snprintf(a->name, sizeof(a->name), "%.13s_%.13s", name, label);
+    }
+#define ASKIP(...) snprintf(a->skip, sizeof(a->skip), __VA_ARGS__)
+    for (size_t i = 0; i < map->n; i++) {
+      struct rp_mapped *m = &map->m[i];
+      const char *d = m->f->desc != NULL ? m->f->desc : "";
+      if (m->f->table != 0 || m->role != RP_ROLE_LAYOUT || m->bit != NULL ||
+          (!says(d, sname) && nested != 1))
+        continue;
+      int k = locator(d);
+      if (k >= 0 && a->loc[k] == NULL && m->f->type == RP_UNSIGNED &&
+          engine_integer(m->f) && m->f->dim == 1)
+        a->loc[k] = m;
+    }
+    if (a->loc[0] == NULL || a->loc[1] == NULL || a->loc[2] == NULL) {
+      ASKIP("the page names no %s field that locates %s",
+            a->loc[0] == NULL   ? "entry count"
+            : a->loc[1] == NULL ? "entry size"
+                                : "offset",
+            sname);
+      continue;
+    }
+    struct rp_mapped *key = NULL;
+    for (size_t i = 0; i < map->n && key == NULL; i++) {
+      struct rp_mapped *m = &map->m[i];
+      if (m->f->table == t && m->role == RP_ROLE_ID && m->bit == NULL &&
+          m->f->type == RP_UNSIGNED && engine_integer(m->f) && m->f->dim == 1)
+        key = m;
+    }
+    if (key == NULL) {
+      ASKIP("no field of its entries names them (a CPU type, an address)");
+      continue;
+    }
+    key->kind = RP_K_INSTANCE;
+    key->vtype = RP_V_UNSIGNED;
+    key->emit = true;
+    key->count = 1;
+    key->skip[0] = '\0';
+    if (key->order < 0)
+      ds_base(pg, key->f->name, key->ds, sizeof(key->ds));
+    key->ds[MAX_DS_NAME] = '\0';
+    a->emit = true;
+#undef ASKIP
+  }
+}
+
 int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
                 struct rp_map *map, char *err, size_t err_size) {
   *map = (struct rp_map){0};
@@ -498,17 +710,20 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
   size_t entries = pg->nfields;
   for (size_t i = 0; i < pg->nfields; i++)
     entries += pg->fields[i].nbits;
+  if (opt->names != NULL)
+    entries += opt->names->nfields; /* its second views of a row */
   map->m = calloc(entries ? entries : 1, sizeof(*map->m));
   if (map->m == NULL)
     return fail(err, err_size, "out of memory");
   /* Name. */
-  if (opt->name != NULL) {
-    snprintf(map->name, sizeof(map->name), "%s", opt->name);
-    if (strlen(opt->name) > MAX_NAME || !valid_word(opt->name, MAX_NAME, true))
+  if (opt->name != NULL || (opt->names != NULL && opt->names->name != NULL)) {
+    const char *name = opt->name != NULL ? opt->name : opt->names->name;
+    snprintf(map->name, sizeof(map->name), "%s", name);
+    if (strlen(name) > MAX_NAME || !valid_word(name, MAX_NAME, true))
       return fail(err, err_size,
                   "--name %s: a letter followed by letters, digits or _, at "
                   "most %d characters",
-                  opt->name, MAX_NAME);
+                  name, MAX_NAME);
   } else {
     size_t n = 0;
     for (const char *s = pg->dsect; *s != '\0' && n < MAX_NAME; s++)
@@ -526,6 +741,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     m->f = &pg->fields[i];
     m->fi = i;
     m->count = 1;
+    m->order = -1;
     guess(pg, m->f, m);
     if (m->role != RP_ROLE_FLAGS || m->f->table != 0)
       continue;
@@ -534,12 +750,16 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       if (strcmp(bit->name, "*") == 0)
         continue;
       struct rp_mapped *e = &map->m[map->n++];
-      *e = (struct rp_mapped){.f = m->f, .fi = i, .bit = bit, .count = 1};
+      *e = (struct rp_mapped){
+          .f = m->f, .fi = i, .bit = bit, .count = 1, .order = -1};
       e->role = RP_ROLE_GAUGE;
       e->vtype = RP_V_UNSIGNED;
       snprintf(e->why, sizeof(e->why), "a named bit: 1 when set, else 0");
     }
   }
+
+  if (opt->names != NULL)
+    apply_builtin(pg, opt->names, map, opt);
 
   /* --kind NAME=KIND */
   const char *want_instance = opt->instance;
@@ -657,6 +877,8 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
              strstr(inst->why, "device") != NULL ? "dev" : "cpu");
   }
 
+  find_arrays(pg, map, opt);
+
   /* Every other field: a <Field>, or skipped with its reason. */
   size_t nfields = inst != NULL ? 1 : 0;
   if (inst != NULL) {
@@ -666,21 +888,58 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
   for (size_t i = 0; i < map->n; i++) {
     struct rp_mapped *m = &map->m[i];
     const struct rp_field *f = m->f;
-    if (m == inst)
+    if (m == inst || (f->table > 0 && m->kind == RP_K_INSTANCE && m->emit))
       continue;
     m->emit = false;
+#define SKIP(...) snprintf(m->skip, sizeof(m->skip), __VA_ARGS__)
+    if (m->extra) { /* a MAX flag beside its count (the built-in's) */
+      const char *by = NULL;
+      if (!entry_of(map, m->fi)->emit)
+        continue;
+      if (ds_taken(map, m->ds, map->n, f->table, &by)) {
+        SKIP("its data source name %s is taken by %s", m->ds, by);
+        continue;
+      }
+      m->kind = RP_K_GAUGE;
+      m->emit = true;
+      map->nds++;
+      nfields++;
+      continue;
+    }
+    if (m->role == RP_ROLE_LAYOUT && f->table == 0) {
+      /* Kept whatever --fields says, with the array it locates. */
+      bool loc = false;
+      for (size_t a = 0; a < map->narrays; a++)
+        for (int k = 0; k < 3; k++)
+          loc |= map->arrays[a].emit && map->arrays[a].loc[k] == m;
+      if (!loc) {
+        SKIP("locates a variable array that this block cannot hold (see "
+             "the array's fields)");
+        continue;
+      }
+      if (m->order < 0) {
+        ds_base(pg, f->name, m->ds, sizeof(m->ds));
+        m->ds[MAX_DS_NAME] = '\0';
+      }
+      m->kind = RP_K_LAYOUT;
+      m->emit = true;
+      m->skip[0] = '\0';
+      nfields++;
+      continue;
+    }
     if (m->skip[0] != '\0' && (m->role == RP_ROLE_NONE || m->by_option))
       continue; /* reserved, other types, --kind skip */
     if (m->role == RP_ROLE_NONE)
       continue; /* structure, header, labels: no line */
-#define SKIP(...) snprintf(m->skip, sizeof(m->skip), __VA_ARGS__)
     if (f->table != 0) {
-      SKIP("a field of the variable array %s: not supported by this engine "
-           "version",
-           nested_name(pg, f->table));
-      continue;
+      const struct rp_marray *a = array_of(map, f->table);
+      if (a == NULL || !a->emit) {
+        SKIP("a field of the variable array %s: %s", nested_name(pg, f->table),
+             a != NULL ? a->skip : "more arrays than a block holds");
+        continue;
+      }
     }
-    if (per_vmdbk && m->bit == NULL && m->role == RP_ROLE_ID &&
+    if (per_vmdbk && f->table == 0 && m->bit == NULL && m->role == RP_ROLE_ID &&
         !map->per_vmdbk && strstr(m->why, "processor") != NULL &&
         f->type == RP_UNSIGNED && (f->length == 1 || f->length == 2) &&
         f->dim == 1 && overlapping(map, m) == NULL) {
@@ -688,7 +947,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       const char *by = NULL;
       ds_base(pg, f->name, m->ds, sizeof(m->ds));
       m->ds[MAX_DS_NAME] = '\0';
-      if (ds_taken(map, m->ds, map->n, &by)) {
+      if (ds_taken(map, m->ds, map->n, 0, &by)) {
         SKIP("its data source name %s is taken by %s", m->ds, by);
         continue;
       }
@@ -743,7 +1002,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       SKIP("a code (its values name states): not a quantity");
       continue;
     case RP_ROLE_LAYOUT:
-      SKIP("locates a variable array: not supported by this engine version");
+      SKIP("locates a variable array inside an array entry");
       continue;
     case RP_ROLE_TEXT:
       if (m->vtype == RP_V_USERID)
@@ -779,7 +1038,8 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     m->kind = m->role == RP_ROLE_COUNTER ? RP_K_COUNTER : RP_K_GAUGE;
     m->count = f->dim;
     /* IBM's four dispatch-list queues Q0-Q3: elements _q0.._q3. */
-    if (m->count == 4 && f->desc != NULL && says(f->desc, "dispatch list"))
+    if (m->count == 4 && m->order < 0 && f->desc != NULL &&
+        says(f->desc, "dispatch list"))
       snprintf(m->elem_prefix, sizeof(m->elem_prefix), "_q");
     if (map->nds + m->count > MAX_DS) {
       SKIP("more fields than a record block holds (limit %d data sources)",
@@ -792,25 +1052,28 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       continue;
     }
     /* The data source name: IBM's without the structure's prefix, cut to
-     * what rrdtool holds with the array suffix. */
-    char base[RP_NAME_MAX + 2];
-    ds_base(pg, f->name, base, sizeof(base));
-    size_t room = MAX_DS_NAME;
-    if (m->count > 1)
-      room -= (m->elem_prefix[0] ? strlen(m->elem_prefix) : 1) +
-              (m->count > 10 ? 2 : 1);
-    base[room < sizeof(base) ? room : sizeof(base) - 1] = '\0';
-    snprintf(m->ds, sizeof(m->ds), "%.19s", base);
+     * what rrdtool holds with the array suffix (the built-in's own name
+     * where it has the field). */
+    if (m->order < 0) {
+      char base[RP_NAME_MAX + 2];
+      ds_base(pg, f->name, base, sizeof(base));
+      size_t room = MAX_DS_NAME;
+      if (m->count > 1)
+        room -= (m->elem_prefix[0] ? strlen(m->elem_prefix) : 1) +
+                (m->count > 10 ? 2 : 1);
+      base[room < sizeof(base) ? room : sizeof(base) - 1] = '\0';
+      snprintf(m->ds, sizeof(m->ds), "%.19s", base);
+    }
     const char *by = NULL;
     bool taken = false;
     for (unsigned e = 0; e < m->count && !taken; e++) {
-      char n[40];
+      char n[80];
       if (m->count > 1)
         snprintf(n, sizeof(n), "%s%s%u", m->ds,
                  m->elem_prefix[0] ? m->elem_prefix : "_", e);
       else
         snprintf(n, sizeof(n), "%s", m->ds);
-      taken = ds_taken(map, n, map->n, &by) ||
+      taken = ds_taken(map, n, map->n, f->table, &by) ||
               (inst != NULL && strcmp(inst->ds, n) == 0 &&
                (by = inst->f->name) != NULL);
     }
@@ -831,6 +1094,32 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
 #undef SKIP
   }
   free(chosen);
+  /* An array with nothing to dispatch is no <Array> block. */
+  for (size_t a = 0; a < map->narrays; a++) {
+    struct rp_marray *ar = &map->arrays[a];
+    bool values = false;
+    for (size_t i = 0; ar->emit && i < map->n; i++)
+      values |=
+          map->m[i].emit && map->m[i].f->table == ar->table &&
+          (map->m[i].kind == RP_K_COUNTER || map->m[i].kind == RP_K_GAUGE);
+    if (!ar->emit || values)
+      continue;
+    ar->emit = false;
+    snprintf(ar->skip, sizeof(ar->skip),
+             "none of its fields is a counter or "
+             "gauge");
+    for (size_t i = 0; i < map->n; i++) {
+      struct rp_mapped *m = &map->m[i];
+      bool loc = m == ar->loc[0] || m == ar->loc[1] || m == ar->loc[2];
+      if (m->emit && (m->f->table == ar->table || loc)) {
+        m->emit = false;
+        snprintf(m->skip, sizeof(m->skip), "%s %s: %s",
+                 loc ? "locates the variable array"
+                     : "a field of the variable array",
+                 nested_name(pg, ar->table), ar->skip);
+      }
+    }
+  }
   for (size_t i = 0; i < map->n; i++) {
     struct rp_mapped *m = &map->m[i];
     if (m->emit && m->kind == RP_K_BASE && !map->per_vmdbk) {
@@ -848,7 +1137,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     snprintf(map->count, sizeof(map->count), "%s", opt->count);
     for (char *p = map->count; *p != '\0'; p++)
       *p = (char)tolower((unsigned char)*p);
-    if (ds_taken(map, map->count, map->n, &by))
+    if (ds_taken(map, map->count, map->n, 0, &by))
       return fail(err, err_size, "--count %s: the data source name is %s's",
                   opt->count, by);
     if (map->nds + 1 > MAX_DS)
@@ -864,7 +1153,7 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       map->emitted++;
       map->counters += m->kind == RP_K_COUNTER;
       map->gauges += m->kind == RP_K_GAUGE;
-      map->instances += m->kind == RP_K_INSTANCE;
+      map->instances += m->kind == RP_K_INSTANCE && m->f->table == 0;
     } else if (m->skip[0] != '\0') {
       map->skipped++;
     }
@@ -918,6 +1207,112 @@ static void record_label(const struct rp_page *pg, char *buf, size_t size) {
            pg->mrname[0] != '\0' ? pg->mrname : pg->dsect);
 }
 
+/* One <Field> block with its comments. */
+static void write_field(const struct rp_mapped *m, const char *ind,
+                        struct rp_buf *out) {
+  const struct rp_field *f = m->f;
+  char text[600], ci[16], ci2[16];
+  snprintf(ci, sizeof(ci), "%s# ", ind);
+  snprintf(ci2, sizeof(ci2), "%s#   ", ind);
+  char dim[16] = "";
+  if (f->dim > 1)
+    snprintf(dim, sizeof(dim), "(%u)", f->dim);
+  rp_buf_printf(out, "\n");
+  if (m->bit != NULL) {
+    snprintf(text, sizeof(text),
+             "%s: bit X'%llX' of %s, offset %u (X'%X'), %s %u", m->bit->name,
+             m->mask, f->name, f->offset, f->offset, rp_type_name(f->type),
+             f->length);
+    comment(out, ci, text);
+    if (m->bit->desc != NULL)
+      comment(out, ci2, m->bit->desc);
+  } else {
+    snprintf(text, sizeof(text), "%s%s: offset %u (X'%X')%s, %s %u", f->name,
+             dim, f->offset, f->offset, f->table > 0 ? " in the entry" : "",
+             rp_type_name(f->type), f->length);
+    comment(out, ci, text);
+    if (f->desc != NULL && !m->extra)
+      comment(out, ci2, f->desc);
+  }
+  snprintf(text, sizeof(text), "%s %s: %s", kind_names[m->kind],
+           m->order >= 0  ? "(built-in)"
+           : m->by_option ? "(option)"
+                          : "(guess)",
+           m->why);
+  comment(out, ci, text);
+  rp_buf_printf(out, "%s<Field \"%s\">\n", ind, m->ds);
+  rp_buf_printf(out, "%s  Offset %u\n%s  Length %u\n", ind, f->offset, ind,
+                f->length);
+  rp_buf_printf(out, "%s  Type \"%s\"\n%s  Kind \"%s\"\n", ind,
+                m->bit != NULL ? "unsigned" : vtype_names[m->vtype], ind,
+                kind_names[m->kind]);
+  if (m->bit != NULL)
+    rp_buf_printf(out, "%s  Mask %llu\n", ind, m->mask);
+  if (m->kind == RP_K_INSTANCE && m->vtype == RP_V_UNSIGNED && m->hex)
+    rp_buf_printf(out, "%s  Format \"hex\"\n", ind);
+  if (m->kind == RP_K_INSTANCE && m->cputype)
+    rp_buf_printf(out, "%s  Format \"cputype\"\n", ind);
+  if (m->allones != RP_ALLONES_NONE)
+    rp_buf_printf(out, "%s  AllOnes \"%s\"\n", ind,
+                  m->allones == RP_ALLONES_NAN ? "nan" : "flag");
+  if (m->single_type != NULL)
+    rp_buf_printf(out, "%s  OneValueType \"%s\"\n", ind, m->single_type);
+  if (m->count > 1)
+    rp_buf_printf(out, "%s  Count %u\n", ind, m->count);
+  if (m->elem_prefix[0] != '\0')
+    rp_buf_printf(out, "%s  ElementPrefix \"%s\"\n", ind, m->elem_prefix);
+  rp_buf_printf(out, "%s</Field>\n", ind);
+}
+
+/* Where a field goes: the built-in table's position, else after them in
+ * the page's order. */
+static long field_rank(const struct rp_map *map, const struct rp_mapped *m) {
+  (void)map;
+  return m->order >= 0 ? (long)m->order : 1000000L + (long)(m - map->m);
+}
+
+/* The fields of one table (0: the record's): its instance first (and the
+ * record's count), then the others by rank. */
+static void write_fields(const struct rp_page *pg, const struct rp_map *map,
+                         unsigned table, const char *ind, struct rp_buf *out) {
+  (void)pg;
+  for (size_t i = 0; i < map->n; i++)
+    if (map->m[i].emit && map->m[i].f->table == table &&
+        map->m[i].kind == RP_K_INSTANCE)
+      write_field(&map->m[i], ind, out);
+  if (table == 0 && map->count[0] != '\0') {
+    rp_buf_printf(out, "\n");
+    comment(out, "  # ",
+            map->per_vmdbk ? "counter (option): the guest's records (of its "
+                             "base VMDBK), not in the bytes"
+                           : "counter (option): the instance's records, not "
+                             "in the bytes");
+    rp_buf_printf(out,
+                  "  <Field \"%s\">\n    Type \"records\"\n"
+                  "    Kind \"counter\"\n",
+                  map->count);
+    if (map->count_type != NULL)
+      rp_buf_printf(out, "    OneValueType \"%s\"\n", map->count_type);
+    rp_buf_printf(out, "  </Field>\n");
+  }
+  long last = -1;
+  for (;;) { /* the next rank after last: n is small (at most 512) */
+    const struct rp_mapped *next = NULL;
+    for (size_t i = 0; i < map->n; i++) {
+      const struct rp_mapped *m = &map->m[i];
+      if (!m->emit || m->f->table != table || m->kind == RP_K_INSTANCE)
+        continue;
+      long r = field_rank(map, m);
+      if (r > last && (next == NULL || r < field_rank(map, next)))
+        next = m;
+    }
+    if (next == NULL)
+      break;
+    last = field_rank(map, next);
+    write_field(next, ind, out);
+  }
+}
+
 void rp_write_block(const struct rp_page *pg, const struct rp_map *map,
                     const struct rp_options *opt, struct rp_buf *out) {
   char label[64], text[600];
@@ -944,7 +1339,7 @@ void rp_write_block(const struct rp_page *pg, const struct rp_map *map,
     snprintf(text, sizeof(text),
              "The plugin decodes D%dR%d itself: Replace true puts this "
              "definition in place of its built-in table (its built-in values "
-             "and notifications stop).",
+             "stop; its notifications: Replace in collectd-zvm_monitor(5)).",
              pg->domain, pg->number);
     comment(out, "# ", text);
   }
@@ -979,66 +1374,29 @@ void rp_write_block(const struct rp_page *pg, const struct rp_map *map,
     rp_buf_printf(out, "  Replace true\n");
   if (map->prefix[0] != '\0')
     rp_buf_printf(out, "  InstancePrefix \"%s\"\n", map->prefix);
+  if (map->instance_name[0] != '\0')
+    rp_buf_printf(out, "  InstanceName \"%s\"\n", map->instance_name);
   /* The instance field first (and the record count), then the others in
-   * the page's order. */
-  for (int pass = 0; pass < 2; pass++) {
-    for (size_t i = 0; i < map->n; i++) {
-      const struct rp_mapped *m = &map->m[i];
-      if (!m->emit || (pass == 0) != (m->kind == RP_K_INSTANCE))
-        continue;
-      const struct rp_field *f = m->f;
-      char dim[16] = "";
-      if (f->dim > 1)
-        snprintf(dim, sizeof(dim), "(%u)", f->dim);
-      rp_buf_printf(out, "\n");
-      if (m->bit != NULL) {
-        snprintf(text, sizeof(text),
-                 "%s: bit X'%llX' of %s, offset %u "
-                 "(X'%X'), %s %u",
-                 m->bit->name, m->mask, f->name, f->offset, f->offset,
-                 rp_type_name(f->type), f->length);
-        comment(out, "  # ", text);
-        if (m->bit->desc != NULL)
-          comment(out, "  #   ", m->bit->desc);
-      } else {
-        snprintf(text, sizeof(text), "%s%s: offset %u (X'%X'), %s %u", f->name,
-                 dim, f->offset, f->offset, rp_type_name(f->type), f->length);
-        comment(out, "  # ", text);
-        if (f->desc != NULL)
-          comment(out, "  #   ", f->desc);
-      }
-      snprintf(text, sizeof(text), "%s %s: %s", kind_names[m->kind],
-               m->by_option ? "(option)" : "(guess)", m->why);
-      comment(out, "  # ", text);
-      rp_buf_printf(out, "  <Field \"%s\">\n", m->ds);
-      rp_buf_printf(out, "    Offset %u\n    Length %u\n", f->offset,
-                    f->length);
-      rp_buf_printf(out, "    Type \"%s\"\n    Kind \"%s\"\n",
-                    m->bit != NULL ? "unsigned" : vtype_names[m->vtype],
-                    kind_names[m->kind]);
-      if (m->bit != NULL)
-        rp_buf_printf(out, "    Mask %llu\n", m->mask);
-      if (m->kind == RP_K_INSTANCE && m->vtype == RP_V_UNSIGNED && m->hex)
-        rp_buf_printf(out, "    Format \"hex\"\n");
-      if (m->count > 1)
-        rp_buf_printf(out, "    Count %u\n", m->count);
-      if (m->elem_prefix[0] != '\0')
-        rp_buf_printf(out, "    ElementPrefix \"%s\"\n", m->elem_prefix);
-      rp_buf_printf(out, "  </Field>\n");
-    }
-    if (pass == 0 && map->count[0] != '\0') {
-      rp_buf_printf(out, "\n");
-      comment(out, "  # ",
-              map->per_vmdbk
-                  ? "counter (option): the guest's records (of its base "
-                    "VMDBK), not in the bytes"
-                  : "counter (option): the instance's records, not in the "
-                    "bytes");
-      rp_buf_printf(out,
-                    "  <Field \"%s\">\n    Type \"records\"\n"
-                    "    Kind \"counter\"\n  </Field>\n",
-                    map->count);
-    }
+   * the built-in table's order, else the page's. */
+  write_fields(pg, map, 0, "  ", out);
+  for (size_t a = 0; a < map->narrays; a++) {
+    const struct rp_marray *ar = &map->arrays[a];
+    if (!ar->emit)
+      continue;
+    rp_buf_printf(out, "\n");
+    snprintf(text, sizeof(text),
+             "The variable array %s: one instance per entry, located by %s, "
+             "%s and %s; offsets from the entry's start.",
+             nested_name(pg, ar->table), ar->loc[0]->f->name,
+             ar->loc[1]->f->name, ar->loc[2]->f->name);
+    comment(out, "  # ", text);
+    rp_buf_printf(out,
+                  "  <Array \"%s\">\n    Name \"%s\"\n    CountField \"%s\"\n"
+                  "    SizeField \"%s\"\n    OffsetField \"%s\"\n",
+                  ar->label, ar->name, ar->loc[0]->ds, ar->loc[1]->ds,
+                  ar->loc[2]->ds);
+    write_fields(pg, map, ar->table, "    ", out);
+    rp_buf_printf(out, "  </Array>\n");
   }
   rp_buf_printf(out, "</Record>\n");
 }
@@ -1057,6 +1415,22 @@ void rp_write_summary(const struct rp_page *pg, const struct rp_map *map,
                 "gauges (%zu data sources)\n",
                 indent, map->emitted, map->instances, map->counters,
                 map->gauges, map->nds);
+  for (size_t a = 0; a < map->narrays; a++) {
+    const struct rp_marray *ar = &map->arrays[a];
+    size_t n = 0;
+    for (size_t i = 0; i < map->n; i++)
+      n += map->m[i].emit && map->m[i].f->table == ar->table;
+    if (ar->emit)
+      rp_buf_printf(out,
+                    "%s  array %s: <Array \"%s\"> of %zu fields (type zvm_%s), "
+                    "located by %s, %s, %s\n",
+                    indent, nested_name(pg, ar->table), ar->label, n, ar->name,
+                    ar->loc[0]->f->name, ar->loc[1]->f->name,
+                    ar->loc[2]->f->name);
+    else
+      rp_buf_printf(out, "%s  array %s: not mapped: %s\n", indent,
+                    nested_name(pg, ar->table), ar->skip);
+  }
   if (map->skipped > 0)
     rp_buf_printf(out, "%s  skipped %zu fields:\n", indent, map->skipped);
   for (size_t i = 0; i < map->n; i++) {

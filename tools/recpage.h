@@ -130,7 +130,40 @@ enum rp_kind {
   RP_K_GAUGE,
   RP_K_INSTANCE,
   RP_K_PROCESSOR, /* the virtual processor of a per-VMDBK record */
-  RP_K_BASE       /* the base VMDBK's bit of such a record */
+  RP_K_BASE,      /* the base VMDBK's bit of such a record */
+  RP_K_LAYOUT     /* locates a variable array (count, size, offset) */
+};
+
+/* AllOnes: a count whose all-ones value means MAX (IBM MRPRCSMT). */
+enum rp_allones { RP_ALLONES_NONE, RP_ALLONES_NAN, RP_ALLONES_FLAG };
+
+/* The plugin's own table of a record it decodes itself, as the tool takes
+ * its names (zvm-monitor-record.c fills it from the built-in descriptor):
+ * a block that replaces the record then gives exactly the built-in's
+ * values, under the same names. Fields of one layout in data source
+ * order. */
+struct rp_builtin_field {
+  const char *ibm; /* IBM's name ("PRCSMT_RCCCOALL"); NULL: not a row */
+  const char *ds;  /* data source ("statement_all") */
+  unsigned table;  /* 0: the record; 1: its array's entry */
+  unsigned offset, length, count;
+  bool dispatched; /* a counter or gauge */
+  bool counter;    /* ... a counter */
+  bool records;    /* the record count (not in the bytes) */
+  bool instance;   /* names the instance (entries: a CPU type) */
+  enum rp_allones allones;
+  unsigned long long mask; /* a named bit (the top bit: 128 of 1 byte) */
+  const char *elem_prefix; /* "_q", NULL: "_" */
+  const char *single_type; /* its type with one value per list, or NULL */
+};
+struct rp_builtin {
+  const char *name;          /* the record's type without "zvm_" */
+  const char *instance_name; /* its fixed instance ("system"), or NULL */
+  const char *array;         /* IBM's name of its array, or NULL */
+  const char *array_name;    /* the entries' type without "zvm_" */
+  bool cputype;              /* entries named by their CPU type */
+  const struct rp_builtin_field *fields;
+  size_t nfields;
 };
 
 struct rp_mapped {
@@ -144,12 +177,20 @@ struct rp_mapped {
   char why[160]; /* why the role (and kind) was chosen */
   bool emit;     /* a <Field> of the block */
   bool by_option;
-  char ds[24]; /* data source name */
+  char ds[64]; /* data source name (a built-in's may pass 19) */
   enum rp_vtype vtype;
   enum rp_kind kind;
   unsigned count;
-  char skip[320]; /* the reason when !emit ("" for rows not worth a line:
-                     the structure, labels, the header) */
+  enum rp_allones allones;
+  bool cputype;            /* an instance named by its CPU type */
+  const char *single_type; /* OneValueType, or NULL */
+  /* Position in the built-in table (its data source order), or -1: the
+   * page's order after the built-in's fields. */
+  int order;
+  bool extra;        /* a second view of f's bytes (a MAX flag), not a row */
+  bool undispatched; /* the built-in table has it, and dispatches it not */
+  char skip[320];    /* the reason when !emit ("" for rows not worth a line:
+                        the structure, labels, the header) */
 };
 
 /* The tool's options. Names are IBM's (USEITE_HFCPURN) or the data source
@@ -164,23 +205,42 @@ struct rp_options {
   const char *instance; /* the instance field; "none": none; NULL: guess */
   const struct rp_kind_override *kinds;
   size_t nkinds;
-  const char *prefix;  /* InstancePrefix; NULL: guess */
-  const char *count;   /* a record-count counter of this name; NULL: none */
-  const char *name;    /* Name; NULL: the DSECT name */
-  bool builtin;        /* the plugin has this record built in */
+  const char *prefix; /* InstancePrefix; NULL: guess */
+  const char *count;  /* a record-count counter of this name; NULL: none */
+  const char *name;   /* Name; NULL: the DSECT name */
+  bool builtin;       /* the plugin has this record built in */
+  /* ... its table, whose names and types the block takes, or NULL */
+  const struct rp_builtin *names;
   const char *source;  /* the page's file name, for the comment */
   const char *version; /* the program's version, for the comment */
 };
 
+/* A variable array of the page (a nested structure located by three
+ * fields of the record) as an <Array> block. */
+#define RP_ARRAYS_MAX 4
+struct rp_marray {
+  unsigned table;                 /* the page's table of its entry */
+  char label[24];                 /* <Array "label"> */
+  char name[28];                  /* its Name (type zvm_<name>) */
+  const struct rp_mapped *loc[3]; /* count, size, offset (Kind layout) */
+  bool emit;
+  char skip[200]; /* why not, when !emit */
+};
+
 struct rp_map {
-  struct rp_mapped *m; /* one per field of the page, in page order */
+  struct rp_mapped *m; /* one per field of the page, in page order, then
+                          extra views */
   size_t n;
+  struct rp_marray arrays[RP_ARRAYS_MAX];
+  size_t narrays;
+  char instance_name[17]; /* InstanceName, "" if none */
   char name[28];
   char prefix[17];
   size_t emitted, counters, gauges, instances, skipped, nds;
   const struct rp_mapped *instance[2];
-  char count[24]; /* the record count's data source, "" if none */
-  bool per_vmdbk; /* summed per guest (a processor field) */
+  char count[24];         /* the record count's data source, "" if none */
+  const char *count_type; /* its OneValueType (the built-in's), or NULL */
+  bool per_vmdbk;         /* summed per guest (a processor field) */
 };
 
 /* Map the fields. 0, or -1 with a one-line reason (an option that names

@@ -15,6 +15,7 @@
 
 #include "base/cli.h"
 #include "base/outfile.h"
+#include "recbuiltin.h"
 #include "recpage.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/recconf.h"
@@ -361,6 +362,12 @@ int main(int argc, char **argv) {
       break;
     }
     opt.builtin = b != NULL && !b->user_defined;
+    struct rp_builtin_names bn;
+    opt.names = NULL;
+    if (opt.builtin) {
+      rp_builtin_names(b, &bn);
+      opt.names = &bn.bt;
+    }
     opt.source = strcmp(file, "-") == 0 ? "standard input" : file;
     struct rp_map map;
     if (rp_map_page(&page, &opt, &map, err, sizeof(err)) != 0) {

@@ -64,6 +64,18 @@ enum zvm_ufield_kind {
   /* With a processor field: set (Mask) on the base VMDBK's records, whose
    * gauges and record count the guest's are. Unsigned. */
   ZVM_UKIND_BASE,
+  /* Locates an <Array>: its entry count, entry size or the offset of its
+   * first entry (the Array's CountField, SizeField, OffsetField). Not
+   * dispatched; unsigned, in the record itself. */
+  ZVM_UKIND_LAYOUT,
+};
+
+/* AllOnes: a field whose all-ones value (X'FF' of one byte) means MAX was
+ * specified (IBM MRPRCSMT, z/VM V6R4.0: thread counts). */
+enum zvm_ufield_allones {
+  ZVM_UALLONES_NONE = 0,
+  ZVM_UALLONES_NAN,  /* the count, NaN when all ones (never 255) */
+  ZVM_UALLONES_FLAG, /* 1 when all ones (MAX), else 0 */
 };
 
 /* Limits, each with its reason in recconf.c. */
@@ -74,7 +86,11 @@ enum zvm_ufield_kind {
 #define ZVM_RECCONF_MAX_DS_LIST 63
 #define ZVM_RECCONF_MAX_DS 256     /* data sources of one record */
 #define ZVM_RECCONF_MAX_DS_NAME 19 /* rrdtool's limit, the tightest */
-#define ZVM_RECCONF_MAX_NAME 27    /* Name: "zvm_" + name fits 32 */
+/* A block that replaces a built-in record may keep the built-in's own
+ * data source names (D5R21's statement_all_is_max has 20): up to
+ * collectd's limit for a name (DATA_MAX_NAME_LEN 64, with its NUL). */
+#define ZVM_RECCONF_MAX_DS_NAME_LONG 63
+#define ZVM_RECCONF_MAX_NAME 27 /* Name: "zvm_" + name fits 32 */
 #define ZVM_RECCONF_MAX_INSTANCE_FIELDS 2
 #define ZVM_RECCONF_MAX_EBCDIC 8 /* instance keys are up to 8 bytes */
 #define ZVM_RECCONF_MAX_COUNT 63
@@ -82,6 +98,10 @@ enum zvm_ufield_kind {
 #define ZVM_RECCONF_MAX_FIELDS 512
 #define ZVM_RECCONF_MAX_ELEM_PREFIX 4 /* ElementPrefix: "_q" */
 #define ZVM_RECCONF_MAX_PREFIX 16
+#define ZVM_RECCONF_MAX_ARRAYS 4 /* <Array> blocks per record */
+/* OneValueType: a collectd type name (DATA_MAX_NAME_LEN is 128; types.db
+ * names are far shorter). */
+#define ZVM_RECCONF_MAX_TYPE_NAME 31
 
 struct zvm_ufield {
   char *name;      /* lower case; data source name (arrays: name_0...) */
@@ -94,7 +114,37 @@ struct zvm_ufield {
   bool counts_down; /* CountsDown: X'7FFF...F' minus the value */
   uint64_t mask;    /* Mask: the value is 1 if (field & mask) != 0; 0: none */
   bool hex;         /* Format hex: an instance number in hexadecimal */
+  bool cputype;     /* Format cputype: "cp", "ifl", ..., else "type<N>" */
+  enum zvm_ufield_allones allones; /* AllOnes */
+  /* OneValueType: collectd type with one value per list ("" : derive for
+   * counters, gauge for gauges). */
+  char single_type[ZVM_RECCONF_MAX_TYPE_NAME + 1];
   char elem_prefix[ZVM_RECCONF_MAX_ELEM_PREFIX + 1]; /* "_" unless set */
+};
+
+/* Whether two fields may share their bytes: named bits of one flag field
+ * (Mask), and a MAX flag (AllOnes flag) beside its count, each of the same
+ * Offset and Length. */
+static inline bool zvm_ufields_share(const struct zvm_ufield *f,
+                                     const struct zvm_ufield *o) {
+  return f->offset == o->offset && f->length == o->length &&
+         ((f->mask != 0 && o->mask != 0) || f->allones == ZVM_UALLONES_FLAG ||
+          o->allones == ZVM_UALLONES_FLAG);
+}
+
+/* An <Array "name"> block: a variable array of the record located by three
+ * of its fields of Kind layout; each entry an instance of its own type
+ * zvm_<Name>, its fields' offsets from the entry's start. */
+struct zvm_uarray {
+  char *label; /* the block's name, lower case (for messages) */
+  char *name;  /* Name, lower case */
+  char type_name[ZVM_RECCONF_MAX_NAME + 5];
+  char *count_field, *size_field, *offset_field; /* names, lower case */
+  struct zvm_ufield *fields;
+  size_t nfields, cap_fields;
+  uint16_t full_len; /* end of the last byte any field covers */
+  size_t nds;
+  bool one_value_per_list;
 };
 
 struct zvm_urecord {
@@ -103,7 +153,8 @@ struct zvm_urecord {
   char *name;                               /* Name, lower case */
   char type_name[ZVM_RECCONF_MAX_NAME + 5]; /* "zvm_" + name */
   char *instance_prefix;                    /* InstancePrefix, "" if none */
-  bool replace;                             /* Replace: takes over a built-in */
+  char *instance_name; /* InstanceName: a fixed instance, NULL if none */
+  bool replace;        /* Replace: takes over a built-in */
   struct zvm_ufield *fields;
   size_t nfields, cap_fields;
   uint16_t min_len;  /* end of the first field (offset+length of lowest) */
@@ -113,6 +164,8 @@ struct zvm_urecord {
    * (types derive and gauge, type instance the data source), no type
    * zvm_<name>. */
   bool one_value_per_list;
+  struct zvm_uarray arrays[ZVM_RECCONF_MAX_ARRAYS];
+  size_t narrays;
 };
 
 struct zvm_recconf {
@@ -121,9 +174,11 @@ struct zvm_recconf {
   /* builder state */
   struct zvm_urecord cur;
   struct zvm_ufield fcur;
-  bool in_record, in_field;
+  bool in_record, in_field, in_array;
   bool has_offset, has_length, has_type, has_kind, has_elem_prefix;
-  char id[16]; /* "D/R" of the record being built, for messages */
+  /* "D/R" of the record being built, for messages; inside an Array
+   * block 'D/R" Array "name', so that every message names both. */
+  char id[16 + ZVM_RECCONF_MAX_DS_NAME + 16];
   struct zvm_registry *reg;
 };
 
@@ -139,7 +194,8 @@ void zvm_recconf_free(struct zvm_recconf *rc);
 /* The option row (base/option.h) of key at the current level (inside a
  * Record or a Field), or NULL; names case-insensitive, as collectd matches
  * them. Its kind is the value the option takes; ZVM_OPTION_BLOCK is
- * <Field "name"> inside <Record> (zvm_recconf_field_begin). */
+ * <Field "name"> inside <Record> or <Array> and <Array "name"> inside
+ * <Record> (zvm_recconf_block_begin). */
 const struct zvm_option *zvm_recconf_option(const struct zvm_recconf *rc,
                                             const char *key);
 
@@ -150,6 +206,16 @@ int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
                              size_t err_size);
 int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
                             size_t err_size);
+/* <Array "name"> inside a Record block, ended by zvm_recconf_array_end;
+ * its options and <Field> blocks in between. */
+int zvm_recconf_array_begin(struct zvm_recconf *rc, const char *name, char *err,
+                            size_t err_size);
+int zvm_recconf_array_end(struct zvm_recconf *rc, char *err, size_t err_size);
+/* A block option (its row's kind ZVM_OPTION_BLOCK) key "name" at the
+ * current level: <Field> or <Array>. Its end: zvm_recconf_block_end. */
+int zvm_recconf_block_begin(struct zvm_recconf *rc, const char *key,
+                            const char *name, char *err, size_t err_size);
+int zvm_recconf_block_end(struct zvm_recconf *rc, char *err, size_t err_size);
 /* Value v of key at the current level, through its row; a key without a
  * row (or a value of another kind) is an unknown option, worded with the
  * options the block knows. */

@@ -22,6 +22,7 @@
 
 #include "base/option.h"
 #include "base/util.h"
+#include "engine/hooks.h"
 #include "engine/vmdbk.h"
 #include "zvm_monitor/registry.h"
 
@@ -60,13 +61,30 @@ static const char *shown(const char *s, char buf[SHOWN_MAX]) {
 
 /* The <Record> and <Field> option tables (option.h); the handlers are
  * below. <Field> is a block: the builder's field_begin/field_end. */
-static zvm_option_fn rc_name, rc_prefix, rc_replace, f_type, f_kind, f_offset,
-    f_length, f_count, f_scale, f_counts_down, f_mask, f_format, f_elem_prefix;
+static zvm_option_fn rc_name, rc_prefix, rc_replace, rc_instance_name, f_type,
+    f_kind, f_offset, f_length, f_count, f_scale, f_counts_down, f_mask,
+    f_format, f_elem_prefix, f_allones, f_single_type, a_name, a_locate;
+static int unknown_option(const struct zvm_recconf *rc, const char *key,
+                          char *err, size_t err_size);
+static char **locate_slot(struct zvm_uarray *a, int which);
+/* The arg of a block row: which block. */
+enum { BLOCK_FIELD, BLOCK_ARRAY };
 static const struct zvm_option record_options[] = {
     {"Name", ZVM_OPTION_STRING, rc_name, 0},
     {"InstancePrefix", ZVM_OPTION_STRING, rc_prefix, 0},
+    {"InstanceName", ZVM_OPTION_STRING, rc_instance_name, 0},
     {"Replace", ZVM_OPTION_BOOLEAN, rc_replace, 0},
-    {"Field", ZVM_OPTION_BLOCK, NULL, 0},
+    {"Field", ZVM_OPTION_BLOCK, NULL, BLOCK_FIELD},
+    {"Array", ZVM_OPTION_BLOCK, NULL, BLOCK_ARRAY},
+};
+/* An <Array>'s locating fields: the arg is the index into locate[]. */
+enum { LOC_COUNT, LOC_SIZE, LOC_OFFSET };
+static const struct zvm_option array_options[] = {
+    {"Name", ZVM_OPTION_STRING, a_name, 0},
+    {"CountField", ZVM_OPTION_STRING, a_locate, LOC_COUNT},
+    {"SizeField", ZVM_OPTION_STRING, a_locate, LOC_SIZE},
+    {"OffsetField", ZVM_OPTION_STRING, a_locate, LOC_OFFSET},
+    {"Field", ZVM_OPTION_BLOCK, NULL, BLOCK_FIELD},
 };
 static const struct zvm_option field_options[] = {
     {"Offset", ZVM_OPTION_NUMBER, f_offset, 0},
@@ -79,6 +97,8 @@ static const struct zvm_option field_options[] = {
     {"Mask", ZVM_OPTION_NUMBER, f_mask, 0},
     {"Format", ZVM_OPTION_STRING, f_format, 0},
     {"ElementPrefix", ZVM_OPTION_STRING, f_elem_prefix, 0},
+    {"AllOnes", ZVM_OPTION_STRING, f_allones, 0},
+    {"OneValueType", ZVM_OPTION_STRING, f_single_type, 0},
 };
 
 static const char *const type_names[] = {
@@ -90,7 +110,7 @@ static const char *const type_names[] = {
 static const char *const kind_names[] = {
     [ZVM_UKIND_COUNTER] = "counter",   [ZVM_UKIND_GAUGE] = "gauge",
     [ZVM_UKIND_INSTANCE] = "instance", [ZVM_UKIND_PROCESSOR] = "processor",
-    [ZVM_UKIND_BASE] = "base",
+    [ZVM_UKIND_BASE] = "base",         [ZVM_UKIND_LAYOUT] = "layout",
 };
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -103,12 +123,29 @@ static void field_free(struct zvm_ufield *f) {
   *f = (struct zvm_ufield){0};
 }
 
+static void fields_free(struct zvm_ufield *fields, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    field_free(&fields[i]);
+  free(fields);
+}
+
+static void array_free(struct zvm_uarray *a) {
+  fields_free(a->fields, a->nfields);
+  free(a->label);
+  free(a->name);
+  free(a->count_field);
+  free(a->size_field);
+  free(a->offset_field);
+  *a = (struct zvm_uarray){0};
+}
+
 static void record_free(struct zvm_urecord *r) {
-  for (size_t i = 0; i < r->nfields; i++)
-    field_free(&r->fields[i]);
-  free(r->fields);
+  fields_free(r->fields, r->nfields);
+  for (size_t a = 0; a < r->narrays; a++)
+    array_free(&r->arrays[a]);
   free(r->name);
   free(r->instance_prefix);
+  free(r->instance_name);
   *r = (struct zvm_urecord){0};
 }
 
@@ -128,9 +165,35 @@ static const struct zvm_option *option_row(const struct zvm_recconf *rc,
                                            const char *key) {
   if (key == NULL || !rc->in_record)
     return NULL;
-  return rc->in_field
-             ? zvm_option_find(field_options, COUNT_OF(field_options), key)
-             : zvm_option_find(record_options, COUNT_OF(record_options), key);
+  if (rc->in_field)
+    return zvm_option_find(field_options, COUNT_OF(field_options), key);
+  if (rc->in_array)
+    return zvm_option_find(array_options, COUNT_OF(array_options), key);
+  return zvm_option_find(record_options, COUNT_OF(record_options), key);
+}
+
+/* The fields being built: the current Array's, else the record's. */
+struct flist {
+  struct zvm_ufield **fields;
+  size_t *n, *cap, *nds;
+  uint16_t *full_len;
+  uint16_t *min_len; /* NULL in an array */
+  bool entry;        /* an array entry: offsets from its start */
+};
+
+static struct zvm_uarray *cur_array(struct zvm_recconf *rc) {
+  return rc->in_array ? &rc->cur.arrays[rc->cur.narrays - 1] : NULL;
+}
+
+static struct flist cur_list(struct zvm_recconf *rc) {
+  struct zvm_uarray *a = cur_array(rc);
+  struct zvm_urecord *r = &rc->cur;
+  if (a != NULL)
+    return (struct flist){&a->fields, &a->nfields,  &a->cap_fields,
+                          &a->nds,    &a->full_len, NULL,
+                          true};
+  return (struct flist){&r->fields,   &r->nfields, &r->cap_fields, &r->nds,
+                        &r->full_len, &r->min_len, false};
 }
 
 const struct zvm_option *zvm_recconf_option(const struct zvm_recconf *rc,
@@ -242,7 +305,7 @@ int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
    * forget it, so that a later <Plugin> block starts afresh. */
   record_free(&rc->cur);
   field_free(&rc->fcur);
-  rc->in_record = rc->in_field = false;
+  rc->in_record = rc->in_field = rc->in_array = false;
   if (id == NULL || !parse_id(id, &domain, &number))
     return fail(err, err_size,
                 "Record \"%s\": give the record as \"DOMAIN/RECORD\" in "
@@ -268,22 +331,52 @@ int zvm_recconf_record_begin(struct zvm_recconf *rc, const char *id, char *err,
   return 0;
 }
 
+/* A data source name of the built-in record the block is for (which it can
+ * only replace): it may keep the built-in's names, longer ones too. */
+static bool builtin_ds_name(const struct zvm_recconf *rc, const char *ds) {
+  const struct zvm_record_desc *b =
+      rc->reg != NULL
+          ? zvm_registry_find(rc->reg, rc->cur.domain, rc->cur.number)
+          : NULL;
+  if (b == NULL || b->user_defined || strlen(ds) > ZVM_RECCONF_MAX_DS_NAME_LONG)
+    return false;
+  for (size_t a = 0; a <= b->narrays; a++) {
+    const struct zvm_layout *l = a == 0 ? &b->main : &b->arrays[a - 1].entry;
+    for (size_t i = 0; i < l->nfields; i++) {
+      const struct zvm_field *f = &l->fields[i];
+      char name[64];
+      for (unsigned e = 0; zvm_field_dispatched(f) && e < f->count; e++)
+        if (zvm_field_element_name(f, e, name, sizeof(name)) >= 0 &&
+            strcmp(name, ds) == 0)
+          return true;
+    }
+  }
+  return false;
+}
+
 int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
                             size_t err_size) {
   if (!rc->in_record || rc->in_field)
     return fail(err, err_size,
                 "Field blocks belong directly into a Record "
                 "block");
-  struct zvm_urecord *r = &rc->cur;
+  struct flist l = cur_list(rc);
   bool bad;
   char sb[SHOWN_MAX];
   if (name == NULL)
     name = "";
-  if (r->nfields >= ZVM_RECCONF_MAX_FIELDS)
+  if (*l.n >= ZVM_RECCONF_MAX_FIELDS)
     return fail(err, err_size, "Record \"%s\": more than %d Field blocks",
                 rc->id, ZVM_RECCONF_MAX_FIELDS);
   field_free(&rc->fcur);
-  rc->fcur.name = name_copy(name, ZVM_RECCONF_MAX_DS_NAME, &bad);
+  rc->fcur.name = name_copy(name, ZVM_RECCONF_MAX_DS_NAME_LONG, &bad);
+  if (!bad && rc->fcur.name != NULL &&
+      strlen(rc->fcur.name) > ZVM_RECCONF_MAX_DS_NAME &&
+      !builtin_ds_name(rc, rc->fcur.name)) {
+    free(rc->fcur.name);
+    rc->fcur.name = NULL;
+    bad = true;
+  }
   if (bad)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": a field name is a letter "
@@ -292,8 +385,8 @@ int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
                 rc->id, shown(name, sb), ZVM_RECCONF_MAX_DS_NAME);
   if (rc->fcur.name == NULL)
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  for (size_t i = 0; i < r->nfields; i++)
-    if (strcmp(r->fields[i].name, rc->fcur.name) == 0)
+  for (size_t i = 0; i < *l.n; i++)
+    if (strcmp((*l.fields)[i].name, rc->fcur.name) == 0)
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\" is defined twice: field names "
                   "must be unique (case-insensitive)",
@@ -304,6 +397,98 @@ int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
   rc->has_elem_prefix = false;
   rc->in_field = true;
   return 0;
+}
+
+int zvm_recconf_array_begin(struct zvm_recconf *rc, const char *name, char *err,
+                            size_t err_size) {
+  if (!rc->in_record || rc->in_field || rc->in_array)
+    return fail(err, err_size,
+                "Array blocks belong directly into a Record block");
+  struct zvm_urecord *r = &rc->cur;
+  char sb[SHOWN_MAX];
+  bool bad;
+  if (name == NULL)
+    name = "";
+  if (r->narrays >= ZVM_RECCONF_MAX_ARRAYS)
+    return fail(err, err_size, "Record \"%s\": more than %d Array blocks",
+                rc->id, ZVM_RECCONF_MAX_ARRAYS);
+  char *label = name_copy(name, ZVM_RECCONF_MAX_DS_NAME, &bad);
+  if (bad)
+    return fail(err, err_size,
+                "Record \"%s\" Array \"%s\": an array's name is a letter "
+                "followed by letters, digits or '_', at most %d characters",
+                rc->id, shown(name, sb), ZVM_RECCONF_MAX_DS_NAME);
+  if (label == NULL)
+    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
+  for (size_t a = 0; a < r->narrays; a++)
+    if (strcmp(r->arrays[a].label, label) == 0) {
+      free(label);
+      return fail(err, err_size,
+                  "Record \"%s\" Array \"%s\" is defined twice: array names "
+                  "must be unique (case-insensitive)",
+                  rc->id, shown(name, sb));
+    }
+  r->arrays[r->narrays++] = (struct zvm_uarray){.label = label};
+  snprintf(rc->id, sizeof(rc->id), "%u/%u\" Array \"%s", (unsigned)r->domain,
+           (unsigned)r->number, label);
+  rc->in_array = true;
+  return 0;
+}
+
+int zvm_recconf_array_end(struct zvm_recconf *rc, char *err, size_t err_size) {
+  if (!rc->in_array || rc->in_field)
+    return fail(err, err_size, "end of an Array block outside one");
+  struct zvm_uarray *a = cur_array(rc);
+  static const char *const loc_keys[] = {"CountField", "SizeField",
+                                         "OffsetField"};
+  if (a->name == NULL)
+    return fail(err, err_size,
+                "Record \"%s\": Name is missing (it names the entries' type, "
+                "zvm_<name>)",
+                rc->id);
+  for (int k = LOC_COUNT; k <= LOC_OFFSET; k++)
+    if (*locate_slot(a, k) == NULL)
+      return fail(err, err_size,
+                  "Record \"%s\": %s is missing (CountField, SizeField and "
+                  "OffsetField name the record's fields of Kind layout that "
+                  "locate the array)",
+                  rc->id, loc_keys[k]);
+  bool keyed = false;
+  for (size_t i = 0; i < a->nfields; i++)
+    keyed |= a->fields[i].kind == ZVM_UKIND_INSTANCE;
+  if (!keyed)
+    return fail(err, err_size,
+                "Record \"%s\": no field of Kind instance; each entry is an "
+                "instance of its own and needs its name (e.g. the CPU type, "
+                "Format \"cputype\")",
+                rc->id);
+  if (a->nds == 0)
+    return fail(err, err_size,
+                "Record \"%s\": no field with Kind counter or gauge, so there "
+                "is nothing to dispatch",
+                rc->id);
+  a->one_value_per_list = a->nds > ZVM_RECCONF_MAX_DS_LIST;
+  snprintf(a->type_name, sizeof(a->type_name), "zvm_%s", a->name);
+  snprintf(rc->id, sizeof(rc->id), "%u/%u", (unsigned)rc->cur.domain,
+           (unsigned)rc->cur.number);
+  rc->in_array = false;
+  return 0;
+}
+
+int zvm_recconf_block_begin(struct zvm_recconf *rc, const char *key,
+                            const char *name, char *err, size_t err_size) {
+  const struct zvm_option *o = option_row(rc, key);
+  if (o == NULL || o->kind != ZVM_OPTION_BLOCK)
+    return unknown_option(rc, key, err, err_size);
+  return o->arg == BLOCK_ARRAY
+             ? zvm_recconf_array_begin(rc, name, err, err_size)
+             : zvm_recconf_field_begin(rc, name, err, err_size);
+}
+
+int zvm_recconf_block_end(struct zvm_recconf *rc, char *err, size_t err_size) {
+  if (rc->in_field)
+    return zvm_recconf_field_end(rc, err, err_size);
+  return zvm_recconf_array_end(rc, err, err_size);
 }
 
 static int lookup_name(const char *const *names, size_t n, const char *value) {
@@ -323,11 +508,16 @@ static int unknown_option(const struct zvm_recconf *rc, const char *key,
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": unknown option \"%s\" (Offset, "
                 "Length, Type, Kind, Scale, Count, CountsDown, Mask, Format, "
-                "ElementPrefix)",
+                "ElementPrefix, AllOnes, OneValueType)",
                 rc->id, rc->fcur.name, key);
+  if (rc->in_array)
+    return fail(err, err_size,
+                "Record \"%s\": unknown option \"%s\" (Name, CountField, "
+                "SizeField, OffsetField, <Field>)",
+                rc->id, key);
   return fail(err, err_size,
               "Record \"%s\": unknown option \"%s\" (Name, InstancePrefix, "
-              "Replace, <Field>)",
+              "InstanceName, Replace, <Field>, <Array>)",
               rc->id, key);
 }
 
@@ -363,32 +553,44 @@ static int f_kind(void *t, const struct zvm_option *o,
   if (k < 0)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": unknown Kind \"%s\" (use "
-                "counter, gauge, instance, processor or base)",
+                "counter, gauge, instance, processor, base or layout)",
                 rc->id, f->name, shown(v->string, sb));
   f->kind = (enum zvm_ufield_kind)k;
   rc->has_kind = true;
   return 0;
 }
 
+/* A name option's value, lower case, into *slot if it is a letter followed
+ * by letters, digits or '_', at most max characters: 0, or -1 with
+ * "Record "D/R" KEY "VALUE": " and that rule and tail, or what (if not
+ * NULL) instead. */
+static int take_name(struct zvm_recconf *rc, char **slot, const char *key,
+                     const char *value, size_t max, const char *tail,
+                     const char *what, char *err, size_t err_size) {
+  char sb[SHOWN_MAX];
+  bool bad;
+  char *copy = name_copy(value, max, &bad);
+  if (bad && what != NULL)
+    return fail(err, err_size, "Record \"%s\" %s \"%s\": %s", rc->id, key,
+                shown(value, sb), what);
+  if (bad)
+    return fail(err, err_size,
+                "Record \"%s\" %s \"%s\": a letter followed by letters, "
+                "digits or '_', at most %d characters%s",
+                rc->id, key, shown(value, sb), (int)max, tail);
+  if (copy == NULL)
+    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
+  free(*slot);
+  *slot = copy;
+  return 0;
+}
+
 static int rc_name(void *t, const struct zvm_option *o,
                    const struct zvm_option_value *v, char *err,
                    size_t err_size) {
-  (void)o;
   struct zvm_recconf *rc = t;
-  bool bad;
-  char sb[SHOWN_MAX];
-  char *copy = name_copy(v->string, ZVM_RECCONF_MAX_NAME, &bad);
-  if (bad)
-    return fail(err, err_size,
-                "Record \"%s\" Name \"%s\": a letter followed by letters, "
-                "digits or '_', at most %d characters (the type is "
-                "zvm_<name>)",
-                rc->id, shown(v->string, sb), ZVM_RECCONF_MAX_NAME);
-  if (copy == NULL)
-    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  free(rc->cur.name);
-  rc->cur.name = copy;
-  return 0;
+  return take_name(rc, &rc->cur.name, o->key, v->string, ZVM_RECCONF_MAX_NAME,
+                   " (the type is zvm_<name>)", NULL, err, err_size);
 }
 
 /* InstancePrefix: it becomes part of plugin_instance verbatim. */
@@ -441,7 +643,7 @@ static int f_offset(void *t, const struct zvm_option *o,
                 "Record \"%s\" Field \"%s\": Offset %g is not a byte offset "
                 "inside a record (0-%d; records never cross a 4 KB frame)",
                 rc->id, f->name, value, ZVM_RECCONF_MAX_RECORD_LEN - 1);
-  if (value < ZVM_MRHDR_LEN)
+  if (value < ZVM_MRHDR_LEN && !rc->in_array)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": Offset %g lies in the %d-byte "
                 "record header (MRHDR); offsets count from the record "
@@ -532,16 +734,98 @@ static int f_format(void *t, const struct zvm_option *o,
   (void)o;
   struct zvm_recconf *rc = t;
   char sb[SHOWN_MAX];
-  if (strcasecmp(v->string, "hex") == 0)
-    rc->fcur.hex = true;
-  else if (strcasecmp(v->string, "decimal") == 0)
-    rc->fcur.hex = false;
-  else
+  bool hex = strcasecmp(v->string, "hex") == 0;
+  bool cputype = strcasecmp(v->string, "cputype") == 0;
+  if (!hex && !cputype && strcasecmp(v->string, "decimal") != 0)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": unknown Format \"%s\" (use "
-                "decimal or hex)",
+                "decimal, hex or cputype)",
+                rc->id, rc->fcur.name, shown(v->string, sb));
+  rc->fcur.hex = hex;
+  rc->fcur.cputype = cputype;
+  return 0;
+}
+
+/* AllOnes: IBM MRPRCSMT (z/VM V6R4.0) thread counts "or the value 255
+ * (X'FF') to indicate that MAX was specified". */
+static int f_allones(void *t, const struct zvm_option *o,
+                     const struct zvm_option_value *v, char *err,
+                     size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  char sb[SHOWN_MAX];
+  if (strcasecmp(v->string, "nan") == 0)
+    rc->fcur.allones = ZVM_UALLONES_NAN;
+  else if (strcasecmp(v->string, "flag") == 0)
+    rc->fcur.allones = ZVM_UALLONES_FLAG;
+  else
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\": unknown AllOnes \"%s\" (use "
+                "nan for a count whose X'FF' means MAX, flag for its 0/1 "
+                "companion)",
                 rc->id, rc->fcur.name, shown(v->string, sb));
   return 0;
+}
+
+/* OneValueType: a type of collectd's types.db of one value (the glue
+ * checks that it is one at start-up). */
+static int f_single_type(void *t, const struct zvm_option *o,
+                         const struct zvm_option_value *v, char *err,
+                         size_t err_size) {
+  (void)o;
+  struct zvm_recconf *rc = t;
+  char sb[SHOWN_MAX];
+  bool bad;
+  char *copy = name_copy(v->string, ZVM_RECCONF_MAX_TYPE_NAME, &bad);
+  if (bad)
+    return fail(err, err_size,
+                "Record \"%s\" Field \"%s\" OneValueType \"%s\": a type of "
+                "collectd's types.db, a letter followed by letters, digits "
+                "or '_', at most %d characters",
+                rc->id, rc->fcur.name, shown(v->string, sb),
+                ZVM_RECCONF_MAX_TYPE_NAME);
+  if (copy == NULL)
+    return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
+  snprintf(rc->fcur.single_type, sizeof(rc->fcur.single_type), "%s", copy);
+  free(copy);
+  return 0;
+}
+
+/* InstanceName: the one instance of a record without an instance field
+ * (D5R21's "system"). */
+static int rc_instance_name(void *t, const struct zvm_option *o,
+                            const struct zvm_option_value *v, char *err,
+                            size_t err_size) {
+  struct zvm_recconf *rc = t;
+  return take_name(rc, &rc->cur.instance_name, o->key, v->string,
+                   ZVM_RECCONF_MAX_PREFIX, "", NULL, err, err_size);
+}
+
+static int a_name(void *t, const struct zvm_option *o,
+                  const struct zvm_option_value *v, char *err,
+                  size_t err_size) {
+  struct zvm_recconf *rc = t;
+  return take_name(rc, &cur_array(rc)->name, o->key, v->string,
+                   ZVM_RECCONF_MAX_NAME, " (the entries' type is zvm_<name>)",
+                   NULL, err, err_size);
+}
+
+static char **locate_slot(struct zvm_uarray *a, int which) {
+  return which == LOC_COUNT  ? &a->count_field
+         : which == LOC_SIZE ? &a->size_field
+                             : &a->offset_field;
+}
+
+/* CountField, SizeField, OffsetField: a field of the record of Kind
+ * layout, by name (checked when the record ends). */
+static int a_locate(void *t, const struct zvm_option *o,
+                    const struct zvm_option_value *v, char *err,
+                    size_t err_size) {
+  struct zvm_recconf *rc = t;
+  return take_name(rc, locate_slot(cur_array(rc), o->arg), o->key, v->string,
+                   ZVM_RECCONF_MAX_DS_NAME, "",
+                   "the name of a field of the record of Kind layout", err,
+                   err_size);
 }
 
 static int f_elem_prefix(void *t, const struct zvm_option *o,
@@ -633,9 +917,24 @@ static const char *combination_error(const struct zvm_ufield *f,
        f->counts_down || f->mask != 0))
     return "a record count is a counter without Count, Scale, CountsDown or "
            "Mask";
-  if (f->hex &&
+  if ((f->hex || f->cputype) &&
       (f->kind != ZVM_UKIND_INSTANCE || f->type != ZVM_UTYPE_UNSIGNED))
     return "Format applies to instance fields of Type unsigned";
+  if (f->single_type[0] != '\0' && f->kind != ZVM_UKIND_COUNTER &&
+      f->kind != ZVM_UKIND_GAUGE)
+    return "OneValueType names the type of a counter's or a gauge's value";
+  if (f->allones != ZVM_UALLONES_NONE) {
+    if (f->type != ZVM_UTYPE_UNSIGNED || f->kind != ZVM_UKIND_GAUGE)
+      return "AllOnes applies to unsigned gauges (a count whose all-ones "
+             "value means MAX)";
+    if (f->count != 1 || f->scale != 1.0 || f->counts_down || f->mask != 0)
+      return "a field with AllOnes takes no Count, Scale, CountsDown or Mask";
+  }
+  if (f->kind == ZVM_UKIND_LAYOUT &&
+      (f->type != ZVM_UTYPE_UNSIGNED || f->count != 1 || f->scale != 1.0 ||
+       f->counts_down || f->mask != 0))
+    return "a field that locates an array is unsigned, without Count, Scale, "
+           "CountsDown or Mask";
   if (elem_prefix && f->count < 2)
     return "ElementPrefix names the elements of an array: it needs a Count";
   if (f->mask != 0) {
@@ -649,6 +948,8 @@ static const char *combination_error(const struct zvm_ufield *f,
       return "the Mask has bits outside the field's Length";
   }
   switch (f->kind) {
+  case ZVM_UKIND_LAYOUT:
+    return NULL;
   case ZVM_UKIND_PROCESSOR:
     if (f->type != ZVM_UTYPE_UNSIGNED || f->length > 2)
       return "a processor address is unsigned, 1 or 2 bytes";
@@ -692,7 +993,7 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
   if (!rc->in_field)
     return fail(err, err_size, "end of a Field block outside one");
   struct zvm_ufield *f = &rc->fcur;
-  struct zvm_urecord *r = &rc->cur;
+  struct flist l = cur_list(rc);
   bool in_bytes = !rc->has_type || f->type != ZVM_UTYPE_RECORDS;
   const char *missing = !rc->has_offset && in_bytes   ? "Offset"
                         : !rc->has_length && in_bytes ? "Length"
@@ -717,6 +1018,12 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                 rc->id, f->name, f->length, type_names[f->type],
                 length_rule(f->type));
   const char *why = combination_error(f, rc->has_elem_prefix);
+  if (why == NULL && l.entry &&
+      (f->kind == ZVM_UKIND_PROCESSOR || f->kind == ZVM_UKIND_BASE ||
+       f->kind == ZVM_UKIND_LAYOUT || f->type == ZVM_UTYPE_USERID ||
+       f->type == ZVM_UTYPE_RECORDS))
+    why = "not in an array entry (counters, gauges and instance fields of "
+          "Type unsigned or ebcdic are)";
   if (why != NULL)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": Kind %s, Type %s: %s", rc->id,
@@ -728,12 +1035,13 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                 "largest possible record (%d bytes: records never cross a "
                 "4 KB frame); check Offset, Length and Count",
                 rc->id, f->name, end, ZVM_RECCONF_MAX_RECORD_LEN);
-  for (size_t i = 0; i < r->nfields; i++) {
-    const struct zvm_ufield *o = &r->fields[i];
+  struct zvm_ufield *fields = *l.fields;
+  for (size_t i = 0; i < *l.n; i++) {
+    const struct zvm_ufield *o = &fields[i];
     unsigned oend = (unsigned)o->offset + (unsigned)o->length * o->count;
-    /* Named bits of one flag field share its bytes. */
-    bool bits = f->mask != 0 && o->mask != 0 && f->offset == o->offset &&
-                f->length == o->length;
+    /* Views of one field share its bytes: its named bits (Mask) and its
+     * MAX flag (AllOnes flag), beside each other or the field itself. */
+    bool bits = zvm_ufields_share(f, o);
     if (f->offset < oend && o->offset < end && !bits)
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\" (bytes %u-%u) overlaps field "
@@ -743,7 +1051,7 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                   oend - 1);
   }
   if (dispatched(f)) {
-    size_t nds = r->nds + f->count;
+    size_t nds = *l.nds + f->count;
     if (nds > ZVM_RECCONF_MAX_DS)
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\": more than %d counters and "
@@ -755,13 +1063,13 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     char ds[64];
     for (unsigned e = 0; e < f->count; e++) {
       if (zvm_ufield_ds_name(f, e, ds, sizeof(ds)) != 0 ||
-          strlen(ds) > ZVM_RECCONF_MAX_DS_NAME)
+          (strlen(ds) > ZVM_RECCONF_MAX_DS_NAME && !builtin_ds_name(rc, ds)))
         return fail(err, err_size,
                     "Record \"%s\" Field \"%s\": the data source name \"%s\" "
                     "is longer than %d characters; shorten the field name",
                     rc->id, f->name, ds, ZVM_RECCONF_MAX_DS_NAME);
-      for (size_t i = 0; i < r->nfields; i++) {
-        const struct zvm_ufield *o = &r->fields[i];
+      for (size_t i = 0; i < *l.n; i++) {
+        const struct zvm_ufield *o = &fields[i];
         char ods[64];
         if (!dispatched(o))
           continue;
@@ -774,18 +1082,18 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                         rc->id, f->name, ds, o->name);
       }
     }
-    r->nds = nds;
+    *l.nds = nds;
   } else if (f->kind == ZVM_UKIND_PROCESSOR || f->kind == ZVM_UKIND_BASE) {
-    for (size_t i = 0; i < r->nfields; i++)
-      if (r->fields[i].kind == f->kind)
+    for (size_t i = 0; i < *l.n; i++)
+      if (fields[i].kind == f->kind)
         return fail(err, err_size,
                     "Record \"%s\" Field \"%s\": field \"%s\" has Kind %s "
                     "already; a record has at most one",
-                    rc->id, f->name, r->fields[i].name, kind_names[f->kind]);
-  } else {
+                    rc->id, f->name, fields[i].name, kind_names[f->kind]);
+  } else if (f->kind == ZVM_UKIND_INSTANCE) {
     size_t keys = 0;
-    for (size_t i = 0; i < r->nfields; i++)
-      keys += r->fields[i].kind == ZVM_UKIND_INSTANCE;
+    for (size_t i = 0; i < *l.n; i++)
+      keys += fields[i].kind == ZVM_UKIND_INSTANCE;
     if (keys >= ZVM_RECCONF_MAX_INSTANCE_FIELDS)
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\": at most %d fields may have "
@@ -794,9 +1102,9 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     /* A user ID names the guest (and with GuestsAsHosts is the host): it
      * is the only instance field of its record. */
     bool userid = f->type == ZVM_UTYPE_USERID;
-    for (size_t i = 0; i < r->nfields; i++)
-      userid |= r->fields[i].kind == ZVM_UKIND_INSTANCE &&
-                r->fields[i].type == ZVM_UTYPE_USERID;
+    for (size_t i = 0; i < *l.n; i++)
+      userid |= fields[i].kind == ZVM_UKIND_INSTANCE &&
+                fields[i].type == ZVM_UTYPE_USERID;
     if (keys > 0 && userid)
       return fail(err, err_size,
                   "Record \"%s\" Field \"%s\": a field of Type userid must "
@@ -804,20 +1112,74 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                   rc->id, f->name);
   }
 
-  if (!zvm_grow(&r->fields, &r->cap_fields, r->nfields, sizeof(*r->fields), 8))
+  if (!zvm_grow(l.fields, l.cap, *l.n, sizeof(**l.fields), 8))
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
-  r->fields[r->nfields++] = *f;
+  (*l.fields)[(*l.n)++] = *f;
   *f = (struct zvm_ufield){0}; /* the name moved into the record */
-  if (in_bytes && (r->min_len == 0 || end < r->min_len))
-    r->min_len = (uint16_t)end;
-  if (end > r->full_len)
-    r->full_len = (uint16_t)end;
+  if (l.min_len != NULL && in_bytes && (*l.min_len == 0 || end < *l.min_len))
+    *l.min_len = (uint16_t)end;
+  if (end > *l.full_len)
+    *l.full_len = (uint16_t)end;
   rc->in_field = false;
   return 0;
 }
 
+/* The record's field of Kind layout named name, or NULL. */
+static const struct zvm_ufield *layout_field(const struct zvm_urecord *r,
+                                             const char *name) {
+  for (size_t i = 0; i < r->nfields; i++)
+    if (r->fields[i].kind == ZVM_UKIND_LAYOUT &&
+        strcmp(r->fields[i].name, name) == 0)
+      return &r->fields[i];
+  return NULL;
+}
+
+/* The arrays against the record's fields: 0, or -1 with the reason. */
+static int check_arrays(const struct zvm_recconf *rc, char *err,
+                        size_t err_size) {
+  const struct zvm_urecord *r = &rc->cur;
+  static const char *const loc_keys[] = {"CountField", "SizeField",
+                                         "OffsetField"};
+  for (size_t a = 0; a < r->narrays; a++) {
+    struct zvm_uarray *arr = (struct zvm_uarray *)&r->arrays[a];
+    for (int k = LOC_COUNT; k <= LOC_OFFSET; k++)
+      if (layout_field(r, *locate_slot(arr, k)) == NULL)
+        return fail(
+            err, err_size,
+            "Record \"%s\" Array \"%s\" %s \"%s\": the record has "
+            "no field of that name with Kind layout; define it (Offset, "
+            "Length, Type \"unsigned\", Kind \"layout\")",
+            rc->id, arr->label, loc_keys[k], *locate_slot(arr, k));
+    if (strcmp(arr->name, r->name) == 0)
+      return fail(err, err_size,
+                  "Record \"%s\" Array \"%s\" Name \"%s\": the record has "
+                  "that Name; the types zvm_<name> must differ",
+                  rc->id, arr->label, arr->name);
+    for (size_t b = 0; b < a; b++)
+      if (strcmp(arr->name, r->arrays[b].name) == 0)
+        return fail(err, err_size,
+                    "Record \"%s\" Array \"%s\" Name \"%s\": array \"%s\" "
+                    "has that Name already; names must be unique",
+                    rc->id, arr->label, arr->name, r->arrays[b].label);
+  }
+  for (size_t i = 0; i < r->nfields; i++) {
+    const struct zvm_ufield *f = &r->fields[i];
+    bool used = false;
+    for (size_t a = 0; f->kind == ZVM_UKIND_LAYOUT && a < r->narrays; a++)
+      for (int k = LOC_COUNT; k <= LOC_OFFSET; k++)
+        used |= strcmp(*locate_slot((struct zvm_uarray *)&r->arrays[a], k),
+                       f->name) == 0;
+    if (f->kind == ZVM_UKIND_LAYOUT && !used)
+      return fail(err, err_size,
+                  "Record \"%s\" Field \"%s\": Kind layout, but no Array "
+                  "block names it in CountField, SizeField or OffsetField",
+                  rc->id, f->name);
+  }
+  return 0;
+}
+
 int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
-  if (!rc->in_record || rc->in_field)
+  if (!rc->in_record || rc->in_field || rc->in_array)
     return fail(err, err_size, "end of a Record block outside one");
   struct zvm_urecord *r = &rc->cur;
   if (r->name == NULL)
@@ -857,8 +1219,16 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                 "remove InstancePrefix",
                 rc->id);
   snprintf(r->type_name, sizeof(r->type_name), "zvm_%s", r->name);
+  if (r->instance_name != NULL && keyed)
+    return fail(err, err_size,
+                "Record \"%s\": InstanceName names the one instance of a "
+                "record without an instance field; remove it or the field of "
+                "Kind instance",
+                rc->id);
   if (r->instance_prefix == NULL && (r->instance_prefix = strdup("")) == NULL)
     return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
+  if (check_arrays(rc, err, err_size) != 0)
+    return -1;
 
   /* Records of earlier blocks are in the registry too: their Name is
    * checked first, for the clearer message. */
@@ -881,20 +1251,46 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     return fail(err, err_size,
                 "Record \"%s\" is built in (%s, type %s); add 'Replace true' "
                 "to the block to decode it with this definition instead "
-                "(its built-in values and notifications then stop)",
-                rc->id, desc_label(b, label, sizeof(label)), b->main.type_name);
+                "(its built-in values then stop%s)",
+                rc->id, desc_label(b, label, sizeof(label)), b->main.type_name,
+                b->hooks != NULL && b->hooks->kept_by_replacement
+                    ? "; its notifications stay"
+                : b->hooks != NULL && b->hooks->notify_kind != ZVM_NOTIFY_NONE
+                    ? ", and its notifications"
+                    : "");
   if (b == NULL && r->replace)
     return fail(err, err_size,
                 "Record \"%s\": Replace true, but there is no built-in "
                 "record %s to replace; remove Replace",
                 rc->id, rc->id);
-  const struct zvm_record_desc *owner = type_owner(rc->reg, r->type_name, b);
-  if (owner != NULL)
-    return fail(err, err_size,
-                "Record \"%s\" Name \"%s\": the type %s belongs to the "
-                "built-in %s; choose another Name",
-                rc->id, r->name, r->type_name,
-                desc_label(owner, label, sizeof(label)));
+  for (size_t t = 0; t <= r->narrays; t++) {
+    const char *type = t == 0 ? r->type_name : r->arrays[t - 1].type_name;
+    const char *name = t == 0 ? r->name : r->arrays[t - 1].name;
+    for (size_t i = 0; t > 0 && i < rc->nrecords; i++) {
+      const struct zvm_urecord *o = &rc->records[i];
+      for (size_t a = 0; a <= o->narrays; a++)
+        if (strcmp(a == 0 ? o->name : o->arrays[a - 1].name, name) == 0)
+          return fail(err, err_size,
+                      "Record \"%s\" Array \"%s\" Name \"%s\": record %u/%u "
+                      "has that Name already; names must be unique",
+                      rc->id, r->arrays[t - 1].label, name, o->domain,
+                      o->number);
+    }
+    for (size_t i = 0; t == 0 && i < rc->nrecords; i++)
+      for (size_t a = 0; a < rc->records[i].narrays; a++)
+        if (strcmp(rc->records[i].arrays[a].name, name) == 0)
+          return fail(err, err_size,
+                      "Record \"%s\" Name \"%s\": an array of record %u/%u "
+                      "has that Name already; names must be unique",
+                      rc->id, name, rc->records[i].domain,
+                      rc->records[i].number);
+    const struct zvm_record_desc *owner = type_owner(rc->reg, type, b);
+    if (owner != NULL)
+      return fail(err, err_size,
+                  "Record \"%s\" Name \"%s\": the type %s belongs to the "
+                  "built-in %s; choose another Name",
+                  rc->id, name, type, desc_label(owner, label, sizeof(label)));
+  }
 
   if (!zvm_grow(&rc->records, &rc->cap_records, rc->nrecords,
                 sizeof(*rc->records), 4))
@@ -903,6 +1299,13 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     struct zvm_record_desc *d = zvm_urecord_desc(r);
     if (d == NULL)
       return fail(err, err_size, "Record \"%s\": out of memory", rc->id);
+    /* Hooks that read the record with the built-in's own layout (D5R21's
+     * notifications) stay with a block that replaces it (hooks.h). */
+    if (b != NULL && d->hooks == NULL && b->hooks != NULL &&
+        b->hooks->kept_by_replacement) {
+      d->hooks = b->hooks;
+      d->hook_data = b->hook_data;
+    }
     char why[256];
     if (zvm_registry_add(rc->reg, d, r->replace, zvm_urecord_desc_free, why,
                          sizeof(why)) != 0)
@@ -940,13 +1343,12 @@ int zvm_recconf_check_domains(const struct zvm_recconf *rc,
  */
 struct owned_desc {
   struct zvm_record_desc desc; /* first: freed through its address */
-  struct zvm_field *fields;
-  char *names; /* the field names, NUL separated */
-  char *type_name, *prefix, *ibm_name, *source;
+  struct zvm_field *fields;    /* the record's, then each array's */
+  char *names; /* the field names and type names, NUL separated */
+  char *prefix, *source;
+  struct zvm_array arrays[ZVM_RECCONF_MAX_ARRAYS];
   struct zvm_vmdbk_fields vmdbk; /* hook_data with a processor field */
 };
-
-static char *dup_or_null(const char *s) { return s != NULL ? strdup(s) : NULL; }
 
 void zvm_urecord_desc_free(const struct zvm_record_desc *d) {
   if (d == NULL)
@@ -954,9 +1356,7 @@ void zvm_urecord_desc_free(const struct zvm_record_desc *d) {
   struct owned_desc *o = (struct owned_desc *)(uintptr_t)d;
   free(o->fields);
   free(o->names);
-  free(o->type_name);
   free(o->prefix);
-  free(o->ibm_name);
   free(o->source);
   free(o);
 }
@@ -971,88 +1371,167 @@ static const enum zvm_field_type engine_types[] = {
     [ZVM_UTYPE_RECORDS] = ZVM_TYPE_RECORD_COUNT,
 };
 
+static const uint8_t allones_flags[] = {
+    [ZVM_UALLONES_NONE] = 0,
+    [ZVM_UALLONES_NAN] = ZVM_FIELD_FF_IS_MAX,
+    [ZVM_UALLONES_FLAG] = ZVM_FIELD_MAX_FLAG,
+};
+
+/* s into the names area at *cursor; its copy. */
+static const char *put_name(char **cursor, const char *s) {
+  size_t len = strlen(s) + 1;
+  char *copy = *cursor;
+  memcpy(copy, s, len);
+  *cursor += len;
+  return copy;
+}
+
+/* The engine's fields of n <Field> blocks into out, their instance fields
+ * into key (prefix before the first part); a processor or base field into
+ * o->vmdbk. True if a processor field. */
+static bool make_fields(const struct zvm_ufield *u, size_t n,
+                        struct zvm_field *out, char **names,
+                        struct zvm_key *key, const char *prefix,
+                        struct owned_desc *o) {
+  bool per_vmdbk = false;
+  for (size_t i = 0; i < n; i++) {
+    const struct zvm_ufield *uf = &u[i];
+    struct zvm_field *f = &out[i];
+    const char *name = put_name(names, uf->name);
+    *f = (struct zvm_field){
+        .ibm_name = name,
+        .metric = name,
+        .offset = uf->offset,
+        .width = (uint8_t)uf->length,
+        .count = (uint8_t)uf->count,
+        .type = engine_types[uf->type],
+        .scale = uf->scale,
+        .flags = (uint8_t)((uf->counts_down ? ZVM_FIELD_DECREMENTS : 0) |
+                           (uf->mask != 0 ? ZVM_FIELD_MASK : 0) |
+                           allones_flags[uf->allones]),
+        .mask = uf->mask,
+        .elem_prefix = "_", /* name_0, name_1, ... unless ElementPrefix */
+    };
+    if (uf->elem_prefix[0] != '\0')
+      f->elem_prefix = put_name(names, uf->elem_prefix);
+    if (uf->single_type[0] != '\0')
+      f->single_type = put_name(names, uf->single_type);
+    if (uf->kind == ZVM_UKIND_PROCESSOR) {
+      f->kind = ZVM_FIELD_ID;
+      o->vmdbk.cpuad_offset = uf->offset;
+      o->vmdbk.cpuad_width = (uint8_t)uf->length;
+      per_vmdbk = true;
+    } else if (uf->kind == ZVM_UKIND_BASE) {
+      f->kind = ZVM_FIELD_FLAGS;
+      o->vmdbk.base_offset = uf->offset;
+      o->vmdbk.base_width = (uint8_t)uf->length;
+      o->vmdbk.base_mask = uf->mask != 0 ? uf->mask : UINT64_MAX;
+    } else if (uf->kind == ZVM_UKIND_LAYOUT) {
+      f->kind = ZVM_FIELD_LAYOUT;
+    } else if (uf->kind == ZVM_UKIND_COUNTER) {
+      f->kind = ZVM_FIELD_COUNTER;
+    } else if (uf->kind == ZVM_UKIND_GAUGE) {
+      f->kind = ZVM_FIELD_GAUGE;
+    } else { /* instance: a part of the key */
+      bool text = uf->type == ZVM_UTYPE_EBCDIC || uf->type == ZVM_UTYPE_USERID;
+      struct zvm_key_part *p = &key->part[key->nparts];
+      f->kind = text ? ZVM_FIELD_TEXT : ZVM_FIELD_ID;
+      p->kind = uf->type == ZVM_UTYPE_USERID ? ZVM_KEY_USERID
+                : text                       ? ZVM_KEY_EBCDIC
+                : uf->hex                    ? ZVM_KEY_HEX
+                : uf->cputype                ? ZVM_KEY_CPU_TYPE
+                                             : ZVM_KEY_NUMBER;
+      p->field = (int16_t)i;
+      p->text = key->nparts > 0 ? "_" : prefix[0] != '\0' ? prefix : NULL;
+      key->nparts++;
+    }
+  }
+  return per_vmdbk;
+}
+
+static size_t names_size(const struct zvm_ufield *u, size_t n) {
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++)
+    len += strlen(u[i].name) + strlen(u[i].elem_prefix) +
+           strlen(u[i].single_type) + 3;
+  return len;
+}
+
+/* The index of the record's field named name (a checked record has it). */
+static size_t field_index(const struct zvm_urecord *r, const char *name) {
+  for (size_t i = 0; i < r->nfields; i++)
+    if (strcmp(r->fields[i].name, name) == 0)
+      return i;
+  return 0;
+}
+
 struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
   struct owned_desc *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
-  size_t names_len = 0;
-  for (size_t i = 0; i < r->nfields; i++)
-    names_len +=
-        strlen(r->fields[i].name) + 1 + strlen(r->fields[i].elem_prefix) + 1;
+  size_t nfields = r->nfields;
+  size_t names_len = names_size(r->fields, r->nfields) + strlen(r->type_name) +
+                     strlen(r->name) + 2 +
+                     (r->instance_name ? strlen(r->instance_name) + 1 : 0);
+  for (size_t a = 0; a < r->narrays; a++) {
+    nfields += r->arrays[a].nfields;
+    names_len += names_size(r->arrays[a].fields, r->arrays[a].nfields) +
+                 strlen(r->arrays[a].type_name) + strlen(r->arrays[a].label) +
+                 2;
+  }
   char source[64];
   snprintf(source, sizeof(source), "<Record \"%u/%u\"> in collectd.conf",
            (unsigned)r->domain, (unsigned)r->number);
-  o->fields = calloc(r->nfields ? r->nfields : 1, sizeof(*o->fields));
-  o->names = malloc(names_len ? names_len : 1);
-  o->type_name = dup_or_null(r->type_name);
-  o->prefix = dup_or_null(r->instance_prefix ? r->instance_prefix : "");
-  o->ibm_name = dup_or_null(r->name);
+  o->fields = calloc(nfields ? nfields : 1, sizeof(*o->fields));
+  o->names = malloc(names_len);
+  o->prefix = strdup(r->instance_prefix ? r->instance_prefix : "");
   o->source = strdup(source);
-  if (o->fields == NULL || o->names == NULL || o->type_name == NULL ||
-      o->prefix == NULL || o->ibm_name == NULL || o->source == NULL) {
+  if (o->fields == NULL || o->names == NULL || o->prefix == NULL ||
+      o->source == NULL) {
     zvm_urecord_desc_free(&o->desc);
     return NULL;
   }
 
+  char *names = o->names;
   struct zvm_key key = {0};
-  bool per_vmdbk = false;
-  char *name = o->names;
-  for (size_t i = 0; i < r->nfields; i++) {
-    const struct zvm_ufield *u = &r->fields[i];
-    struct zvm_field *f = &o->fields[i];
-    size_t len = strlen(u->name) + 1;
-    memcpy(name, u->name, len);
-    *f = (struct zvm_field){
-        .ibm_name = name,
-        .metric = name,
-        .offset = u->offset,
-        .width = (uint8_t)u->length,
-        .count = (uint8_t)u->count,
-        .type = engine_types[u->type],
-        .scale = u->scale,
-        .flags = (uint8_t)((u->counts_down ? ZVM_FIELD_DECREMENTS : 0) |
-                           (u->mask != 0 ? ZVM_FIELD_MASK : 0)),
-        .mask = u->mask,
-        .elem_prefix = "_", /* name_0, name_1, ... unless ElementPrefix */
+  bool per_vmdbk =
+      make_fields(r->fields, r->nfields, o->fields, &names, &key, o->prefix, o);
+  if (r->instance_name != NULL)
+    key = (struct zvm_key){
+        .nparts = 1,
+        .part = {{.kind = ZVM_KEY_FIXED,
+                  .field = -1,
+                  .text = put_name(&names, r->instance_name)}}};
+  const char *type_name = put_name(&names, r->type_name);
+  const char *ibm_name = put_name(&names, r->name);
+  struct zvm_field *next = o->fields + r->nfields;
+  for (size_t a = 0; a < r->narrays; a++) {
+    const struct zvm_uarray *ua = &r->arrays[a];
+    struct zvm_array *ea = &o->arrays[a];
+    struct zvm_key akey = {0};
+    (void)make_fields(ua->fields, ua->nfields, next, &names, &akey, "", o);
+    const char *atype = put_name(&names, ua->type_name);
+    *ea = (struct zvm_array){
+        .ibm_name = put_name(&names, ua->label),
+        .count_field = &o->fields[field_index(r, ua->count_field)],
+        .size_field = &o->fields[field_index(r, ua->size_field)],
+        .offset_field = &o->fields[field_index(r, ua->offset_field)],
+        .entry =
+            {
+                .type_name = ua->one_value_per_list ? NULL : atype,
+                .one_value_per_list = ua->one_value_per_list,
+                .key = akey,
+                .fields = next,
+                .nfields = ua->nfields,
+                .length = ua->full_len,
+            },
     };
-    name += len;
-    if (u->elem_prefix[0] != '\0') {
-      size_t plen = strlen(u->elem_prefix) + 1;
-      memcpy(name, u->elem_prefix, plen);
-      f->elem_prefix = name;
-      name += plen;
-    }
-    if (u->kind == ZVM_UKIND_PROCESSOR) {
-      f->kind = ZVM_FIELD_ID;
-      o->vmdbk.cpuad_offset = u->offset;
-      o->vmdbk.cpuad_width = (uint8_t)u->length;
-      per_vmdbk = true;
-    } else if (u->kind == ZVM_UKIND_BASE) {
-      f->kind = ZVM_FIELD_FLAGS;
-      o->vmdbk.base_offset = u->offset;
-      o->vmdbk.base_width = (uint8_t)u->length;
-      o->vmdbk.base_mask = u->mask != 0 ? u->mask : UINT64_MAX;
-    } else if (u->kind == ZVM_UKIND_COUNTER) {
-      f->kind = ZVM_FIELD_COUNTER;
-    } else if (u->kind == ZVM_UKIND_GAUGE) {
-      f->kind = ZVM_FIELD_GAUGE;
-    } else { /* instance: a part of the key */
-      bool text = u->type == ZVM_UTYPE_EBCDIC || u->type == ZVM_UTYPE_USERID;
-      struct zvm_key_part *p = &key.part[key.nparts];
-      f->kind = text ? ZVM_FIELD_TEXT : ZVM_FIELD_ID;
-      p->kind = u->type == ZVM_UTYPE_USERID ? ZVM_KEY_USERID
-                : text                      ? ZVM_KEY_EBCDIC
-                : u->hex                    ? ZVM_KEY_HEX
-                                            : ZVM_KEY_NUMBER;
-      p->field = (int16_t)i;
-      p->text = key.nparts > 0 ? "_" : o->prefix[0] != '\0' ? o->prefix : NULL;
-      key.nparts++;
-    }
+    next += ua->nfields;
   }
   o->desc = (struct zvm_record_desc){
       .domain = r->domain,
       .number = r->number,
-      .ibm_name = o->ibm_name,
+      .ibm_name = ibm_name,
       .title = "defined in collectd.conf",
       .zvm_level = "as configured",
       .source = o->source,
@@ -1060,13 +1539,15 @@ struct zvm_record_desc *zvm_urecord_desc(const struct zvm_urecord *r) {
       .main =
           {
               /* Past what one value list holds: one value per list. */
-              .type_name = r->one_value_per_list ? NULL : o->type_name,
+              .type_name = r->one_value_per_list ? NULL : type_name,
               .one_value_per_list = r->one_value_per_list,
               .key = key,
               .fields = o->fields,
               .nfields = r->nfields,
               .length = r->full_len,
           },
+      .arrays = r->narrays > 0 ? o->arrays : NULL,
+      .narrays = r->narrays,
       .user_defined = true,
       /* Written per virtual processor: summed per guest (vmdbk.h). */
       .hooks = per_vmdbk ? &zvm_vmdbk_hooks : NULL,

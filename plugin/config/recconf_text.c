@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #define MAX_TOKEN 256
-#define MAX_DEPTH 2 /* <Record> and <Field> inside it */
+#define MAX_DEPTH 3 /* <Record>, <Array> in it, <Field> in either */
 
 enum value_type { V_NONE, V_STRING, V_NUMBER, V_BOOLEAN };
 
@@ -177,7 +177,7 @@ int zvm_recconf_parse_text(struct zvm_recconf *rc, const char *text, size_t len,
           return perr(&ps, "</%s> closes no open block", key);
         depth--;
         int rv = depth == 0 ? zvm_recconf_record_end(rc, err, err_size)
-                            : zvm_recconf_field_end(rc, err, err_size);
+                            : zvm_recconf_block_end(rc, err, err_size);
         if (rv != 0)
           return -1;
         continue;
@@ -187,9 +187,10 @@ int zvm_recconf_parse_text(struct zvm_recconf *rc, const char *text, size_t len,
       if (depth == 0 && strcasecmp(key, "Record") == 0) {
         if (zvm_recconf_record_begin(rc, v.text, err, err_size) != 0)
           return -1;
-      } else if (depth == 1 && zvm_recconf_option(rc, key) != NULL &&
+      } else if (depth > 0 && depth < MAX_DEPTH &&
+                 zvm_recconf_option(rc, key) != NULL &&
                  zvm_recconf_option(rc, key)->kind == ZVM_OPTION_BLOCK) {
-        if (zvm_recconf_field_begin(rc, v.text, err, err_size) != 0)
+        if (zvm_recconf_block_begin(rc, key, v.text, err, err_size) != 0)
           return -1;
       } else {
         return perr(&ps, "block <%s> not allowed here", key);

@@ -277,6 +277,11 @@ struct zvm_record_hooks {
    * state belongs to the guest's session: a logon or logoff restarts them
    * (zvm_hook_restart_sessions). */
   bool guest_session;
+  /* Only a record hook (and its record state) that reads the record with
+   * the built-in descriptor's own fields, never view->desc's: a <Record>
+   * block that replaces the record keeps these hooks (D5R21's
+   * notifications), whatever names and layouts the block gives. */
+  bool kept_by_replacement;
 };
 
 #endif /* ZVM_ENGINE_HOOKS_H */

@@ -116,12 +116,13 @@ static int config_record_item(oconfig_item_t *item, char *err,
   if (zvm_glue_option_value(item, o->kind, &v, &str, err, err_size) != 0)
     return -1;
   int status;
-  if (o->kind == ZVM_OPTION_BLOCK) { /* <Field "name"> */
-    status = zvm_recconf_field_begin(&user_records, v.string, err, err_size);
+  if (o->kind == ZVM_OPTION_BLOCK) { /* <Field "name">, <Array "name"> */
+    status = zvm_recconf_block_begin(&user_records, item->key, v.string, err,
+                                     err_size);
     for (int i = 0; status == 0 && i < item->children_num; i++)
       status = config_record_item(item->children + i, err, err_size);
     if (status == 0)
-      status = zvm_recconf_field_end(&user_records, err, err_size);
+      status = zvm_recconf_block_end(&user_records, err, err_size);
   } else {
     status = zvm_recconf_set(&user_records, item->key, &v, err, err_size);
   }
@@ -658,29 +659,72 @@ static int replay_start(void) {
 /* A <Record> block's type is registered like the built-in ones; programs
  * that read collectd's network packets themselves (InfluxDB's collectd
  * listener) need its types.db line: it goes to the log. */
+static void log_user_layout(const struct zvm_record_desc *d,
+                            const struct zvm_layout *l, const char *what) {
+  if (l->one_value_per_list) {
+    INFO(LOG_PREFIX "record %u/%u from its <Record> block%s: more data "
+                    "sources than one value list holds, so one value per "
+                    "list (types derive and gauge, type instance the data "
+                    "source)",
+         (unsigned)d->domain, (unsigned)d->number, what);
+    return;
+  }
+  char line[900];
+  if (zvm_layout_types_db_line(l, line, sizeof(line)) < 0)
+    sstrncpy(line,
+             "(too long for the log: list the data sources in field "
+             "order, counters as DERIVE:0:U, gauges as GAUGE:U:U)",
+             sizeof(line));
+  INFO(LOG_PREFIX "record %u/%u from its <Record> block%s, type %s; "
+                  "types.db line: %s",
+       (unsigned)d->domain, (unsigned)d->number, what, l->type_name, line);
+}
+
 static void log_user_records(void) {
   for (size_t i = 0; i < zvm_registry_count(conf.records); i++) {
     const struct zvm_record_desc *d = zvm_registry_at(conf.records, i);
     if (!d->user_defined)
       continue;
-    if (d->main.one_value_per_list) {
-      INFO(LOG_PREFIX "record %u/%u from its <Record> block: more data "
-                      "sources than one value list holds, so one value per "
-                      "list (types derive and gauge, type instance the data "
-                      "source)",
-           (unsigned)d->domain, (unsigned)d->number);
-      continue;
+    log_user_layout(d, &d->main, "");
+    for (size_t a = 0; a < d->narrays; a++) {
+      char what[64];
+      snprintf(what, sizeof(what), ", array %s", d->arrays[a].ibm_name);
+      log_user_layout(d, &d->arrays[a].entry, what);
     }
-    char line[900];
-    if (zvm_layout_types_db_line(&d->main, line, sizeof(line)) < 0)
-      sstrncpy(line,
-               "(too long for the log: list the data sources in field "
-               "order, counters as DERIVE:0:U, gauges as GAUGE:U:U)",
-               sizeof(line));
-    INFO(LOG_PREFIX "record %u/%u from its <Record> block, type %s; "
-                    "types.db line: %s",
-         (unsigned)d->domain, (unsigned)d->number, d->main.type_name, line);
   }
+}
+
+/* A <Record> field's OneValueType must be a type of collectd's types.db of
+ * one value of the field's kind (value:GAUGE or value:DERIVE), or its
+ * values would be refused at every dispatch. 0, or -1 after logging. */
+static int check_user_single_types(void) {
+  for (size_t i = 0; i < zvm_registry_count(conf.records); i++) {
+    const struct zvm_record_desc *d = zvm_registry_at(conf.records, i);
+    for (size_t a = 0; d->user_defined && a <= d->narrays; a++) {
+      const struct zvm_layout *l = a == 0 ? &d->main : &d->arrays[a - 1].entry;
+      for (size_t f = 0; f < l->nfields; f++) {
+        const struct zvm_field *fl = &l->fields[f];
+        if (fl->single_type == NULL)
+          continue;
+        struct zvm_ds ds = {.name = "value",
+                            .type = fl->kind == ZVM_FIELD_COUNTER
+                                        ? ZVM_DS_DERIVE
+                                        : ZVM_DS_GAUGE};
+        if (zvm_glue_type_known(fl->single_type, &ds, 1) !=
+            ZVM_GLUE_TYPE_SAME) {
+          ERROR(LOG_PREFIX "Record \"%u/%u\" Field \"%s\": OneValueType "
+                           "\"%s\" is not a type of one %s value in collectd's "
+                           "types.db; name one that is (e.g. %s)",
+                (unsigned)d->domain, (unsigned)d->number, fl->metric,
+                fl->single_type,
+                fl->kind == ZVM_FIELD_COUNTER ? "DERIVE" : "GAUGE",
+                fl->kind == ZVM_FIELD_COUNTER ? "derive" : "gauge");
+          return -1;
+        }
+      }
+    }
+  }
+  return 0;
 }
 
 static int zvm_init(void) {
@@ -715,7 +759,7 @@ static int zvm_init(void) {
     zvm_shutdown();
     return -1;
   }
-  if (register_types() != 0) {
+  if (register_types() != 0 || check_user_single_types() != 0) {
     zvm_shutdown();
     return -1;
   }

@@ -16,7 +16,9 @@
  *
  * Hooks: a notification at the start and at the end of each change (the
  * start record carries the counts from before the change, the end record
- * the new ones; both carry the change's RCCSMTSQ).
+ * the new ones; both carry the change's RCCSMTSQ). They read the record
+ * with this file's fields only, so a <Record> block that replaces D5R21
+ * keeps them (kept_by_replacement).
  */
 #include "engine/hooks.h"
 #include "engine/table.h"
@@ -334,7 +336,9 @@ static bool prcsmt_record(struct zvm_hook_ctx *ctx,
   (void)zvm_field_u64(&prcsmt_fields[PRCSMT_CAL_STATUS], view->data, view->len,
                       0, &status);
   struct zvm_array_view cpus = {.count = 0};
-  if (zvm_array_locate(&view->desc->arrays[0], view->data, view->len, &cpus) !=
+  /* The built-in's own array, also under a <Record> block that replaces
+   * D5R21 (kept_by_replacement). */
+  if (zvm_array_locate(&prcsmt_cputinfo, view->data, view->len, &cpus) !=
       ZVM_ARRAY_OK)
     cpus.count = 0;
   if ((status & PRCSMT_CAL_START) &&
@@ -356,4 +360,5 @@ static const struct zvm_record_hooks prcsmt_hooks = {
     .record = prcsmt_record,
     .notify_kind = ZVM_NOTIFY_MULTITHREADING,
     .record_state_size = sizeof(struct prcsmt_state),
+    .kept_by_replacement = true,
 };

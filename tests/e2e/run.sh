@@ -167,12 +167,13 @@ run_block() {
   run_plain "$rb_dir" "$rb_scn" "" "$@"
 }
 
-# same_useite A B: every csv file of the guests' D4R10 lists under A has
-# the same name and the same lines under B, and B has no others.
-same_useite() {
-  (cd "$1/csv" && find . -path '*zvm_useite-*' -type f | sort) >"$1.files"
-  (cd "$2/csv" && find . -path '*zvm_useite-*' -type f | sort) >"$2.files"
-  [ -s "$1.files" ] || fail "$1: no zvm_useite lists" || return 1
+# same_csv A B PATTERN: every csv file under A whose path matches PATTERN
+# (find -path) has the same name and the same lines under B, and B has no
+# others.
+same_csv() {
+  (cd "$1/csv" && find . -path "$3" -type f | sort) >"$1.files"
+  (cd "$2/csv" && find . -path "$3" -type f | sort) >"$2.files"
+  [ -s "$1.files" ] || fail "$1: no lists $3" || return 1
   cmp -s "$1.files" "$2.files" ||
     fail "the lists differ: $(diff "$1.files" "$2.files" | head -n 6 | tr '\n' ' ')" || return 1
   while IFS= read -r f; do

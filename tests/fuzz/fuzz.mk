@@ -133,7 +133,8 @@ uevent_MAX_LEN = 1024
 # zvm-monitor-record's page parser and mapping (tools/), its blocks through
 # the <Record> parser.
 fuzz_recpage_SRC = $(DECODER_SRC) plugin/config/recconf.c \
-	plugin/config/recconf_text.c tools/recpage.c tools/recmap.c
+	plugin/config/recconf_text.c tools/recpage.c tools/recmap.c \
+	tools/recbuiltin.c
 recpage_MAX_LEN = 65536
 
 FUZZ_TARGETS ?= decode names mapper records appldata recpage \

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "../tools/recbuiltin.h"
 #include "../tools/recpage.h"
 #include "zvm_monitor/builtin.h"
 #include "zvm_monitor/recconf.h"
@@ -76,6 +77,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const struct zvm_record_desc *b =
       zvm_registry_find(reg, (uint8_t)pg.domain, (uint16_t)pg.number);
   struct rp_options opt = {.builtin = b != NULL, .source = "fuzz"};
+  /* The built-in's names, as zvm-monitor-record takes them. */
+  static struct rp_builtin_names bn;
+  if (b != NULL && b->main.type_name != NULL) {
+    rp_builtin_names(b, &bn);
+    opt.names = &bn.bt;
+  }
   struct rp_map map;
   if (b == NULL || b->main.type_name != NULL) {
     if (rp_map_page(&pg, &opt, &map, err, sizeof(err)) == 0) {
@@ -96,7 +103,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (rv == 0) {
         const struct zvm_urecord *r =
             zvm_recconf_find(&rc, (uint8_t)pg.domain, (uint16_t)pg.number);
-        FUZZ_CHECK(r != NULL && r->nfields == map.emitted);
+        size_t nfields = r != NULL ? r->nfields : 0;
+        for (size_t a = 0; r != NULL && a < r->narrays; a++)
+          nfields += r->arrays[a].nfields;
+        FUZZ_CHECK(r != NULL &&
+                   nfields == map.emitted + (map.count[0] != '\0'));
       }
       zvm_recconf_free(&rc);
       rp_buf_free(&out);

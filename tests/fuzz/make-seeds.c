@@ -817,6 +817,82 @@ static void records_seeds(void) {
                "</Field>\n</Record>\n",
                NULL);
   records_seed("error-unclosed", "<Record \"0/9\">\nName \"x\"\n", NULL);
+
+  /* D5R21 replaced by the block zvm-monitor-record writes from IBM's
+   * z/VM V6R4.0 MRPRCSMT page (the built-in's names): InstanceName, the
+   * PRCSMT_CPUTINFO <Array> per CPU type, X'FF' as MAX and its flags, the
+   * INITIAL bit; records with good, short and bad arrays. */
+#define F1(name, off, len, more)                                               \
+  " <Field \"" name "\">\n  Offset " #off "\n  Length " #len                   \
+  "\n  Type \"unsigned\"\n" more " </Field>\n"
+#define NAN_THREADS                                                            \
+  "  Kind \"gauge\"\n  AllOnes \"nan\"\n  OneValueType \"threads\"\n"
+#define MAX_FLAG                                                               \
+  "  Kind \"gauge\"\n  AllOnes \"flag\"\n  OneValueType \"bool\"\n"
+#define LAYOUT "  Kind \"layout\"\n"
+  static const char d5r21[] =
+      "<Record \"5/21\">\n Name \"prcsmt\"\n Replace true\n"
+      " InstanceName \"system\"\n" F1(
+          "mt_config_seq", 20, 4,
+          "  Kind \"gauge\"\n") F1("mt_max_threads", 25, 1,
+                                   "  Kind \"gauge\"\n") F1("statement_all", 26,
+                                                            1, NAN_THREADS)
+          F1("set_all", 27, 1, NAN_THREADS) F1(
+              "set_initial", 28, 1,
+              "  Kind \"gauge\"\n  Mask 128\n  OneValueType \"bool\"\n")
+              F1("cal_cputacnt", 29, 1, LAYOUT) F1("cal_cputaesz", 30, 2,
+                                                   LAYOUT) F1("cal_cputaoff",
+                                                              32, 2, LAYOUT)
+                  F1("statement_all_is_max", 26, 1, MAX_FLAG) F1(
+                      "set_all_is_max", 27, 1,
+                      MAX_FLAG) " <Array \"cputinfo\">\n Name \"prcsmt_cpu\"\n"
+                                " CountField \"cal_cputacnt\"\n SizeField "
+                                "\"cal_cputaesz\"\n"
+                                " OffsetField \"cal_cputaoff\"\n" F1(
+                                    "cputype", 0, 1,
+                                    "  Kind \"instance\"\n"
+                                    "  Format \"cputype\"\n") F1("statement", 1,
+                                                                 1, NAN_THREADS)
+                                    F1("activated", 4, 1, NAN_THREADS)
+                                        F1("requested", 6, 1, NAN_THREADS) F1(
+                                            "requested_is_max", 6, 1,
+                                            MAX_FLAG) " </Array>\n</Record>\n";
+  tb_init(&rs);
+  prcsmt(&rs, 0x80, 5, 8, 36, 76);
+  prcsmt(&rs, 0x40, 5, 12, 40, 100); /* longer entries further out */
+  prcsmt(&rs, 0x40, 2, 4, 36, 44);   /* entries shorter than the fields */
+  prcsmt(&rs, 0x40, 3, 8, 36, 52);   /* 3 entries do not fit in 52 bytes */
+  prcsmt(&rs, 0x40, 1, 8, 8, 44);    /* array inside the header */
+  tb_init(&set);
+  tb_record_set(&set, EVENT, TB_DOM(5), DCSS + 0x40, &rs);
+  records_seed("d5r21-array-max-flags", d5r21, &set);
+  tb_free(&set);
+  tb_free(&rs);
+  records_seed(
+      "error-array-without-key",
+      "<Record \"0/9\">\n Name \"x\"\n" F1("c", 24, 4, "  Kind \"counter\"\n")
+          F1("n", 28, 1, LAYOUT) F1("s", 30, 2, LAYOUT)
+              F1("o", 32, 2,
+                 LAYOUT) " <Array \"a\">\n Name \"y\"\n CountField \"n\"\n"
+                         " SizeField \"s\"\n OffsetField \"o\"\n" F1(
+                             "g", 1, 1,
+                             "  Kind \"gauge\"\n") " </Array>\n</Record>\n",
+      NULL);
+  records_seed(
+      "error-layout-unused",
+      "<Record \"0/9\">\n Name \"x\"\n" F1("c", 24, 4, "  Kind \"counter\"\n")
+          F1("n", 28, 1, LAYOUT) "</Record>\n",
+      NULL);
+  records_seed(
+      "error-allones-counter",
+      "<Record \"0/9\">\n Name \"x\"\n" F1("c", 24, 1,
+                                           "  Kind \"counter\"\n"
+                                           "  AllOnes \"nan\"\n") "</Record>\n",
+      NULL);
+#undef F1
+#undef NAN_THREADS
+#undef MAX_FLAG
+#undef LAYOUT
 }
 
 /* fuzz_dmstats_print input: flags (bit 0 precise_timestamps, bits 1-5 the

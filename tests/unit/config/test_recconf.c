@@ -4,6 +4,7 @@
  * in collectd.conf becomes the expected run-time descriptor, and every
  * mistake is refused with a one-line reason that names it.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +14,13 @@
 
 #include <cmocka.h>
 
+#include "builder.h"
+#include "prcsmt_record.h"
 #include "zvm_monitor/builtin.h"
+#include "zvm_monitor/field.h"
 #include "zvm_monitor/recconf.h"
 #include "zvm_monitor/recconf_text.h"
+#include "zvm_monitor/recwalk.h"
 #include "zvm_monitor/registry.h"
 #include "zvm_monitor/typesdb.h"
 
@@ -343,7 +348,7 @@ static void test_every_error(void **state) {
                              "Type \"unsigned\"\nKind \"gauge\"\n")),
        "Format applies to instance fields of Type unsigned"},
       {REC("0/9", FIELD("d", "Format \"octal\"\n")),
-       "unknown Format \"octal\" (use decimal or hex)"},
+       "unknown Format \"octal\" (use decimal, hex or cputype)"},
       {REC("0/9", FIELD("c", "Offset 20\nLength 2\nElementPrefix \"_q\"\n"
                              "Type \"unsigned\"\nKind \"counter\"\n")),
        "ElementPrefix names the elements of an array: it needs a Count"},
@@ -489,6 +494,95 @@ static void test_every_error(void **state) {
        "Replace: exactly one boolean value is required"},
       {REC("0/9", FIELD("c", "Offset\n")),
        "Offset: exactly one numeric value is required"},
+  /* arrays, fixed instances, MAX counts */
+#define LAYOUT3                                                                \
+  FIELD("n", "Offset 24\nLength 1\nType \"unsigned\"\nKind \"layout\"\n")      \
+  FIELD("s", "Offset 26\nLength 2\nType \"unsigned\"\nKind \"layout\"\n")      \
+  FIELD("o", "Offset 28\nLength 2\nType \"unsigned\"\nKind \"layout\"\n")
+#define LOCATE "CountField \"n\"\nSizeField \"s\"\nOffsetField \"o\"\n"
+#define ENTRY_KEY                                                              \
+  FIELD("t", "Offset 0\nLength 1\nType \"unsigned\"\nKind \"instance\"\n"      \
+             "Format \"cputype\"\n")
+#define ENTRY_GAUGE                                                            \
+  FIELD("g", "Offset 1\nLength 1\nType \"unsigned\"\nKind \"gauge\"\n")
+#define ARRAY(body) "<Array \"a\">\n" body "</Array>\n"
+      {REC("0/9", OK_COUNTER LAYOUT3 ARRAY(LOCATE ENTRY_KEY ENTRY_GAUGE)),
+       "Record \"0/9\" Array \"a\": Name is missing (it names the entries' "
+       "type"},
+      {REC("0/9",
+           OK_COUNTER LAYOUT3 ARRAY(
+               "Name \"e\"\nCountField \"n\"\nSizeField \"s\"\n" ENTRY_KEY
+                   ENTRY_GAUGE)),
+       "Array \"a\": OffsetField is missing"},
+      {REC("0/9", OK_COUNTER LAYOUT3 ARRAY("Name \"e\"\n" LOCATE ENTRY_GAUGE)),
+       "Array \"a\": no field of Kind instance; each entry"},
+      {REC("0/9", OK_COUNTER LAYOUT3 ARRAY("Name \"e\"\n" LOCATE ENTRY_KEY)),
+       "Array \"a\": no field with Kind counter or gauge"},
+      {REC("0/9", OK_COUNTER FIELD("n", "Offset 24\nLength 1\nType "
+                                        "\"unsigned\"\nKind \"gauge\"\n")
+                      ARRAY("Name \"e\"\n" LOCATE ENTRY_KEY ENTRY_GAUGE)),
+       "Array \"a\" CountField \"n\": the record has no field of that name "
+       "with Kind layout"},
+      {REC("0/9", OK_COUNTER LAYOUT3),
+       "Field \"n\": Kind layout, but no Array block names it"},
+      {REC("0/9", OK_COUNTER LAYOUT3 ARRAY(
+                      "Name \"r\"\n" LOCATE ENTRY_KEY ENTRY_GAUGE)),
+       "Array \"a\" Name \"r\": the record has that Name"},
+      {REC("0/9", OK_COUNTER LAYOUT3 ARRAY(
+                      "Name \"prcsmt_cpu\"\n" LOCATE ENTRY_KEY ENTRY_GAUGE)),
+       "the type zvm_prcsmt_cpu belongs to the built-in D5R21 MRPRCSMT"},
+      {REC("0/9", OK_COUNTER LAYOUT3 ARRAY("Name \"e\"\n" LOCATE ENTRY_KEY
+                                               ENTRY_GAUGE) "<Array \"A\">\n"),
+       "Array \"A\" is defined twice"},
+      {REC("0/9", OK_COUNTER ARRAY(ARRAY(""))), "not allowed here"},
+      {REC("0/9", OK_COUNTER ARRAY("Offset 3\n")),
+       "Record \"0/9\" Array \"a\": unknown option \"Offset\" (Name, "
+       "CountField"},
+      {REC("0/9",
+           OK_COUNTER ARRAY(FIELD("p", "Offset 0\nLength 1\nType \"unsigned\"\n"
+                                       "Kind \"layout\"\n"))),
+       "Array \"a\" Field \"p\": Kind layout, Type unsigned: not in an array "
+       "entry"},
+      {REC("0/9", OK_COUNTER ARRAY("CountField \"9\"\n")),
+       "CountField \"9\": the name of a field of the record of Kind layout"},
+      {REC("0/9",
+           OK_COUNTER FIELD("n", "Offset 24\nLength 1\nScale 2\n"
+                                 "Type \"unsigned\"\nKind \"layout\"\n")),
+       "a field that locates an array is unsigned, without Count, Scale"},
+      {REC("0/9", OK_COUNTER FIELD("t", "Offset 24\nLength 1\nType "
+                                        "\"unsigned\"\nKind \"gauge\"\nFormat "
+                                        "\"cputype\"\n")),
+       "Format applies to instance fields of Type unsigned"},
+      {REC("0/9", "InstanceName \"sys-tem\"\n" OK_COUNTER),
+       "InstanceName \"sys-tem\": a letter followed by"},
+      {REC("0/9", "InstanceName \"system\"\n" OK_COUNTER FIELD(
+                      "i", "Offset 24\nLength 2\nType \"unsigned\"\n"
+                           "Kind \"instance\"\n")),
+       "InstanceName names the one instance of a record without an instance "
+       "field"},
+      {REC("0/9", FIELD("m", "Offset 20\nLength 1\nAllOnes \"max\"\n")),
+       "unknown AllOnes \"max\" (use nan for a count whose X'FF' means MAX"},
+      {REC("0/9", FIELD("m", "Offset 20\nLength 1\nAllOnes \"nan\"\nType "
+                             "\"unsigned\"\nKind \"counter\"\n")),
+       "AllOnes applies to unsigned gauges"},
+      {REC("0/9", FIELD("m", "Offset 20\nLength 1\nAllOnes \"flag\"\nCount 2\n"
+                             "Type \"unsigned\"\nKind \"gauge\"\n")),
+       "a field with AllOnes takes no Count, Scale, CountsDown or Mask"},
+      {REC("0/9", FIELD("m", "Offset 20\nLength 1\nType \"unsigned\"\n"
+                             "Kind \"gauge\"\n")
+                      FIELD("n", "Offset 20\nLength 1\nType \"unsigned\"\n"
+                                 "Kind \"gauge\"\nAllOnes \"nan\"\n")),
+       "Field \"n\" (bytes 20-20) overlaps field \"m\""},
+      {REC("0/9", FIELD("m", "Offset 20\nLength 1\nOneValueType \"1x\"\n")),
+       "OneValueType \"1x\": a type of collectd's types.db"},
+      {REC("0/9", FIELD("m", "Offset 20\nLength 1\nOneValueType \"bool\"\n"
+                             "Type \"unsigned\"\nKind \"instance\"\n")),
+       "OneValueType names the type of a counter's or a gauge's value"},
+      /* a long data source name only where the built-in record has it */
+      {REC("0/9", FIELD("statement_all_is_max", "")), "at most 19 characters"},
+      {"<Record \"5/21\">\nName \"p\"\nReplace true\n" FIELD(
+           "statement_all_is_maxx", "") "</Record>\n",
+       "at most 19 characters"},
       /* syntax of the text itself (the test parser) */
       {"<Record \"0/9\">\nName \"r\"\n" OK_COUNTER, "<Record> is not closed"},
       {"Name \"r\"\n", "outside a <Record> block"},
@@ -504,6 +598,201 @@ static void test_every_error(void **state) {
                cases[i].reason, cases[i].text);
     zvm_recconf_free(&rc);
   }
+}
+
+/* D5R21 as IBM MRPRCSMT (z/VM V6R4.0) lays it out, with the built-in
+ * table's names and types (what zvm-monitor-record writes from the page):
+ * a fixed instance "system", thread counts whose X'FF' means MAX, their
+ * flags, a top bit, and the PRCSMT_CPUTINFO array per CPU type. */
+#define PRCSMT_FIELD(name, off, len, opts)                                     \
+  "<Field \"" name "\">\nOffset " #off "\nLength " #len                        \
+  "\nType \"unsigned\"\n" opts "</Field>\n"
+#define COUNT_MAX "Kind \"gauge\"\nAllOnes \"nan\"\nOneValueType \"threads\"\n"
+#define FLAG_MAX "Kind \"gauge\"\nAllOnes \"flag\"\nOneValueType \"bool\"\n"
+static const char prcsmt_text[] =
+    "<Record \"5/21\">\nName \"prcsmt\"\nReplace true\n"
+    "InstanceName \"system\"\n" PRCSMT_FIELD(
+        "mt_config_seq", 20, 4,
+        "Kind \"gauge\"\n") PRCSMT_FIELD("mt_max_threads", 25, 1,
+                                         "Kind \"gauge\"\n")
+        PRCSMT_FIELD("statement_all", 26, 1, COUNT_MAX) PRCSMT_FIELD(
+            "set_all", 27, 1,
+            COUNT_MAX) PRCSMT_FIELD("set_initial", 28, 1,
+                                    "Kind \"gauge\"\nMask 128\nOneValueType "
+                                    "\"bool\"\n")
+            PRCSMT_FIELD("cal_cputacnt", 29, 1,
+                         "Kind \"layout\"\n") PRCSMT_FIELD("cal_cputaesz", 30,
+                                                           2,
+                                                           "Kind \"layout\"\n")
+                PRCSMT_FIELD(
+                    "cal_cputaoff", 32, 2,
+                    "Kind \"layout\"\n") PRCSMT_FIELD("statement_all_is_max",
+                                                      26, 1, FLAG_MAX)
+                    PRCSMT_FIELD(
+                        "set_all_is_max", 27, 1,
+                        FLAG_MAX) "<Array \"cputinfo\">\nName \"prcsmt_cpu\"\n"
+                                  "CountField \"cal_cputacnt\"\nSizeField "
+                                  "\"cal_cputaesz\"\n"
+                                  "OffsetField \"cal_cputaoff\"\n" PRCSMT_FIELD(
+                                      "cputype", 0, 1,
+                                      "Kind \"instance\"\nFormat \"cputype\"\n")
+                                      PRCSMT_FIELD(
+                                          "statement", 1, 1,
+                                          COUNT_MAX) PRCSMT_FIELD("hardware_"
+                                                                  "max",
+                                                                  2, 1,
+                                                                  COUNT_MAX)
+                                          PRCSMT_FIELD(
+                                              "zvm_max", 3, 1,
+                                              COUNT_MAX) PRCSMT_FIELD("activate"
+                                                                      "d",
+                                                                      4, 1,
+                                                                      COUNT_MAX)
+                                              PRCSMT_FIELD("set_command", 5, 1,
+                                                           COUNT_MAX)
+                                                  PRCSMT_FIELD("requested", 6,
+                                                               1, COUNT_MAX)
+                                                      PRCSMT_FIELD(
+                                                          "statement_is_max", 1,
+                                                          1, FLAG_MAX)
+                                                          PRCSMT_FIELD(
+                                                              "set_command_is_"
+                                                              "max",
+                                                              5, 1, FLAG_MAX)
+                                                              PRCSMT_FIELD(
+                                                                  "requested_"
+                                                                  "is_max",
+                                                                  6, 1,
+                                                                  FLAG_MAX) "</"
+                                                                            "Ar"
+                                                                            "ra"
+                                                                            "y>"
+                                                                            "\n"
+                                                                            "</"
+                                                                            "Re"
+                                                                            "co"
+                                                                            "rd"
+                                                                            ">"
+                                                                            "\n";
+
+/* Three entries: CP, IFL (MAX on SET MULTITHREAD, so also requested), an
+ * unknown CPU type 9. */
+static const struct cputinfo three[] = {
+    {0x00, 1, 2, 1, 1, 0, 1},
+    {0x03, 2, 2, 2, 2, 0xFF, 0xFF},
+    {0x09, 9, 10, 11, 12, 13, 14},
+};
+
+/* The dispatched fields of l, in data source order. */
+static size_t dispatched_fields(const struct zvm_layout *l,
+                                const struct zvm_field **out) {
+  size_t n = 0;
+  for (size_t i = 0; i < l->nfields; i++)
+    if (zvm_field_dispatched(&l->fields[i]))
+      out[n++] = &l->fields[i];
+  return n;
+}
+
+/* Layout u (from the block) gives exactly what layout b (built in) gives
+ * for the bytes: the type, the data sources, each value (NaN as NaN), the
+ * one-value-per-list type. Returns the values of u. */
+static void same_values(const struct zvm_layout *u, const struct zvm_layout *b,
+                        const uint8_t *data, size_t len, double *values,
+                        size_t nvalues) {
+  assert_string_equal(u->type_name, b->type_name);
+  struct zvm_ds du[16], db[16];
+  size_t n = zvm_layout_data_sources(u, du, 16);
+  assert_int_equal(n, zvm_layout_data_sources(b, db, 16));
+  assert_int_equal(n, nvalues);
+  const struct zvm_field *fu[16], *fb[16];
+  assert_int_equal(dispatched_fields(u, fu), n);
+  assert_int_equal(dispatched_fields(b, fb), n);
+  for (size_t i = 0; i < n; i++) {
+    assert_string_equal(du[i].name, db[i].name);
+    assert_int_equal(du[i].type, db[i].type);
+    assert_string_equal(fu[i]->single_type ? fu[i]->single_type : "gauge",
+                        fb[i]->single_type ? fb[i]->single_type : "gauge");
+    int64_t d1 = 0, d2 = 0;
+    double g1 = 0, g2 = 0;
+    assert_true(zvm_field_value(fu[i], data, len, 0, &d1, &g1));
+    assert_true(zvm_field_value(fb[i], data, len, 0, &d2, &g2));
+    if (!(isnan(g1) && isnan(g2)))
+      assert_true(g1 == g2);
+    values[i] = g1;
+  }
+}
+
+static void on_rec(const struct zvm_record *rec,
+                   const struct zvm_record_desc *d, void *ctx) {
+  (void)rec;
+  *(const struct zvm_record_desc **)ctx = d;
+}
+
+static void test_prcsmt_block(void **state) {
+  (void)state;
+  struct zvm_recconf rc;
+  if (parse(&rc, prcsmt_text) != 0)
+    fail_msg("%s", err);
+  struct zvm_registry *builtin = zvm_registry_create();
+  assert_non_null(builtin);
+  assert_int_equal(zvm_registry_add_builtins(builtin), 0);
+  const struct zvm_record_desc *u = zvm_registry_find(reg, 5, 21);
+  const struct zvm_record_desc *b = zvm_registry_find(builtin, 5, 21);
+  assert_true(u->user_defined && !b->user_defined);
+  /* The built-in's notifications stay (they read IBM's layout). */
+  assert_ptr_equal(u->hooks, b->hooks);
+  assert_int_equal(u->narrays, 1);
+  assert_int_equal(u->main.key.part[0].kind, ZVM_KEY_FIXED);
+  assert_string_equal(u->main.key.part[0].text, "system");
+  assert_int_equal(u->arrays[0].entry.key.part[0].kind, ZVM_KEY_CPU_TYPE);
+
+  /* IBM MRPRCSMT (z/VM V6R4.0): 36 bytes, 3 entries of 8 from byte 36 */
+  struct tb rs, set;
+  tb_init(&rs);
+  tb_init(&set);
+  size_t at = build_prcsmt(&rs, 0x40, three, 3, 8, 36, 60);
+  const uint8_t *r = rs.data + at;
+  size_t len = 60;
+  double v[16];
+  same_values(&u->main, &b->main, r, len, v, 7);
+  /* mt_config_seq, mt_max_threads, statement_all (X'FF': NaN), set_all,
+   * set_initial (X'80'), statement_all_is_max, set_all_is_max */
+  assert_true(v[0] == 7 && v[1] == 2 && isnan(v[2]) && v[3] == 1 && v[4] == 1 &&
+              v[5] == 1 && v[6] == 0);
+  struct zvm_array_view av, bv;
+  assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_OK);
+  assert_int_equal(zvm_array_locate(&b->arrays[0], r, len, &bv), ZVM_ARRAY_OK);
+  assert_int_equal(av.count, 3);
+  assert_ptr_equal(av.base, bv.base);
+  for (size_t i = 0; i < av.count; i++)
+    same_values(&u->arrays[0].entry, &b->arrays[0].entry,
+                zvm_array_entry(&av, i), av.entry_size, v, 9);
+  /* the IFL entry (the second): set_command and requested MAX */
+  same_values(&u->arrays[0].entry, &b->arrays[0].entry, zvm_array_entry(&av, 1),
+              av.entry_size, v, 9);
+  assert_true(v[0] == 2 && isnan(v[4]) && isnan(v[5]) && v[6] == 0 &&
+              v[7] == 1 && v[8] == 1);
+
+  /* A count or an offset that points outside the record: the array is
+   * refused, and a walk counts the record (its fixed part still used). */
+  tb_put_u8(&rs, at + 29, 4); /* 4 entries do not fit in 60 bytes */
+  assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
+  tb_put_u8(&rs, at + 29, 3);
+  tb_put_u16(&rs, at + 32, 60); /* the array would start at the end */
+  assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
+  tb_put_u16(&rs, at + 32, 12); /* in the header */
+  assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
+  tb_record_set(&set, 0xC5, 0x0400, 0x09000000, &rs);
+  struct zvm_decode_stats st = {0};
+  const struct zvm_record_desc *seen = NULL;
+  zvm_decode_set_with(reg, set.data, set.len, ZVM_DOMAINS_ALL, on_rec, &seen,
+                      &st);
+  assert_ptr_equal(seen, u);
+  assert_int_equal(st.array_rejected, 1);
+  tb_free(&rs);
+  tb_free(&set);
+  zvm_registry_destroy(builtin);
+  zvm_recconf_free(&rc);
 }
 
 /* A block whose domain Domain does not select would yield nothing. */
@@ -563,6 +852,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_data_source_limit, teardown),
       cmocka_unit_test_teardown(test_record_block_limit, teardown),
       cmocka_unit_test_teardown(test_every_error, teardown),
+      cmocka_unit_test_teardown(test_prcsmt_block, teardown),
       cmocka_unit_test_teardown(test_domains, teardown),
       cmocka_unit_test_teardown(test_builder_order, teardown),
   };

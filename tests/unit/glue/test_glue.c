@@ -871,8 +871,8 @@ static oconfig_value_t obool(bool b) {
 }
 
 struct record_cfg {
-  oconfig_value_t id, name, field, offset, length, type, kind;
-  oconfig_item_t field_items[4], record_items[2], record, root;
+  oconfig_value_t id, name, field, offset, length, type, kind, more;
+  oconfig_item_t field_items[5], record_items[2], record, root;
 };
 
 static void record_cfg_init(struct record_cfg *c) {
@@ -965,6 +965,35 @@ static void test_record_blocks(void **state) {
   /* After a refused block, a later <Plugin> block configures afresh. */
   record_cfg_init(&c);
   assert_int_equal(cb_config(&c.root), 0);
+}
+
+/* OneValueType: a type of collectd's of one value of the field's kind, or
+ * the plugin does not start (one line naming the field). */
+static void test_record_one_value_type(void **state) {
+  (void)state;
+  static const struct {
+    const char *type;
+    int init;
+  } cases[] = {{"derive", 0}, {"threads", -1}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    assert_int_equal(cb_shutdown(), 0);
+    struct record_cfg c;
+    record_cfg_init(&c);
+    c.more = ostr(cases[i].type);
+    c.field_items[4] = (oconfig_item_t){
+        .key = "OneValueType", .values = &c.more, .values_num = 1};
+    c.record_items[1].children_num = 5;
+    nlogs = 0;
+    assert_int_equal(cb_config(&c.root), 0);
+    assert_int_equal(cb_init(), cases[i].init);
+    if (cases[i].init != 0)
+      assert_true(logged(LOG_ERR,
+                         "zvm_monitor plugin: Record \"0/9\" Field \"hits\": "
+                         "OneValueType \"threads\" is not a type of one DERIVE "
+                         "value in collectd's types.db; name one that is "
+                         "(e.g. derive)"));
+  }
+  assert_int_equal(cb_shutdown(), 0);
 }
 
 /* A <Record> block's type is registered like a built-in one, its
@@ -1412,6 +1441,7 @@ int main(void) {
       T(test_replay_fast),
       T(test_replay_config_errors),
       T(test_record_blocks),
+      T(test_record_one_value_type),
       T(test_record_block_dispatch),
       T(test_episode_notifications),
 #undef T
