@@ -28,18 +28,14 @@ void tb_u8(struct tb *b, uint8_t v) {
   grow(b, 1);
   b->data[b->len++] = v;
 }
-void tb_u16(struct tb *b, uint16_t v) {
-  tb_u8(b, (uint8_t)(v >> 8));
-  tb_u8(b, (uint8_t)v);
+static void append_be(struct tb *b, unsigned width, uint64_t v) {
+  size_t off = b->len;
+  tb_fill(b, 0, width);
+  mw_put(b->data, b->len, off, width, v);
 }
-void tb_u32(struct tb *b, uint32_t v) {
-  tb_u16(b, (uint16_t)(v >> 16));
-  tb_u16(b, (uint16_t)v);
-}
-void tb_u64(struct tb *b, uint64_t v) {
-  tb_u32(b, (uint32_t)(v >> 32));
-  tb_u32(b, (uint32_t)v);
-}
+void tb_u16(struct tb *b, uint16_t v) { append_be(b, 2, v); }
+void tb_u32(struct tb *b, uint32_t v) { append_be(b, 4, v); }
+void tb_u64(struct tb *b, uint64_t v) { append_be(b, 8, v); }
 void tb_bytes(struct tb *b, const void *p, size_t n) {
   grow(b, n);
   memcpy(b->data + b->len, p, n);
@@ -52,137 +48,67 @@ void tb_fill(struct tb *b, uint8_t v, size_t n) {
 }
 
 uint8_t tb_ascii_to_ebcdic(char c) {
-  /* Code page 037, written out by hand for what the tests use. */
-  if (c >= 'A' && c <= 'I')
-    return (uint8_t)(0xC1 + (c - 'A'));
-  if (c >= 'J' && c <= 'R')
-    return (uint8_t)(0xD1 + (c - 'J'));
-  if (c >= 'S' && c <= 'Z')
-    return (uint8_t)(0xE2 + (c - 'S'));
-  if (c >= 'a' && c <= 'i')
-    return (uint8_t)(0x81 + (c - 'a'));
-  if (c >= 'j' && c <= 'r')
-    return (uint8_t)(0x91 + (c - 'j'));
-  if (c >= 's' && c <= 'z')
-    return (uint8_t)(0xA2 + (c - 's'));
-  if (c >= '0' && c <= '9')
-    return (uint8_t)(0xF0 + (c - '0'));
-  switch (c) {
-  case ' ':
-    return 0x40;
-  case '.':
-    return 0x4B;
-  case '+':
-    return 0x4E;
-  case '$':
-    return 0x5B;
-  case '-':
-    return 0x60;
-  case '/':
-    return 0x61;
-  case '_':
-    return 0x6D;
-  case ':':
-    return 0x7A;
-  case '#':
-    return 0x7B;
-  case '@':
-    return 0x7C;
-  default:
-    abort(); /* extend the table before using another character */
-  }
+  int e = mw_ebcdic(c);
+  if (e < 0)
+    abort(); /* extend the table (mcewrite.c) before using another character */
+  return (uint8_t)e;
 }
 
 void tb_ebcdic(struct tb *b, const char *ascii, size_t width) {
-  size_t n = strlen(ascii);
-  for (size_t i = 0; i < width; i++)
-    tb_u8(b, i < n ? tb_ascii_to_ebcdic(ascii[i]) : 0x40);
+  size_t off = b->len;
+  tb_fill(b, 0, width);
+  tb_put_ebcdic(b, off, ascii, width);
 }
 
-static void check_put(const struct tb *b, size_t off, size_t n) {
-  if (off + n > b->len)
-    abort();
-}
 void tb_put_u8(struct tb *b, size_t off, uint8_t v) {
-  check_put(b, off, 1);
-  b->data[off] = v;
+  mw_put(b->data, b->len, off, 1, v);
 }
 void tb_put_u16(struct tb *b, size_t off, uint16_t v) {
-  tb_put_u8(b, off, (uint8_t)(v >> 8));
-  tb_put_u8(b, off + 1, (uint8_t)v);
+  mw_put(b->data, b->len, off, 2, v);
 }
 void tb_put_u32(struct tb *b, size_t off, uint32_t v) {
-  tb_put_u16(b, off, (uint16_t)(v >> 16));
-  tb_put_u16(b, off + 2, (uint16_t)v);
+  mw_put(b->data, b->len, off, 4, v);
 }
 void tb_put_u64(struct tb *b, size_t off, uint64_t v) {
-  tb_put_u32(b, off, (uint32_t)(v >> 32));
-  tb_put_u32(b, off + 4, (uint32_t)v);
+  mw_put(b->data, b->len, off, 8, v);
 }
 void tb_put_ebcdic(struct tb *b, size_t off, const char *ascii, size_t width) {
-  size_t n = strlen(ascii);
-  for (size_t i = 0; i < width; i++)
-    tb_put_u8(b, off + i, i < n ? tb_ascii_to_ebcdic(ascii[i]) : 0x40);
+  mw_put_ebcdic(b->data, b->len, off, ascii, width);
 }
 
 size_t tb_record(struct tb *b, uint16_t len, uint8_t domain, uint16_t number,
                  uint64_t tod) {
   size_t off = b->len;
-  tb_u16(b, len);    /* MRHDRLEN */
-  tb_u16(b, 0);      /* MRHDRZER */
-  tb_u8(b, domain);  /* MRHDRDM */
-  tb_u8(b, 0);       /* reserved */
-  tb_u16(b, number); /* MRHDRRC */
-  tb_u64(b, tod);    /* MRHDRTOD */
-  tb_u32(b, 0);      /* reserved */
-  if (len > 20)
-    tb_fill(b, 0, (size_t)len - 20);
+  /* The header even when len is shorter (a damaged record), then the body. */
+  tb_fill(b, 0, len > MW_MRHDR_LEN ? len : MW_MRHDR_LEN);
+  mw_mrhdr(b->data + off, MW_MRHDR_LEN, len, domain, number, tod);
   return off;
 }
 
 size_t tb_appldata(struct tb *b, uint16_t number, uint64_t tod,
                    const char *userid, const uint8_t product[16],
                    const void *data, size_t dlen) {
-  size_t r = tb_record(b, (uint16_t)(52 + dlen), 10, number, tod);
-  tb_put_u16(b, r + 20, 52);             /* CALDATOF */
-  tb_put_u16(b, r + 22, (uint16_t)dlen); /* CALDATLN */
-  tb_put_ebcdic(b, r + 24, userid, 8);   /* USERID */
-  memcpy(b->data + r + 32, product, 16); /* product ID */
+  size_t r = tb_record(b, (uint16_t)(MW_APHDR_LEN + dlen), 10, number, tod);
+  mw_aphdr(b->data + r, b->len - r, dlen, userid, product);
   if (dlen > 0)
-    memcpy(b->data + r + 52, data, dlen);
+    memcpy(b->data + r + MW_APHDR_LEN, data, dlen);
   return r;
 }
 
 void tb_apl_kernel_product(uint8_t p[16], uint8_t record, const char *mod) {
-  static const char id[] = "LINUXKRNL";
-  for (int i = 0; i < 9; i++)
-    p[i] = tb_ascii_to_ebcdic(id[i]);
-  p[9] = record;
-  static const char ver[] = "2601";
-  for (int i = 0; i < 4; i++)
-    p[10 + i] = tb_ascii_to_ebcdic(ver[i]);
-  p[14] = tb_ascii_to_ebcdic(mod[0]);
-  p[15] = tb_ascii_to_ebcdic(mod[1]);
+  mw_apl_kernel_product(p, record, mod);
 }
 
 void tb_apl_tool_product(uint8_t p[16], uint16_t applid, uint8_t record,
                          uint16_t slot) {
-  memcpy(p, "LNXAPPL", 7);
-  p[7] = (uint8_t)(applid >> 8);
-  p[8] = (uint8_t)applid;
-  p[9] = record;
-  memset(p + 10, 0, 4);
-  p[14] = (uint8_t)(slot >> 8);
-  p[15] = (uint8_t)slot;
+  mw_apl_tool_product(p, applid, record, slot);
 }
 
 void tb_mce(struct tb *b, uint8_t type, uint16_t domains, uint32_t start,
             uint32_t end) {
-  tb_u8(b, type);
-  tb_u16(b, domains);
-  tb_u8(b, 0);
-  tb_u32(b, start);
-  tb_u32(b, end);
+  size_t off = b->len;
+  tb_fill(b, 0, MW_MCE_LEN);
+  mw_mce(b->data + off, type, domains, start, end);
 }
 
 void tb_record_set(struct tb *set, uint8_t type, uint16_t domains,
@@ -201,11 +127,10 @@ void tb_frames_init(struct tb_frames *f, uint32_t base, uint8_t pad_byte,
 
 size_t tb_frames_add(struct tb_frames *f, const struct tb *record) {
   uint32_t addr = f->base + (uint32_t)f->rs.len;
-  size_t frame_left = 4096 - (addr & 0xFFF);
-  /* Keep room for the end-of-frame record CP writes when a frame fills. */
-  if (record->len + 20 > frame_left) {
-    tb_record(&f->rs, 20, 1, 13, f->tod);
-    tb_fill(&f->rs, f->pad_byte, frame_left - 20);
+  if (!mw_frame_fits(addr, record->len)) {
+    size_t off = f->rs.len, left = mw_frame_left(addr);
+    tb_fill(&f->rs, f->pad_byte, left);
+    mw_end_of_frame(f->rs.data + off, left, f->tod);
   }
   size_t off = f->rs.len;
   tb_bytes(&f->rs, record->data, record->len);
@@ -215,6 +140,5 @@ size_t tb_frames_add(struct tb_frames *f, const struct tb *record) {
 void tb_frames_free(struct tb_frames *f) { tb_free(&f->rs); }
 
 uint64_t tb_tod(uint64_t unix_seconds, uint32_t micros) {
-  return UINT64_C(0x7D91048BCA000000) +
-         ((unix_seconds * 1000000u + micros) << 12);
+  return mw_tod(unix_seconds * 1000000u + micros);
 }
