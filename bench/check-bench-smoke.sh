@@ -3,4 +3,4 @@
 # The benchmark program works (tiny input, no timing is checked).
 set -eu
 top=${abs_top_builddir:-$(pwd)}
-exec "$top/bench/zvm-bench" --smoke --gen "$top/contrib/monreader-emu/zvm-stream-gen"
+exec "$top/bench/zvm-bench" --smoke --gen "$top/tests/rig/zvm-stream-gen"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # zvm_monitor in the real collectd daemon, fed by the emulated /dev/monreader
-# (contrib/monreader-emu): the figures P2, P3 and P4 of bench/README.md.
+# (tests/rig): the figures P2, P3 and P4 of bench/README.md.
 #
 #   bench/run-daemon-bench.sh [p2] [p3] [p4] [p2a]   (default: all four)
 #
@@ -23,8 +23,8 @@ stock=${COLLECTD_PLUGIN_DIR:-/usr/lib/collectd}
 typesdb=${COLLECTD_TYPESDB:-/usr/share/collectd/types.db}
 top=${abs_top_builddir:-$(pwd)}
 libs=$top/.libs
-gen=$top/contrib/monreader-emu/zvm-stream-gen
-shim=$top/contrib/monreader-emu/.libs/libmonreader-emu.so
+gen=$top/tests/rig/zvm-stream-gen
+shim=$top/tests/rig/.libs/libmonreader-emu.so
 tck=$(getconf CLK_TCK)
 # No TypesDB line for the plugin's own types: it registers them (the
 # default configuration).

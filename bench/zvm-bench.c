@@ -2,7 +2,7 @@
 /*
  * zvm-bench - throughput of the decoder and the metric mapper (issue P1).
  *
- * Generates a *MONITOR interval with contrib/monreader-emu/zvm-stream-gen
+ * Generates a *MONITOR interval with tests/rig/zvm-stream-gen
  * (default: 10,000 guests, one D4R10 each, a D5R21 start/end pair, D2R1
  * events, the sample records, D1R13 end-of-frame records with padding) and
  * times, on one core, in the same run:
@@ -61,7 +61,7 @@
 #include <poll.h>
 
 #ifndef ZVM_BENCH_GEN
-#define ZVM_BENCH_GEN "contrib/monreader-emu/zvm-stream-gen"
+#define ZVM_BENCH_GEN "tests/rig/zvm-stream-gen"
 #endif
 
 /* TOD units per second (bit 51 = 1 microsecond). */

@@ -57,7 +57,7 @@ done
 # An option that needs an argument, given none (the last argument).
 for pair in "tools/zvm-monitor-capture --write" "tools/zvm-monitor-dump -c" \
   "tools/zvm-monitor-record --fields" \
-  "contrib/monreader-emu/zvm-stream-gen --guests" "contrib/monreader-emu/monreader-cat -s"; do
+  "tests/rig/zvm-stream-gen --guests" "tests/rig/monreader-cat -s"; do
   set -- $pair
   name=$(basename "$1")
   run "$abs_top_builddir/$1" "$2"

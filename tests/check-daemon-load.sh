@@ -4,7 +4,7 @@
 # .libs, a configuration error stops collectd with a message naming the
 # option, a running daemon dispatches the reader counters through the csv
 # writer (the device is missing, so errors-open grows), and with the
-# emulated /dev/monreader (contrib/monreader-emu, LD_PRELOAD) a generated
+# emulated /dev/monreader (tests/rig, LD_PRELOAD) a generated
 # stream arrives as D4R10 and D5R21 values. Daemons are stopped by their
 # PID and must exit promptly. (The full end-to-end suite lives elsewhere.)
 # Every daemon run has its own directory (BaseDir, csv DataDir, log), so no
@@ -19,7 +19,7 @@ stock=${COLLECTD_PLUGIN_DIR:-$usr/lib/collectd}
 typesdb=${COLLECTD_TYPESDB:-$usr/share/collectd/types.db}
 top=${abs_top_builddir:-$(pwd)}
 libs=$top/.libs
-emu=$top/contrib/monreader-emu
+emu=$top/tests/rig
 
 for f in "$daemon" "$stock/csv.so" "$typesdb"; do
   [ -e "$f" ] || { echo "SKIP: $f not found"; exit 77; }
@@ -230,7 +230,7 @@ fi
 [ "$(head -n 1 "$f" | tr ',' '\n' | wc -l)" -eq 49 ] ||
   fail_with "$emuconf" "zvm_useite: want epoch + 48 columns, got $(head -n 1 "$f")"
 echo "ok - D4R10: LINUX001 zvm_useite (48 values) transactions 2, dispatched once"
-# zvm-stream-gen --seed 1, guest 0, offset 116, record 2 (contrib/monreader-emu/README.md):
+# zvm-stream-gen --seed 1, guest 0, offset 116, record 2 (tests/rig/README.md):
 # (h mod 10^6 + 2147483000 + 2 * (1 + (h >> 40) mod 1000)) mod 2^32
 v=$(last_col "$f" hfcpurn)
 [ "$v" = 2147561364 ] || fail_with "$emuconf" "LINUX001 hfcpurn: want 2147561364, got $v"

@@ -12,6 +12,13 @@
 # their include/ headers) may include the base and the format layer (EBCDIC
 # names), nothing else of plugin/; collectd in their glue only.
 #
+# The test rig (tests/rig/: the stream generator, the emulated device, the
+# unit tests' builder, the hypfs generator and their one writer of monitor
+# bytes) writes data independently of the decoder: it includes the base
+# only (output files, command lines). Its self-tests (tests/rig/test-*.c)
+# check the generator with the decoder: up to the built-in records, never
+# the configuration, the mapper, I/O, the glue or collectd.
+#
 # (config is above the records but includes nothing of them nor of
 # appldata: whoever composes the registry, the glue, hands it the built-in
 # records, and a record's own options are rows its descriptor carries.)
@@ -27,7 +34,7 @@
 # config test may compose the built-in records as the glue does; a mapper
 # test, the records and the configuration), plus the test support
 # (tests/unit/support/, whose headers are held to the including test's
-# layer in turn), the test-data builder (builder.h) and cmocka. The glue's
+# layer in turn), the test-data builder (tests/rig/builder.h) and cmocka. The glue's
 # test sees every layer and collectd's headers; the tools' tests every
 # library layer and the tools' own headers; a companion's test its plugin,
 # the base and format.
@@ -82,6 +89,9 @@ allowed() {
   unit-tools) echo "base format engine appldata records config mapper io tools" ;;
   unit-hypfs) echo "base format hypfs" ;;
   unit-dmstats) echo "base format dmstats" ;;
+  # The test rig: its writers, and its self-tests against the decoder.
+  rig) echo "base" ;;
+  rig-test) echo "base format engine appldata records" ;;
   *) echo "" ;;
   esac
 }
@@ -148,6 +158,13 @@ for c in hypfs dmstats; do
     *) check_file "$f" "$c" ;;
     esac
   done
+done
+for f in tests/rig/*.c tests/rig/*.h; do
+  [ -e "$f" ] || continue
+  case $f in
+  tests/rig/test-*.c) check_file "$f" rig-test ;;
+  *) check_file "$f" rig ;;
+  esac
 done
 for f in include/zvm_monitor/*.h; do
   layer=$(public_layer "$(basename "$f" .h)")

@@ -16,9 +16,9 @@ set -u
 b=$abs_top_builddir
 cap=$b/tools/zvm-monitor-capture
 dump=$b/tools/zvm-monitor-dump
-gen=$b/contrib/monreader-emu/zvm-stream-gen
-mcat=$b/contrib/monreader-emu/monreader-cat
-shim=$b/contrib/monreader-emu/.libs/libmonreader-emu.so
+gen=$b/tests/rig/zvm-stream-gen
+mcat=$b/tests/rig/monreader-cat
+shim=$b/tests/rig/.libs/libmonreader-emu.so
 for f in "$cap" "$dump" "$gen" "$mcat" "$shim"; do
   [ -e "$f" ] || { echo "FAIL: $f not built"; exit 1; }
 done

@@ -36,7 +36,7 @@ if [ -n "${E2E_EXEC_WRAPPER:-}" ]; then seconds=${SOAK_SECONDS:-60}; else second
 guests=${SOAK_GUESTS:-2000}
 pace=${SOAK_PACE_MS:-20}
 slack=${SOAK_RSS_SLACK_KIB:-1024}
-emu=$build/contrib/monreader-emu
+emu=$build/tests/rig
 
 tmp=$(mktemp -d)
 pid=

@@ -13,7 +13,7 @@ the states' rates, CPUs busy is microseconds per second / 1e6, ...). The
 dmstats rates are the feed's (tests/dashboards/dmstats_feed.py). D0R2 is
 also checked against the stream generator's closed form: processor c is
 charged to users for (10 + 7c) % of the time, in emulation mode for 3/4
-of that (contrib/monreader-emu/zvm-stream-gen.c, put_sytprp).
+of that (tests/rig/zvm-stream-gen.c, put_sytprp).
 
 Output: {"panels": {TITLE: {"agg": "median"|"last", "series": {NAME:
 value}, "sum_per_group": total, "top": true, "tolerance": fraction

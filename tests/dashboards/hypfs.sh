@@ -20,7 +20,7 @@ E2E_BUILD=$(cd "$1" && pwd)
 PY=${PYTHON:-python3}
 e2e_init
 D=$E2E_TMP
-GEN=$E2E_BUILD/tests/hypfs/hypfs-gen
+GEN=$E2E_BUILD/tests/rig/hypfs-gen
 t0=$(date +%s)
 
 mkdir -p "$D/json"

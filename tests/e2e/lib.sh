@@ -2,7 +2,7 @@
 # Shared helpers for tests that run the real collectd daemon with the
 # built zvm_monitor.so (POSIX sh; source it, then call e2e_init).
 #
-#   E2E_BUILD    top build directory (.libs/zvm_monitor.so, contrib/monreader-emu)
+#   E2E_BUILD    top build directory (.libs/zvm_monitor.so, tests/rig)
 #   COLLECTD_DAEMON    the daemon (default /usr/sbin/collectd); its stock
 #                      plugins and types.db are taken from the same tree
 #                      (ROOT/usr/lib/collectd, ROOT/usr/share/collectd)
@@ -31,7 +31,7 @@ e2e_init() {
   E2E_STOCK=${COLLECTD_PLUGIN_DIR:-$_e2e_usr/lib/collectd}
   E2E_TYPESDB=${COLLECTD_TYPESDB:-$_e2e_usr/share/collectd/types.db}
   E2E_LIBS=$E2E_BUILD/.libs
-  E2E_EMU=$E2E_BUILD/contrib/monreader-emu
+  E2E_EMU=$E2E_BUILD/tests/rig
   E2E_SHIM=$E2E_EMU/.libs/libmonreader-emu.so
   E2E_GEN=$E2E_EMU/zvm-stream-gen
   E2E_CAT=$E2E_EMU/monreader-cat

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # End-to-end suite: the built zvm_monitor.so in the real collectd daemon,
-# fed by the emulated /dev/monreader (contrib/monreader-emu), its csv output
+# fed by the emulated /dev/monreader (tests/rig), its csv output
 # compared exactly with an independent oracle (tests/e2e/oracle.py); then
 # the same kind of stream into a real carbon-cache (write_graphite) and a
 # real InfluxDB 1.x (network plugin -> [[collectd]] listener), both started

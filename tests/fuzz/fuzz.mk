@@ -272,8 +272,9 @@ $(FUZZ_COVS): $(FUZZ_OUT)/cov/fuzz_%: $(top)/tests/fuzz/fuzz_%.c \
 
 fuzz-seeds:
 	@mkdir -p $(FUZZ_OUT)
-	$(FUZZ_CC) -g -I$(top)/tests -o $(FUZZ_OUT)/make-seeds \
-		$(top)/tests/fuzz/make-seeds.c $(top)/tests/builder.c
+	$(FUZZ_CC) -g -I$(top)/tests/rig -o $(FUZZ_OUT)/make-seeds \
+		$(top)/tests/fuzz/make-seeds.c $(top)/tests/rig/builder.c \
+		$(top)/tests/rig/mcewrite.c
 	mkdir -p $(top)/tests/fuzz/corpus
 	$(FUZZ_OUT)/make-seeds $(top)/tests/fuzz/corpus
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writes the seed corpora of the fuzz targets from real record layouts,
- * built with the unit tests' builder (tests/builder.h):
+ * built with the unit tests' builder (tests/rig/builder.h):
  *
  *   make-seeds DIR      writes DIR/{decode,names,reader,appldata,...}/<seed>
  *

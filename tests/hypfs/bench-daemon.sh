@@ -18,7 +18,7 @@ stock=${COLLECTD_PLUGIN_DIR:-/usr/lib/collectd}
 typesdb=${COLLECTD_TYPESDB:-/usr/share/collectd/types.db}
 top=${abs_top_builddir:-$(pwd)}
 src=${abs_top_srcdir:-$top/..}
-gen=$top/tests/hypfs/hypfs-gen
+gen=$top/tests/rig/hypfs-gen
 secs=${HB_SECONDS:-30}
 tck=$(getconf CLK_TCK)
 for f in "$daemon" "$stock/network.so" "$typesdb" "$top/.libs/hypfs.so" "$gen"; do

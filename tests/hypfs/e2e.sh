@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # hypfs.so end to end: the real collectd daemon reads files that
-# tests/hypfs/hypfs-gen writes as the kernel's hypfs would (debugfs
+# tests/rig/hypfs-gen writes as the kernel's hypfs would (debugfs
 # diag_2fc / diag_204 and the /sys/hypervisor/s390 tree), and every value
 # the csv plugin stores is checked against the generator's known inputs by
 # tests/hypfs/check.py (the man page's rules, computed independently).
@@ -24,7 +24,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/e2e/lib.sh
 . "$src/tests/e2e/lib.sh"
 e2e_init
-GEN=$E2E_BUILD/tests/hypfs/hypfs-gen
+GEN=$E2E_BUILD/tests/rig/hypfs-gen
 CHECK="python3 $src/tests/hypfs/check.py"
 HOST=hypfstest
 

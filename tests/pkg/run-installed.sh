@@ -3,7 +3,7 @@
 # run-installed.sh PLUGIN_DIR BUILD_DIR [CONF_DIR]
 #
 # The stock collectd loads an installed zvm_monitor.so from PLUGIN_DIR and
-# reads the emulated /dev/monreader (BUILD_DIR's contrib/monreader-emu) with
+# reads the emulated /dev/monreader (BUILD_DIR's tests/rig) with
 # nothing but "LoadPlugin zvm_monitor" (plus a csv writer to look at); with
 # CONF_DIR, the *.conf drop-ins there are included instead (a package's
 # /etc/collectd/collectd.conf.d), and must carry the LoadPlugin themselves.

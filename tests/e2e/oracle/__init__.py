@@ -5,7 +5,7 @@ A second implementation of what the plugin must dispatch, written from the
 specifications only -- never from the plugin's C code:
 
   * the scenario file format and fault semantics of the emulated device
-    (contrib/monreader-emu/README.md),
+    (tests/rig/README.md),
   * the data stream of /dev/monreader (the kernel's monreader documentation and IBM's device driver book: MCE, record sets,
     0-byte read, EIO/EFAULT/EOVERFLOW),
   * the record header MRHDR, D4R10 MRUSEITE (IBM, z/VM V6R2.0) and D5R21 MRPRCSMT

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The scenario file of the emulated device and the read stream it gives
-(contrib/monreader-emu/README.md)."""
+(tests/rig/README.md)."""
 
 import struct
 
@@ -8,7 +8,7 @@ from .base import MCE_LEN, OracleError, be
 
 
 # --------------------------------------------------------------------------
-# Scenario file (contrib/monreader-emu/README.md, "Scenario file format")
+# Scenario file (tests/rig/README.md, "Scenario file format")
 
 class Scenario:
     def __init__(self, path):

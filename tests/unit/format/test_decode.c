@@ -2,7 +2,7 @@
 /*
  * Unit tests of the pure decoder: big-endian accessors, MCE validation, the
  * set walker (frames, D1R13 padding, bad headers, selection), TOD and EBCDIC
- * names. All input is built byte by byte with tests/builder.h.
+ * names. All input is built byte by byte with tests/rig/builder.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>

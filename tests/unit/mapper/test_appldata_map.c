@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * APPLDATA (domain 10) through the record engine and the mapper: data
- * sets built byte by byte (tests/builder.h, layouts from the kernel's
+ * sets built byte by byte (tests/rig/builder.h, layouts from the kernel's
  * arch/s390/appldata and s390-tools' mon_tools), the mapper's values,
  * names, times and counters checked.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Metric mapper (plugin/mapper/mapper.c): identifiers, values, times and
- * notifications from data sets built byte by byte with tests/builder.h.
+ * notifications from data sets built byte by byte with tests/rig/builder.h.
  * Expected names and offsets are written out from the seeds (002 for
  * D4R10, 004 for D5R21), not taken from the record tables.
  */

@@ -5,7 +5,7 @@
  * logoff (not per VMDBK record), named like the guest's values, selected
  * by UserID, switched by NotifyLogon/NotifyLogoff, and a logoff starts the
  * guest's D4R10 state afresh without losing what the pass holds. Records
- * are built byte by byte with tests/builder.h from IBM's layouts: user ID
+ * are built byte by byte with tests/rig/builder.h from IBM's layouts: user ID
  * at offset 20 (8 bytes EBCDIC), VMDCPUAD at 28 (unsigned 2).
  */
 #include <setjmp.h>

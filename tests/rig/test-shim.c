@@ -146,8 +146,8 @@ static uint64_t mono_ms(void) {
 }
 
 static size_t rlen_at(const struct scn_msg *m, size_t mce_off) {
-  return (size_t)(scn_load_be32(m->data + mce_off + 8) -
-                  scn_load_be32(m->data + mce_off + 4)) +
+  return (size_t)(mw_load_be32(m->data + mce_off + 8) -
+                  mw_load_be32(m->data + mce_off + 4)) +
          1;
 }
 
@@ -525,8 +525,8 @@ static void test_pace(void **state) {
 }
 
 static uint64_t first_tod(const uint8_t *set) {
-  return ((uint64_t)scn_load_be32(set + 12 + 8) << 32) |
-         scn_load_be32(set + 12 + 12);
+  return ((uint64_t)mw_load_be32(set + 12 + 8) << 32) |
+         mw_load_be32(set + 12 + 12);
 }
 
 static void test_loop_retime(void **state) {

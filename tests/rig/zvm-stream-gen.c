@@ -34,12 +34,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define MRHDR_LEN 20
-#define TOD_UNIX_EPOCH UINT64_C(0x7D91048BCA000000)
-
-#define MCE_SAMPLE 0xE2
-#define MCE_EVENT 0xC5
-
 /* Record lengths. D4R10 and D5R21 follow IBM's MRUSEITE and MRPRCSMT pages; the
  * others are records the plugin does not decode (skipped by MRHDRLEN). */
 #define USEITE_LEN 200
@@ -161,44 +155,6 @@ static uint8_t *ob_grow(struct obuf *b, size_t n) {
   return r;
 }
 
-/* Bounds-checked big-endian store into a record of len bytes: a write
- * outside the record is a bug in this program, so it aborts. */
-static void put(uint8_t *rec, size_t len, size_t off, unsigned width,
-                uint64_t v) {
-  if (!scn_put_be(rec, len, off, width, v))
-    abort();
-}
-
-static uint8_t ascii_to_ebcdic(char c) {
-  if (c >= 'A' && c <= 'I')
-    return (uint8_t)(0xC1 + (c - 'A'));
-  if (c >= 'J' && c <= 'R')
-    return (uint8_t)(0xD1 + (c - 'J'));
-  if (c >= 'S' && c <= 'Z')
-    return (uint8_t)(0xE2 + (c - 'S'));
-  if (c >= '0' && c <= '9')
-    return (uint8_t)(0xF0 + (c - '0'));
-  switch (c) {
-  case '$':
-    return 0x5B;
-  case '#':
-    return 0x7B;
-  case '@':
-    return 0x7C;
-  default:
-    return 0x40; /* blank */
-  }
-}
-
-static void put_ebcdic(uint8_t *rec, size_t len, size_t off, const char *s,
-                       size_t width) {
-  if (off > len || width > len - off)
-    abort();
-  size_t n = strlen(s);
-  for (size_t i = 0; i < width; i++)
-    rec[off + i] = i < n ? ascii_to_ebcdic(s[i]) : 0x40;
-}
-
 /* ---- deterministic values --------------------------------------------- */
 static uint64_t splitmix64(uint64_t x) {
   uint64_t z = x + UINT64_C(0x9E3779B97F4A7C15);
@@ -221,11 +177,6 @@ static uint64_t vmdbk_counter(const struct opts *o, unsigned g, unsigned v,
   return width >= 8 ? val : val & ((UINT64_C(1) << (8 * width)) - 1);
 }
 
-/* The TOD clock counts modulo 2^64: a time after 2042-09-17 wraps. */
-static uint64_t tod_from_us(uint64_t unix_us) {
-  return TOD_UNIX_EPOCH + (unix_us << 12);
-}
-
 /* Seconds added to the TODs of interval i: --tod-offset and every
  * --time-jump that starts at or before i. */
 static int64_t tod_shift_s(const struct opts *o, unsigned i) {
@@ -237,7 +188,8 @@ static int64_t tod_shift_s(const struct opts *o, unsigned i) {
 }
 
 static uint64_t tod_at(const struct opts *o, unsigned i, uint64_t unix_us) {
-  return tod_from_us(unix_us + (uint64_t)(tod_shift_s(o, i) * 1000000));
+  /* The TOD clock counts modulo 2^64: a time after 2042-09-17 wraps. */
+  return mw_tod(unix_us + (uint64_t)(tod_shift_s(o, i) * 1000000));
 }
 
 /* Whether VMDBK v of a guest writes a D4R10 for transaction k. */
@@ -275,12 +227,12 @@ struct gen {
 
 static void set_open(struct gen *g) {
   struct area *a = g->a;
-  if (g->o->align_sets && (a->cur & (SCN_FRAME - 1)) != 0)
-    a->cur = (a->cur | (SCN_FRAME - 1)) + 1;
-  if ((uint64_t)(a->cur & ~(SCN_FRAME - 1)) + SCN_FRAME - 1 > a->end)
+  if (g->o->align_sets && (a->cur & (MW_FRAME - 1)) != 0)
+    a->cur = (a->cur | (MW_FRAME - 1)) + 1;
+  if ((uint64_t)(a->cur & ~(MW_FRAME - 1)) + MW_FRAME - 1 > a->end)
     a->cur = a->start;
   g->rs_mce_off = g->msg.len;
-  ob_grow(&g->msg, SCN_MCE_LEN);
+  ob_grow(&g->msg, MW_MCE_LEN);
   g->rs_start = g->rs_addr = a->cur;
   g->rs_frames = 1;
   g->rs_mask = 0;
@@ -288,14 +240,8 @@ static void set_open(struct gen *g) {
 }
 
 static void set_close(struct gen *g) {
-  uint8_t *mce = g->msg.p + g->rs_mce_off;
   uint32_t end = g->rs_addr - 1;
-  mce[0] = g->type;
-  mce[1] = (uint8_t)(g->rs_mask >> 8);
-  mce[2] = (uint8_t)g->rs_mask;
-  mce[3] = 0;
-  put(mce, SCN_MCE_LEN, 4, 4, g->rs_start);
-  put(mce, SCN_MCE_LEN, 8, 4, end);
+  mw_mce(g->msg.p + g->rs_mce_off, g->type, g->rs_mask, g->rs_start, end);
   g->msg_area_bytes += (uint64_t)end - g->rs_start + 1;
   if (g->msg_area_bytes > (uint64_t)g->a->end - g->a->start + 1)
     die("one message needs more than its DCSS area (%u bytes): raise "
@@ -360,8 +306,8 @@ static void msg_flush(struct gen *g) {
     if (k >= g->msg_mces)
       die("badmca@%zu: message has %u MCEs", g->msg_index, g->msg_mces);
     for (uint64_t j = 0; j < k; j++)
-      off += SCN_MCE_LEN + scn_load_be32(g->msg.p + off + 8) -
-             scn_load_be32(g->msg.p + off + 4) + 1;
+      off += MW_MCE_LEN + mw_load_be32(g->msg.p + off + 8) -
+             mw_load_be32(g->msg.p + off + 4) + 1;
     g->msg.p[off] = 0;
   }
 
@@ -394,7 +340,7 @@ static void msg_flush(struct gen *g) {
       write_or_die(g, scn_write_item(fp, SCN_SEVER, NULL, 0));
   } else if (o->format == FMT_SETS) {
     uint8_t h[4];
-    put(h, sizeof(h), 0, 4, g->msg.len);
+    mw_put(h, sizeof(h), 0, 4, g->msg.len);
     if (fwrite(h, 1, 4, g->fp) != 4)
       die("write failed");
     if (fwrite(g->msg.p, 1, g->msg.len, g->fp) != g->msg.len)
@@ -437,33 +383,22 @@ static void fill_padding(struct gen *g, uint8_t *p, size_t n) {
   g->rng = x;
 }
 
-static void write_header(uint8_t *r, uint16_t len, uint8_t domain,
-                         uint16_t number, uint64_t tod) {
-  put(r, len, 0, 2, len);    /* MRHDRLEN */
-  put(r, len, 2, 2, 0);      /* MRHDRZER */
-  put(r, len, 4, 1, domain); /* MRHDRDM */
-  put(r, len, 5, 1, 0);
-  put(r, len, 6, 2, number); /* MRHDRRC */
-  put(r, len, 8, 8, tod);    /* MRHDRTOD */
-  put(r, len, 16, 4, 0);
-}
-
 /* Place a record of len bytes in the current stream; returns its bytes
  * (header written, body zeroed), valid until the next call. */
 static uint8_t *rec_alloc(struct gen *g, uint16_t len, uint8_t domain,
                           uint16_t number, uint64_t tod) {
   if (!g->rs_open)
     set_open(g);
-  uint32_t left = SCN_FRAME - (g->rs_addr & (SCN_FRAME - 1));
-  if ((uint32_t)len + MRHDR_LEN > left) {
+  uint32_t left = mw_frame_left(g->rs_addr);
+  if (!mw_frame_fits(g->rs_addr, len)) {
     /* End of frame: D1R13, then padding up to the frame boundary. (A set
      * that starts in a frame another set left may begin with one.) */
     bool empty = g->rs_addr == g->rs_start;
     uint8_t *eof = ob_grow(&g->msg, left);
-    write_header(eof, MRHDR_LEN, 1, 13, tod);
-    fill_padding(g, eof + MRHDR_LEN, left - MRHDR_LEN);
+    mw_end_of_frame(eof, MW_MRHDR_LEN, tod);
+    fill_padding(g, eof + MW_MRHDR_LEN, left - MW_MRHDR_LEN);
     g->rs_addr += left;
-    bool area_full = (uint64_t)g->rs_addr + SCN_FRAME - 1 > g->a->end;
+    bool area_full = (uint64_t)g->rs_addr + MW_FRAME - 1 > g->a->end;
     if (empty && area_full) {
       /* Nothing but padding before the end of the area: drop this set and
        * start again at the beginning of the area. */
@@ -488,11 +423,11 @@ static uint8_t *rec_alloc(struct gen *g, uint16_t len, uint8_t domain,
     }
   }
   uint8_t *r = ob_grow(&g->msg, len);
-  memset(r + MRHDR_LEN, 0, (size_t)len - MRHDR_LEN);
-  write_header(r, len, domain, number, tod);
+  memset(r + MW_MRHDR_LEN, 0, (size_t)len - MW_MRHDR_LEN);
+  mw_mrhdr(r, len, len, domain, number, tod);
   g->rs_addr += len;
   if (domain < 16)
-    g->rs_mask |= (uint16_t)(0x8000u >> domain);
+    g->rs_mask |= MW_DOM(domain);
   g->n_records++;
   return r;
 }
@@ -520,26 +455,26 @@ static void put_useite(const struct opts *o, uint8_t *r, unsigned g, unsigned v,
   bool mp = o->vcpus > 1;
   char name[9];
   user_name(o, g, name);
-  put_ebcdic(r, L, 20, name, 8);                          /* VMDUSER */
-  put(r, L, 28, 2, mp ? v : g % (o->cpus ? o->cpus : 1)); /* VMDCPUAD */
-  put(r, L, 30, 2, (k + 3 * v) % 7);                      /* VMDSLCNT */
-  put(r, L, 32, 4, vmdbk_counter(o, g, v, 32, 4, k));     /* VMDSVMFX */
-  put_ebcdic(r, L, 36, g % 3 == 0 ? "TCPIP" : "", 8);     /* VMDSVMID */
-  put(r, L, 47, 1, v == 0 ? 0x80 : 0x00);       /* CALFLAG1: CALBASE */
+  mw_put_ebcdic(r, L, 20, name, 8);                          /* VMDUSER */
+  mw_put(r, L, 28, 2, mp ? v : g % (o->cpus ? o->cpus : 1)); /* VMDCPUAD */
+  mw_put(r, L, 30, 2, (k + 3 * v) % 7);                      /* VMDSLCNT */
+  mw_put(r, L, 32, 4, vmdbk_counter(o, g, v, 32, 4, k));     /* VMDSVMFX */
+  mw_put_ebcdic(r, L, 36, g % 3 == 0 ? "TCPIP" : "", 8);     /* VMDSVMID */
+  mw_put(r, L, 47, 1, v == 0 ? 0x80 : 0x00);    /* CALFLAG1: CALBASE */
   for (unsigned off = 48; off <= 136; off += 4) /* HFQUCT..HFOTHR */
-    put(r, L, off, 4, vmdbk_counter(o, g, v, off == 84 ? 48 : off, 4, k));
-  put(r, L, 140, 2, vmdbk_counter(o, g, v, 140, 2, k)); /* VMDCNTID */
-  put(r, L, 142, 2, vmdbk_counter(o, g, v, 142, 2, k)); /* VMDCTIDL */
+    mw_put(r, L, off, 4, vmdbk_counter(o, g, v, off == 84 ? 48 : off, 4, k));
+  mw_put(r, L, 140, 2, vmdbk_counter(o, g, v, 140, 2, k)); /* VMDCNTID */
+  mw_put(r, L, 142, 2, vmdbk_counter(o, g, v, 142, 2, k)); /* VMDCTIDL */
   if (mp)
-    put(r, L, 144, 4, 10 * v + k % 3); /* VMDDFRWK */
+    mw_put(r, L, 144, 4, 10 * v + k % 3); /* VMDDFRWK */
   static const uint8_t states[4] = {0x2C, 0x4D, 0x42, 0x08};
-  put(r, L, 148, 1, states[k % 4]);             /* VMDSTATE */
-  put(r, L, 149, 1, 0x40 | (g % 2 ? 0x04 : 0)); /* CALOSTAT */
-  for (unsigned off = 152; off < 184; off += 2) /* 4 x (4) VMDC*D */
-    put(r, L, off, 2, vmdbk_counter(o, g, v, off, 2, k));
+  mw_put(r, L, 148, 1, states[k % 4]);             /* VMDSTATE */
+  mw_put(r, L, 149, 1, 0x40 | (g % 2 ? 0x04 : 0)); /* CALOSTAT */
+  for (unsigned off = 152; off < 184; off += 2)    /* 4 x (4) VMDC*D */
+    mw_put(r, L, off, 2, vmdbk_counter(o, g, v, off, 2, k));
   for (unsigned off = 184; off <= 192; off += 4) /* HFIOACT..HFPGACT */
-    put(r, L, off, 4, vmdbk_counter(o, g, v, off, 4, k));
-  put(r, L, 196, 1, CPU_IFL); /* VMDPUTYP */
+    mw_put(r, L, off, 4, vmdbk_counter(o, g, v, off, 4, k));
+  mw_put(r, L, 196, 1, CPU_IFL); /* VMDPUTYP */
 }
 
 /* --usetst: D4R200 MRUSETST, a record made up for the tests (the layout of
@@ -560,19 +495,19 @@ static void put_usetst(const struct opts *o, uint8_t *r, unsigned g, unsigned v,
   const size_t L = USETST_LEN;
   char name[9];
   user_name(o, g, name);
-  put_ebcdic(r, L, 20, name, 8);
-  put(r, L, 28, 2, v);
-  put(r, L, 30, 1, v % 2 ? 0x20 : 0x40);
-  put(r, L, 32, 8, tod_from_us((uint64_t)o->start * 1000000)); /* LOGTOD */
-  put(r, L, 40, 8, vmdbk_counter(o, g, v, 40, 4, k) << 12);
-  put(r, L, 52, 2, 8); /* USETST_ENTRY: no entries */
+  mw_put_ebcdic(r, L, 20, name, 8);
+  mw_put(r, L, 28, 2, v);
+  mw_put(r, L, 30, 1, v % 2 ? 0x20 : 0x40);
+  mw_put(r, L, 32, 8, mw_tod((uint64_t)o->start * 1000000)); /* LOGTOD */
+  mw_put(r, L, 40, 8, vmdbk_counter(o, g, v, 40, 4, k) << 12);
+  mw_put(r, L, 52, 2, 8); /* USETST_ENTRY: no entries */
   for (unsigned q = 0; q < 4; q++)
-    put(r, L, 56 + 4 * q, 4, vmdbk_counter(o, g, v, 56 + 4 * q, 4, k));
-  put(r, L, 72, 4, 100 + 10 * v + k % 5);
+    mw_put(r, L, 56 + 4 * q, 4, vmdbk_counter(o, g, v, 56 + 4 * q, 4, k));
+  mw_put(r, L, 72, 4, 100 + 10 * v + k % 5);
   for (unsigned i = 0; i < 90; i++)
-    put(r, L, 76 + 4 * i, 4, vmdbk_counter(o, g, v, usetst_src(i), 4, k));
-  put(r, L, 440, 8, vmdbk_counter(o, g, v, 440, 4, k) << 12);
-  put(r, L, 448, 4, 7 + v);
+    mw_put(r, L, 76 + 4 * i, 4, vmdbk_counter(o, g, v, usetst_src(i), 4, k));
+  mw_put(r, L, 440, 8, vmdbk_counter(o, g, v, 440, 4, k) << 12);
+  mw_put(r, L, 448, 4, 7 + v);
 }
 
 /* ---- logon and logoff (--logon/--logoff G@I) -------------------------
@@ -625,10 +560,10 @@ static void put_session(const struct opts *o, uint8_t *r, size_t len,
                         unsigned g, unsigned cpu, uint64_t salt) {
   char name[9];
   user_name(o, g, name);
-  put_ebcdic(r, len, 20, name, 8);                /* USELON/USELOF_VMDUSER */
-  put(r, len, 28, 2, cpu);                        /* ..._VMDCPUAD */
+  mw_put_ebcdic(r, len, 20, name, 8);             /* USELON/USELOF_VMDUSER */
+  mw_put(r, len, 28, 2, cpu);                     /* ..._VMDCPUAD */
   for (size_t off = 32; off + 4 <= len; off += 4) /* not decoded */
-    put(r, len, off, 4, (salt * 7919 + off) & 0xFFFFFFFF);
+    mw_put(r, len, off, 4, (salt * 7919 + off) & 0xFFFFFFFF);
 }
 
 /* --smt-fields: every field of IBM MRPRCSMT (z/VM V6R4.0) set, in three kinds
@@ -638,26 +573,26 @@ static void put_session(const struct opts *o, uint8_t *r, size_t len,
 static void put_prcsmt_fields(uint8_t *r, bool start, unsigned c) {
   const size_t L = PRCSMT_LEN;
   unsigned kind = c % 3;
-  put(r, L, 25, 1, 8);                        /* CALMAXTC */
-  put(r, L, 26, 1, kind == 1 ? 0xFF : 7);     /* RCCCOALL */
-  put(r, L, 27, 1, kind == 1 ? 0xFF : 6);     /* RCCSMALL */
-  put(r, L, 28, 1, kind == 0 ? 0x80 : 0x00);  /* RCCSMSET: INITIAL */
-  size_t e = PRCSMT_FIXED_LEN;                /* CP entry */
-  put(r, L, e + 1, 1, 9);                     /* RCCCOMNT */
-  put(r, L, e + 2, 1, 10);                    /* RCCHWMNT */
-  put(r, L, e + 3, 1, 11);                    /* RCCSYMNT */
-  put(r, L, e + 5, 1, 12);                    /* RCCSMMNT */
-  put(r, L, e + 6, 1, 13);                    /* RCCCRMNT */
-  e += PRCSMT_ENTRY_LEN;                      /* IFL entry */
-  put(r, L, e + 1, 1, kind == 1 ? 0xFF : 14); /* RCCCOMNT */
-  put(r, L, e + 2, 1, 15);                    /* RCCHWMNT */
-  put(r, L, e + 3, 1, 16);                    /* RCCSYMNT */
-  put(r, L, e + 5, 1, kind == 1 ? 0xFF : 17); /* RCCSMMNT */
-  put(r, L, e + 6, 1, kind == 1 ? 0xFF : 18); /* RCCCRMNT */
+  mw_put(r, L, 25, 1, 8);                        /* CALMAXTC */
+  mw_put(r, L, 26, 1, kind == 1 ? 0xFF : 7);     /* RCCCOALL */
+  mw_put(r, L, 27, 1, kind == 1 ? 0xFF : 6);     /* RCCSMALL */
+  mw_put(r, L, 28, 1, kind == 0 ? 0x80 : 0x00);  /* RCCSMSET: INITIAL */
+  size_t e = PRCSMT_FIXED_LEN;                   /* CP entry */
+  mw_put(r, L, e + 1, 1, 9);                     /* RCCCOMNT */
+  mw_put(r, L, e + 2, 1, 10);                    /* RCCHWMNT */
+  mw_put(r, L, e + 3, 1, 11);                    /* RCCSYMNT */
+  mw_put(r, L, e + 5, 1, 12);                    /* RCCSMMNT */
+  mw_put(r, L, e + 6, 1, 13);                    /* RCCCRMNT */
+  e += PRCSMT_ENTRY_LEN;                         /* IFL entry */
+  mw_put(r, L, e + 1, 1, kind == 1 ? 0xFF : 14); /* RCCCOMNT */
+  mw_put(r, L, e + 2, 1, 15);                    /* RCCHWMNT */
+  mw_put(r, L, e + 3, 1, 16);                    /* RCCSYMNT */
+  mw_put(r, L, e + 5, 1, kind == 1 ? 0xFF : 17); /* RCCSMMNT */
+  mw_put(r, L, e + 6, 1, kind == 1 ? 0xFF : 18); /* RCCCRMNT */
   if (kind == 2 && start)
-    put(r, L, 30, 2, 0); /* CAL_CPUTAESZ 0 */
+    mw_put(r, L, 30, 2, 0); /* CAL_CPUTAESZ 0 */
   if (kind == 2 && !start)
-    put(r, L, 32, 2, 8); /* CAL_CPUTAOFF inside the header */
+    mw_put(r, L, 32, 2, 8); /* CAL_CPUTAOFF inside the header */
 }
 
 /* D5R21 MRPRCSMT (IBM, z/VM V6R4.0): start (X'80') or end (X'40') record of
@@ -666,33 +601,33 @@ static void put_prcsmt(uint8_t *r, bool start, unsigned c) {
   const size_t L = PRCSMT_LEN;
   unsigned old_ifl = c % 2 == 0 ? 1 : 2, new_ifl = c % 2 == 0 ? 2 : 1;
   unsigned ifl = start ? old_ifl : new_ifl;
-  put(r, L, 20, 4, 2 * (uint64_t)c + 1); /* RCCSMTSQ: odd, same pair */
-  put(r, L, 24, 1, start ? 0x80 : 0x40); /* CAL_STATUS */
-  put(r, L, 25, 1, 2);                   /* CALMAXTC */
-  put(r, L, 29, 1, PRCSMT_ENTRIES);      /* CAL_CPUTACNT */
-  put(r, L, 30, 2, PRCSMT_ENTRY_LEN);    /* CAL_CPUTAESZ */
-  put(r, L, 32, 2, PRCSMT_FIXED_LEN);    /* CAL_CPUTAOFF */
-  size_t e = PRCSMT_FIXED_LEN;           /* CP entry */
-  put(r, L, e + 0, 1, CPU_CP);           /* CPUTYPE */
-  put(r, L, e + 1, 1, 1);                /* RCCCOMNT */
-  put(r, L, e + 2, 1, 2);                /* RCCHWMNT */
-  put(r, L, e + 3, 1, 1);                /* RCCSYMNT */
-  put(r, L, e + 4, 1, 1);                /* RCCACMNT */
-  put(r, L, e + 5, 1, 0);                /* RCCSMMNT */
-  put(r, L, e + 6, 1, 1);                /* RCCCRMNT */
-  e += PRCSMT_ENTRY_LEN;                 /* IFL entry */
-  put(r, L, e + 0, 1, CPU_IFL);
-  put(r, L, e + 1, 1, 2);
-  put(r, L, e + 2, 1, 2);
-  put(r, L, e + 3, 1, 2);
-  put(r, L, e + 4, 1, ifl); /* old in start, new in end */
-  put(r, L, e + 5, 1, new_ifl);
-  put(r, L, e + 6, 1, ifl);
+  mw_put(r, L, 20, 4, 2 * (uint64_t)c + 1); /* RCCSMTSQ: odd, same pair */
+  mw_put(r, L, 24, 1, start ? 0x80 : 0x40); /* CAL_STATUS */
+  mw_put(r, L, 25, 1, 2);                   /* CALMAXTC */
+  mw_put(r, L, 29, 1, PRCSMT_ENTRIES);      /* CAL_CPUTACNT */
+  mw_put(r, L, 30, 2, PRCSMT_ENTRY_LEN);    /* CAL_CPUTAESZ */
+  mw_put(r, L, 32, 2, PRCSMT_FIXED_LEN);    /* CAL_CPUTAOFF */
+  size_t e = PRCSMT_FIXED_LEN;              /* CP entry */
+  mw_put(r, L, e + 0, 1, CPU_CP);           /* CPUTYPE */
+  mw_put(r, L, e + 1, 1, 1);                /* RCCCOMNT */
+  mw_put(r, L, e + 2, 1, 2);                /* RCCHWMNT */
+  mw_put(r, L, e + 3, 1, 1);                /* RCCSYMNT */
+  mw_put(r, L, e + 4, 1, 1);                /* RCCACMNT */
+  mw_put(r, L, e + 5, 1, 0);                /* RCCSMMNT */
+  mw_put(r, L, e + 6, 1, 1);                /* RCCCRMNT */
+  e += PRCSMT_ENTRY_LEN;                    /* IFL entry */
+  mw_put(r, L, e + 0, 1, CPU_IFL);
+  mw_put(r, L, e + 1, 1, 2);
+  mw_put(r, L, e + 2, 1, 2);
+  mw_put(r, L, e + 3, 1, 2);
+  mw_put(r, L, e + 4, 1, ifl); /* old in start, new in end */
+  mw_put(r, L, e + 5, 1, new_ifl);
+  mw_put(r, L, e + 6, 1, ifl);
 }
 
 static void put_pattern(uint8_t *r, size_t len, size_t from, uint64_t salt) {
   for (size_t off = from; off + 4 <= len; off += 4)
-    put(r, len, off, 4, (salt * 1000 + off) & 0xFFFFFFFF);
+    mw_put(r, len, off, 4, (salt * 1000 + off) & 0xFFFFFFFF);
 }
 
 /* ---- domain 10 (APPLDATA): Linux guests' own data ----------------------
@@ -701,7 +636,6 @@ static void put_pattern(uint8_t *r, size_t len, size_t from, uint64_t salt) {
  * holds: kernel arch/s390/appldata/appldata_{mem,os,net_sum}.c, s390-tools
  * mon_tools/mon_fsstatd.h and mon_procd.h (minus the 13-byte monwrite_hdr,
  * which /dev/monwriter consumes). See README.md for what is generated. */
-#define APL_HDR_LEN 52
 #define APL_MEM_LEN 144
 #define APL_NET_LEN 96
 #define APL_OS_FIXED 52
@@ -745,45 +679,18 @@ static unsigned apl_cpus(const struct opts *o, unsigned g, unsigned i) {
 static uint8_t *apl_record(struct gen *g, uint16_t number, uint64_t tod,
                            const char *user, const uint8_t product[16],
                            size_t dlen) {
-  uint16_t len = (uint16_t)(APL_HDR_LEN + dlen);
+  uint16_t len = (uint16_t)(MW_APHDR_LEN + dlen);
   uint8_t *r = rec_alloc(g, len, 10, number, tod);
-  put(r, len, 20, 2, APL_HDR_LEN); /* CALDATOF */
-  put(r, len, 22, 2, dlen);        /* CALDATLN */
-  put_ebcdic(r, len, 24, user, 8); /* USERID */
-  memcpy(r + 32, product, 16);     /* MDGPROD */
-  return r + APL_HDR_LEN;
-}
-
-static void apl_kernel_product(uint8_t p[16], uint8_t record, bool mod01) {
-  const char *s = "LINUXKRNL";
-  for (int i = 0; i < 9; i++)
-    p[i] = ascii_to_ebcdic(s[i]);
-  p[9] = record;
-  p[10] = ascii_to_ebcdic('2');
-  p[11] = ascii_to_ebcdic('6');
-  p[12] = ascii_to_ebcdic('0');
-  p[13] = ascii_to_ebcdic('1');
-  p[14] = ascii_to_ebcdic('0');
-  p[15] = ascii_to_ebcdic(mod01 ? '1' : '0');
-}
-
-static void apl_tool_product(uint8_t p[16], uint16_t applid, uint8_t record,
-                             uint16_t slot) {
-  memcpy(p, "LNXAPPL", 7);
-  p[7] = (uint8_t)(applid >> 8);
-  p[8] = (uint8_t)applid;
-  p[9] = record;
-  memset(p + 10, 0, 4);
-  p[14] = (uint8_t)(slot >> 8);
-  p[15] = (uint8_t)slot;
+  mw_aphdr(r, len, dlen, user, product); /* CALDATOF 52, CALDATLN, USERID */
+  return r + MW_APHDR_LEN;
 }
 
 /* Kernel prefix: timestamp, sync_count_1, sync_count_2. */
 static void apl_sync(uint8_t *d, size_t dlen, uint64_t tod, uint32_t s1,
                      uint32_t s2) {
-  put(d, dlen, 0, 8, tod);
-  put(d, dlen, 8, 4, s1);
-  put(d, dlen, 12, 4, s2);
+  mw_put(d, dlen, 0, 8, tod);
+  mw_put(d, dlen, 8, 4, s1);
+  mw_put(d, dlen, 12, 4, s2);
 }
 
 static void apl_os(struct gen *g, unsigned u, unsigned i, uint16_t number,
@@ -792,25 +699,27 @@ static void apl_os(struct gen *g, unsigned u, unsigned i, uint16_t number,
   char user[9];
   uint8_t prod[16];
   apl_user(o, u, user);
-  apl_kernel_product(prod, 2, true);
+  mw_apl_kernel_product(prod, 2, "01");
   size_t dlen = APL_OS_FIXED + (size_t)ncpu * APL_CPU_ENTRY;
   uint8_t *d = apl_record(g, number, tod, user, prod, dlen);
   apl_sync(d, dlen, tod - 4096, (uint32_t)k, (uint32_t)k - (torn ? 1 : 0));
-  put(d, dlen, 16, 4, ncpu);
-  put(d, dlen, 20, 4, APL_CPU_ENTRY);
-  put(d, dlen, 24, 4, APL_OS_FIXED);
-  put(d, dlen, 28, 4, apl_value(o, u, 2, 28, 0, 8, 1) + (i % 3));
-  put(d, dlen, 32, 4, apl_value(o, u, 2, 32, 0, 400, 1) + 100 + i);
+  mw_put(d, dlen, 16, 4, ncpu);
+  mw_put(d, dlen, 20, 4, APL_CPU_ENTRY);
+  mw_put(d, dlen, 24, 4, APL_OS_FIXED);
+  mw_put(d, dlen, 28, 4, apl_value(o, u, 2, 28, 0, 8, 1) + (i % 3));
+  mw_put(d, dlen, 32, 4, apl_value(o, u, 2, 32, 0, 400, 1) + 100 + i);
   for (unsigned a = 0; a < 3; a++) /* avenrun: FIXED_1 * load + 10 */
-    put(d, dlen, 36 + 4 * a, 4, apl_value(o, u, 2, 36 + a, k, 6000, 50) + 10);
-  put(d, dlen, 48, 4, apl_value(o, u, 2, 48, 0, 4, 1));
+    mw_put(d, dlen, 36 + 4 * a, 4,
+           apl_value(o, u, 2, 36 + a, k, 6000, 50) + 10);
+  mw_put(d, dlen, 48, 4, apl_value(o, u, 2, 48, 0, 4, 1));
   for (unsigned c = 0; c < ncpu; c++) {
     size_t e = APL_OS_FIXED + (size_t)c * APL_CPU_ENTRY;
     for (unsigned f = 0; f < 8; f++) /* user .. steal, jiffies */
-      put(d, dlen, e + 4 * f, 4,
+      mw_put(
+          d, dlen, e + 4 * f, 4,
           apl_value(o, u, 2, 64 + 16 * c + f, k, 100000, f == 3 ? 5000 : 800) &
               0xFFFFFFFF);
-    put(d, dlen, e + 32, 4, c); /* cpu_id */
+    mw_put(d, dlen, e + 32, 4, c); /* cpu_id */
   }
 }
 
@@ -819,25 +728,25 @@ static void apl_mem(struct gen *g, unsigned u, uint64_t tod, uint64_t k) {
   char user[9];
   uint8_t prod[16];
   apl_user(o, u, user);
-  apl_kernel_product(prod, 1, false);
+  mw_apl_kernel_product(prod, 1, "00");
   uint8_t *d = apl_record(g, 2, tod, user, prod, APL_MEM_LEN);
   const size_t L = APL_MEM_LEN;
   apl_sync(d, L, tod - 4096, (uint32_t)k, (uint32_t)k);
   for (unsigned f = 0; f < 4; f++) /* pgpgin pgpgout pswpin pswpout */
-    put(d, L, 16 + 8 * f, 8, apl_value(o, u, 1, f, k, 1000000, 5000));
+    mw_put(d, L, 16 + 8 * f, 8, apl_value(o, u, 1, f, k, 1000000, 5000));
   uint64_t total = 2097152 + 262144 * (u % 4); /* KB */
-  put(d, L, 48, 8, 0);                         /* sharedram */
-  put(d, L, 56, 8, total);
-  put(d, L, 64, 8, 100000 + apl_value(o, u, 1, 64, 0, 500000, 1) + k * 64);
-  put(d, L, 72, 8, 0); /* totalhigh */
-  put(d, L, 80, 8, 0); /* freehigh */
-  put(d, L, 88, 8, 20000 + apl_value(o, u, 1, 88, 0, 100000, 1));
-  put(d, L, 96, 8, 300000 + apl_value(o, u, 1, 96, 0, 400000, 1) + k * 8);
-  put(d, L, 104, 8, 1048576);
-  put(d, L, 112, 8, 1048576 - apl_value(o, u, 1, 112, k, 5000, 100));
+  mw_put(d, L, 48, 8, 0);                      /* sharedram */
+  mw_put(d, L, 56, 8, total);
+  mw_put(d, L, 64, 8, 100000 + apl_value(o, u, 1, 64, 0, 500000, 1) + k * 64);
+  mw_put(d, L, 72, 8, 0); /* totalhigh */
+  mw_put(d, L, 80, 8, 0); /* freehigh */
+  mw_put(d, L, 88, 8, 20000 + apl_value(o, u, 1, 88, 0, 100000, 1));
+  mw_put(d, L, 96, 8, 300000 + apl_value(o, u, 1, 96, 0, 400000, 1) + k * 8);
+  mw_put(d, L, 104, 8, 1048576);
+  mw_put(d, L, 112, 8, 1048576 - apl_value(o, u, 1, 112, k, 5000, 100));
   for (unsigned f = 0; f < 3; f++) /* pgalloc pgfault pgmajfault */
-    put(d, L, 120 + 8 * f, 8,
-        apl_value(o, u, 1, 120 + f, k, UINT64_C(1) << 40, 100000));
+    mw_put(d, L, 120 + 8 * f, 8,
+           apl_value(o, u, 1, 120 + f, k, UINT64_C(1) << 40, 100000));
 }
 
 static void apl_net(struct gen *g, unsigned u, uint64_t tod, uint64_t k) {
@@ -845,14 +754,14 @@ static void apl_net(struct gen *g, unsigned u, uint64_t tod, uint64_t k) {
   char user[9];
   uint8_t prod[16];
   apl_user(o, u, user);
-  apl_kernel_product(prod, 3, false);
+  mw_apl_kernel_product(prod, 3, "00");
   uint8_t *d = apl_record(g, 2, tod, user, prod, APL_NET_LEN);
   apl_sync(d, APL_NET_LEN, tod - 4096, (uint32_t)k, (uint32_t)k);
-  put(d, APL_NET_LEN, 16, 4, 2 + u % 3);
+  mw_put(d, APL_NET_LEN, 16, 4, 2 + u % 3);
   for (unsigned f = 0; f < 9; f++) /* rx_packets .. collisions */
-    put(d, APL_NET_LEN, 24 + 8 * f, 8,
-        (f == 2 ? UINT64_C(5) << 32 : 0) +
-            apl_value(o, u, 3, f, k, 1000000, f < 4 ? 1000000 : 10));
+    mw_put(d, APL_NET_LEN, 24 + 8 * f, 8,
+           (f == 2 ? UINT64_C(5) << 32 : 0) +
+               apl_value(o, u, 3, f, k, 1000000, f < 4 ? 1000000 : 10));
 }
 
 /* One mon_fsstatd buffer: the file system mounted on dir. */
@@ -862,18 +771,18 @@ static void apl_fs(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
   char user[9];
   uint8_t prod[16];
   apl_user(g->o, u, user);
-  apl_tool_product(prod, 1, 0, (uint16_t)slot);
+  mw_apl_tool_product(prod, 1, 0, (uint16_t)slot);
   size_t strs = 6 + strlen(dev) + dir_len + strlen(type);
   size_t dlen = 12 + strs + 72 <= APL_FS_SMALL ? APL_FS_SMALL : APL_FS_LARGE;
   uint8_t *d = apl_record(g, 2, tod, user, prod, dlen);
-  put(d, dlen, 0, 8, t_s);
-  put(d, dlen, 8, 2, strs + 72); /* fsstat_data_len */
-  put(d, dlen, 10, 2, 12);       /* fsstat_data_offset */
+  mw_put(d, dlen, 0, 8, t_s);
+  mw_put(d, dlen, 8, 2, strs + 72); /* fsstat_data_len */
+  mw_put(d, dlen, 10, 2, 12);       /* fsstat_data_offset */
   size_t p = 12;
   const char *s[3] = {dev, dir, type};
   size_t n[3] = {strlen(dev), dir_len, strlen(type)};
   for (int i = 0; i < 3; i++) {
-    put(d, dlen, p, 2, n[i]);
+    mw_put(d, dlen, p, 2, n[i]);
     memcpy(d + p + 2, s[i], n[i]);
     p += 2 + n[i];
   }
@@ -883,7 +792,7 @@ static void apl_fs(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
                    bfree - 20000, 262144, 200000 - k, 200000 - k - 1000,
                    0x1000};
   for (int i = 0; i < 9; i++)
-    put(d, dlen, p + 8 * (size_t)i, 8, v[i]);
+    mw_put(d, dlen, p + 8 * (size_t)i, 8, v[i]);
 }
 
 static void apl_procd_sum(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
@@ -892,28 +801,28 @@ static void apl_procd_sum(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
   char user[9];
   uint8_t prod[16];
   apl_user(o, u, user);
-  apl_tool_product(prod, 2, 0, 0);
+  mw_apl_tool_product(prod, 2, 0, 0);
   const size_t L = APL_PSUM_LEN;
   uint8_t *d = apl_record(g, 2, tod, user, prod, L);
-  put(d, L, 0, 8, t_s);
-  put(d, L, 8, 2, 166);
-  put(d, L, 10, 2, 12);
+  mw_put(d, L, 0, 8, t_s);
+  mw_put(d, L, 8, 2, 166);
+  mw_put(d, L, 10, 2, 12);
   uint8_t *s = d + 12;
-  put(s, 166, 0, 8, 3600 + k * o->interval_s); /* uptime */
-  put(s, 166, 8, 4, u % 4);                    /* users */
+  mw_put(s, 166, 0, 8, 3600 + k * o->interval_s); /* uptime */
+  mw_put(s, 166, 8, 4, u % 4);                    /* users */
   for (unsigned a = 0; a < 3; a++)
     snprintf((char *)s + 12 + 6 * a, 6, "%u.%02u", (unsigned)(k + a) % 10,
              (unsigned)(u * 7 + a) % 100);
   uint32_t run = 1 + k % 3, sl = 80 + u, st = u % 2, zo = k % 2;
   uint32_t tasks[5] = {run + sl + st + zo, run, sl, st, zo};
   for (unsigned i = 0; i < 5; i++)
-    put(s, 166, 30 + 4 * i, 4, tasks[i]);
-  put(s, 166, 50, 4, o->linux_cpus);
+    mw_put(s, 166, 30 + 4 * i, 4, tasks[i]);
+  mw_put(s, 166, 50, 4, o->linux_cpus);
   uint16_t pct[8] = {1200, 50, 800, 7500, 200, 100, 50, 100};
   for (unsigned i = 0; i < 8; i++)
-    put(s, 166, 54 + 2 * i, 2, pct[i]);
+    mw_put(s, 166, 54 + 2 * i, 2, pct[i]);
   for (unsigned i = 0; i < 12; i++)
-    put(s, 166, 70 + 8 * i, 8, apl_value(o, u, 5, i, k, 1000000, 1000));
+    mw_put(s, 166, 70 + 8 * i, 8, apl_value(o, u, 5, i, k, 1000000, 1000));
 }
 
 /* One mon_procd task record. */
@@ -924,7 +833,7 @@ static void apl_task(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
   char user[9];
   uint8_t prod[16];
   apl_user(o, u, user);
-  apl_tool_product(prod, 2, 1, (uint16_t)slot);
+  mw_apl_tool_product(prod, 2, 1, (uint16_t)slot);
   const char *strs[6] = {"root", "root", "root", "-", cmd, cmd};
   size_t lens[6] = {4, 4, 4, 1, cmd_len, cmd_len};
   size_t size = 111;
@@ -932,27 +841,28 @@ static void apl_task(struct gen *g, unsigned u, uint64_t tod, uint64_t t_s,
     size += 2 + lens[i];
   size_t dlen = 12 + size <= APL_TASK_SMALL ? APL_TASK_SMALL : APL_TASK_LARGE;
   uint8_t *d = apl_record(g, 2, tod, user, prod, dlen);
-  put(d, dlen, 0, 8, t_s);
-  put(d, dlen, 8, 2, size);
-  put(d, dlen, 10, 2, 12);
+  mw_put(d, dlen, 0, 8, t_s);
+  mw_put(d, dlen, 8, 2, size);
+  mw_put(d, dlen, 10, 2, 12);
   uint8_t *t = d + 12;
   size_t T = dlen - 12;
-  put(t, T, 0, 4, pid);
-  put(t, T, 4, 4, 1);
-  put(t, T, 8, 4, 0);
-  put(t, T, 12, 2, 0);
-  put(t, T, 14, 2, 20);
-  put(t, T, 16, 2, 0);
-  put(t, T, 18, 4, pid % o->linux_cpus);
-  put(t, T, 22, 2, 100 + pid % 900);
-  put(t, T, 24, 2, 10 + pid % 90);
+  mw_put(t, T, 0, 4, pid);
+  mw_put(t, T, 4, 4, 1);
+  mw_put(t, T, 8, 4, 0);
+  mw_put(t, T, 12, 2, 0);
+  mw_put(t, T, 14, 2, 20);
+  mw_put(t, T, 16, 2, 0);
+  mw_put(t, T, 18, 4, pid % o->linux_cpus);
+  mw_put(t, T, 22, 2, 100 + pid % 900);
+  mw_put(t, T, 24, 2, 10 + pid % 90);
   for (unsigned i = 0; i < 10; i++)
-    put(t, T, 26 + 8 * i, 8, apl_value(o, u, 6, pid * 16 + i, k, 100000, 500));
-  put(t, T, 106, 1, 'S');
-  put(t, T, 107, 4, 0x400100);
+    mw_put(t, T, 26 + 8 * i, 8,
+           apl_value(o, u, 6, pid * 16 + i, k, 100000, 500));
+  mw_put(t, T, 106, 1, 'S');
+  mw_put(t, T, 107, 4, 0x400100);
   size_t p = 111;
   for (int i = 0; i < 6; i++) {
-    put(t, T, p, 2, lens[i]);
+    mw_put(t, T, p, 2, lens[i]);
     memcpy(t + p + 2, strs[i], lens[i]);
     p += 2 + lens[i];
   }
@@ -1006,9 +916,9 @@ static void gen_appldata_sample(struct gen *g, unsigned i, uint64_t t,
       uint8_t prod[16];
       char user[9];
       apl_user(o, u, user);
-      apl_kernel_product(prod, 4, false);
+      mw_apl_kernel_product(prod, 4, "00");
       uint8_t *d = apl_record(g, 2, tod_at(o, i, t + (*j)++), user, prod, 64);
-      apl_sync(d, 64, tod_from_us(t), 1, 1);
+      apl_sync(d, 64, mw_tod(t), 1, 1);
     }
   }
 }
@@ -1049,14 +959,14 @@ static void put_sytprp(const struct opts *o, uint8_t *r, size_t len, unsigned c,
   uint64_t user_us = h32 % 1000000 + k * interval_us * pct / 100;
   uint64_t emul_us = h24 % 1000000 + k * interval_us * pct * 3 / 400;
   if (len >= 22)
-    put(r, len, 20, 2, c); /* PFXCPUAD */
+    mw_put(r, len, 20, 2, c); /* PFXCPUAD */
   if (len >= 24)
-    put(r, len, 22, 2, haf); /* PLSCUHAF */
-  if (len >= 32)             /* PFXPRBTM counts down from X'7FFFFFFF00000000' */
-    put(r, len, 24, 8,
-        UINT64_C(0x7FFFFFFF00000000) - (emul_us << 12) - (h24 & 0xFFF));
+    mw_put(r, len, 22, 2, haf); /* PLSCUHAF */
+  if (len >= 32) /* PFXPRBTM counts down from X'7FFFFFFF00000000' */
+    mw_put(r, len, 24, 8,
+           UINT64_C(0x7FFFFFFF00000000) - (emul_us << 12) - (h24 & 0xFFF));
   if (len >= 40) /* PFXUTIME counts up */
-    put(r, len, 32, 8, (user_us << 12) | (h32 & 0xFFF));
+    mw_put(r, len, 32, 8, (user_us << 12) | (h32 & 0xFFF));
   if (len > 40)
     put_pattern(r, len, 40, (uint64_t)i * 64 + c);
 }
@@ -1084,7 +994,7 @@ static void gen_events(struct gen *g, unsigned i) {
   uint64_t j = 0;
 #define NEXT_TOD() tod_at(o, i, t0 + (++j) * span / (nev + 1))
 
-  stream_begin(g, &g->ev, MCE_EVENT);
+  stream_begin(g, &g->ev, MW_MCE_EVENT);
   if (smt) {
     uint8_t *r = rec_alloc(g, PRCSMT_LEN, 5, 21, NEXT_TOD());
     put_prcsmt(r, true, g->smt_changes);
@@ -1095,7 +1005,7 @@ static void gen_events(struct gen *g, unsigned i) {
     uint8_t *r = rec_alloc(g, SCL_R1_LEN, 2, 1, NEXT_TOD());
     char name[9];
     user_name(o, u % (o->guests ? o->guests : 1), name);
-    put_ebcdic(r, SCL_R1_LEN, 20, name, 8);
+    mw_put_ebcdic(r, SCL_R1_LEN, 20, name, 8);
     put_pattern(r, SCL_R1_LEN, 28, i + u);
   }
   for (unsigned u = 0; u < o->guests; u++)
@@ -1143,10 +1053,10 @@ static void gen_sample(struct gen *g, unsigned i) {
   const struct opts *o = g->o;
   uint64_t t = (o->start + (uint64_t)(i + 1) * o->interval_s) * 1000000;
   uint64_t j = 0;
-  stream_begin(g, &g->sa, MCE_SAMPLE);
+  stream_begin(g, &g->sa, MW_MCE_SAMPLE);
   for (unsigned c = 0; c < o->cpus; c++) {
     uint8_t *r = rec_alloc(g, SYTSYP_LEN, 0, 1, tod_at(o, i, t + j++));
-    put(r, SYTSYP_LEN, 20, 2, c); /* processor address */
+    mw_put(r, SYTSYP_LEN, 20, 2, c); /* processor address */
     put_pattern(r, SYTSYP_LEN, 24, (uint64_t)i * 64 + c);
   }
   for (unsigned c = 0; c < o->sytprp; c++)
@@ -1157,12 +1067,12 @@ static void gen_sample(struct gen *g, unsigned i) {
               20, i);
   for (unsigned n = 0; n < o->nics; n++) {
     uint8_t *r = rec_alloc(g, VNDSES_LEN, 8, 1, tod_at(o, i, t + j++));
-    put_ebcdic(r, VNDSES_LEN, 24, "TCPIP", 8);
-    put(r, VNDSES_LEN, 32, 2, 0x0600 + 3 * n);
+    mw_put_ebcdic(r, VNDSES_LEN, 24, "TCPIP", 8);
+    mw_put(r, VNDSES_LEN, 32, 2, 0x0600 + 3 * n);
     put_pattern(r, VNDSES_LEN, 96, (uint64_t)i * 16 + n);
   }
   gen_appldata_sample(g, i, t, &j);
-  rec_alloc(g, MRHDR_LEN, 1, 11, tod_at(o, i, t + j++)); /* interval end */
+  rec_alloc(g, MW_MRHDR_LEN, 1, 11, tod_at(o, i, t + j++)); /* interval end */
   stream_end(g);
 }
 
@@ -1189,13 +1099,13 @@ static int describe(const char *path) {
            msg->deliver_len, msg->nmce, msg->bad_mce ? " bad-mce" : "");
     for (size_t off = 0; off < msg->deliver_len;) {
       const uint8_t *mce = msg->data + off;
-      uint32_t st = scn_load_be32(mce + 4), en = scn_load_be32(mce + 8);
+      uint32_t st = mw_load_be32(mce + 4), en = mw_load_be32(mce + 8);
       printf(" %c:%04x:%08x-%08x",
              mce[0] == 0xE2   ? 'S'
              : mce[0] == 0xC5 ? 'E'
                               : '?',
-             scn_load_be16(mce + 1), st, en);
-      off += SCN_MCE_LEN + (size_t)(en - st) + 1;
+             mw_load_be16(mce + 1), st, en);
+      off += MW_MCE_LEN + (size_t)(en - st) + 1;
     }
     if (msg->eio_at != SCN_NONE)
       printf(" eio@%llu", (unsigned long long)msg->eio_at);
@@ -1448,8 +1358,8 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
       break;
     case OPT_SYTPRP_LEN:
       o->sytprp_len = (unsigned)num_arg(optarg, "D0R2 length", 4000);
-      if (o->sytprp_len < MRHDR_LEN)
-        die("--sytprp-len must be at least %d", MRHDR_LEN);
+      if (o->sytprp_len < MW_MRHDR_LEN)
+        die("--sytprp-len must be at least %d", MW_MRHDR_LEN);
       break;
     case OPT_UNKNOWN:
       o->unknown_events = (unsigned)num_arg(optarg, "count", 100000);
@@ -1612,9 +1522,8 @@ static void parse_opts(int argc, char **argv, struct opts *o) {
   }
   if (optind != argc)
     die("unexpected argument '%s'", argv[optind]);
-  if ((o->dcss_base & (SCN_FRAME - 1)) != 0 ||
-      (o->dcss_size & (2 * SCN_FRAME - 1)) != 0 ||
-      o->dcss_size < 4 * SCN_FRAME ||
+  if ((o->dcss_base & (MW_FRAME - 1)) != 0 ||
+      (o->dcss_size & (2 * MW_FRAME - 1)) != 0 || o->dcss_size < 4 * MW_FRAME ||
       (uint64_t)o->dcss_base + o->dcss_size - 1 > UINT32_MAX)
     die("DCSS base must be 4 KB aligned, size a multiple of 8 KB (>= 16 "
         "KB), and the DCSS must end below 4 GB");

@@ -16,6 +16,7 @@
 
 #include "base/cli.h"
 #include "base/outfile.h"
+#include "mcewrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,11 +109,6 @@ static const char *errname(int e) {
   }
 }
 
-static uint32_t be32(const uint8_t *p) {
-  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-         ((uint32_t)p[2] << 8) | p[3];
-}
-
 static uint64_t fnv1a(const uint8_t *p, size_t n) {
   uint64_t h = UINT64_C(0xcbf29ce484222325);
   for (size_t i = 0; i < n; i++) {
@@ -187,7 +183,8 @@ static void set_add(struct set_state *s, const uint8_t *p, size_t n) {
     s->mce_left -= n;
     if (s->mce_left == 0) {
       const uint8_t *mce = s->buf + s->len - MCE_LEN;
-      s->recs_left = (uint64_t)be32(mce + 8) - be32(mce + 4) + 1;
+      s->recs_left =
+          (uint64_t)mw_load_be32(mce + 8) - mw_load_be32(mce + 4) + 1;
       s->mces++;
     }
   } else {
@@ -211,7 +208,7 @@ static void set_complete(const struct opts *o, struct set_state *s, FILE *raw,
            s->violations, (unsigned long long)fnv1a(s->buf, s->len));
     for (size_t off = 0; off + MCE_LEN <= s->len;) {
       const uint8_t *m = s->buf + off;
-      uint32_t a = be32(m + 4), b = be32(m + 8);
+      uint32_t a = mw_load_be32(m + 4), b = mw_load_be32(m + 8);
       printf(" %c:%02x%02x:%08x-%08x",
              m[0] == 0xE2   ? 'S'
              : m[0] == 0xC5 ? 'E'

@@ -26,8 +26,8 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 bool scn_mce_valid(const uint8_t *mce, uint32_t dcss_start, uint32_t dcss_end) {
-  uint32_t start = scn_load_be32(mce + 4);
-  uint32_t end = scn_load_be32(mce + 8);
+  uint32_t start = mw_load_be32(mce + 4);
+  uint32_t end = mw_load_be32(mce + 8);
   /* Same tests, same order as the driver's mon_check_mca() (the MCA
    * address checks do not apply: a scenario carries no MCA addresses). */
   return !(end <= start || start < dcss_start || end > dcss_end ||
@@ -52,7 +52,7 @@ static int msg_index(struct scn_msg *m, uint32_t dcss_start, uint32_t dcss_end,
   if (m->len == 0)
     return fail(err, errlen, "message %zu is empty", idx);
   while (off < m->len) {
-    if (m->len - off < SCN_MCE_LEN)
+    if (m->len - off < MW_MCE_LEN)
       return fail(err, errlen, "message %zu: truncated MCE at offset %zu", idx,
                   off);
     const uint8_t *mce = m->data + off;
@@ -61,15 +61,14 @@ static int msg_index(struct scn_msg *m, uint32_t dcss_start, uint32_t dcss_end,
       m->deliver_len = off;
       return 0;
     }
-    uint64_t rlen =
-        (uint64_t)scn_load_be32(mce + 8) - scn_load_be32(mce + 4) + 1;
-    if (rlen > m->len - off - SCN_MCE_LEN)
+    uint64_t rlen = (uint64_t)mw_load_be32(mce + 8) - mw_load_be32(mce + 4) + 1;
+    if (rlen > m->len - off - MW_MCE_LEN)
       return fail(err, errlen,
                   "message %zu: MCE at offset %zu claims %llu record bytes, "
                   "only %zu present",
                   idx, off, (unsigned long long)rlen,
-                  m->len - off - SCN_MCE_LEN);
-    off += SCN_MCE_LEN + (size_t)rlen;
+                  m->len - off - MW_MCE_LEN);
+    off += MW_MCE_LEN + (size_t)rlen;
     m->nmce++;
   }
   return 0;
@@ -81,10 +80,10 @@ int scn_parse(const uint8_t *buf, size_t len, struct scenario *scn, char *err,
   uint64_t version, dstart, dend, span;
   if (len < SCN_HEADER_LEN || memcmp(buf, SCN_MAGIC, SCN_MAGIC_LEN) != 0)
     return fail(err, errlen, "not a scenario file (bad magic)");
-  scn_get_be(buf, len, 8, 4, &version);
-  scn_get_be(buf, len, 12, 4, &dstart);
-  scn_get_be(buf, len, 16, 4, &dend);
-  scn_get_be(buf, len, 24, 8, &span);
+  mw_get_be(buf, len, 8, 4, &version);
+  mw_get_be(buf, len, 12, 4, &dstart);
+  mw_get_be(buf, len, 16, 4, &dend);
+  mw_get_be(buf, len, 24, 8, &span);
   if (version != SCN_VERSION)
     return fail(err, errlen, "unsupported scenario version %llu",
                 (unsigned long long)version);
@@ -98,7 +97,7 @@ int scn_parse(const uint8_t *buf, size_t len, struct scenario *scn, char *err,
   size_t nmsgs = 0;
   for (size_t off = SCN_HEADER_LEN; off < len;) {
     uint64_t ilen;
-    if (!scn_get_be(buf, len, off + 4, 4, &ilen) ||
+    if (!mw_get_be(buf, len, off + 4, 4, &ilen) ||
         ilen > len - off - SCN_ITEM_HDR_LEN)
       return fail(err, errlen, "truncated item at offset %zu", off);
     if (buf[off] == SCN_MESSAGE)
@@ -119,11 +118,11 @@ int scn_parse(const uint8_t *buf, size_t len, struct scenario *scn, char *err,
   size_t m = 0;
   for (size_t off = SCN_HEADER_LEN; off < len;) {
     uint64_t ilen = 0, a = 0, b = 0;
-    scn_get_be(buf, len, off + 4, 4, &ilen);
+    mw_get_be(buf, len, off + 4, 4, &ilen);
     const uint8_t *p = buf + off + SCN_ITEM_HDR_LEN;
     uint8_t kind = buf[off];
-    bool has_a = scn_get_be(p, (size_t)ilen, 0, 4, &a);
-    bool has_b = scn_get_be(p, (size_t)ilen, 4, 4, &b);
+    bool has_a = mw_get_be(p, (size_t)ilen, 0, 4, &a);
+    bool has_b = mw_get_be(p, (size_t)ilen, 4, 4, &b);
     switch (kind) {
     case SCN_MESSAGE: {
       struct scn_msg *msg = &scn->msgs[m];
@@ -451,8 +450,8 @@ int scn_faults_apply(struct scenario *scn, const struct scn_fault *f, size_t n,
                     (unsigned long long)f[i].msg, m->nmce);
       size_t off = 0;
       for (uint64_t j = 0; j < k; j++)
-        off += SCN_MCE_LEN + (size_t)(scn_load_be32(m->data + off + 8) -
-                                      scn_load_be32(m->data + off + 4) + 1);
+        off += MW_MCE_LEN + (size_t)(mw_load_be32(m->data + off + 8) -
+                                     mw_load_be32(m->data + off + 4) + 1);
       m->deliver_len = off;
       m->nmce = (unsigned)k;
       m->bad_mce = true;
@@ -472,17 +471,17 @@ int scn_write_header(FILE *fp, uint32_t dcss_start, uint32_t dcss_end,
                      uint64_t span_us) {
   uint8_t h[SCN_HEADER_LEN] = {0};
   memcpy(h, SCN_MAGIC, SCN_MAGIC_LEN);
-  scn_put_be(h, sizeof(h), 8, 4, SCN_VERSION);
-  scn_put_be(h, sizeof(h), 12, 4, dcss_start);
-  scn_put_be(h, sizeof(h), 16, 4, dcss_end);
-  scn_put_be(h, sizeof(h), 24, 8, span_us);
+  mw_put_be(h, sizeof(h), 8, 4, SCN_VERSION);
+  mw_put_be(h, sizeof(h), 12, 4, dcss_start);
+  mw_put_be(h, sizeof(h), 16, 4, dcss_end);
+  mw_put_be(h, sizeof(h), 24, 8, span_us);
   return fwrite(h, 1, sizeof(h), fp) == sizeof(h) ? 0 : -1;
 }
 
 int scn_write_item(FILE *fp, enum scn_kind kind, const uint8_t *payload,
                    uint32_t len) {
   uint8_t h[SCN_ITEM_HDR_LEN] = {(uint8_t)kind, 0, 0, 0};
-  scn_put_be(h, sizeof(h), 4, 4, len);
+  mw_put_be(h, sizeof(h), 4, 4, len);
   if (fwrite(h, 1, sizeof(h), fp) != sizeof(h))
     return -1;
   if (len > 0 && fwrite(payload, 1, len, fp) != len)
@@ -493,7 +492,7 @@ int scn_write_item(FILE *fp, enum scn_kind kind, const uint8_t *payload,
 int scn_write_item_u32(FILE *fp, enum scn_kind kind, unsigned nvals, uint32_t a,
                        uint32_t b) {
   uint8_t p[8];
-  scn_put_be(p, sizeof(p), 0, 4, a);
-  scn_put_be(p, sizeof(p), 4, 4, b);
+  mw_put_be(p, sizeof(p), 0, 4, a);
+  mw_put_be(p, sizeof(p), 4, 4, b);
   return scn_write_item(fp, kind, p, nvals * 4);
 }

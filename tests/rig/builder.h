@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test-data builder: writes monitor data field by field in big-endian, the
- * way IBM's layouts print them, so tests read like the seed documents.
- * Deliberately independent of the decoder (own EBCDIC table, own shifts).
+ * way IBM's layouts print them, so tests read like IBM's pages. Its bytes
+ * come from the rig's one writer (mcewrite.h: EBCDIC, big-endian fields,
+ * MRHDR, MCE, frames), deliberately independent of the decoder (its own
+ * EBCDIC table, its own shifts).
  */
 #ifndef ZVM_TESTS_BUILDER_H
 #define ZVM_TESTS_BUILDER_H
+
+#include "mcewrite.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -87,6 +91,6 @@ void tb_frames_free(struct tb_frames *f);
 /* TOD clock value for Unix seconds + microseconds. */
 uint64_t tb_tod(uint64_t unix_seconds, uint32_t micros);
 
-#define TB_DOM(d) ((uint16_t)(0x8000u >> (d)))
+#define TB_DOM(d) MW_DOM(d)
 
 #endif

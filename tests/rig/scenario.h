@@ -5,7 +5,8 @@
  * See README.md in this directory for the documented format.
  *
  * All integers in a scenario file are big-endian, like the monitor data it
- * carries. Values are written and read with shifts, never by casting.
+ * carries. Values are written and read with shifts, never by casting (the
+ * rig's accessors, mcewrite.h).
  */
 #ifndef MONREADER_EMU_SCENARIO_H
 #define MONREADER_EMU_SCENARIO_H
@@ -15,14 +16,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mcewrite.h"
+
 #define SCN_MAGIC "ZVMSCN1\n"
 #define SCN_MAGIC_LEN 8
 #define SCN_VERSION 1
 #define SCN_HEADER_LEN 32
 #define SCN_ITEM_HDR_LEN 8
-
-#define SCN_MCE_LEN 12
-#define SCN_FRAME 4096u
 
 /* Item kinds (byte 0 of each item header). */
 enum scn_kind {
@@ -38,38 +38,6 @@ enum scn_kind {
 
 /* "Not set" for the optional 64-bit message attributes. */
 #define SCN_NONE UINT64_MAX
-
-/* ---- bounds-checked big-endian access ---------------------------------- */
-static inline bool scn_get_be(const uint8_t *buf, size_t len, size_t off,
-                              unsigned width, uint64_t *out) {
-  if (off > len || width > len - off)
-    return false;
-  uint64_t v = 0;
-  for (unsigned i = 0; i < width; i++)
-    v = (v << 8) | buf[off + i];
-  *out = v;
-  return true;
-}
-
-static inline bool scn_put_be(uint8_t *buf, size_t len, size_t off,
-                              unsigned width, uint64_t v) {
-  if (off > len || width > len - off)
-    return false;
-  for (unsigned i = width; i > 0; i--) {
-    buf[off + i - 1] = (uint8_t)v;
-    v >>= 8;
-  }
-  return true;
-}
-
-/* Unchecked loads for callers that proved the bounds. */
-static inline uint32_t scn_load_be32(const uint8_t *p) {
-  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-         ((uint32_t)p[2] << 8) | (uint32_t)p[3];
-}
-static inline uint16_t scn_load_be16(const uint8_t *p) {
-  return (uint16_t)(((unsigned)p[0] << 8) | p[1]);
-}
 
 /* ---- parsed scenario --------------------------------------------------- */
 struct scn_msg {

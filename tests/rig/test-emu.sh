@@ -7,7 +7,7 @@
 # run behind EMU_EXEC_WRAPPER (qemu-s390x), which gets the shim with -E.
 set -eu
 
-bin=${EMU_BIN:-contrib/monreader-emu}
+bin=${EMU_BIN:-tests/rig}
 gen=$bin/zvm-stream-gen
 cat_=$bin/monreader-cat
 shim=$(cd "$bin" && pwd)/.libs/libmonreader-emu.so

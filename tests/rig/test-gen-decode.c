@@ -130,7 +130,7 @@ static void gen_sets(struct sets *s, const char *const *args) {
   s->n = 0;
   for (size_t off = 0; off < len;) {
     assert_true(len - off >= 4);
-    size_t l = scn_load_be32(s->file + off);
+    size_t l = mw_load_be32(s->file + off);
     assert_true(l <= len - off - 4);
     assert_true(s->n < 4096);
     s->data[s->n] = s->file + off + 4;
@@ -294,19 +294,19 @@ static void test_exact_layout(void **state) {
   /* The padding is non-zero garbage: read as a header it is malformed
    * (MRHDRZER != 0), so a parser ignoring D1R13 fails. */
   const uint8_t *eof = s.data[0] + 12 + 4000;
-  assert_int_equal(scn_load_be16(eof), 20);
+  assert_int_equal(mw_load_be16(eof), 20);
   assert_int_equal(eof[4], 1);
-  assert_int_equal(scn_load_be16(eof + 6), 13);
+  assert_int_equal(mw_load_be16(eof + 6), 13);
   for (size_t i = 20; i < 96; i++)
     assert_int_not_equal(eof[i], 0);
-  assert_int_not_equal(scn_load_be16(eof + 20 + 2), 0);
+  assert_int_not_equal(mw_load_be16(eof + 20 + 2), 0);
   struct zvm_walk w;
   struct zvm_record rec;
   /* A walk started at the padding, as a D1R13-ignoring parser would. */
   uint8_t fake[12 + 76];
   memcpy(fake, mce0, 12);
-  scn_put_be(fake, sizeof(fake), 4, 4, 0x09000FB4);
-  scn_put_be(fake, sizeof(fake), 8, 4, 0x09000FB4 + 75);
+  mw_put_be(fake, sizeof(fake), 4, 4, 0x09000FB4);
+  mw_put_be(fake, sizeof(fake), 8, 4, 0x09000FB4 + 75);
   memcpy(fake + 12, eof + 20, 76);
   zvm_walk_init(&w, fake, sizeof(fake), ZVM_DOMAINS_ALL);
   assert_false(zvm_walk_next(&w, &rec));
@@ -415,9 +415,9 @@ static void test_prcsmt(void **state) {
     assert_true(
         zvm_field_u64(PRCSMT_FIELD("PRCSMT_CALMAXTC"), r->data, r->len, 0, &v));
     assert_int_equal(v, 2);
-    assert_int_equal(r->data[29], 2);                  /* CAL_CPUTACNT */
-    assert_int_equal(scn_load_be16(r->data + 30), 8);  /* CAL_CPUTAESZ */
-    assert_int_equal(scn_load_be16(r->data + 32), 36); /* CAL_CPUTAOFF */
+    assert_int_equal(r->data[29], 2);                 /* CAL_CPUTACNT */
+    assert_int_equal(mw_load_be16(r->data + 30), 8);  /* CAL_CPUTAESZ */
+    assert_int_equal(mw_load_be16(r->data + 32), 36); /* CAL_CPUTAOFF */
     struct zvm_array_view view;
     assert_int_equal(
         zvm_array_locate(&zvm_rec_prcsmt.arrays[0], r->data, r->len, &view),
@@ -496,7 +496,7 @@ static void test_sytprp(void **state) {
     assert_int_equal(r->len, 352);
     assert_int_equal(r->mce_type, ZVM_MCE_SAMPLE);
     assert_true(r->mce_mask & 0x8000);
-    assert_int_equal(scn_load_be16(r->data + 20), c); /* PFXCPUAD */
+    assert_int_equal(mw_load_be16(r->data + 20), c); /* PFXCPUAD */
     uint64_t pct = 10 + 7 * (c % 12), interval_us = 30000000;
     uint64_t h22 = sytprp_h(5, c, 22), h24 = sytprp_h(5, c, 24),
              h32 = sytprp_h(5, c, 32);

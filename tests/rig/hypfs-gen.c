@@ -20,6 +20,7 @@
 
 #include "base/cli.h"
 #include "base/outfile.h"
+#include "mcewrite.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -36,43 +37,11 @@
  * below 2048: the fixed buffers below never truncate. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-/* ASCII -> EBCDIC code page 037 for the characters the generator uses. */
+/* ASCII -> EBCDIC code page 037 (the rig's table), '?' for a character
+ * outside it. */
 static uint8_t to_ebcdic(char c) {
-  static const char *upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  const char *p;
-  if (c >= '0' && c <= '9')
-    return (uint8_t)(0xF0 + (c - '0'));
-  if ((p = strchr(upper, c)) != NULL && c != '\0') {
-    int i = (int)(p - upper);
-    if (i < 9)
-      return (uint8_t)(0xC1 + i);
-    if (i < 18)
-      return (uint8_t)(0xD1 + i - 9);
-    return (uint8_t)(0xE2 + i - 18);
-  }
-  switch (c) {
-  case ' ':
-    return 0x40;
-  case '.':
-    return 0x4B;
-  case '@':
-    return 0x7C;
-  case '#':
-    return 0x7B;
-  case '$':
-    return 0x5B;
-  case '-':
-    return 0x60;
-  case '_':
-    return 0x6D;
-  case '+':
-    return 0x4E;
-  case '%':
-    return 0x6C;
-  case '/':
-    return 0x61;
-  }
-  return 0x6F; /* '?' */
+  int e = mw_ebcdic(c);
+  return e < 0 ? 0x6F : (uint8_t)e;
 }
 
 /* The name as the plugin's identifiers show it (collectd-hypfs(5)): A-Z
@@ -89,19 +58,6 @@ static void ident(const char *ascii, char *out, size_t size) {
   out[n] = '\0';
 }
 
-static void put8(uint8_t *p, uint8_t v) { p[0] = v; }
-static void put16(uint8_t *p, uint16_t v) {
-  p[0] = (uint8_t)(v >> 8);
-  p[1] = (uint8_t)v;
-}
-static void put32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-static void put64(uint8_t *p, uint64_t v) {
-  for (int i = 0; i < 8; i++)
-    p[i] = (uint8_t)(v >> (56 - 8 * i));
-}
 static void put_name(uint8_t *p, const char *ascii) {
   for (int i = 0; i < 8; i++)
     p[i] = 0x40;
@@ -288,11 +244,11 @@ static void gen_vm(void) {
   if (buf == NULL || live == NULL)
     die("calloc");
   /* struct dbfs_d2fc_hdr: len, version, tod_ext[16], count, reserved */
-  put64(buf + 0, n * D2FC_SIZE);
-  put16(buf + 8, 0);
-  put8(buf + 10, 0); /* epoch index */
-  put64(buf + 11, ((uint64_t)opt_step + 1) << 32);
-  put64(buf + 26, n);
+  mw_store_be(buf + 0, 8, n * D2FC_SIZE);
+  mw_store_be(buf + 8, 2, 0);
+  mw_store_be(buf + 10, 1, 0); /* epoch index */
+  mw_store_be(buf + 11, 8, ((uint64_t)opt_step + 1) << 32);
+  mw_store_be(buf + 26, 8, n);
   char sys[4096], dir[4096];
   snprintf(sys, sizeof(sys), "%s/hypfs/systems", outdir);
   rm_tree(sys);
@@ -301,22 +257,22 @@ static void gen_vm(void) {
     struct guest_vals g;
     guest_vals(live[k], &g);
     uint8_t *e = buf + 64 + k * D2FC_SIZE;
-    put32(e + 0, g.version);
-    put32(e + 4, g.flags);
-    put64(e + 8, g.used_cpu);
-    put64(e + 16, g.el_time);
-    put64(e + 24, g.mem_min);
-    put64(e + 32, g.mem_max);
-    put64(e + 40, g.mem_share);
-    put64(e + 48, g.mem_used);
-    put32(e + 56, g.pcpus);
-    put32(e + 60, g.lcpus);
-    put32(e + 64, g.vcpus);
-    put32(e + 68, g.ocpus);
-    put32(e + 72, g.cpu_max);
-    put32(e + 76, g.cpu_shares);
+    mw_store_be(e + 0, 4, g.version);
+    mw_store_be(e + 4, 4, g.flags);
+    mw_store_be(e + 8, 8, g.used_cpu);
+    mw_store_be(e + 16, 8, g.el_time);
+    mw_store_be(e + 24, 8, g.mem_min);
+    mw_store_be(e + 32, 8, g.mem_max);
+    mw_store_be(e + 40, 8, g.mem_share);
+    mw_store_be(e + 48, 8, g.mem_used);
+    mw_store_be(e + 56, 4, g.pcpus);
+    mw_store_be(e + 60, 4, g.lcpus);
+    mw_store_be(e + 64, 4, g.vcpus);
+    mw_store_be(e + 68, 4, g.ocpus);
+    mw_store_be(e + 72, 4, g.cpu_max);
+    mw_store_be(e + 76, 4, g.cpu_shares);
     for (int s = 0; s < 6; s++)
-      put32(e + 80 + 4 * s, g.samp[s]);
+      mw_store_be(e + 80 + 4 * s, 4, g.samp[s]);
     put_name(e + 104, g.name);
     /* the tree, as hypfs_vm_create_guest() builds it */
     snprintf(dir, sizeof(dir), "%s/%s", sys, g.name);
@@ -426,9 +382,10 @@ static void gen_lpar(void) {
   if (buf == NULL)
     die("calloc");
   /* struct dbfs_d204_hdr: len, version, sc */
-  put64(buf + 0, pages * 4096);
-  put16(buf + 8, 0);
-  put8(buf + 10, ext ? 7 : 4); /* DIAG204_SUBC_STIB7, or STIB4 (simple) */
+  mw_store_be(buf + 0, 8, pages * 4096);
+  mw_store_be(buf + 8, 2, 0);
+  mw_store_be(buf + 10, 1,
+              ext ? 7 : 4); /* DIAG204_SUBC_STIB7, or STIB4 (simple) */
   uint8_t *d = buf + 64;
   unsigned npar = 0;
   for (unsigned p = 0; p < opt_lpars; p++)
@@ -436,12 +393,12 @@ static void gen_lpar(void) {
       npar++;
   /* diag204_(x_)info_blk_hdr: npar, flags, tslice, phys_cpus, this_part,
    * curtod(1) */
-  put8(d + 0, (uint8_t)npar);
-  put8(d + 1, opt_phys > 0 ? 0x80 : 0);
-  put16(d + 2, 0);
-  put16(d + 4, (uint16_t)opt_phys);
-  put16(d + 6, 1);
-  put64(d + 8, ((uint64_t)opt_step + 1) << 32);
+  mw_store_be(d + 0, 1, (uint8_t)npar);
+  mw_store_be(d + 1, 1, opt_phys > 0 ? 0x80 : 0);
+  mw_store_be(d + 2, 2, 0);
+  mw_store_be(d + 4, 2, (uint16_t)opt_phys);
+  mw_store_be(d + 6, 2, 1);
+  mw_store_be(d + 8, 8, ((uint64_t)opt_step + 1) << 32);
   size_t off = info;
   char sys[4096], dir[4200], one[4400];
   snprintf(sys, sizeof(sys), "%s/hypfs/systems", outdir);
@@ -454,10 +411,10 @@ static void gen_lpar(void) {
     char name[16];
     snprintf(name, sizeof(name), "LPAR%02u", p);
     uint8_t *h = d + off;
-    put8(h + 0, (uint8_t)(p + 1));
-    put8(h + 1, (uint8_t)opt_lcpus);
+    mw_store_be(h + 0, 1, (uint8_t)(p + 1));
+    mw_store_be(h + 1, 1, (uint8_t)opt_lcpus);
     if (ext)
-      put8(h + 2, (uint8_t)opt_lcpus); /* rcpus */
+      mw_store_be(h + 2, 1, (uint8_t)opt_lcpus); /* rcpus */
     put_name(h + 8, name);
     off += part;
     snprintf(dir, sizeof(dir), "%s/%s/cpus", sys, name);
@@ -471,13 +428,13 @@ static void gen_lpar(void) {
       if (opt_mgm_wrap && p == 0 && c == 0)
         acc = lp - 5; /* acc_time < lp_time: no sign check in the kernel */
       uint64_t online = 1000000 * t + c;
-      put16(ci + 0, (uint16_t)c);
-      put8(ci + 4, ctidx);
-      put16(ci + 6, 100);
-      put64(ci + 8, acc);
-      put64(ci + 16, lp);
+      mw_store_be(ci + 0, 2, (uint16_t)c);
+      mw_store_be(ci + 4, 1, ctidx);
+      mw_store_be(ci + 6, 2, 100);
+      mw_store_be(ci + 8, 8, acc);
+      mw_store_be(ci + 16, 8, lp);
       if (ext)
-        put64(ci + 32, online);
+        mw_store_be(ci + 32, 8, online);
       off += cpu;
       snprintf(one, sizeof(one), "%s/%u", dir, c);
       mkdirs(one);
@@ -497,16 +454,16 @@ static void gen_lpar(void) {
   rm_tree(dir);
   if (opt_phys > 0) {
     uint8_t *ph = d + off;
-    put8(ph + 1, (uint8_t)opt_phys);
+    mw_store_be(ph + 1, 1, (uint8_t)opt_phys);
     put_name(ph + 8, "PHYSICAL");
     off += phdr;
     for (unsigned c = 0; c < opt_phys; c++) {
       uint8_t *pc = d + off;
       uint8_t ctidx = c % 2 == 0 ? 0 : 3;
       uint64_t mgm = 7 * (uint64_t)opt_step * (c + 1);
-      put16(pc + 0, (uint16_t)c);
-      put8(pc + 4, ctidx);
-      put64(pc + 8, mgm);
+      mw_store_be(pc + 0, 2, (uint16_t)c);
+      mw_store_be(pc + 4, 1, ctidx);
+      mw_store_be(pc + 8, 8, mgm);
       off += pcpu;
       snprintf(one, sizeof(one), "%s/%u", dir, c);
       mkdirs(one);

@@ -245,29 +245,29 @@ static bool str_differs(const char *a, const char *b) {
  * skips) and call fn for each record header. */
 static void walk_records(uint8_t *data, size_t len, int64_t shift_tod,
                          uint64_t *first_tod) {
-  for (size_t off = 0; off + SCN_MCE_LEN <= len;) {
-    uint32_t start = scn_load_be32(data + off + 4);
-    uint32_t end = scn_load_be32(data + off + 8);
+  for (size_t off = 0; off + MW_MCE_LEN <= len;) {
+    uint32_t start = mw_load_be32(data + off + 4);
+    uint32_t end = mw_load_be32(data + off + 8);
     size_t rlen = (size_t)(end - start) + 1;
-    size_t rs = off + SCN_MCE_LEN;
+    size_t rs = off + MW_MCE_LEN;
     if (rlen > len - rs)
       return;
     for (size_t r = 0; r + 20 <= rlen;) {
       uint8_t *p = data + rs + r;
-      uint16_t hl = scn_load_be16(p);
-      if (hl < 20 || hl > rlen - r || scn_load_be16(p + 2) != 0)
+      uint16_t hl = mw_load_be16(p);
+      if (hl < 20 || hl > rlen - r || mw_load_be16(p + 2) != 0)
         break;
       uint64_t tod;
-      scn_get_be(p, hl, 8, 8, &tod);
+      mw_get_be(p, hl, 8, 8, &tod);
       if (first_tod != NULL) {
         *first_tod = tod;
         return;
       }
-      scn_put_be(p, hl, 8, 8, tod + (uint64_t)shift_tod);
+      mw_put_be(p, hl, 8, 8, tod + (uint64_t)shift_tod);
       size_t adv = hl;
-      if (p[4] == 1 && scn_load_be16(p + 6) == 13) {
+      if (p[4] == 1 && mw_load_be16(p + 6) == 13) {
         uint32_t addr = start + (uint32_t)r;
-        size_t left = SCN_FRAME - (addr & (SCN_FRAME - 1));
+        size_t left = MW_FRAME - (addr & (MW_FRAME - 1));
         if (left > adv)
           adv = left;
       }
@@ -558,9 +558,9 @@ static ssize_t deliver(void *buf, size_t count) {
   }
   const uint8_t *data = head_data();
   const uint8_t *mce = data + S.mce_off;
-  size_t mce_end = S.mce_off + SCN_MCE_LEN;
+  size_t mce_end = S.mce_off + MW_MCE_LEN;
   size_t rs_end =
-      mce_end + (size_t)(scn_load_be32(mce + 8) - scn_load_be32(mce + 4)) + 1;
+      mce_end + (size_t)(mw_load_be32(mce + 8) - mw_load_be32(mce + 4)) + 1;
   /* Never mix MCE and record bytes: the rest of the MCE, or of the set. */
   size_t limit = S.pos < mce_end ? mce_end : rs_end;
   /* Injected faults happen exactly at their offset. */
@@ -632,15 +632,13 @@ static void write_stats(void) {
   if (fd < 0)
     return;
   char line[256];
-  int n = snprintf(line, sizeof(line),
-                   "completed=%llu eio=%llu efault=%llu eoverflow=%llu "
-                   "lost=%llu close_discarded=%llu\n",
-                   (unsigned long long)S.n_completed,
-                   (unsigned long long)S.n_eio,
-                   (unsigned long long)S.n_efault,
-                   (unsigned long long)S.n_eoverflow,
-                   (unsigned long long)S.lost,
-                   (unsigned long long)S.n_close_discarded);
+  int n = snprintf(
+      line, sizeof(line),
+      "completed=%llu eio=%llu efault=%llu eoverflow=%llu "
+      "lost=%llu close_discarded=%llu\n",
+      (unsigned long long)S.n_completed, (unsigned long long)S.n_eio,
+      (unsigned long long)S.n_efault, (unsigned long long)S.n_eoverflow,
+      (unsigned long long)S.lost, (unsigned long long)S.n_close_discarded);
   if (n > 0 && write(fd, line, (size_t)n) < 0)
     emu_log("cannot write %s", path);
   real_close(fd);
