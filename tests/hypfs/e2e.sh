@@ -418,8 +418,18 @@ sc_influxdb() {
   return $st
 }
 
-ALL="vm_debugfs vm_tree vm_selection one_value_per_list lpar_debugfs lpar_tree_simple torn faults vm_tree_emptied vm_debugfs_names lpar_debugfs_simple fifo many_guests influxdb"
-[ $# -gt 0 ] && ALL="$*"
+# Every scenario is a function sc_NAME above, run in the order it is
+# defined: adding one is adding its function (no list to keep).
+ALL=$(sed -n 's/^sc_\([a-z0-9_]*\)() {$/\1/p' "$0" | tr '\n' ' ')
+if [ $# -gt 0 ]; then
+  for name in "$@"; do
+    case " $ALL " in
+      *" $name "*) ;;
+      *) echo "tests/hypfs/e2e.sh: no scenario $name (have: $ALL)" >&2; exit 2 ;;
+    esac
+  done
+  ALL="$*"
+fi
 
 for f in "$E2E_DAEMON" "$E2E_STOCK/csv.so" "$E2E_TYPESDB" "$E2E_LIBS/hypfs.so" "$GEN"; do
   if [ ! -e "$f" ]; then
