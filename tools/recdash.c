@@ -467,7 +467,8 @@ static void write_layout(struct ctx *c, const struct rp_page *page,
 /* The record's rows: its own values, then each array's entries. */
 static void write_record(struct ctx *c, const struct rp_page *page,
                          const struct rp_map *map) {
-  write_layout(c, page, map, 0);
+  if (layout_nds(map, 0) > 0) /* none: the values are all in arrays */
+    write_layout(c, page, map, 0);
   for (size_t a = 0; a < map->narrays; a++)
     if (map->arrays[a].emit)
       write_layout(c, page, map, map->arrays[a].table);
