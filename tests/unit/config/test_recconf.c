@@ -741,6 +741,22 @@ static void on_rec(const struct zvm_record *rec,
   *(const struct zvm_record_desc **)ctx = d;
 }
 
+/* A walk of a set of the records in rs takes them with descriptor u and
+ * counts rejected unusable arrays. */
+static void walk_sees(const struct tb *rs, const struct zvm_record_desc *u,
+                      uint64_t rejected) {
+  struct tb set;
+  tb_init(&set);
+  tb_record_set(&set, 0xC5, 0x0400, 0x09000000, rs);
+  struct zvm_decode_stats st = {0};
+  const struct zvm_record_desc *seen = NULL;
+  zvm_decode_set_with(reg, set.data, set.len, ZVM_DOMAINS_ALL, on_rec, &seen,
+                      &st);
+  assert_ptr_equal(seen, u);
+  assert_int_equal(st.array_rejected, rejected);
+  tb_free(&set);
+}
+
 static void test_prcsmt_block(void **state) {
   (void)state;
   struct zvm_recconf rc;
@@ -760,9 +776,8 @@ static void test_prcsmt_block(void **state) {
   assert_int_equal(u->arrays[0].entry.key.part[0].kind, ZVM_KEY_CPU_TYPE);
 
   /* IBM MRPRCSMT (z/VM V6R4.0): 36 bytes, 3 entries of 8 from byte 36 */
-  struct tb rs, set;
+  struct tb rs;
   tb_init(&rs);
-  tb_init(&set);
   size_t at = build_prcsmt(&rs, 0x40, three, 3, 8, 36, 60);
   const uint8_t *r = rs.data + at;
   size_t len = 60;
@@ -795,15 +810,8 @@ static void test_prcsmt_block(void **state) {
   assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
   tb_put_u16(&rs, at + 32, 12); /* in the header */
   assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
-  tb_record_set(&set, 0xC5, 0x0400, 0x09000000, &rs);
-  struct zvm_decode_stats st = {0};
-  const struct zvm_record_desc *seen = NULL;
-  zvm_decode_set_with(reg, set.data, set.len, ZVM_DOMAINS_ALL, on_rec, &seen,
-                      &st);
-  assert_ptr_equal(seen, u);
-  assert_int_equal(st.array_rejected, 1);
+  walk_sees(&rs, u, 1);
   tb_free(&rs);
-  tb_free(&set);
   zvm_registry_destroy(builtin);
   zvm_recconf_free(&rc);
 }
@@ -850,9 +858,8 @@ static void test_arrays_only(void **state) {
 
   /* five entries of 8 bytes from byte 36: CP, zAAP, IFL (SET MULTITHREAD
    * MAX), ICF, zIIP */
-  struct tb rs, set;
+  struct tb rs;
   tb_init(&rs);
-  tb_init(&set);
   size_t at = build_prcsmt(&rs, 0x40, five, 5, 8, 36, 76);
   const uint8_t *r = rs.data + at;
   struct zvm_array_view av;
@@ -874,15 +881,8 @@ static void test_arrays_only(void **state) {
       assert_true(sm == five[i].sm);
   }
   /* a walk takes the record with the block's descriptor, array intact */
-  tb_record_set(&set, 0xC5, 0x0400, 0x09000000, &rs);
-  struct zvm_decode_stats st = {0};
-  const struct zvm_record_desc *seen = NULL;
-  zvm_decode_set_with(reg, set.data, set.len, ZVM_DOMAINS_ALL, on_rec, &seen,
-                      &st);
-  assert_ptr_equal(seen, u);
-  assert_int_equal(st.array_rejected, 0);
+  walk_sees(&rs, u, 0);
   tb_free(&rs);
-  tb_free(&set);
   zvm_recconf_free(&rc);
 }
 
