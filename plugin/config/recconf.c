@@ -1187,7 +1187,10 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                 "Record \"%s\": Name is missing (it names the type, "
                 "zvm_<name>)",
                 rc->id);
-  if (r->nds == 0)
+  /* A record whose values are all in its arrays (every Array has a
+   * counter or gauge): its own part is then dispatched by nobody (the
+   * mapper's layout without data sources, no type registered). */
+  if (r->nds == 0 && r->narrays == 0)
     return fail(err, err_size,
                 "Record \"%s\": no field with Kind counter or gauge, so there "
                 "is nothing to dispatch",
@@ -1199,6 +1202,12 @@ int zvm_recconf_record_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     processor |= r->fields[i].kind == ZVM_UKIND_PROCESSOR;
     base |= r->fields[i].kind == ZVM_UKIND_BASE;
   }
+  if (r->nds == 0 && processor)
+    return fail(err, err_size,
+                "Record \"%s\": a field of Kind processor sums the record's "
+                "own counters and gauges per guest, and it has none; add one "
+                "or remove the field of Kind processor",
+                rc->id);
   if (processor && !userid)
     return fail(err, err_size,
                 "Record \"%s\": a field of Kind processor sums the record per "

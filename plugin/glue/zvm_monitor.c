@@ -661,6 +661,13 @@ static int replay_start(void) {
  * listener) need its types.db line: it goes to the log. */
 static void log_user_layout(const struct zvm_record_desc *d,
                             const struct zvm_layout *l, const char *what) {
+  if (zvm_layout_data_sources(l, NULL, 0) == 0) {
+    INFO(LOG_PREFIX "record %u/%u from its <Record> block%s: no values of "
+                    "its own, its arrays' only (no type %s)",
+         (unsigned)d->domain, (unsigned)d->number, what,
+         l->type_name != NULL ? l->type_name : "");
+    return;
+  }
   if (l->one_value_per_list) {
     INFO(LOG_PREFIX "record %u/%u from its <Record> block%s: more data "
                     "sources than one value list holds, so one value per "

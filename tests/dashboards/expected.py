@@ -111,6 +111,14 @@ def main(argv):
     for f in ("mt_config_seq", "mt_max_threads"):
         config[f] = s["%s/zvm_monitor-system/gauge-%s" % (HOST, f)][-1][1]
     put("Threads per core by CPU type", threads, agg="last")
+    # every value of D5R21 (MRPRCSMT), its CPU types' and the system's,
+    # for the dashboards of zvm-monitor-record (tests/dashboards/run.sh)
+    prcsmt = {}
+    for k, v in s.items():
+        where, what = k.split("/")[1:3]
+        if where in ("zvm_monitor-system", "zvm_monitor-cp", "zvm_monitor-ifl"):
+            prcsmt["%s %s" % (where.split("-")[1], what.split("-", 1)[1])] = v[-1][1]
+    put("D5R21 values (last)", prcsmt, agg="last")
     put("Multithreading configuration", config, agg="last")
 
     lnx = sorted({k.split("/")[0] for k in s if "/cpu-0/cpu-user" in k})

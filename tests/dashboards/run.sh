@@ -20,9 +20,13 @@
 # that a query matching nothing and a wrong value fail the check.
 # Then the dashboards zvm-monitor-record writes (--dashboard) for its D4R10
 # block (tests/data/recpages/useite-v6r2.txt, the built-in table's fields:
-# "Replace true" with the same data sources) go through the same check:
-# the "lists" daemon decodes D4R10 with that block (InfluxDB, Prometheus),
-# a third daemon (host zvmrec, OneValuePerList true) with it for Graphite.
+# "Replace true" with the same data sources) and its D5R21 block
+# (tests/data/recpages/prcsmt-v6r4.txt: the record's own values, instance
+# system, and its CPUTINFO array's, one instance per CPU type) go through
+# the same check: the "lists" daemon decodes D4R10 and D5R21 with those
+# blocks (InfluxDB, Prometheus), a third daemon (host zvmrec,
+# OneValuePerList true) with them for Graphite; the D5R21 panels (the
+# array's a series per CPU type) show the values the stream holds.
 # E2E_KEEP=1 keeps the temporary directory (back-end logs, collectd.conf);
 # E2E_HOLD=SECONDS keeps the back ends up that long after the check, for
 # trying queries by hand.
@@ -55,6 +59,12 @@ mkdir -p "$D/recdash"
   "$top/tests/data/recpages/useite-v6r2.txt" >"$D/useite.conf" 2>"$D/recdash.out" || {
   cat "$D/recdash.out"
   echo "FAIL: zvm-monitor-record --dashboard on the D4R10 page"
+  exit 1
+}
+"$E2E_BUILD/tools/zvm-monitor-record" -q -d "$D/recdash" \
+  "$top/tests/data/recpages/prcsmt-v6r4.txt" >"$D/prcsmt.conf" 2>"$D/recdash.out" || {
+  cat "$D/recdash.out"
+  echo "FAIL: zvm-monitor-record --dashboard on the D5R21 page"
   exit 1
 }
 # Not over an existing file without --force.
@@ -114,10 +124,10 @@ LoadPlugin write_prometheus
 </Plugin>" e2e_conf "$D/lists"
 E2E_EXTRA_PLUGINS="$(e2e_write_graphite_conf "$E2E_CARBON_PORT")" \
   e2e_collectd_conf "$D/rec" zvmrec zvm_monitor "Device \"$D/rec/monreader\"" \
-  "OneValuePerList true" "$(cat "$D/useite.conf")"
-# the block inside the lists daemon's <Plugin zvm_monitor>
+  "OneValuePerList true" "$(cat "$D/useite.conf" "$D/prcsmt.conf")"
+# the blocks inside the lists daemon's <Plugin zvm_monitor>
 sed -i '$d' "$D/lists/collectd.conf"
-{ cat "$D/useite.conf"; echo "</Plugin>"; } >>"$D/lists/collectd.conf"
+{ cat "$D/useite.conf" "$D/prcsmt.conf"; echo "</Plugin>"; } >>"$D/lists/collectd.conf"
 e2e_collectd "$D/graphite" "$D/s.scn"
 gpid=$E2E_PID
 e2e_collectd "$D/lists" "$D/s.scn"
@@ -205,60 +215,93 @@ else
   echo "ok - a wrong value fails the check (graphite, influxdb, prometheus)"
 fi
 
-# The dashboards of zvm-monitor-record: the block replaced D4R10 in both
-# daemons; every panel's series are the legends the dashboard names, and
-# those are exactly the block's data sources (one panel per field, an
-# array's elements in one); the guests' transaction rates are those of the
-# built-in panel.
+# The dashboards of zvm-monitor-record: the blocks replaced D4R10 and
+# D5R21 in both daemons; every panel's series are the legends the
+# dashboard names, and those are exactly the block's data sources (one
+# panel per field, an array's elements in one; an <Array>'s fields with a
+# series per entry, $cputype); the guests' transaction rates are those of
+# the built-in panel, every D5R21 series shows the stream's last value.
 for d in lists rec; do
   grep -q 'record 4/10 from its <Record> block, type zvm_useite' "$D/$d/collectd.log" || {
     echo "FAIL: the D4R10 block did not replace the built-in table in the $d daemon"
     status=1
   }
+  grep -q 'record 5/21 from its <Record> block, array cputinfo, type zvm_prcsmt_cpu' "$D/$d/collectd.log" || {
+    echo "FAIL: the D5R21 block did not replace the built-in table in the $d daemon"
+    status=1
+  }
 done
-"$PY" - "$D/useite.conf" "$D/recdash/useite-prometheus.json" "$top/tests/dashboards/expect.json" \
-  "$D/expected.json" "$D/expect-record.json" "$D/expected-record.json" <<'PY' || status=1
+"$PY" - "$top/tests/dashboards/expect.json" "$D/expected.json" "$D/expect-record.json" \
+  "$D/expected-record.json" "$D/useite.conf" "$D/recdash/useite-prometheus.json" \
+  "$D/prcsmt.conf" "$D/recdash/prcsmt-prometheus.json" <<'PY' || status=1
 import json, re, sys
-conf, dash, expect, values, out_e, out_v = sys.argv[1:]
-block = open(conf).read()
-ds = set()
-for name, body in re.findall(r'<Field "([a-z0-9_]+)">(.*?)</Field>', block, re.S):
-    if re.search(r'Kind "(counter|gauge)"', body):
-        m = re.search(r'Count (\d+)', body)
-        p = re.search(r'ElementPrefix "([^"]*)"', body)
-        if m:
-            ds |= {"%s%s%d" % (name, p.group(1) if p else "_", i) for i in range(int(m.group(1)))}
-        else:
-            ds.add(name)
-d = json.load(open(dash))
-panels = {}
-for p in d["panels"]:
-    if p["type"] == "row":
-        continue
-    panels[p["title"]] = [t["legendFormat"].replace("{{zvm_monitor}}", "$guest")
-                          for t in p["targets"]]
-names = [n.split(" ", 1)[1] for v in panels.values() for n in v]
-if sorted(names) != sorted(ds):
-    sys.exit("FAIL: the record dashboard's series %s are not the block's data sources %s"
-             % (sorted(names), sorted(ds)))
+expect, values, out_e, out_v = sys.argv[1:5]
+v = json.load(open(values))["panels"]
+last = v["D5R21 values (last)"]["series"]
 e = json.load(open(expect))
-e["panels"] = panels
 e["variables"] = {"host": {"graphite": ["lnx001", "lnx002", "zvmrec", "zvmtest"],
                            "*": ["zvmtest"]},
-                  "guest": e["variables"]["guest"]}
+                  "guest": e["variables"]["guest"], "cputype": e["variables"]["cputype"]}
 e["select"] = {"host": {"graphite": "zvmrec", "*": "zvmtest"}, "rate_window": "4s"}
+e["panels"], want = {}, {"USEITE transactions per second": v["Transactions per second"]}
+
+
+def data_sources(block):
+    ds = set()
+    for name, body in re.findall(r'<Field "([a-z0-9_]+)">(.*?)</Field>', block, re.S):
+        if re.search(r'Kind "(counter|gauge)"', body):
+            m = re.search(r'Count (\d+)', body)
+            p = re.search(r'ElementPrefix "([^"]*)"', body)
+            if m:
+                ds |= {"%s%s%d" % (name, p.group(1) if p else "_", i)
+                       for i in range(int(m.group(1)))}
+            else:
+                ds.add(name)
+    return ds
+
+
+for conf, dash in zip(sys.argv[5::2], sys.argv[6::2]):
+    block = open(conf).read()
+    ds = data_sources(block)
+    entry = data_sources("".join(re.findall(r"<Array .*?</Array>", block, re.S)))
+    panels = {}
+    for p in json.load(open(dash))["panels"]:
+        if p["type"] == "row":
+            continue
+        names = []
+        for t in p["targets"]:
+            var = re.search(r'zvm_monitor=~"\$(\w+)"', t["expr"])
+            names.append(t["legendFormat"].replace("{{zvm_monitor}}", "$" + var.group(1))
+                         if var else t["legendFormat"])
+        panels[p["title"]] = names
+    names = [n.split(" ")[-1] for s in panels.values() for n in s]
+    if sorted(names) != sorted(ds):
+        sys.exit("FAIL: %s: the record dashboard's series %s are not the block's data sources %s"
+                 % (dash, sorted(names), sorted(ds)))
+    per_entry = {n.split(" ")[-1] for s in panels.values() for n in s
+                 if n.startswith("$cputype ")}
+    if per_entry != entry:
+        sys.exit("FAIL: %s: the series per CPU type %s are not the array's data sources %s"
+                 % (dash, sorted(per_entry), sorted(entry)))
+    e["panels"].update(panels)
+    if "prcsmt" in conf:
+        for title, series in panels.items():
+            # a CPU type's series "cp activated", the system's "mt_max_threads"
+            shown = {n.replace("$cputype", t): n.replace("$cputype", t) if n[0] == "$"
+                     else "system " + n for n in series for t in ("cp", "ifl")}
+            want[title] = {"agg": "last", "series": {k: last[w] for k, w in shown.items()}}
+    print("ok - %s: one panel per field of the block: %d panels, %d series (%d per entry)"
+          % (dash.split("/")[-1], len(panels), len(names), len(entry)))
 json.dump(e, open(out_e, "w"))
-v = json.load(open(values))["panels"]
-want = {"USEITE transactions per second": v["Transactions per second"]}
 json.dump({"panels": want}, open(out_v, "w"))
-print("ok - the record dashboard has one panel per field of the block: %d panels, %d series"
-      % (len(panels), len(names)))
 PY
 "$PY" "$top/tests/dashboards/check.py" --graphite "http://127.0.0.1:$E2E_GRAPHITE_WEB" \
   --influxdb "http://127.0.0.1:$E2E_INFLUX_HTTP" --prometheus "http://127.0.0.1:$E2E_PROM_PORT" \
   --expect "$D/expect-record.json" --values "$D/expected-record.json" \
   "$D"/recdash/useite-graphite.json "$D"/recdash/useite-influxdb.json \
-  "$D"/recdash/useite-prometheus.json >"$D/record-check.out" 2>&1 || {
+  "$D"/recdash/useite-prometheus.json "$D"/recdash/prcsmt-graphite.json \
+  "$D"/recdash/prcsmt-influxdb.json "$D"/recdash/prcsmt-prometheus.json \
+  >"$D/record-check.out" 2>&1 || {
   grep FAIL "$D/record-check.out" | head -n 40
   echo "FAIL: the dashboards of zvm-monitor-record --dashboard"
   status=1

@@ -7,7 +7,10 @@
 # MAX can be given for, an unusable CPUTINFO array): the same csv files
 # (type zvm_prcsmt for system, zvm_prcsmt_cpu per CPU type), the same
 # lines, the same multithreading notifications in the same order; and with
-# OneValuePerList the same threads-, bool- and gauge- files.
+# OneValuePerList the same threads-, bool- and gauge- files. A block of
+# the activated threads only (-f PRCSMT_CAL_RCCACMNT: no values of the
+# record's own, its array's only) gives the built-in's threads-activated
+# files and nothing else.
 sc_record_tool_d5r21() {
   gen -g 2 -i 3 --smt-every 1 --smt-fields --mces 1 --gap-ms 1100 -o "$D/s.scn" || return 1
   CASE_CHECK="--min-callbacks 3" run_case "$D/builtin" "$D/s.scn" "" || return 1
@@ -34,4 +37,15 @@ sc_record_tool_d5r21() {
   for p in '*/threads-*' '*/bool-*' '*/gauge-mt_*'; do
     same_csv "$D/one-builtin" "$D/one-block" "$p" || return 1
   done
+  e2e_run "$E2E_BUILD/tools/zvm-monitor-record" -q -f PRCSMT_CAL_RCCACMNT \
+    "$top/tests/data/recpages/prcsmt-v6r4.txt" >"$D/activated.conf" ||
+    fail "zvm-monitor-record -f PRCSMT_CAL_RCCACMNT failed on the D5R21 page" || return 1
+  { echo 'OneValuePerList true' && cat "$D/activated.conf"; } >"$D/activated-one.conf"
+  run_block "$D/activated" "$D/s.scn" "$D/activated-one.conf" || return 1
+  grep -q 'record 5/21 from its <Record> block: no values of its own' "$D/activated/collectd.log" ||
+    fail "the log does not say the D5R21 block has no values of its own" || return 1
+  same_csv "$D/one-builtin" "$D/activated" '*/threads-activated-*' || return 1
+  others=$(cd "$D/activated/csv" && find . -path '*/zvm_monitor-[a-z]*' -type f \
+    ! -path '*/threads-activated-*' ! -path '*/zvm_monitor-reader/*')
+  [ -z "$others" ] || fail "values beside threads-activated: $(echo "$others" | head -n 3 | tr '\n' ' ')" || return 1
 }

@@ -525,6 +525,19 @@ static void test_every_error(void **state) {
        "with Kind layout"},
       {REC("0/9", OK_COUNTER LAYOUT3),
        "Field \"n\": Kind layout, but no Array block names it"},
+      /* values in arrays only, but summed per virtual processor */
+      {REC("4/9",
+           USER_ID FIELD("p", "Offset 28\nLength 2\nType \"unsigned\"\n"
+                              "Kind \"processor\"\n")
+               FIELD("n", "Offset 30\nLength 1\nType \"unsigned\"\n"
+                          "Kind \"layout\"\n")
+                   FIELD("s", "Offset 31\nLength 2\nType \"unsigned\"\n"
+                              "Kind \"layout\"\n")
+                       FIELD("o", "Offset 33\nLength 2\nType \"unsigned\"\n"
+                                  "Kind \"layout\"\n")
+                           ARRAY("Name \"e\"\n" LOCATE ENTRY_KEY ENTRY_GAUGE)),
+       "Record \"4/9\": a field of Kind processor sums the record's own "
+       "counters and gauges per guest, and it has none"},
       {REC("0/9", OK_COUNTER LAYOUT3 ARRAY(
                       "Name \"r\"\n" LOCATE ENTRY_KEY ENTRY_GAUGE)),
        "Array \"a\" Name \"r\": the record has that Name"},
@@ -728,6 +741,22 @@ static void on_rec(const struct zvm_record *rec,
   *(const struct zvm_record_desc **)ctx = d;
 }
 
+/* A walk of a set of the records in rs takes them with descriptor u and
+ * counts rejected unusable arrays. */
+static void walk_sees(const struct tb *rs, const struct zvm_record_desc *u,
+                      uint64_t rejected) {
+  struct tb set;
+  tb_init(&set);
+  tb_record_set(&set, 0xC5, 0x0400, 0x09000000, rs);
+  struct zvm_decode_stats st = {0};
+  const struct zvm_record_desc *seen = NULL;
+  zvm_decode_set_with(reg, set.data, set.len, ZVM_DOMAINS_ALL, on_rec, &seen,
+                      &st);
+  assert_ptr_equal(seen, u);
+  assert_int_equal(st.array_rejected, rejected);
+  tb_free(&set);
+}
+
 static void test_prcsmt_block(void **state) {
   (void)state;
   struct zvm_recconf rc;
@@ -747,9 +776,8 @@ static void test_prcsmt_block(void **state) {
   assert_int_equal(u->arrays[0].entry.key.part[0].kind, ZVM_KEY_CPU_TYPE);
 
   /* IBM MRPRCSMT (z/VM V6R4.0): 36 bytes, 3 entries of 8 from byte 36 */
-  struct tb rs, set;
+  struct tb rs;
   tb_init(&rs);
-  tb_init(&set);
   size_t at = build_prcsmt(&rs, 0x40, three, 3, 8, 36, 60);
   const uint8_t *r = rs.data + at;
   size_t len = 60;
@@ -782,16 +810,79 @@ static void test_prcsmt_block(void **state) {
   assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
   tb_put_u16(&rs, at + 32, 12); /* in the header */
   assert_int_equal(zvm_array_locate(&u->arrays[0], r, len, &av), ZVM_ARRAY_BAD);
-  tb_record_set(&set, 0xC5, 0x0400, 0x09000000, &rs);
-  struct zvm_decode_stats st = {0};
-  const struct zvm_record_desc *seen = NULL;
-  zvm_decode_set_with(reg, set.data, set.len, ZVM_DOMAINS_ALL, on_rec, &seen,
-                      &st);
-  assert_ptr_equal(seen, u);
-  assert_int_equal(st.array_rejected, 1);
+  walk_sees(&rs, u, 1);
   tb_free(&rs);
-  tb_free(&set);
   zvm_registry_destroy(builtin);
+  zvm_recconf_free(&rc);
+}
+
+/* D5R21 (IBM MRPRCSMT, z/VM V6R4.0) with the values of its PRCSMT_CPUTINFO
+ * entries only: the record's own fields are the three that locate the
+ * array, none a counter or gauge. */
+static const char cputinfo_only_text[] =
+    "<Record \"5/21\">\nName \"smt\"\nReplace true\n" PRCSMT_FIELD(
+        "cal_cputacnt", 29, 1, "Kind \"layout\"\n")
+        PRCSMT_FIELD("cal_cputaesz", 30, 2, "Kind \"layout\"\n") PRCSMT_FIELD(
+            "cal_cputaoff", 32, 2,
+            "Kind \"layout\"\n") "<Array \"cputinfo\">\nName \"smt_cpu\"\n"
+                                 "CountField \"cal_cputacnt\"\n"
+                                 "SizeField \"cal_cputaesz\"\n"
+                                 "OffsetField \"cal_cputaoff\"\n" PRCSMT_FIELD(
+                                     "cputype", 0, 1,
+                                     "Kind \"instance\"\nFormat \"cputype\"\n")
+                                     PRCSMT_FIELD("activated", 4, 1, COUNT_MAX)
+                                         PRCSMT_FIELD("set_command", 5, 1,
+                                                      COUNT_MAX) "</Array>\n"
+                                                                 "</Record>\n";
+
+/* A record whose values are all in an array: accepted, its own part
+ * without data sources (no type line), each entry's values decoded from
+ * the bytes at IBM's offsets. */
+static void test_arrays_only(void **state) {
+  (void)state;
+  struct zvm_recconf rc;
+  if (parse(&rc, cputinfo_only_text) != 0)
+    fail_msg("%s", err);
+  const struct zvm_record_desc *u = zvm_registry_find(reg, 5, 21);
+  assert_non_null(u);
+  assert_true(u->user_defined);
+  assert_int_equal(zvm_layout_data_sources(&u->main, NULL, 0), 0);
+  char line[256];
+  assert_true(zvm_layout_types_db_line(&u->main, line, sizeof(line)) < 0);
+  assert_int_equal(u->narrays, 1);
+  const struct zvm_layout *e = &u->arrays[0].entry;
+  assert_string_equal(e->type_name, "zvm_smt_cpu");
+  assert_true(zvm_layout_types_db_line(e, line, sizeof(line)) > 0);
+  assert_string_equal(
+      line, "zvm_smt_cpu\tactivated:GAUGE:U:U, set_command:GAUGE:U:U");
+
+  /* five entries of 8 bytes from byte 36: CP, zAAP, IFL (SET MULTITHREAD
+   * MAX), ICF, zIIP */
+  struct tb rs;
+  tb_init(&rs);
+  size_t at = build_prcsmt(&rs, 0x40, five, 5, 8, 36, 76);
+  const uint8_t *r = rs.data + at;
+  struct zvm_array_view av;
+  assert_int_equal(zvm_array_locate(&u->arrays[0], r, 76, &av), ZVM_ARRAY_OK);
+  assert_int_equal(av.count, 5);
+  const struct zvm_field *f[2];
+  assert_int_equal(dispatched_fields(e, f), 2);
+  for (size_t i = 0; i < av.count; i++) {
+    int64_t d = 0;
+    double ac = 0, sm = 0;
+    assert_true(zvm_field_value(f[0], zvm_array_entry(&av, i), av.entry_size, 0,
+                                &d, &ac));
+    assert_true(zvm_field_value(f[1], zvm_array_entry(&av, i), av.entry_size, 0,
+                                &d, &sm));
+    assert_true(ac == five[i].ac);
+    if (five[i].sm == 0xFF)
+      assert_true(isnan(sm));
+    else
+      assert_true(sm == five[i].sm);
+  }
+  /* a walk takes the record with the block's descriptor, array intact */
+  walk_sees(&rs, u, 0);
+  tb_free(&rs);
   zvm_recconf_free(&rc);
 }
 
@@ -853,6 +944,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_record_block_limit, teardown),
       cmocka_unit_test_teardown(test_every_error, teardown),
       cmocka_unit_test_teardown(test_prcsmt_block, teardown),
+      cmocka_unit_test_teardown(test_arrays_only, teardown),
       cmocka_unit_test_teardown(test_domains, teardown),
       cmocka_unit_test_teardown(test_builder_order, teardown),
   };

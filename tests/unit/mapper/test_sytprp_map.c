@@ -7,6 +7,7 @@
  * 24 PFXPRBTM CPU timer counting down, 32 PFXUTIME CPU timer). D0R2's
  * table and field values: tests/unit/records/test_sytprp.c.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include "conf_options.h"
 #include "mapper_fixture.h"
 #include "mapper_values.h"
+#include "prcsmt_record.h"
 #include "records/catalog.h"
 #include "sytprp_record.h"
 #include "zvm_monitor/builtin.h"
@@ -627,6 +629,76 @@ static void test_man_page_example(void **state) {
   assert_string_equal(got + (gap - want_line) + 1, gap + 2);
 }
 
+/* D5R21 (IBM MRPRCSMT, z/VM V6R4.0) with the values of its PRCSMT_CPUTINFO
+ * entries only: the record's own fields locate the array, none is a
+ * counter or gauge. Each entry's list, nothing for the record itself, no
+ * type registered for it; with OneValuePerList, one value per list. */
+static const char cputinfo_only_conf[] =
+    "<Record \"5/21\">\n Name \"smt\"\n Replace true\n"
+    " <Field \"cnt\">\n Offset 29\n Length 1\n Type \"unsigned\"\n"
+    " Kind \"layout\"\n </Field>\n"
+    " <Field \"esz\">\n Offset 30\n Length 2\n Type \"unsigned\"\n"
+    " Kind \"layout\"\n </Field>\n"
+    " <Field \"off\">\n Offset 32\n Length 2\n Type \"unsigned\"\n"
+    " Kind \"layout\"\n </Field>\n"
+    " <Array \"cputinfo\">\n Name \"smt_cpu\"\n CountField \"cnt\"\n"
+    " SizeField \"esz\"\n OffsetField \"off\"\n"
+    " <Field \"cputype\">\n Offset 0\n Length 1\n Type \"unsigned\"\n"
+    " Kind \"instance\"\n Format \"cputype\"\n </Field>\n"
+    " <Field \"activated\">\n Offset 4\n Length 1\n Type \"unsigned\"\n"
+    " Kind \"gauge\"\n OneValueType \"threads\"\n </Field>\n"
+    " <Field \"set_command\">\n Offset 5\n Length 1\n Type \"unsigned\"\n"
+    " Kind \"gauge\"\n AllOnes \"nan\"\n OneValueType \"threads\"\n"
+    " </Field>\n"
+    " </Array>\n"
+    "</Record>\n";
+
+static void test_arrays_only_record(void **state) {
+  static const char *const names[] = {"cp", "zaap", "ifl", "icf", "ziip"};
+  struct fx *f = *state;
+  configure(f, cputinfo_only_conf);
+  build_prcsmt(&f->mf.rs, 0x40, five, 5, 8, 36, 76);
+  pass(f, 0xC5, TB_DOM(5));
+  assert_int_equal(f->nv, 5);
+  for (size_t i = 0; i < 5; i++) {
+    const struct zvm_value *v = list(f, names[i], "zvm_smt_cpu");
+    assert_non_null(v);
+    assert_int_equal(v->nitems, 2);
+    assert_true(v->items[0].gauge == five[i].ac);
+    if (five[i].sm == 0xFF) /* the IFL's: MAX */
+      assert_true(isnan(v->items[1].gauge));
+    else
+      assert_true(v->items[1].gauge == five[i].sm);
+  }
+  /* The entries' type is registered, the record's own (no values) not. */
+  bool entry = false;
+  for (size_t t = 0; t < zvm_mapper_type_count(f->mf.m); t++) {
+    const char *type = zvm_mapper_type_at(f->mf.m, t)->type_name;
+    assert_string_not_equal(type, "zvm_smt");
+    entry |= strcmp(type, "zvm_smt_cpu") == 0;
+  }
+  assert_true(entry);
+
+  zvm_mapper_destroy(f->mf.m);
+  f->mf.m = NULL;
+  f->mf.conf.one_value_per_list = true;
+  build_prcsmt(&f->mf.rs, 0x40, five, 5, 8, 36, 76);
+  pass(f, 0xC5, TB_DOM(5));
+  assert_int_equal(f->nv, 10);
+  for (size_t k = 0; k < f->nv; k++) {
+    const struct zvm_value *v = &f->v[k];
+    size_t i = 0;
+    while (i < 5 && strcmp(v->plugin_instance, names[i]) != 0)
+      i++;
+    assert_true(i < 5);
+    assert_string_equal(v->type, "threads");
+    if (strcmp(v->type_instance, "activated") == 0)
+      assert_true(v->gauge == five[i].ac);
+    else
+      assert_string_equal(v->type_instance, "set_command");
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -641,6 +713,7 @@ int main(void) {
       T(test_useite_block_equals_builtin),
       T(test_bits_hex_and_many),
       T(test_per_vp_without_base),
+      T(test_arrays_only_record),
 #undef T
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -806,6 +806,108 @@ static void test_dashboard(void **state) {
   rp_page_free(&pg);
 }
 
+/* The dashboards for the D5R21 page with the built-in's names: the
+ * record's own values under its InstanceName "system", a row of the
+ * PRCSMT_CPUTINFO array with one panel per entry field and one series per
+ * CPU type ($cputype), each named as the plugin dispatches it: type
+ * zvm_prcsmt_cpu, or with one value per list (Graphite) the field's
+ * OneValueType ("threads", "bool") and the data source as type instance;
+ * a MAX flag's panel titled apart from its count's. Then the same page
+ * with an entry field only (-f): the block has no values of its own, the
+ * plugin accepts it, and the dashboard is the array's row alone. */
+static void test_prcsmt_dashboard(void **state) {
+  (void)state;
+  struct zvm_registry *reg = zvm_registry_create();
+  assert_non_null(reg);
+  assert_int_equal(zvm_registry_add_builtins(reg), 0);
+  struct rp_builtin_names bn;
+  rp_builtin_names(zvm_registry_find(reg, 5, 21), &bn);
+  struct rp_page pg;
+  struct rp_map map;
+  struct rp_options opt = {
+      .builtin = true, .names = &bn.bt, .source = "prcsmt-v6r4.txt"};
+  parse_file("prcsmt-v6r4.txt", &pg);
+  assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), 0);
+  struct rp_buf d[RP_DASH_KINDS] = {{0}};
+  for (int k = 0; k < RP_DASH_KINDS; k++) {
+    rp_write_dashboard(&pg, &map, 1, rp_dash_kinds[k], &d[k]);
+    assert_false(d[k].oom);
+    /* 7 of the record, 9 of an entry; a row each */
+    assert_int_equal(occurrences(d[k].p, "\"type\": \"timeseries\""), 16);
+    assert_int_equal(occurrences(d[k].p, "\"type\": \"row\""), 2);
+    assert_int_equal(occurrences(d[k].p, "\"title\": \"PRCSMT_CAL_RCCCOMNT\""),
+                     1);
+    assert_int_equal(
+        occurrences(d[k].p, "\"title\": \"PRCSMT_CAL_RCCCOMNT MAX\""), 1);
+    assert_non_null(strstr(d[k].p, "array cputinfo (one series per entry) "
+                                   "($cputype)\""));
+    assert_non_null(strstr(d[k].p, "\"name\": \"cputype\""));
+  }
+  const char *g = d[0].p, *i = d[1].p, *p = d[2].p;
+  assert_non_null(strstr(
+      g, "aliasSub(aliasByNode(collectd.$host.zvm_monitor-$cputype."
+         "threads-activated, 2), '^zvm_monitor-(.*)$', '\\\\1 activated')"));
+  assert_non_null(strstr(g, "collectd.$host.zvm_monitor-$cputype.bool-"
+                            "requested_is_max, 2)"));
+  assert_non_null(strstr(g, "alias(collectd.$host.zvm_monitor-system."
+                            "threads-statement_all, 'statement_all')"));
+  assert_non_null(strstr(
+      g, "\"regex\": \"/^zvm_monitor-(cp|zaap|ifl|icf|ziip|type[0-9]+)$/\""));
+  assert_non_null(
+      strstr(i, "FROM \\\"zvm_monitor_activated\\\" WHERE \\\"host\\\" =~ "
+                "/^$host$/ AND \\\"instance\\\" =~ /^$cputype$/ AND "
+                "\\\"type\\\" = 'zvm_prcsmt_cpu'"));
+  assert_non_null(strstr(i, "\\\"instance\\\" = 'system' AND \\\"type\\\" = "
+                            "'zvm_prcsmt'"));
+  assert_non_null(strstr(i, "\"alias\": \"$tag_instance activated\""));
+  assert_non_null(
+      strstr(p, "\"expr\": \"collectd_zvm_monitor_zvm_prcsmt_cpu_activated{"
+                "instance=~\\\"$host\\\", zvm_monitor=~\\\"$cputype\\\"}\""));
+  assert_non_null(strstr(p, "\"legendFormat\": \"{{zvm_monitor}} activated\""));
+  assert_non_null(strstr(p, "collectd_zvm_monitor_zvm_prcsmt_mt_config_seq{"
+                            "instance=~\\\"$host\\\", "
+                            "zvm_monitor=\\\"system\\\"}"));
+  assert_non_null(
+      strstr(p, "label_values(collectd_zvm_monitor_zvm_prcsmt_cpu_"));
+  /* IBM's description of the entry's field */
+  assert_non_null(strstr(
+      p, "PRCSMT_CAL_RCCACMNT (offset 4 in an entry, Unsigned 1; data source "
+         "activated): Number of activated threads for this CPU type. All "
+         "ones (IBM's MAX) is no value (NaN). One series per entry of the "
+         "array cputinfo (prcsmt_cpu)."));
+  for (int k = 0; k < RP_DASH_KINDS; k++)
+    rp_buf_free(&d[k]);
+  rp_map_free(&map);
+
+  /* only the activated threads per CPU type */
+  static const char *const only[] = {"PRCSMT_CAL_RCCACMNT"};
+  opt.fields = only;
+  opt.nfields = 1;
+  assert_int_equal(rp_map_page(&pg, &opt, &map, err, sizeof(err)), 0);
+  struct rp_buf out = {0};
+  rp_write_block(&pg, &map, &opt, &out);
+  assert_false(out.oom);
+  struct zvm_recconf rc;
+  zvm_recconf_init(&rc, reg);
+  if (zvm_recconf_parse_text(&rc, out.p, out.len, err, sizeof(err)) != 0)
+    fail_msg("%s\n%s", err, out.p);
+  const struct zvm_record_desc *u = zvm_registry_find(reg, 5, 21);
+  assert_true(u->user_defined);
+  assert_int_equal(zvm_layout_data_sources(&u->main, NULL, 0), 0);
+  assert_int_equal(zvm_layout_data_sources(&u->arrays[0].entry, NULL, 0), 1);
+  rp_write_dashboard(&pg, &map, 1, "prometheus", &d[2]);
+  assert_false(d[2].oom);
+  assert_int_equal(occurrences(d[2].p, "\"type\": \"row\""), 1);
+  assert_int_equal(occurrences(d[2].p, "\"type\": \"timeseries\""), 1);
+  assert_non_null(strstr(d[2].p, "zvm_prcsmt_cpu_activated{"));
+  rp_buf_free(&d[2]);
+  rp_buf_free(&out);
+  zvm_recconf_free(&rc);
+  zvm_registry_destroy(reg);
+  rp_map_free(&map);
+  rp_page_free(&pg);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_useite_columns_and_rows_run_together),
@@ -814,6 +916,7 @@ int main(void) {
       cmocka_unit_test(test_block_accepted_by_the_plugin),
       cmocka_unit_test(test_prcsmt_block_is_the_builtin),
       cmocka_unit_test(test_dashboard),
+      cmocka_unit_test(test_prcsmt_dashboard),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_errors),
   };
