@@ -7,7 +7,6 @@
 #include "base/select.h"
 #include "base/util.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,9 +97,15 @@ int zvm_option_invert_select(void *t, const struct zvm_option *o,
 /* A bound as a refusal prints it: a power of two from 2^32 on as "2^N"
  * (2^53: the largest whole number a double holds exactly), else as is. */
 static const char *bound_text(double x, char buf[32]) {
-  int e;
-  if (x >= 4294967296.0 && frexp(x, &e) == 0.5)
-    snprintf(buf, 32, "2^%d", e - 1);
+  uint64_t u =
+      x >= 4294967296.0 && x < 18446744073709551616.0 ? (uint64_t)x : 0;
+  int e = 0;
+  while (u > 1 && (u & 1) == 0) {
+    u >>= 1;
+    e++;
+  }
+  if (u == 1 && (double)((uint64_t)1 << e) == x)
+    snprintf(buf, 32, "2^%d", e);
   else
     snprintf(buf, 32, "%.15g", x);
   return buf;
@@ -139,8 +144,9 @@ int zvm_option_check(const struct zvm_option *o,
                             r->use != NULL ? r->use : use);
   }
   double x = v->number;
-  /* NaN fails the range. */
-  if (x >= r->min && x <= r->max && (!r->whole || x == floor(x)))
+  /* NaN fails the range; within it, a whole number's cast is defined
+   * (whole: min >= 0, max below 2^64). */
+  if (x >= r->min && x <= r->max && (!r->whole || x == (double)(uint64_t)x))
     return 0;
   char lo[32], hi[32];
   return zvm_format_error(
