@@ -213,16 +213,6 @@ static int opt_combined(void *t, const struct zvm_option *o,
   return 0;
 }
 
-/* Notify<Kind>: o->arg is the enum zvm_notify_kind. */
-static int opt_notify(void *t, const struct zvm_option *o,
-                      const struct zvm_option_value *v, char *err,
-                      size_t err_size) {
-  (void)err;
-  (void)err_size;
-  ((struct zvm_conf *)t)->notify[o->arg] = v->boolean;
-  return 0;
-}
-
 static int opt_leap(void *t, const struct zvm_option *o,
                     const struct zvm_option_value *v, char *err,
                     size_t err_size) {
@@ -280,7 +270,7 @@ static const struct zvm_option_rule guest_instances_rule = {
 #define MEMBER(m) offsetof(struct zvm_conf, m)
 #define FLAG(m) ZVM_OPTION_BOOLEAN, zvm_option_set_flag, MEMBER(m), NULL
 #define SIZE(m) ZVM_OPTION_NUMBER, zvm_option_set_rule, MEMBER(m), &size_rule
-#define NOTIFY(kind) ZVM_OPTION_BOOLEAN, opt_notify, ZVM_NOTIFY_##kind, NULL
+#define NOTIFY(kind) FLAG(notify[ZVM_NOTIFY_##kind])
 
 static const struct zvm_option options[] = {
     {"Device", ZVM_OPTION_STRING, opt_device, 0, NULL},
