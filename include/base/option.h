@@ -10,6 +10,10 @@
  * the kind its row names in one place and applies the row
  * (zvm_option_apply). Adding an option is one row and its handler (or one
  * of the shared handlers below); a key without a row is an unknown option.
+ * A row may declare what its value may be, its rule: one of a table of
+ * words, or a number within bounds. The shared handler of rules checks and
+ * stores it and words the refusal from the rule, so a handler only does
+ * what a rule cannot say (and checks the rule first).
  */
 #ifndef ZVM_BASE_OPTION_H
 #define ZVM_BASE_OPTION_H
@@ -58,7 +62,7 @@ struct zvm_option_rule {
   double min, max;
   bool whole;
   const char *unit, *note;
-  size_t size; /* of the member: sizeof */
+  size_t size; /* of the member (1, 2, 4 or 8 bytes): ZVM_OPTION_SIZE */
 };
 /* The words of a choice: .words and .nwords of a table of names. */
 #define ZVM_OPTION_WORDS(table)                                                \
