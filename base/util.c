@@ -51,6 +51,24 @@ int zvm_format_error(char *err, size_t err_size, const char *fmt, ...) {
   return -1;
 }
 
+const char *zvm_shown(const char *s, char buf[ZVM_SHOWN_MAX]) {
+  size_t n = 0;
+  for (; *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (n + 8 >= ZVM_SHOWN_MAX) {
+      memcpy(buf + n, "...", 3);
+      n += 3;
+      break;
+    }
+    if (c >= 0x20 && c < 0x7F && c != '\\')
+      buf[n++] = (char)c;
+    else
+      n += (size_t)snprintf(buf + n, ZVM_SHOWN_MAX - n, "\\x%02X", c);
+  }
+  buf[n] = '\0';
+  return buf;
+}
+
 const char *zvm_file_kind(mode_t mode) {
   if (S_ISREG(mode))
     return "a regular file";

@@ -106,19 +106,20 @@ static int opt_areas(void *t, const struct zvm_option *o,
 }
 
 #define MEMBER(m) offsetof(struct dms_conf, m)
-#define FLAG(m) ZVM_OPTION_BOOLEAN, zvm_option_set_flag, MEMBER(m)
+#define FLAG(m) ZVM_OPTION_BOOLEAN, zvm_option_set_flag, MEMBER(m), NULL
 
 static const struct zvm_option options[] = {
-    {"Device", ZVM_OPTION_STRING, zvm_option_add_select, MEMBER(devices)},
+    {"Device", ZVM_OPTION_STRING, zvm_option_add_select, MEMBER(devices), NULL},
     {"IgnoreSelected", ZVM_OPTION_BOOLEAN, zvm_option_invert_select,
-     MEMBER(devices)},
-    {"ProgramID", ZVM_OPTION_STRING, opt_program, 0},
-    {"RegionProgramID", ZVM_OPTION_STRING, opt_string, MEMBER(own_program_id)},
-    {"Histogram", ZVM_OPTION_STRING, opt_string, MEMBER(histogram)},
+     MEMBER(devices), NULL},
+    {"ProgramID", ZVM_OPTION_STRING, opt_program, 0, NULL},
+    {"RegionProgramID", ZVM_OPTION_STRING, opt_string, MEMBER(own_program_id),
+     NULL},
+    {"Histogram", ZVM_OPTION_STRING, opt_string, MEMBER(histogram), NULL},
     {"CreateRegions", FLAG(create_regions)},
     {"PreciseTimestamps", FLAG(precise_timestamps)},
     {"PerArea", FLAG(per_area)},
-    {"Areas", ZVM_OPTION_NUMBER, opt_areas, 0},
+    {"Areas", ZVM_OPTION_NUMBER, opt_areas, 0, NULL},
 };
 
 const struct zvm_option *dms_conf_options(size_t *n) {

@@ -54,23 +54,15 @@ static int opt_path(void *t, const struct zvm_option *o,
   return 0;
 }
 
-static int opt_source(void *t, const struct zvm_option *o,
-                      const struct zvm_option_value *v, char *err,
-                      size_t err_size) {
-  (void)o;
-  struct hypfs_conf *c = t;
-  if (strcasecmp(v->string, "auto") == 0)
-    c->source = HYPFS_SOURCE_AUTO;
-  else if (strcasecmp(v->string, "debugfs") == 0)
-    c->source = HYPFS_SOURCE_DEBUGFS;
-  else if (strcasecmp(v->string, "hypfs") == 0)
-    c->source = HYPFS_SOURCE_TREE;
-  else
-    return zvm_format_error(
-        err, err_size, "Source \"%s\": use \"auto\", \"debugfs\" or \"hypfs\"",
-        v->string);
-  return 0;
-}
+/* Source: the index of its word is the enum hypfs_source. */
+static const char *const source_names[] = {
+    [HYPFS_SOURCE_AUTO] = "auto",
+    [HYPFS_SOURCE_DEBUGFS] = "debugfs",
+    [HYPFS_SOURCE_TREE] = "hypfs",
+};
+static const struct zvm_option_rule source_rule = {
+    ZVM_OPTION_WORDS(source_names),
+    .size = ZVM_OPTION_SIZE(struct hypfs_conf, source)};
 
 /* IgnoreSelected inverts both selections. */
 static int opt_ignore_selected(void *t, const struct zvm_option *o,
@@ -86,16 +78,17 @@ static int opt_ignore_selected(void *t, const struct zvm_option *o,
 }
 
 #define MEMBER(m) offsetof(struct hypfs_conf, m)
-#define FLAG(m) ZVM_OPTION_BOOLEAN, zvm_option_set_flag, MEMBER(m)
-#define SELECT(m) ZVM_OPTION_STRING, zvm_option_add_select, MEMBER(m)
+#define FLAG(m) ZVM_OPTION_BOOLEAN, zvm_option_set_flag, MEMBER(m), NULL
+#define SELECT(m) ZVM_OPTION_STRING, zvm_option_add_select, MEMBER(m), NULL
 
 static const struct zvm_option options[] = {
-    {"DebugfsPath", ZVM_OPTION_STRING, opt_path, MEMBER(debugfs_dir)},
-    {"HypfsPath", ZVM_OPTION_STRING, opt_path, MEMBER(tree_dir)},
-    {"Source", ZVM_OPTION_STRING, opt_source, 0},
+    {"DebugfsPath", ZVM_OPTION_STRING, opt_path, MEMBER(debugfs_dir), NULL},
+    {"HypfsPath", ZVM_OPTION_STRING, opt_path, MEMBER(tree_dir), NULL},
+    {"Source", ZVM_OPTION_STRING, zvm_option_set_rule, MEMBER(source),
+     &source_rule},
     {"UserID", SELECT(userids)},
     {"Partition", SELECT(partitions)},
-    {"IgnoreSelected", ZVM_OPTION_BOOLEAN, opt_ignore_selected, 0},
+    {"IgnoreSelected", ZVM_OPTION_BOOLEAN, opt_ignore_selected, 0, NULL},
     {"GuestsAsHosts", FLAG(guests_as_hosts)},
     {"ReportReaderStats", FLAG(report_reader_stats)},
     {"OneValuePerList", FLAG(one_value_per_list)},

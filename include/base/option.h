@@ -10,6 +10,10 @@
  * the kind its row names in one place and applies the row
  * (zvm_option_apply). Adding an option is one row and its handler (or one
  * of the shared handlers below); a key without a row is an unknown option.
+ * A row may declare what its value may be, its rule: one of a table of
+ * words, or a number within bounds. The shared handler of rules checks and
+ * stores it and words the refusal from the rule, so a handler only does
+ * what a rule cannot say (and checks the rule first).
  */
 #ifndef ZVM_BASE_OPTION_H
 #define ZVM_BASE_OPTION_H
@@ -42,11 +46,38 @@ typedef int zvm_option_fn(void *target, const struct zvm_option *o,
                           const struct zvm_option_value *v, char *err,
                           size_t err_size);
 
+/* What a row's value may be, and the size of the member it goes to (at
+ * the row's arg): a choice (words) or a number (min, max). */
+struct zvm_option_rule {
+  /* A choice: one of words[0..nwords) (case-insensitive; a NULL entry is
+   * no word); its index goes to the member, an unsigned integer or enum.
+   * use: the choices as a refusal lists them; NULL: "a, b or c". */
+  const char *const *words;
+  size_t nwords;
+  const char *use;
+  /* A number from min to max: whole (min >= 0; the member an unsigned
+   * integer) or not (the member a double). A refusal reads "KEY VALUE
+   * must be a whole number of UNIT from MIN to MAX (NOTE)"; unit and note
+   * may be NULL. */
+  double min, max;
+  bool whole;
+  const char *unit, *note;
+  size_t size; /* of the member (1, 2, 4 or 8 bytes): ZVM_OPTION_SIZE */
+};
+/* The words of a choice: .words and .nwords of a table of names. */
+#define ZVM_OPTION_WORDS(table)                                                \
+  .words = (table), .nwords = sizeof(table) / sizeof((table)[0])
+/* The size of the member of a rule (.size). */
+#define ZVM_OPTION_SIZE(type, member) sizeof(((type *)0)->member)
+
 struct zvm_option {
   const char *key; /* matched case-insensitively, as collectd does */
   enum zvm_option_kind kind;
   zvm_option_fn *set; /* NULL for a block (its rows are another table) */
   int arg;            /* for a handler that serves several rows */
+  /* The value's rule (zvm_option_set_rule, zvm_option_check); NULL: the
+   * handler checks the value. */
+  const struct zvm_option_rule *rule;
 };
 
 /* The row of key in rows[0..n), or NULL. */
@@ -77,5 +108,16 @@ zvm_option_fn zvm_option_set_flag;
 zvm_option_fn zvm_option_add_select;
 /* A struct zvm_select member: IgnoreSelected (inverts it). */
 zvm_option_fn zvm_option_invert_select;
+/* The member the row's rule (o->rule) describes: the chosen word's index
+ * or the number, once it passes zvm_option_check. */
+zvm_option_fn zvm_option_set_rule;
+
+/* Whether v passes the row's rule: a choice's index, a number's 0; or -1
+ * with "unknown KEY "VALUE" (use a, b or c)" or "KEY VALUE must be a whole
+ * number from MIN to MAX" in err. For a handler that checks more than its
+ * rule: it checks this first. */
+int zvm_option_check(const struct zvm_option *o,
+                     const struct zvm_option_value *v, char *err,
+                     size_t err_size);
 
 #endif /* ZVM_BASE_OPTION_H */

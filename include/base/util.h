@@ -32,6 +32,12 @@ zvm_format_error(char *err, size_t err_size, const char *fmt, ...);
 __attribute__((format(printf, 3, 0))) int
 zvm_vformat_error(char *err, size_t err_size, const char *fmt, va_list ap);
 
+/* Text from the configuration as a log line may show it: printable
+ * ASCII, anything else (and '\\') as \\xNN, at most ZVM_SHOWN_MAX - 4
+ * bytes of it, then "...". buf (ZVM_SHOWN_MAX bytes) is returned. */
+#define ZVM_SHOWN_MAX 64
+const char *zvm_shown(const char *s, char buf[ZVM_SHOWN_MAX]);
+
 /* What a file of this st_mode is, for a message: "a regular file", "a
  * directory", "a FIFO", "a socket", "a block device", "a character
  * device", "a symbolic link", or "an unknown kind of file". */

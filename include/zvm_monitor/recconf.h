@@ -175,7 +175,7 @@ struct zvm_recconf {
   struct zvm_urecord cur;
   struct zvm_ufield fcur;
   bool in_record, in_field, in_array;
-  bool has_offset, has_length, has_type, has_kind, has_elem_prefix;
+  unsigned given; /* the field's options given: bit i for its row i */
   /* "D/R" of the record being built, for messages; inside an Array
    * block 'D/R" Array "name', so that every message names both. */
   char id[16 + ZVM_RECCONF_MAX_DS_NAME + 16];

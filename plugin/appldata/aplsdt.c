@@ -256,8 +256,8 @@ static int opt_naming(void *t, const struct zvm_option *o,
 }
 
 static const struct zvm_option aplsdt_rows[] = {
-    {"ApplDataKinds", ZVM_OPTION_STRING, opt_kinds, 0},
-    {"ApplDataNaming", ZVM_OPTION_STRING, opt_naming, 0},
+    {"ApplDataKinds", ZVM_OPTION_STRING, opt_kinds, 0, NULL},
+    {"ApplDataNaming", ZVM_OPTION_STRING, opt_naming, 0, NULL},
 };
 
 static void options_init(void *opts) {

@@ -181,17 +181,14 @@ static int opt_device(void *t, const struct zvm_option *o,
   return set_device(t, v->string, err, err_size);
 }
 
+/* Domain "name" or Domain 4 (its rule: a domain's number). */
 static int opt_domain(void *t, const struct zvm_option *o,
                       const struct zvm_option_value *v, char *err,
                       size_t err_size) {
-  (void)o;
   if (v->type != ZVM_OPTION_NUMBER)
     return add_domain(t, v->string, err, err_size);
-  /* Range first: NaN fails it, and the cast is then defined. */
-  if (!(v->number >= 0 && v->number < ZVM_DOMAIN_COUNT) ||
-      v->number != (int)v->number)
-    return zvm_format_error(
-        err, err_size, "Domain %g: a domain number must be 0-15", v->number);
+  if (zvm_option_check(o, v, err, err_size) != 0)
+    return -1;
   char name[8];
   snprintf(name, sizeof(name), "%d", (int)v->number);
   return add_domain(t, name, err, err_size);
@@ -213,33 +210,6 @@ static int opt_combined(void *t, const struct zvm_option *o,
   (void)err;
   (void)err_size;
   ((struct zvm_conf *)t)->one_value_per_list = !v->boolean;
-  return 0;
-}
-
-/* Notify<Kind>: o->arg is the enum zvm_notify_kind. */
-static int opt_notify(void *t, const struct zvm_option *o,
-                      const struct zvm_option_value *v, char *err,
-                      size_t err_size) {
-  (void)err;
-  (void)err_size;
-  ((struct zvm_conf *)t)->notify[o->arg] = v->boolean;
-  return 0;
-}
-
-/* MaxSetSize, MaxQueueSize: a size_t member at offset o->arg. */
-static int opt_size(void *t, const struct zvm_option *o,
-                    const struct zvm_option_value *v, char *err,
-                    size_t err_size) {
-  double value = v->number;
-  if (!(value >= (double)ZVM_CONF_MIN_SET_SIZE &&
-        value <= (double)ZVM_CONF_MAX_SET_SIZE) ||
-      value != (double)(uint64_t)value)
-    return zvm_format_error(err, err_size,
-                            "%s %g: must be a whole number of bytes from "
-                            "%zu to %zu",
-                            o->key, value, ZVM_CONF_MIN_SET_SIZE,
-                            ZVM_CONF_MAX_SET_SIZE);
-  *(size_t *)((char *)t + o->arg) = (size_t)value;
   return 0;
 }
 
@@ -268,52 +238,63 @@ static int opt_leap(void *t, const struct zvm_option *o,
   return 0;
 }
 
-/* ApplDataInstancesPerGuest: a whole number from 1 to the pool's size. */
+/* ApplDataInstancesPerGuest: a whole number from 1 to the pool's size
+ * (its rule), and that it was given. */
 static int opt_guest_instances(void *t, const struct zvm_option *o,
                                const struct zvm_option_value *v, char *err,
                                size_t err_size) {
-  struct zvm_conf *c = t;
-  double value = v->number;
-  if (!(value >= 1 && value <= (double)ZVM_CONF_MAX_GUEST_INSTANCES) ||
-      value != (double)(size_t)value)
-    return zvm_format_error(err, err_size,
-                            "%s %g: must be a whole number of instances from "
-                            "1 to %zu",
-                            o->key, value, ZVM_CONF_MAX_GUEST_INSTANCES);
-  c->guest_instances_max = (size_t)value;
-  c->guest_instances_given = true;
+  if (zvm_option_set_rule(t, o, v, err, err_size) != 0)
+    return -1;
+  ((struct zvm_conf *)t)->guest_instances_given = true;
   return 0;
 }
 
-#define FLAG(member)                                                           \
-  ZVM_OPTION_BOOLEAN, zvm_option_set_flag, offsetof(struct zvm_conf, member)
-#define SIZE(member)                                                           \
-  ZVM_OPTION_NUMBER, opt_size, offsetof(struct zvm_conf, member)
-#define NOTIFY(kind) ZVM_OPTION_BOOLEAN, opt_notify, ZVM_NOTIFY_##kind
+/* The rules of the numbers (option.h). */
+static const struct zvm_option_rule domain_rule = {.min = 0,
+                                                   .max = ZVM_DOMAIN_COUNT - 1,
+                                                   .whole = true,
+                                                   .note = "a domain number"};
+static const struct zvm_option_rule size_rule = {
+    .min = (double)ZVM_CONF_MIN_SET_SIZE,
+    .max = (double)ZVM_CONF_MAX_SET_SIZE,
+    .whole = true,
+    .unit = "bytes",
+    .size = sizeof(size_t)};
+static const struct zvm_option_rule guest_instances_rule = {
+    .min = 1,
+    .max = (double)ZVM_CONF_MAX_GUEST_INSTANCES,
+    .whole = true,
+    .unit = "instances",
+    .size = ZVM_OPTION_SIZE(struct zvm_conf, guest_instances_max)};
+
+#define MEMBER(m) offsetof(struct zvm_conf, m)
+#define FLAG(m) ZVM_OPTION_BOOLEAN, zvm_option_set_flag, MEMBER(m), NULL
+#define SIZE(m) ZVM_OPTION_NUMBER, zvm_option_set_rule, MEMBER(m), &size_rule
+#define NOTIFY(kind) FLAG(notify[ZVM_NOTIFY_##kind])
 
 static const struct zvm_option options[] = {
-    {"Device", ZVM_OPTION_STRING, opt_device, 0},
-    {"Domain", ZVM_OPTION_STRING_OR_NUMBER, opt_domain, 0},
-    {"UserID", ZVM_OPTION_STRING, zvm_option_add_select,
-     offsetof(struct zvm_conf, userids)},
+    {"Device", ZVM_OPTION_STRING, opt_device, 0, NULL},
+    {"Domain", ZVM_OPTION_STRING_OR_NUMBER, opt_domain, 0, &domain_rule},
+    {"UserID", ZVM_OPTION_STRING, zvm_option_add_select, MEMBER(userids), NULL},
     {"IgnoreSelected", ZVM_OPTION_BOOLEAN, zvm_option_invert_select,
-     offsetof(struct zvm_conf, userids)},
+     MEMBER(userids), NULL},
     {"GuestsAsHosts", FLAG(guests_as_hosts)},
     {"ReportReaderStats", FLAG(report_reader_stats)},
     {"MaxSetSize", SIZE(max_set_size)},
     {"MaxQueueSize", SIZE(max_queue_size)},
-    {"UserField", ZVM_OPTION_STRING, opt_userfield, 0},
+    {"UserField", ZVM_OPTION_STRING, opt_userfield, 0, NULL},
     {"OneValuePerList", FLAG(one_value_per_list)},
-    {"CombinedUserValues", ZVM_OPTION_BOOLEAN, opt_combined, 0},
+    {"CombinedUserValues", ZVM_OPTION_BOOLEAN, opt_combined, 0, NULL},
     {"NotifyLogon", NOTIFY(LOGON)},
     {"NotifyLogoff", NOTIFY(LOGOFF)},
     {"NotifyMultithreading", NOTIFY(MULTITHREADING)},
     {"NotifyOverflow", NOTIFY(OVERFLOW)},
     {"NotifyDiscard", NOTIFY(DISCARD)},
     {"NotifyDevice", NOTIFY(DEVICE)},
-    {"LeapSecondOffset", ZVM_OPTION_STRING_OR_NUMBER, opt_leap, 0},
+    {"LeapSecondOffset", ZVM_OPTION_STRING_OR_NUMBER, opt_leap, 0, NULL},
     {"ReportByVirtualCPU", FLAG(report_by_virtual_cpu)},
-    {"ApplDataInstancesPerGuest", ZVM_OPTION_NUMBER, opt_guest_instances, 0},
+    {"ApplDataInstancesPerGuest", ZVM_OPTION_NUMBER, opt_guest_instances,
+     MEMBER(guest_instances_max), &guest_instances_rule},
 };
 
 const struct zvm_option *zvm_conf_options(size_t *n) {

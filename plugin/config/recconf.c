@@ -38,68 +38,9 @@
 /* The project's error convention: a one-line reason, -1. */
 #define fail zvm_format_error
 
-/* Text from the configuration as it may appear in a log line: printable
- * ASCII, anything else as \xNN, at most SHOWN_MAX - 4 bytes of it. */
-#define SHOWN_MAX 64
-static const char *shown(const char *s, char buf[SHOWN_MAX]) {
-  size_t n = 0;
-  for (; *s != '\0'; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (n + 8 >= SHOWN_MAX) {
-      memcpy(buf + n, "...", 3);
-      n += 3;
-      break;
-    }
-    if (c >= 0x20 && c < 0x7F && c != '\\')
-      buf[n++] = (char)c;
-    else
-      n += (size_t)snprintf(buf + n, SHOWN_MAX - n, "\\x%02X", c);
-  }
-  buf[n] = '\0';
-  return buf;
-}
-
-/* The <Record> and <Field> option tables (option.h); the handlers are
- * below. <Field> is a block: the builder's field_begin/field_end. */
-static zvm_option_fn rc_name, rc_prefix, rc_replace, rc_instance_name, f_type,
-    f_kind, f_offset, f_length, f_count, f_scale, f_counts_down, f_mask,
-    f_format, f_elem_prefix, f_allones, f_single_type, a_name, a_locate;
-static int unknown_option(const struct zvm_recconf *rc, const char *key,
-                          char *err, size_t err_size);
-static char **locate_slot(struct zvm_uarray *a, int which);
-/* The arg of a block row: which block. */
-enum { BLOCK_FIELD, BLOCK_ARRAY };
-static const struct zvm_option record_options[] = {
-    {"Name", ZVM_OPTION_STRING, rc_name, 0},
-    {"InstancePrefix", ZVM_OPTION_STRING, rc_prefix, 0},
-    {"InstanceName", ZVM_OPTION_STRING, rc_instance_name, 0},
-    {"Replace", ZVM_OPTION_BOOLEAN, rc_replace, 0},
-    {"Field", ZVM_OPTION_BLOCK, NULL, BLOCK_FIELD},
-    {"Array", ZVM_OPTION_BLOCK, NULL, BLOCK_ARRAY},
-};
-/* An <Array>'s locating fields: the arg is the index into locate[]. */
-enum { LOC_COUNT, LOC_SIZE, LOC_OFFSET };
-static const struct zvm_option array_options[] = {
-    {"Name", ZVM_OPTION_STRING, a_name, 0},
-    {"CountField", ZVM_OPTION_STRING, a_locate, LOC_COUNT},
-    {"SizeField", ZVM_OPTION_STRING, a_locate, LOC_SIZE},
-    {"OffsetField", ZVM_OPTION_STRING, a_locate, LOC_OFFSET},
-    {"Field", ZVM_OPTION_BLOCK, NULL, BLOCK_FIELD},
-};
-static const struct zvm_option field_options[] = {
-    {"Offset", ZVM_OPTION_NUMBER, f_offset, 0},
-    {"Length", ZVM_OPTION_NUMBER, f_length, 0},
-    {"Type", ZVM_OPTION_STRING, f_type, 0},
-    {"Kind", ZVM_OPTION_STRING, f_kind, 0},
-    {"Scale", ZVM_OPTION_NUMBER, f_scale, 0},
-    {"Count", ZVM_OPTION_NUMBER, f_count, 0},
-    {"CountsDown", ZVM_OPTION_BOOLEAN, f_counts_down, 0},
-    {"Mask", ZVM_OPTION_NUMBER, f_mask, 0},
-    {"Format", ZVM_OPTION_STRING, f_format, 0},
-    {"ElementPrefix", ZVM_OPTION_STRING, f_elem_prefix, 0},
-    {"AllOnes", ZVM_OPTION_STRING, f_allones, 0},
-    {"OneValueType", ZVM_OPTION_STRING, f_single_type, 0},
-};
+/* Text from the configuration as it may appear in a log line (util.h). */
+#define SHOWN_MAX ZVM_SHOWN_MAX
+#define shown zvm_shown
 
 static const char *const type_names[] = {
     [ZVM_UTYPE_UNSIGNED] = "unsigned", [ZVM_UTYPE_SIGNED] = "signed",
@@ -112,6 +53,122 @@ static const char *const kind_names[] = {
     [ZVM_UKIND_INSTANCE] = "instance", [ZVM_UKIND_PROCESSOR] = "processor",
     [ZVM_UKIND_BASE] = "base",         [ZVM_UKIND_LAYOUT] = "layout",
 };
+/* Format: decimal, hex or cputype (f_format). */
+static const char *const format_names[] = {"decimal", "hex", "cputype"};
+/* AllOnes: IBM MRPRCSMT (z/VM V6R4.0) thread counts "or the value 255
+ * (X'FF') to indicate that MAX was specified". */
+static const char *const allones_names[] = {
+    [ZVM_UALLONES_NAN] = "nan",
+    [ZVM_UALLONES_FLAG] = "flag",
+};
+
+/* The rules of the field options' values (option.h). */
+#define FIELD_SIZE(m) ZVM_OPTION_SIZE(struct zvm_recconf, fcur.m)
+static const struct zvm_option_rule type_rule = {ZVM_OPTION_WORDS(type_names),
+                                                 .size = FIELD_SIZE(type)};
+static const struct zvm_option_rule kind_rule = {ZVM_OPTION_WORDS(kind_names),
+                                                 .size = FIELD_SIZE(kind)};
+static const struct zvm_option_rule format_rule = {
+    ZVM_OPTION_WORDS(format_names)};
+static const struct zvm_option_rule allones_rule = {
+    ZVM_OPTION_WORDS(allones_names),
+    .use = "nan for a count whose X'FF' means MAX, flag for its 0/1 "
+           "companion",
+    .size = FIELD_SIZE(allones)};
+static const struct zvm_option_rule offset_rule = {
+    .min = 0,
+    .max = ZVM_RECCONF_MAX_RECORD_LEN - 1,
+    .whole = true,
+    .note = "a byte offset inside a record; records never cross a 4 KB "
+            "frame",
+    .size = FIELD_SIZE(offset)};
+static const struct zvm_option_rule bytes_rule = {
+    .min = 1,
+    .max = ZVM_RECCONF_MAX_RECORD_LEN,
+    .whole = true,
+    .unit = "bytes",
+    .size = FIELD_SIZE(length)};
+static const struct zvm_option_rule count_rule = {.min = 1,
+                                                  .max = ZVM_RECCONF_MAX_COUNT,
+                                                  .whole = true,
+                                                  .note =
+                                                      "elements of an array",
+                                                  .size = FIELD_SIZE(count)};
+/* Mask: the named bits of a flag field, as IBM's bit patterns give them
+ * ("1... ...." is 128); whole numbers up to 2^53 are exact in a double. */
+static const struct zvm_option_rule mask_rule = {
+    .min = 1,
+    .max = 9007199254740992.0,
+    .whole = true,
+    .note = "the bits, e.g. 128 for X'80'",
+    .size = FIELD_SIZE(mask)};
+
+/* The <Record>, <Array> and <Field> option tables (option.h); the
+ * handlers are below. <Field> and <Array> are blocks: the builder's
+ * field_begin/field_end, array_begin/array_end. A field row with a rule:
+ * its refusal is worded by the rule (or its handler), and the builder puts
+ * the record and field before it (zvm_recconf_set). */
+static zvm_option_fn rc_name, rc_prefix, rc_instance_name, f_offset, f_scale,
+    f_format, f_elem_prefix, f_single_type, a_name, a_locate;
+static int unknown_option(const struct zvm_recconf *rc, const char *key,
+                          char *err, size_t err_size);
+static char **locate_slot(struct zvm_uarray *a, int which);
+/* The arg of a block row: which block. */
+enum { BLOCK_FIELD, BLOCK_ARRAY };
+static const struct zvm_option record_options[] = {
+    {"Name", ZVM_OPTION_STRING, rc_name, 0, NULL},
+    {"InstancePrefix", ZVM_OPTION_STRING, rc_prefix, 0, NULL},
+    {"InstanceName", ZVM_OPTION_STRING, rc_instance_name, 0, NULL},
+    {"Replace", ZVM_OPTION_BOOLEAN, zvm_option_set_flag,
+     offsetof(struct zvm_recconf, cur.replace), NULL},
+    {"Field", ZVM_OPTION_BLOCK, NULL, BLOCK_FIELD, NULL},
+    {"Array", ZVM_OPTION_BLOCK, NULL, BLOCK_ARRAY, NULL},
+};
+/* An <Array>'s locating fields: the arg is the index into locate[]. */
+enum { LOC_COUNT, LOC_SIZE, LOC_OFFSET };
+static const struct zvm_option array_options[] = {
+    {"Name", ZVM_OPTION_STRING, a_name, 0, NULL},
+    {"CountField", ZVM_OPTION_STRING, a_locate, LOC_COUNT, NULL},
+    {"SizeField", ZVM_OPTION_STRING, a_locate, LOC_SIZE, NULL},
+    {"OffsetField", ZVM_OPTION_STRING, a_locate, LOC_OFFSET, NULL},
+    {"Field", ZVM_OPTION_BLOCK, NULL, BLOCK_FIELD, NULL},
+};
+/* The field rows by index: rc->given has bit F_x once option x is given. */
+enum {
+  F_OFFSET,
+  F_LENGTH,
+  F_TYPE,
+  F_KIND,
+  F_SCALE,
+  F_COUNT,
+  F_COUNTS_DOWN,
+  F_MASK,
+  F_FORMAT,
+  F_ELEM_PREFIX,
+  F_ALLONES,
+  F_SINGLE_TYPE,
+};
+#define FIELD(m) offsetof(struct zvm_recconf, fcur.m)
+#define RULE(m, rule) zvm_option_set_rule, FIELD(m), &(rule)
+static const struct zvm_option field_options[] = {
+    [F_OFFSET] = {"Offset", ZVM_OPTION_NUMBER, f_offset, FIELD(offset),
+                  &offset_rule},
+    [F_LENGTH] = {"Length", ZVM_OPTION_NUMBER, RULE(length, bytes_rule)},
+    [F_TYPE] = {"Type", ZVM_OPTION_STRING, RULE(type, type_rule)},
+    [F_KIND] = {"Kind", ZVM_OPTION_STRING, RULE(kind, kind_rule)},
+    [F_SCALE] = {"Scale", ZVM_OPTION_NUMBER, f_scale, 0, NULL},
+    [F_COUNT] = {"Count", ZVM_OPTION_NUMBER, RULE(count, count_rule)},
+    [F_COUNTS_DOWN] = {"CountsDown", ZVM_OPTION_BOOLEAN, zvm_option_set_flag,
+                       FIELD(counts_down), NULL},
+    [F_MASK] = {"Mask", ZVM_OPTION_NUMBER, RULE(mask, mask_rule)},
+    [F_FORMAT] = {"Format", ZVM_OPTION_STRING, f_format, 0, &format_rule},
+    [F_ELEM_PREFIX] = {"ElementPrefix", ZVM_OPTION_STRING, f_elem_prefix, 0,
+                       NULL},
+    [F_ALLONES] = {"AllOnes", ZVM_OPTION_STRING, RULE(allones, allones_rule)},
+    [F_SINGLE_TYPE] = {"OneValueType", ZVM_OPTION_STRING, f_single_type, 0,
+                       NULL},
+};
+#define GIVEN(rc, row) (((rc)->given >> (row)) & 1u)
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 void zvm_recconf_init(struct zvm_recconf *rc, struct zvm_registry *reg) {
@@ -393,8 +450,7 @@ int zvm_recconf_field_begin(struct zvm_recconf *rc, const char *name, char *err,
                   rc->id, shown(name, sb));
   rc->fcur.count = 1;
   rc->fcur.scale = 1.0;
-  rc->has_offset = rc->has_length = rc->has_type = rc->has_kind = false;
-  rc->has_elem_prefix = false;
+  rc->given = 0;
   rc->in_field = true;
   return 0;
 }
@@ -491,13 +547,6 @@ int zvm_recconf_block_end(struct zvm_recconf *rc, char *err, size_t err_size) {
   return zvm_recconf_array_end(rc, err, err_size);
 }
 
-static int lookup_name(const char *const *names, size_t n, const char *value) {
-  for (size_t i = 0; i < n; i++)
-    if (names[i] != NULL && strcasecmp(value, names[i]) == 0)
-      return (int)i;
-  return -1;
-}
-
 static int unknown_option(const struct zvm_recconf *rc, const char *key,
                           char *err, size_t err_size) {
   char sb[SHOWN_MAX];
@@ -524,42 +573,6 @@ static int unknown_option(const struct zvm_recconf *rc, const char *key,
 /* ------------------------------------------------------------------------
  * The options' handlers (rows in record_options and field_options).
  */
-static int f_type(void *t, const struct zvm_option *o,
-                  const struct zvm_option_value *v, char *err,
-                  size_t err_size) {
-  (void)o;
-  struct zvm_recconf *rc = t;
-  struct zvm_ufield *f = &rc->fcur;
-  char sb[SHOWN_MAX];
-  int type = lookup_name(type_names, COUNT_OF(type_names), v->string);
-  if (type < 0)
-    return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": unknown Type \"%s\" (use "
-                "unsigned, signed, cputimer, tod, ebcdic, userid or records)",
-                rc->id, f->name, shown(v->string, sb));
-  f->type = (enum zvm_ufield_type)type;
-  rc->has_type = true;
-  return 0;
-}
-
-static int f_kind(void *t, const struct zvm_option *o,
-                  const struct zvm_option_value *v, char *err,
-                  size_t err_size) {
-  (void)o;
-  struct zvm_recconf *rc = t;
-  struct zvm_ufield *f = &rc->fcur;
-  char sb[SHOWN_MAX];
-  int k = lookup_name(kind_names, COUNT_OF(kind_names), v->string);
-  if (k < 0)
-    return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": unknown Kind \"%s\" (use "
-                "counter, gauge, instance, processor, base or layout)",
-                rc->id, f->name, shown(v->string, sb));
-  f->kind = (enum zvm_ufield_kind)k;
-  rc->has_kind = true;
-  return 0;
-}
-
 /* A name option's value, lower case, into *slot if it is a letter followed
  * by letters, digits or '_', at most max characters: 0, or -1 with
  * "Record "D/R" KEY "VALUE": " and that rule and tail, or what (if not
@@ -626,63 +639,21 @@ static int rc_prefix(void *t, const struct zvm_option *o,
   return 0;
 }
 
-/* A whole number in [lo, hi], as collectd hands over numbers (double). */
-static bool whole_in(double v, double lo, double hi) {
-  return isfinite(v) && v == floor(v) && v >= lo && v <= hi;
-}
-
+/* Offset: inside a record, and past its header unless in an array entry
+ * (whose offsets count from the entry's start). */
 static int f_offset(void *t, const struct zvm_option *o,
                     const struct zvm_option_value *v, char *err,
                     size_t err_size) {
-  (void)o;
   struct zvm_recconf *rc = t;
-  struct zvm_ufield *f = &rc->fcur;
-  double value = v->number;
-  if (!whole_in(value, 0, ZVM_RECCONF_MAX_RECORD_LEN - 1))
+  if (zvm_option_check(o, v, err, err_size) < 0)
+    return -1;
+  if (v->number < ZVM_MRHDR_LEN && !rc->in_array)
     return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": Offset %g is not a byte offset "
-                "inside a record (0-%d; records never cross a 4 KB frame)",
-                rc->id, f->name, value, ZVM_RECCONF_MAX_RECORD_LEN - 1);
-  if (value < ZVM_MRHDR_LEN && !rc->in_array)
-    return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": Offset %g lies in the %d-byte "
-                "record header (MRHDR); offsets count from the record "
-                "start as IBM prints them, so fields start at %d or later",
-                rc->id, f->name, value, ZVM_MRHDR_LEN, ZVM_MRHDR_LEN);
-  f->offset = (uint16_t)value;
-  rc->has_offset = true;
-  return 0;
-}
-
-static int f_length(void *t, const struct zvm_option *o,
-                    const struct zvm_option_value *v, char *err,
-                    size_t err_size) {
-  (void)o;
-  struct zvm_recconf *rc = t;
-  struct zvm_ufield *f = &rc->fcur;
-  if (!whole_in(v->number, 1, ZVM_RECCONF_MAX_RECORD_LEN))
-    return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": Length %g is not a byte count "
-                "(1-%d)",
-                rc->id, f->name, v->number, ZVM_RECCONF_MAX_RECORD_LEN);
-  f->length = (uint16_t)v->number;
-  rc->has_length = true;
-  return 0;
-}
-
-static int f_count(void *t, const struct zvm_option *o,
-                   const struct zvm_option_value *v, char *err,
-                   size_t err_size) {
-  (void)o;
-  struct zvm_recconf *rc = t;
-  struct zvm_ufield *f = &rc->fcur;
-  if (!whole_in(v->number, 1, ZVM_RECCONF_MAX_COUNT))
-    return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": Count %g must be a whole "
-                "number 1-%d (elements of an array)",
-                rc->id, f->name, v->number, ZVM_RECCONF_MAX_COUNT);
-  f->count = (uint16_t)v->number;
-  return 0;
+                "Offset %g lies in the %d-byte record header (MRHDR); offsets "
+                "count from the record start as IBM prints them, so fields "
+                "start at %d or later",
+                v->number, ZVM_MRHDR_LEN, ZVM_MRHDR_LEN);
+  return zvm_option_set_rule(t, o, v, err, err_size);
 }
 
 static int f_scale(void *t, const struct zvm_option *o,
@@ -700,70 +671,16 @@ static int f_scale(void *t, const struct zvm_option *o,
   return 0;
 }
 
-static int f_counts_down(void *t, const struct zvm_option *o,
-                         const struct zvm_option_value *v, char *err,
-                         size_t err_size) {
-  (void)o;
-  (void)err;
-  (void)err_size;
-  ((struct zvm_recconf *)t)->fcur.counts_down = v->boolean;
-  return 0;
-}
-
-/* Mask: the named bits of a flag field, as IBM's bit patterns give them
- * ("1... ...." is 128). */
-static int f_mask(void *t, const struct zvm_option *o,
-                  const struct zvm_option_value *v, char *err,
-                  size_t err_size) {
-  (void)o;
-  struct zvm_recconf *rc = t;
-  struct zvm_ufield *f = &rc->fcur;
-  /* Whole numbers up to 2^53 are exact in a double. */
-  if (!whole_in(v->number, 1, 9007199254740992.0))
-    return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": Mask %g must be a whole number "
-                "1-2^53 (the bits, e.g. 128 for X'80')",
-                rc->id, f->name, v->number);
-  f->mask = (uint64_t)v->number;
-  return 0;
-}
-
+/* Format: decimal, hex (an instance number in hexadecimal) or cputype. */
 static int f_format(void *t, const struct zvm_option *o,
                     const struct zvm_option_value *v, char *err,
                     size_t err_size) {
-  (void)o;
   struct zvm_recconf *rc = t;
-  char sb[SHOWN_MAX];
-  bool hex = strcasecmp(v->string, "hex") == 0;
-  bool cputype = strcasecmp(v->string, "cputype") == 0;
-  if (!hex && !cputype && strcasecmp(v->string, "decimal") != 0)
-    return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": unknown Format \"%s\" (use "
-                "decimal, hex or cputype)",
-                rc->id, rc->fcur.name, shown(v->string, sb));
-  rc->fcur.hex = hex;
-  rc->fcur.cputype = cputype;
-  return 0;
-}
-
-/* AllOnes: IBM MRPRCSMT (z/VM V6R4.0) thread counts "or the value 255
- * (X'FF') to indicate that MAX was specified". */
-static int f_allones(void *t, const struct zvm_option *o,
-                     const struct zvm_option_value *v, char *err,
-                     size_t err_size) {
-  (void)o;
-  struct zvm_recconf *rc = t;
-  char sb[SHOWN_MAX];
-  if (strcasecmp(v->string, "nan") == 0)
-    rc->fcur.allones = ZVM_UALLONES_NAN;
-  else if (strcasecmp(v->string, "flag") == 0)
-    rc->fcur.allones = ZVM_UALLONES_FLAG;
-  else
-    return fail(err, err_size,
-                "Record \"%s\" Field \"%s\": unknown AllOnes \"%s\" (use "
-                "nan for a count whose X'FF' means MAX, flag for its 0/1 "
-                "companion)",
-                rc->id, rc->fcur.name, shown(v->string, sb));
+  int format = zvm_option_check(o, v, err, err_size);
+  if (format < 0)
+    return -1;
+  rc->fcur.hex = format == 1;
+  rc->fcur.cputype = format == 2;
   return 0;
 }
 
@@ -849,17 +766,6 @@ static int f_elem_prefix(void *t, const struct zvm_option *o,
                 ZVM_RECCONF_MAX_ELEM_PREFIX);
   for (size_t i = 0; i <= len; i++)
     f->elem_prefix[i] = (char)tolower((unsigned char)v->string[i]);
-  rc->has_elem_prefix = true;
-  return 0;
-}
-
-static int rc_replace(void *t, const struct zvm_option *o,
-                      const struct zvm_option_value *v, char *err,
-                      size_t err_size) {
-  (void)o;
-  (void)err;
-  (void)err_size;
-  ((struct zvm_recconf *)t)->cur.replace = v->boolean;
   return 0;
 }
 
@@ -871,7 +777,17 @@ int zvm_recconf_set(struct zvm_recconf *rc, const char *key,
   const struct zvm_option *o = option_row(rc, key);
   if (o == NULL || o->set == NULL || o->kind != v->type)
     return unknown_option(rc, key, err, err_size);
-  return o->set(rc, o, v, err, err_size);
+  /* A row with a rule (a field's): its refusal after the record and
+   * field. */
+  char why[512];
+  int ret = o->rule == NULL ? o->set(rc, o, v, err, err_size)
+                            : o->set(rc, o, v, why, sizeof(why));
+  if (ret != 0 && o->rule != NULL)
+    return fail(err, err_size, "Record \"%s\" Field \"%s\": %s", rc->id,
+                rc->fcur.name, why);
+  if (ret == 0 && rc->in_field)
+    rc->given |= 1u << (o - field_options);
+  return ret;
 }
 
 /* Lengths each type accepts. */
@@ -994,18 +910,18 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
     return fail(err, err_size, "end of a Field block outside one");
   struct zvm_ufield *f = &rc->fcur;
   struct flist l = cur_list(rc);
-  bool in_bytes = !rc->has_type || f->type != ZVM_UTYPE_RECORDS;
-  const char *missing = !rc->has_offset && in_bytes   ? "Offset"
-                        : !rc->has_length && in_bytes ? "Length"
-                        : !rc->has_type               ? "Type"
-                        : !rc->has_kind               ? "Kind"
-                                                      : NULL;
+  bool in_bytes = !GIVEN(rc, F_TYPE) || f->type != ZVM_UTYPE_RECORDS;
+  const char *missing = !GIVEN(rc, F_OFFSET) && in_bytes   ? "Offset"
+                        : !GIVEN(rc, F_LENGTH) && in_bytes ? "Length"
+                        : !GIVEN(rc, F_TYPE)               ? "Type"
+                        : !GIVEN(rc, F_KIND)               ? "Kind"
+                                                           : NULL;
   if (missing != NULL)
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": %s is missing (every field needs "
                 "Offset, Length, Type and Kind, from IBM's layout)",
                 rc->id, f->name, missing);
-  if (!in_bytes && (rc->has_offset || rc->has_length))
+  if (!in_bytes && (GIVEN(rc, F_OFFSET) || GIVEN(rc, F_LENGTH)))
     return fail(err, err_size,
                 "Record \"%s\" Field \"%s\": Type records counts the "
                 "instance's records, it is not in the bytes: remove Offset "
@@ -1017,7 +933,7 @@ int zvm_recconf_field_end(struct zvm_recconf *rc, char *err, size_t err_size) {
                 "(%s bytes)",
                 rc->id, f->name, f->length, type_names[f->type],
                 length_rule(f->type));
-  const char *why = combination_error(f, rc->has_elem_prefix);
+  const char *why = combination_error(f, GIVEN(rc, F_ELEM_PREFIX));
   if (why == NULL && l.entry &&
       (f->kind == ZVM_UKIND_PROCESSOR || f->kind == ZVM_UKIND_BASE ||
        f->kind == ZVM_UKIND_LAYOUT || f->type == ZVM_UTYPE_USERID ||

@@ -489,9 +489,9 @@ static int opt_replay_loop(void *t, const struct zvm_option *opt,
 }
 
 static const struct zvm_option replay_options[] = {
-    {"ReplayFile", ZVM_OPTION_STRING, opt_replay_file, 0},
-    {"ReplaySpeed", ZVM_OPTION_STRING_OR_NUMBER, opt_replay_speed, 0},
-    {"ReplayLoop", ZVM_OPTION_BOOLEAN, opt_replay_loop, 0},
+    {"ReplayFile", ZVM_OPTION_STRING, opt_replay_file, 0, NULL},
+    {"ReplaySpeed", ZVM_OPTION_STRING_OR_NUMBER, opt_replay_speed, 0, NULL},
+    {"ReplayLoop", ZVM_OPTION_BOOLEAN, opt_replay_loop, 0, NULL},
 };
 #define NREPLAY_OPTIONS (sizeof(replay_options) / sizeof(replay_options[0]))
 

@@ -514,7 +514,7 @@ static void test_opts_init(void *opts) {
 }
 
 static const struct zvm_option test_rows[] = {
-    {"TestLevel", ZVM_OPTION_NUMBER, set_level, 0},
+    {"TestLevel", ZVM_OPTION_NUMBER, set_level, 0, NULL},
 };
 static const struct zvm_record_options test_options = {
     .rows = test_rows,
