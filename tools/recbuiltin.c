@@ -52,7 +52,6 @@ static void type_word(const char *type, char *out, size_t size) {
 void rp_builtin_names(const struct zvm_record_desc *d,
                       struct rp_builtin_names *bn) {
   *bn = (struct rp_builtin_names){.bt = {.fields = bn->f}};
-  bn->bt.fields = bn->f;
   type_word(d->main.type_name, bn->name, sizeof(bn->name));
   bn->bt.name = bn->name[0] != '\0' ? bn->name : NULL;
   if (d->main.key.nparts == 1 && d->main.key.part[0].kind == ZVM_KEY_FIXED)
