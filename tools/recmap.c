@@ -690,6 +690,17 @@ static void find_arrays(const struct rp_page *pg, struct rp_map *map,
       ASKIP("no field of its entries names them (a CPU type, an address)");
       continue;
     }
+    /* The plugin refuses two <Array> blocks of one name (case-insensitive):
+     * the first structure keeps it. */
+    const struct rp_marray *same = NULL;
+    for (size_t b = 0; b + 1 < map->narrays && same == NULL; b++)
+      if (map->arrays[b].emit && strcasecmp(map->arrays[b].name, a->name) == 0)
+        same = &map->arrays[b];
+    if (same != NULL) {
+      ASKIP("its <Array> name %s is taken by the earlier structure %s", a->name,
+            nested_name(pg, same->table));
+      continue;
+    }
     key->kind = RP_K_INSTANCE;
     key->vtype = RP_V_UNSIGNED;
     key->emit = true;
