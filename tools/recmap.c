@@ -31,6 +31,9 @@
 #define MAX_COUNT 63
 #define MAX_EBCDIC 8
 #define MRHDR_LEN 20
+#define HEADER_FIELD                                                           \
+  "%s is in the 20-byte record header (MRHDR), which the plugin decodes "      \
+  "itself: choose a field of the record's data"
 
 #define fail rp_error
 
@@ -147,6 +150,13 @@ static const char *nested_name(const struct rp_page *pg, unsigned table) {
 }
 
 /* The role of a field, why, and the <Record> type it would have. */
+/* A row of the 20-byte record header (MRHDR): the decoder's, no value. */
+static bool in_header(const struct rp_field *f) {
+  return f->table == 0 &&
+         (f->offset < MRHDR_LEN || strncmp(f->name, "MRHDR", 5) == 0 ||
+          ends_with(f->name, "_MRHDR"));
+}
+
 static void guess(const struct rp_page *pg, const struct rp_field *f,
                   struct rp_mapped *m) {
   const char *d = f->desc != NULL ? f->desc : "";
@@ -157,9 +167,7 @@ static void guess(const struct rp_page *pg, const struct rp_field *f,
 #define SKIP(...) snprintf(m->skip, sizeof(m->skip), __VA_ARGS__)
   if (f->type == RP_STRUCTURE)
     return;
-  if (f->table == 0 &&
-      (f->offset < MRHDR_LEN || strncmp(f->name, "MRHDR", 5) == 0 ||
-       ends_with(f->name, "_MRHDR")))
+  if (in_header(f))
     return; /* the record header: the decoder's */
   if (strcmp(f->name, "*") == 0) {
     SKIP("reserved");
@@ -345,6 +353,8 @@ static bool engine_integer(const struct rp_field *f) {
 static int make_instance(const struct rp_page *pg, struct rp_mapped *m,
                          char *err, size_t err_size) {
   const struct rp_field *f = m->f;
+  if (in_header(f))
+    return fail(err, err_size, HEADER_FIELD, f->name);
   if (f->table != 0)
     return fail(err, err_size,
                 "%s is a field of the variable array %s: this engine version "
@@ -366,6 +376,9 @@ static int make_instance(const struct rp_page *pg, struct rp_mapped *m,
                 f->name, rp_type_name(f->type), f->length);
   }
   m->kind = RP_K_INSTANCE;
+  /* A built-in value's type and MAX rule: an instance has neither. */
+  m->single_type = NULL;
+  m->allones = RP_ALLONES_NONE;
   m->emit = true;
   m->skip[0] = '\0';
   m->count = 1;
@@ -671,6 +684,12 @@ static void find_arrays(const struct rp_page *pg, struct rp_map *map,
           engine_integer(m->f) && m->f->dim == 1)
         a->loc[k] = m;
     }
+    const struct rp_mapped *inst = map->instance[0];
+    if (inst != NULL &&
+        (a->loc[0] == inst || a->loc[1] == inst || a->loc[2] == inst)) {
+      ASKIP("%s, which locates it, is the instance field", inst->f->name);
+      continue;
+    }
     if (a->loc[0] == NULL || a->loc[1] == NULL || a->loc[2] == NULL) {
       ASKIP("the page names no %s field that locates %s",
             a->loc[0] == NULL   ? "entry count"
@@ -697,11 +716,14 @@ static void find_arrays(const struct rp_page *pg, struct rp_map *map,
       if (map->arrays[b].emit && strcasecmp(map->arrays[b].name, a->name) == 0)
         same = &map->arrays[b];
     if (same != NULL) {
-      ASKIP("its <Array> name %s is taken by the earlier structure %s", a->name,
+      char name[sizeof(a->name)];
+      memcpy(name, a->name, sizeof(name));
+      ASKIP("its <Array> name %s is taken by the earlier structure %s", name,
             nested_name(pg, same->table));
       continue;
     }
     key->kind = RP_K_INSTANCE;
+    key->single_type = NULL;
     key->vtype = RP_V_UNSIGNED;
     key->emit = true;
     key->count = 1;
@@ -804,6 +826,8 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       return fail(err, err_size,
                   "--kind %s=%s: the kind is counter, gauge, instance or skip",
                   opt->kinds[k].name, kind);
+    if (in_header(m->f))
+      return fail(err, err_size, HEADER_FIELD, m->f->name);
     if (m->vtype == RP_V_CPUTIMER || m->vtype == RP_V_TOD) {
       if (counter && m->vtype == RP_V_TOD)
         return fail(err, err_size,
@@ -817,7 +841,13 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
                   opt->kinds[k].name, kind, m->f->name,
                   rp_type_name(m->f->type), m->f->length);
     }
-    m->role = counter ? RP_ROLE_COUNTER : RP_ROLE_GAUGE;
+    enum rp_role role = counter ? RP_ROLE_COUNTER : RP_ROLE_GAUGE;
+    if (role != m->role) {
+      /* The built-in's value type and MAX rule were for its own kind. */
+      m->single_type = NULL;
+      m->allones = RP_ALLONES_NONE;
+    }
+    m->role = role;
     snprintf(m->why, sizeof(m->why), "--kind %s=%s", opt->kinds[k].name, kind);
   }
 
@@ -846,8 +876,12 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
     if (inst != NULL && make_instance(pg, inst, err, err_size) != 0)
       return -1;
   }
-  if (inst != NULL)
+  if (inst != NULL) {
     map->instance[0] = inst;
+    /* The built-in's one fixed instance ("system") names a record without
+     * an instance field; the plugin refuses InstanceName beside one. */
+    map->instance_name[0] = '\0';
+  }
   /* A record IBM writes per virtual processor (VMDBK) of a guest: its
    * processor address makes the block sum it per guest. */
   bool per_vmdbk = pg->per_vcpu && inst != NULL && inst->vtype == RP_V_USERID;
@@ -1131,6 +1165,23 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       }
     }
   }
+  /* The processor field sums the record's own counters and gauges per
+   * guest: with none chosen (only an array's fields), it has none to sum. */
+  bool own = false;
+  for (size_t i = 0; map->per_vmdbk && i < map->n; i++)
+    own |= map->m[i].emit && map->m[i].f->table == 0 &&
+           (map->m[i].kind == RP_K_COUNTER || map->m[i].kind == RP_K_GAUGE);
+  for (size_t i = 0; map->per_vmdbk && !own && i < map->n; i++) {
+    struct rp_mapped *m = &map->m[i];
+    if (m->emit && m->kind == RP_K_PROCESSOR) {
+      m->emit = false;
+      snprintf(m->skip, sizeof(m->skip),
+               "no counter or gauge of the record itself is chosen for it to "
+               "sum per guest");
+    }
+  }
+  if (!own)
+    map->per_vmdbk = false;
   for (size_t i = 0; i < map->n; i++) {
     struct rp_mapped *m = &map->m[i];
     if (m->emit && m->kind == RP_K_BASE && !map->per_vmdbk) {

@@ -83,6 +83,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rp_builtin_names(b, &bn);
     opt.names = &bn.bt;
   }
+  /* One option on one field, chosen by the input's length (the input
+   * alone decides, so a crash replays): --kind FIELD=counter, gauge,
+   * instance or skip, --instance FIELD, --fields FIELD, or none. */
+  static const char *const kinds[] = {"counter", "gauge", "instance", "skip"};
+  const char *chosen =
+      pg.nfields > 0 ? pg.fields[(size / 7) % pg.nfields].name : NULL;
+  struct rp_kind_override kind = {.name = chosen, .kind = kinds[size % 4]};
+  if (chosen != NULL && size % 7 < 4) {
+    opt.kinds = &kind;
+    opt.nkinds = 1;
+  } else if (chosen != NULL && size % 7 == 4) {
+    opt.instance = chosen;
+  } else if (chosen != NULL && size % 7 == 5) {
+    opt.fields = &chosen;
+    opt.nfields = 1;
+  }
   struct rp_map map;
   if (b == NULL || b->main.type_name != NULL) {
     if (rp_map_page(&pg, &opt, &map, err, sizeof(err)) == 0) {
