@@ -736,6 +736,25 @@ static void find_arrays(const struct rp_page *pg, struct rp_map *map,
   }
 }
 
+/* Leave out an <Array> block chosen earlier: its fields and its locating
+ * fields, each with the reason. */
+static void drop_array(const struct rp_page *pg, struct rp_map *map,
+                       struct rp_marray *ar, const char *reason) {
+  ar->emit = false;
+  snprintf(ar->skip, sizeof(ar->skip), "%s", reason);
+  for (size_t i = 0; i < map->n; i++) {
+    struct rp_mapped *m = &map->m[i];
+    bool loc = m == ar->loc[0] || m == ar->loc[1] || m == ar->loc[2];
+    if (m->emit && (m->f->table == ar->table || loc)) {
+      m->emit = false;
+      snprintf(m->skip, sizeof(m->skip), "%s %s: %s",
+               loc ? "locates the variable array"
+                   : "a field of the variable array",
+               nested_name(pg, ar->table), ar->skip);
+    }
+  }
+}
+
 int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
                 struct rp_map *map, char *err, size_t err_size) {
   *map = (struct rp_map){0};
@@ -1139,6 +1158,27 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
 #undef SKIP
   }
   free(chosen);
+  /* A locating field whose name or bytes another field of the block has
+   * (a page that repeats a row) cannot be written: no <Array> block. */
+  for (size_t a = 0; a < map->narrays; a++) {
+    struct rp_marray *ar = &map->arrays[a];
+    for (int k = 0; ar->emit && k < 3; k++) {
+      const struct rp_mapped *l = ar->loc[k], *o = overlapping(map, l);
+      for (size_t i = 0; o == NULL && i < map->n; i++) {
+        const struct rp_mapped *x = &map->m[i];
+        if (x != l && x->emit && x->f->table == 0 && x->count <= 1 &&
+            strcasecmp(x->ds, l->ds) == 0)
+          o = x;
+      }
+      if (o != NULL) {
+        char reason[sizeof(ar->skip)];
+        snprintf(reason, sizeof(reason),
+                 "its locating field %s has the name or bytes of %s too",
+                 l->f->name, o->bit != NULL ? o->bit->name : o->f->name);
+        drop_array(pg, map, ar, reason);
+      }
+    }
+  }
   /* An array with nothing to dispatch is no <Array> block. */
   for (size_t a = 0; a < map->narrays; a++) {
     struct rp_marray *ar = &map->arrays[a];
@@ -1147,23 +1187,8 @@ int rp_map_page(const struct rp_page *pg, const struct rp_options *opt,
       values |=
           map->m[i].emit && map->m[i].f->table == ar->table &&
           (map->m[i].kind == RP_K_COUNTER || map->m[i].kind == RP_K_GAUGE);
-    if (!ar->emit || values)
-      continue;
-    ar->emit = false;
-    snprintf(ar->skip, sizeof(ar->skip),
-             "none of its fields is a counter or "
-             "gauge");
-    for (size_t i = 0; i < map->n; i++) {
-      struct rp_mapped *m = &map->m[i];
-      bool loc = m == ar->loc[0] || m == ar->loc[1] || m == ar->loc[2];
-      if (m->emit && (m->f->table == ar->table || loc)) {
-        m->emit = false;
-        snprintf(m->skip, sizeof(m->skip), "%s %s: %s",
-                 loc ? "locates the variable array"
-                     : "a field of the variable array",
-                 nested_name(pg, ar->table), ar->skip);
-      }
-    }
+    if (ar->emit && !values)
+      drop_array(pg, map, ar, "none of its fields is a counter or gauge");
   }
   /* The processor field sums the record's own counters and gauges per
    * guest: with none chosen (only an array's fields), it has none to sum. */
