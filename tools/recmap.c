@@ -677,7 +677,7 @@ static void find_arrays(const struct rp_page *pg, struct rp_map *map,
       struct rp_mapped *m = &map->m[i];
       const char *d = m->f->desc != NULL ? m->f->desc : "";
       if (m->f->table != 0 || m->role != RP_ROLE_LAYOUT || m->bit != NULL ||
-          (!says(d, sname) && nested != 1))
+          m->extra || (!says(d, sname) && nested != 1))
         continue;
       int k = locator(d);
       if (k >= 0 && a->loc[k] == NULL && m->f->type == RP_UNSIGNED &&
@@ -711,10 +711,20 @@ static void find_arrays(const struct rp_page *pg, struct rp_map *map,
     }
     /* The plugin refuses two <Array> blocks of one name (case-insensitive):
      * the first structure keeps it. */
-    const struct rp_marray *same = NULL;
+    const struct rp_marray *same = NULL, *located = NULL;
     for (size_t b = 0; b + 1 < map->narrays && same == NULL; b++)
       if (map->arrays[b].emit && strcasecmp(map->arrays[b].name, a->name) == 0)
         same = &map->arrays[b];
+    for (size_t b = 0; b + 1 < map->narrays && located == NULL; b++)
+      if (map->arrays[b].emit && map->arrays[b].loc[0] == a->loc[0] &&
+          map->arrays[b].loc[1] == a->loc[1] &&
+          map->arrays[b].loc[2] == a->loc[2])
+        located = &map->arrays[b];
+    if (located != NULL) {
+      ASKIP("the fields that locate it locate the earlier structure %s",
+            nested_name(pg, located->table));
+      continue;
+    }
     if (same != NULL) {
       char name[sizeof(a->name)];
       memcpy(name, a->name, sizeof(name));
@@ -745,6 +755,9 @@ static void drop_array(const struct rp_page *pg, struct rp_map *map,
   for (size_t i = 0; i < map->n; i++) {
     struct rp_mapped *m = &map->m[i];
     bool loc = m == ar->loc[0] || m == ar->loc[1] || m == ar->loc[2];
+    for (size_t b = 0; loc && b < map->narrays; b++) /* another's too */
+      for (int k = 0; k < 3; k++)
+        loc &= !(map->arrays[b].emit && map->arrays[b].loc[k] == m);
     if (m->emit && (m->f->table == ar->table || loc)) {
       m->emit = false;
       snprintf(m->skip, sizeof(m->skip), "%s %s: %s",
