@@ -590,13 +590,16 @@ static void apply_builtin(const struct rp_page *pg, const struct rp_builtin *bt,
       continue;
     }
     m->role = b->counter ? RP_ROLE_COUNTER : RP_ROLE_GAUGE;
-    m->allones = b->allones;
+    /* All ones means MAX in an Unsigned field; a page that prints the
+     * row otherwise keeps the value without the rule (and its flag). */
+    bool unsigned_row = m->f->type == RP_UNSIGNED;
+    m->allones = unsigned_row ? b->allones : RP_ALLONES_NONE;
     m->single_type = b->single_type;
     if (b->elem_prefix != NULL && strcmp(b->elem_prefix, "_") != 0)
       snprintf(m->elem_prefix, sizeof(m->elem_prefix), "%s", b->elem_prefix);
     snprintf(m->why, sizeof(m->why), "the plugin's table for this record");
     /* Its MAX flag (or other second view of the same bytes). */
-    for (size_t j = 0; j < bt->nfields && m->bit == NULL; j++) {
+    for (size_t j = 0; j < bt->nfields && m->bit == NULL && unsigned_row; j++) {
       const struct rp_builtin_field *v = &bt->fields[j];
       if (v->ibm == NULL || v->allones != RP_ALLONES_FLAG ||
           strcmp(v->ibm, b->ibm) != 0 || v->table != b->table)
