@@ -528,9 +528,13 @@ static bool ds_taken(const struct rp_map *map, const char *ds, size_t upto,
 static int builtin_of(const struct rp_builtin *bt, const struct rp_mapped *m) {
   const struct rp_field *f = m->f;
   unsigned long long mask = 0;
-  if (m->bit != NULL)
+  if (m->bit != NULL) {
+    /* The built-in tables' bits are of fields of at most 8 bytes. */
+    if (m->bit->width > f->length || f->length - m->bit->width >= 8)
+      return -1;
     mask = (unsigned long long)m->bit->mask
            << (8 * (f->length - m->bit->width));
+  }
   for (size_t i = 0; i < bt->nfields; i++) {
     const struct rp_builtin_field *b = &bt->fields[i];
     if (b->ibm == NULL || (b->table == 0) != (f->table == 0) ||
