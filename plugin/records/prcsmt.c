@@ -200,10 +200,13 @@ struct mt_start {
 struct prcsmt_state {
   struct mt_start starts[MT_STARTS_KEPT];
   size_t next_start;
-  /* Notifications are suppressed only as exact repeats: the RCCSMTSQ of
-   * the last start and of the last end notified, never for their time. */
+  /* Notifications are suppressed only as exact repeats: the RCCSMTSQ and
+   * MRHDRTOD of the last start and of the last end notified (a change
+   * numbered as an earlier one, after z/VM restarts its numbering, is
+   * new), never for their time stamps' age. */
   bool have_start_seq, have_end_seq;
   uint32_t last_start_seq, last_end_seq;
+  uint64_t last_start_tod, last_end_tod;
 };
 
 /* snprintf that appends and never overflows; a cut message ends in "...". */
@@ -341,16 +344,21 @@ static bool prcsmt_record(struct zvm_hook_ctx *ctx,
   if (zvm_array_locate(&prcsmt_cputinfo, view->data, view->len, &cpus) !=
       ZVM_ARRAY_OK)
     cpus.count = 0;
+  uint64_t tod = view->rec != NULL ? view->rec->tod : 0;
   if ((status & PRCSMT_CAL_START) &&
-      !(st->have_start_seq && st->last_start_seq == seq)) {
+      !(st->have_start_seq && st->last_start_seq == seq &&
+        st->last_start_tod == tod)) {
     st->have_start_seq = true;
     st->last_start_seq = (uint32_t)seq;
+    st->last_start_tod = tod;
     notify_start(ctx, st, (uint32_t)seq, time_us, &cpus);
   }
   if ((status & PRCSMT_CAL_END) &&
-      !(st->have_end_seq && st->last_end_seq == seq)) {
+      !(st->have_end_seq && st->last_end_seq == seq &&
+        st->last_end_tod == tod)) {
     st->have_end_seq = true;
     st->last_end_seq = (uint32_t)seq;
+    st->last_end_tod = tod;
     notify_end(ctx, st, (uint32_t)seq, time_us, &cpus);
   }
   return true;

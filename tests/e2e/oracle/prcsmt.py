@@ -120,15 +120,16 @@ class PrcsmtModel:
 
     def notification(self, t, p, starts, notified):
         """The notifications of a D5R21. Suppressed only as an exact
-        repeat: the same RCCSMTSQ and status as the last notified."""
+        repeat: the same status bit, RCCSMTSQ and record time as the last
+        notified (the same number written again later is a new change)."""
         if p.seq is None:
             return []
         seq, n = p.seq, (p.seq + 1) // 2
         res = []
         for bit in (0x80, 0x40):
-            if not p.status & bit or notified.get(bit) == seq:
+            if not p.status & bit or notified.get(bit) == (seq, t):
                 continue
-            notified[bit] = seq
+            notified[bit] = (seq, t)
             acts = [(e[0], e[4]) for e in p.ents]
             if bit == 0x80:
                 starts[seq] = dict(acts)

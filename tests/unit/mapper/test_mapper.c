@@ -1119,6 +1119,21 @@ static void test_prcsmt_start_and_end(void **state) {
   assert_int_equal(f->nn, 1);
   assert_int_equal(f->n[0].time_us, US(SEC - 3600, 0));
   assert_int_equal(f->n[0].severity, ZVM_NOTIF_WARNING);
+
+  /* Change 2 again, written at another time (z/VM restarted its
+   * numbering): a new start and a new end, each notified, although the
+   * last end notified was also RCCSMTSQ 3. */
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 400), 3, 0x80, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 2, 1}}, 1);
+  pass(f, TB_DOM(5));
+  assert_int_equal(f->nn, 1);
+  assert_int_equal(f->n[0].severity, ZVM_NOTIF_WARNING);
+  add_prcsmt(&f->mf.rs, tb_tod(SEC, 401), 3, 0x40, 2,
+             (const struct cputinfo[]){{0x03, 2, 2, 2, 2}}, 1);
+  pass(f, TB_DOM(5));
+  assert_int_equal(f->nn, 1);
+  assert_int_equal(f->n[0].severity, ZVM_NOTIF_OKAY);
+  assert_int_equal(f->n[0].time_us, US(SEC, 401));
 }
 
 /* X'FF' in every count where MAX can be specified, every field set to a
