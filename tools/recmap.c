@@ -149,7 +149,6 @@ static const char *nested_name(const struct rp_page *pg, unsigned table) {
   return "?";
 }
 
-/* The role of a field, why, and the <Record> type it would have. */
 /* A row of the 20-byte record header (MRHDR): the decoder's, no value. */
 static bool in_header(const struct rp_field *f) {
   return f->table == 0 &&
@@ -157,6 +156,7 @@ static bool in_header(const struct rp_field *f) {
           ends_with(f->name, "_MRHDR"));
 }
 
+/* The role of a field, why, and the <Record> type it would have. */
 static void guess(const struct rp_page *pg, const struct rp_field *f,
                   struct rp_mapped *m) {
   const char *d = f->desc != NULL ? f->desc : "";
